@@ -1,0 +1,95 @@
+/* The applet registry and running one applet: options, help, the run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "rdmatest/applet.h"
+#include "rdmatest/util.h"
+
+#define APPLET(n) extern const struct rt_applet applet_##n;
+#include "applets.def"
+#undef APPLET
+
+#define APPLET(n) &applet_##n,
+const struct rt_applet *const rt_applets[] = {
+#include "applets.def"
+	NULL,
+};
+#undef APPLET
+
+const struct rt_applet *rt_applet_find(const char *name)
+{
+	for (size_t i = 0; rt_applets[i]; i++)
+		if (!strcmp(rt_applets[i]->name, name))
+			return rt_applets[i];
+	return NULL;
+}
+
+size_t rt_applet_count(void)
+{
+	return ARRAY_SIZE(rt_applets) - 1;
+}
+
+static void tables_init(struct rt_run *run, void *cfg)
+{
+	run->tabs[0] = (struct rt_opt_table){ run->applet->opts, cfg, 0 };
+	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0 };
+}
+
+static void print_help(const struct rt_applet *a)
+{
+	struct rt_run run = { .applet = a };
+
+	tables_init(&run, NULL);
+	printf("Usage: %s %s\n\n%s\n", a->name, a->synopsis, a->summary);
+	if (a->description)
+		printf("\n%s\n", a->description);
+	printf("\nOptions:\n");
+	rt_opt_help(stdout, run.tabs, 2);
+	printf("\nExit status: 0 pass, 1 test failed, 2 usage error, "
+	       "3 environment (no device, capability), 124 a wait timed out.\n");
+}
+
+static bool wants(int argc, char **argv, const char *word)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], word))
+			return true;
+	return false;
+}
+
+int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
+{
+	struct rt_run run = { .applet = a };
+	void *cfg;
+	int rc = -1;
+
+	if (wants(argc, argv, "--help")) {
+		print_help(a);
+		return RT_EXIT_OK;
+	}
+	if (wants(argc, argv, "--version")) {
+		printf("%s (rdmatest) %s\n", a->name, RT_VERSION);
+		return RT_EXIT_OK;
+	}
+	cfg = rt_xcalloc(1, a->cfg_size ? a->cfg_size : 1);
+	tables_init(&run, cfg);
+	rt_json_init(&run.results);
+	rt_json_object_begin(&run.results);
+	rt_error_phase(&run.err, "options");
+	if (!rt_opt_parse(run.tabs, 2, argc, argv, &run.err)) {
+		rt_log_init(&run.log, a->name, run.common.json, run.common.quiet,
+			    run.common.debug);
+		rc = a->main(&run, cfg);
+	} else {
+		run.common.json = wants(argc, argv, "--json");
+		rt_log_init(&run.log, a->name, run.common.json, false, false);
+	}
+	rc = rt_run_finish(&run, rc);
+	if (run.err.exit_code == RT_EXIT_USAGE)
+		fprintf(stderr, "Try '%s --help' for more information.\n", a->name);
+	rt_json_free(&run.results);
+	free(cfg);
+	return rc;
+}

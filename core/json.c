@@ -1,0 +1,272 @@
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/json.h"
+#include "rdmatest/util.h"
+
+void rt_json_init(struct rt_json *j)
+{
+	memset(j, 0, sizeof(*j));
+}
+
+void rt_json_free(struct rt_json *j)
+{
+	free(j->buf);
+	free(j->stack);
+	rt_json_init(j);
+}
+
+static void put(struct rt_json *j, const char *s, size_t n)
+{
+	if (j->len + n + 1 > j->cap) {
+		j->cap = RT_MAX(j->cap * 2, j->len + n + 64);
+		j->buf = rt_xrealloc(j->buf, j->cap);
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+	j->buf[j->len] = '\0';
+}
+
+static void puts_(struct rt_json *j, const char *s)
+{
+	put(j, s, strlen(s));
+}
+
+static char top(const struct rt_json *j)
+{
+	return j->depth ? j->stack[j->depth - 1] : 0;
+}
+
+static void write_escaped(struct rt_json *j, const char *s, size_t n);
+
+/* Everything a value needs before it: a comma after a sibling, and in an
+ * object a key (an empty one if the caller gave none, to stay valid). */
+static void before_value(struct rt_json *j)
+{
+	char t = top(j);
+
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (t == 'O' || t == 'A')
+		put(j, ",", 1);
+	if (t == 'o' || t == 'O')
+		put(j, "\"\":", 3);
+	if (t)
+		j->stack[j->depth - 1] = (char)toupper((unsigned char)t);
+}
+
+static void push(struct rt_json *j, char type)
+{
+	before_value(j);
+	if (j->depth == j->stack_cap) {
+		j->stack_cap = j->stack_cap ? j->stack_cap * 2 : 8;
+		j->stack = rt_xrealloc(j->stack, j->stack_cap);
+	}
+	j->stack[j->depth++] = type;
+	put(j, type == 'o' ? "{" : "[", 1);
+}
+
+static void pop(struct rt_json *j)
+{
+	char t;
+
+	if (!j->depth)
+		return;
+	if (j->after_key) { /* a key with no value: give it one */
+		j->after_key = false;
+		puts_(j, "null");
+	}
+	t = j->stack[--j->depth];
+	put(j, (t == 'o' || t == 'O') ? "}" : "]", 1);
+}
+
+void rt_json_object_begin(struct rt_json *j) { push(j, 'o'); }
+void rt_json_array_begin(struct rt_json *j) { push(j, 'a'); }
+void rt_json_object_end(struct rt_json *j) { pop(j); }
+void rt_json_array_end(struct rt_json *j) { pop(j); }
+
+void rt_json_finish(struct rt_json *j)
+{
+	while (j->depth)
+		pop(j);
+}
+
+void rt_json_key(struct rt_json *j, const char *key)
+{
+	char t = top(j);
+
+	if (t != 'o' && t != 'O')
+		return; /* keys only exist inside objects */
+	if (j->after_key)
+		puts_(j, "null");
+	if (t == 'O' || j->after_key)
+		put(j, ",", 1);
+	j->stack[j->depth - 1] = 'O';
+	write_escaped(j, key ? key : "", key ? strlen(key) : 0);
+	put(j, ":", 1);
+	j->after_key = true;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and values past Unicode are invalid */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void write_escaped(struct rt_json *j, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+	char esc[8];
+
+	put(j, "\"", 1);
+	while (i < n) {
+		if (p[i] == '"' || p[i] == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)p[i];
+			put(j, esc, 2);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", p[i]);
+			put(j, esc, 6);
+			i++;
+		} else if ((len = utf8_len(p + i, n - i)) != 0) {
+			put(j, (const char *)p + i, len);
+			i += len;
+		} else {
+			puts_(j, "\\ufffd"); /* not UTF-8: replacement char */
+			i++;
+		}
+	}
+	put(j, "\"", 1);
+}
+
+void rt_json_string_n(struct rt_json *j, const char *s, size_t n)
+{
+	before_value(j);
+	if (!s) {
+		puts_(j, "null");
+		return;
+	}
+	write_escaped(j, s, n);
+}
+
+void rt_json_string(struct rt_json *j, const char *s)
+{
+	rt_json_string_n(j, s, s ? strlen(s) : 0);
+}
+
+void rt_json_int(struct rt_json *j, int64_t v)
+{
+	char b[32];
+
+	before_value(j);
+	snprintf(b, sizeof(b), "%" PRId64, v);
+	puts_(j, b);
+}
+
+void rt_json_uint(struct rt_json *j, uint64_t v)
+{
+	char b[32];
+
+	before_value(j);
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	puts_(j, b);
+}
+
+void rt_json_double(struct rt_json *j, double v)
+{
+	char b[40];
+
+	before_value(j);
+	if (!isfinite(v)) {
+		puts_(j, "null");
+		return;
+	}
+	snprintf(b, sizeof(b), "%.9g", v);
+	puts_(j, b);
+}
+
+void rt_json_bool(struct rt_json *j, bool v)
+{
+	before_value(j);
+	puts_(j, v ? "true" : "false");
+}
+
+void rt_json_null(struct rt_json *j)
+{
+	before_value(j);
+	puts_(j, "null");
+}
+
+void rt_json_raw(struct rt_json *j, const char *json)
+{
+	before_value(j);
+	puts_(j, json && *json ? json : "null");
+}
+
+void rt_json_kv_string(struct rt_json *j, const char *k, const char *s)
+{
+	rt_json_key(j, k);
+	rt_json_string(j, s);
+}
+
+void rt_json_kv_int(struct rt_json *j, const char *k, int64_t v)
+{
+	rt_json_key(j, k);
+	rt_json_int(j, v);
+}
+
+void rt_json_kv_uint(struct rt_json *j, const char *k, uint64_t v)
+{
+	rt_json_key(j, k);
+	rt_json_uint(j, v);
+}
+
+void rt_json_kv_double(struct rt_json *j, const char *k, double v)
+{
+	rt_json_key(j, k);
+	rt_json_double(j, v);
+}
+
+void rt_json_kv_bool(struct rt_json *j, const char *k, bool v)
+{
+	rt_json_key(j, k);
+	rt_json_bool(j, v);
+}
+
+const char *rt_json_text(const struct rt_json *j)
+{
+	return j->buf ? j->buf : "";
+}

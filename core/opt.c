@@ -1,0 +1,359 @@
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rdmatest/opt.h"
+#include "rdmatest/util.h"
+
+static bool takes_arg(const struct rt_opt *o)
+{
+	return o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
+}
+
+size_t rt_opt_count(const struct rt_opt *opts)
+{
+	size_t n = 0;
+
+	while (opts && opts[n].name)
+		n++;
+	return n;
+}
+
+void rt_opt_range(const struct rt_opt *o, long long *min, long long *max)
+{
+	*min = o->min;
+	*max = o->max;
+	if (o->min || o->max)
+		return;
+	switch (o->kind) {
+	case RT_OPT_PORT:
+		*min = 1, *max = 65535;
+		break;
+	case RT_OPT_SECONDS:
+		*min = 0, *max = 86400000LL; /* a day, in ms */
+		break;
+	case RT_OPT_SIZE:
+		*min = 0, *max = 1LL << 40;
+		break;
+	default:
+		*min = 0, *max = INT_MAX;
+	}
+}
+
+static int size_shift(char c)
+{
+	switch (c) {
+	case 'k': case 'K':
+		return 10;
+	case 'm': case 'M':
+		return 20;
+	case 'g': case 'G':
+		return 30;
+	}
+	return -1;
+}
+
+static int parse_seconds(const char *text, long long *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end || errno || !isfinite(v) || v < 0 || v > 1e12)
+		return -1;
+	*out = llround(v * 1000.0);
+	return 0;
+}
+
+/* Decimal, or hex with 0x; never octal (atoi-minded users type "010"). */
+int rt_parse_ll(const char *text, enum rt_opt_kind kind, long long *out)
+{
+	const char *digits = text + (*text == '-' || *text == '+');
+	int base = (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) ? 16 : 10;
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (kind == RT_OPT_SECONDS)
+		return parse_seconds(text, out);
+	if (!*digits || *digits == ' ' || *digits == '-' || *digits == '+')
+		return -1;
+	errno = 0;
+	v = strtoll(text, &end, base);
+	if (end == text || errno)
+		return -1;
+	if (kind == RT_OPT_SIZE && *end && !end[1] && size_shift(*end) > 0)
+		shift = size_shift(*end++);
+	if (*end)
+		return -1;
+	if (shift) {
+		if (v > (LLONG_MAX >> shift) || v < (LLONG_MIN >> shift))
+			return -1;
+		v *= 1LL << shift;
+	}
+	*out = v;
+	return 0;
+}
+
+static const char *kind_word(enum rt_opt_kind k)
+{
+	switch (k) {
+	case RT_OPT_SIZE:
+		return "a size (bytes, k/m/g suffix)";
+	case RT_OPT_PORT:
+		return "a port number";
+	case RT_OPT_SECONDS:
+		return "a number of seconds";
+	default:
+		return "a number";
+	}
+}
+
+static void choices_text(const struct rt_enum *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; c && c->name && n < len; c++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      c->name);
+}
+
+static const struct rt_enum *find_choice(const struct rt_enum *c,
+					 const char *text)
+{
+	for (; c && c->name; c++)
+		if (!strcasecmp(c->name, text))
+			return c;
+	return NULL;
+}
+
+static int parse_enum(const struct rt_opt *o, const char *text, int *out,
+		      struct rt_error *err)
+{
+	const struct rt_enum *c = find_choice(o->choices, text);
+	char names[200];
+	long long v;
+
+	if (!c && !rt_parse_ll(text, RT_OPT_INT, &v))
+		for (c = o->choices; c && c->name && c->value != v; c++)
+			;
+	if (c && c->name) {
+		*out = c->value;
+		return 0;
+	}
+	choices_text(o->choices, names, sizeof(names));
+	return rt_fail(err, RT_EXIT_USAGE, "--%s: invalid value '%s' (one of: %s)",
+		       o->name, text, names);
+}
+
+static int parse_number(const struct rt_opt *o, const char *text,
+			long long *out, struct rt_error *err)
+{
+	const struct rt_enum *word = find_choice(o->choices, text);
+	long long min, max;
+
+	if (word) {
+		*out = word->value;
+		return 0;
+	}
+	if (rt_parse_ll(text, o->kind, out))
+		return rt_fail(err, RT_EXIT_USAGE,
+			       "--%s: invalid value '%s' (expected %s)", o->name,
+			       text, kind_word(o->kind));
+	rt_opt_range(o, &min, &max);
+	if (*out < min || *out > max) {
+		if (o->kind == RT_OPT_SECONDS)
+			return rt_fail(err, RT_EXIT_USAGE,
+				       "--%s: %s is out of range (%g..%g seconds)",
+				       o->name, text, min / 1000.0, max / 1000.0);
+		return rt_fail(err, RT_EXIT_USAGE,
+			       "--%s: %s is out of range (%lld..%lld)", o->name,
+			       text, min, max);
+	}
+	return 0;
+}
+
+int rt_opt_parse_value(const struct rt_opt *o, const char *text, void *base,
+		       struct rt_error *err)
+{
+	char *dst = (char *)base + o->offset;
+	long long ll = 0;
+	int iv = 0;
+
+	switch (o->kind) {
+	case RT_OPT_FLAG:
+		*(int *)dst = 1;
+		return 0;
+	case RT_OPT_COUNTER:
+		(*(int *)dst)++;
+		return 0;
+	case RT_OPT_STRING:
+	case RT_OPT_ADDR:
+		if (o->kind == RT_OPT_ADDR && !*text)
+			return rt_fail(err, RT_EXIT_USAGE,
+				       "--%s: empty address", o->name);
+		*(const char **)dst = text;
+		return 0;
+	case RT_OPT_ENUM:
+		if (parse_enum(o, text, &iv, err))
+			return -1;
+		*(int *)dst = iv;
+		return 0;
+	default:
+		if (parse_number(o, text, &ll, err))
+			return -1;
+		*(long long *)dst = ll;
+		return 0;
+	}
+}
+
+int rt_opt_apply_defaults(struct rt_opt_table *tabs, size_t ntabs,
+			  struct rt_error *err)
+{
+	for (size_t t = 0; t < ntabs; t++) {
+		const struct rt_opt *o = tabs[t].opts;
+
+		for (; o && o->name; o++)
+			if (o->def && rt_opt_parse_value(o, o->def, tabs[t].base, err))
+				return -1;
+		tabs[t].given = 0;
+	}
+	return 0;
+}
+
+char rt_opt_effective_letter(const struct rt_opt_table *tabs, size_t ntabs,
+			     size_t table, size_t row)
+{
+	char c = tabs[table].opts[row].letter;
+
+	(void)ntabs;
+	for (size_t t = 0; c && t < table; t++)
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
+			if (o->letter == c)
+				return 0; /* an earlier table owns this letter */
+	return c;
+}
+
+struct hit {
+	struct rt_opt_table *tab;
+	const struct rt_opt *opt;
+};
+
+static struct hit find_long(struct rt_opt_table *tabs, size_t ntabs,
+			    const char *name, size_t len)
+{
+	for (size_t t = 0; t < ntabs; t++)
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
+			if (strlen(o->name) == len && !strncmp(o->name, name, len))
+				return (struct hit){ &tabs[t], o };
+	return (struct hit){ NULL, NULL };
+}
+
+static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
+{
+	for (size_t t = 0; t < ntabs; t++)
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
+			if (o->letter == c)
+				return (struct hit){ &tabs[t], o };
+	return (struct hit){ NULL, NULL };
+}
+
+static int take(struct hit h, const char *value, struct rt_error *err)
+{
+	h.tab->given |= 1ULL << (h.opt - h.tab->opts);
+	return rt_opt_parse_value(h.opt, value, h.tab->base, err);
+}
+
+/* One "--name[=value]" argument; *i moves past a separate value. */
+static int parse_long(struct rt_opt_table *tabs, size_t ntabs, int argc,
+		      char **argv, int *i, struct rt_error *err)
+{
+	const char *name = argv[*i] + 2;
+	const char *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	struct hit h = find_long(tabs, ntabs, name, len);
+
+	if (!h.opt)
+		return rt_fail(err, RT_EXIT_USAGE, "unknown option '--%.*s'",
+			       (int)len, name);
+	if (!takes_arg(h.opt)) {
+		if (eq)
+			return rt_fail(err, RT_EXIT_USAGE,
+				       "option --%s takes no value", h.opt->name);
+		return take(h, "", err);
+	}
+	if (eq)
+		return take(h, eq + 1, err);
+	if (*i + 1 >= argc)
+		return rt_fail(err, RT_EXIT_USAGE, "option --%s needs a value (%s)",
+			       h.opt->name, h.opt->arg ? h.opt->arg : "arg");
+	return take(h, argv[++*i], err);
+}
+
+/* One "-abc" / "-S64" / "-S 64" cluster. */
+static int parse_short(struct rt_opt_table *tabs, size_t ntabs, int argc,
+		       char **argv, int *i, struct rt_error *err)
+{
+	const char *p = argv[*i] + 1;
+
+	for (; *p; p++) {
+		struct hit h = find_letter(tabs, ntabs, *p);
+
+		if (!h.opt)
+			return rt_fail(err, RT_EXIT_USAGE, "unknown option '-%c'", *p);
+		if (!takes_arg(h.opt)) {
+			if (take(h, "", err))
+				return -1;
+			continue;
+		}
+		if (p[1])
+			return take(h, p + 1, err);
+		if (*i + 1 >= argc)
+			return rt_fail(err, RT_EXIT_USAGE,
+				       "option -%c needs a value (%s)", *p,
+				       h.opt->arg ? h.opt->arg : "arg");
+		return take(h, argv[++*i], err);
+	}
+	return 0;
+}
+
+int rt_opt_parse(struct rt_opt_table *tabs, size_t ntabs, int argc,
+		 char **argv, struct rt_error *err)
+{
+	if (rt_opt_apply_defaults(tabs, ntabs, err))
+		return -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc;
+
+		if (!strcmp(a, "--")) {
+			if (i + 1 < argc)
+				return rt_fail(err, RT_EXIT_USAGE,
+					       "unexpected argument '%s'", argv[i + 1]);
+			break;
+		}
+		if (a[0] == '-' && a[1] == '-')
+			rc = parse_long(tabs, ntabs, argc, argv, &i, err);
+		else if (a[0] == '-' && a[1])
+			rc = parse_short(tabs, ntabs, argc, argv, &i, err);
+		else
+			rc = rt_fail(err, RT_EXIT_USAGE,
+				     "unexpected argument '%s'", a);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+bool rt_opt_was_given(const struct rt_opt_table *t, const char *name)
+{
+	for (size_t i = 0; t->opts && t->opts[i].name; i++)
+		if (!strcmp(t->opts[i].name, name))
+			return t->given & (1ULL << i);
+	return false;
+}

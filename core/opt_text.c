@@ -1,0 +1,136 @@
+/* What is derived from option tables besides parsing: help text, the
+ * JSON parameter record, and the table checks the unit tests run. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/opt.h"
+#include "rdmatest/util.h"
+
+static const char *enum_name(const struct rt_opt *o, int v)
+{
+	for (const struct rt_enum *c = o->choices; c && c->name; c++)
+		if (c->value == v)
+			return c->name;
+	return NULL;
+}
+
+static void help_default(const struct rt_opt *o, char *buf, size_t len)
+{
+	char names[160] = "";
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (o->kind == RT_OPT_ENUM)
+		for (const struct rt_enum *c = o->choices; c && c->name; c++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      n ? "|" : "", c->name);
+	if (names[0] && o->def)
+		snprintf(buf, len, " (%s; default %s)", names, o->def);
+	else if (names[0])
+		snprintf(buf, len, " (%s)", names);
+	else if (o->def)
+		snprintf(buf, len, " (default %s)", o->def);
+}
+
+void rt_opt_help(FILE *f, const struct rt_opt_table *tabs, size_t ntabs)
+{
+	for (size_t t = 0; t < ntabs; t++) {
+		size_t rows = rt_opt_count(tabs[t].opts);
+
+		for (size_t r = 0; r < rows; r++) {
+			const struct rt_opt *o = &tabs[t].opts[r];
+			char letter = rt_opt_effective_letter(tabs, ntabs, t, r);
+			char lhs[64], def[200];
+			bool arg = o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
+
+			snprintf(lhs, sizeof(lhs), "%c%c%c --%s%s%s",
+				 letter ? '-' : ' ', letter ? letter : ' ',
+				 letter ? ',' : ' ', o->name, arg ? " " : "",
+				 arg ? (o->arg ? o->arg : "ARG") : "");
+			help_default(o, def, sizeof(def));
+			fprintf(f, "  %-28s %s%s\n", lhs, o->help, def);
+		}
+	}
+}
+
+static void value_json(struct rt_json *j, const struct rt_opt *o,
+		       const void *base)
+{
+	const char *p = (const char *)base + o->offset;
+
+	switch (o->kind) {
+	case RT_OPT_FLAG:
+		rt_json_bool(j, *(const int *)p != 0);
+		break;
+	case RT_OPT_COUNTER:
+		rt_json_int(j, *(const int *)p);
+		break;
+	case RT_OPT_ENUM:
+		rt_json_string(j, enum_name(o, *(const int *)p));
+		break;
+	case RT_OPT_STRING:
+	case RT_OPT_ADDR:
+		rt_json_string(j, *(const char *const *)p);
+		break;
+	case RT_OPT_SECONDS:
+		rt_json_double(j, *(const long long *)p / 1000.0);
+		break;
+	default:
+		rt_json_int(j, *(const long long *)p);
+	}
+}
+
+void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
+		    size_t ntabs)
+{
+	for (size_t t = 0; t < ntabs; t++)
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++) {
+			rt_json_key(j, o->name);
+			value_json(j, o, tabs[t].base);
+		}
+}
+
+static int check_row(const struct rt_opt *opts, size_t i, void *scratch,
+		     struct rt_error *err)
+{
+	const struct rt_opt *o = &opts[i];
+
+	if (!o->name[0] || !o->help || !o->help[0])
+		return rt_fail(err, RT_EXIT_FAIL, "option row %zu (%s): name and help are required",
+			       i, o->name);
+	if (o->letter && (o->letter == '-' || o->letter == '?' ||
+			  !((o->letter >= 'a' && o->letter <= 'z') ||
+			    (o->letter >= 'A' && o->letter <= 'Z') ||
+			    (o->letter >= '0' && o->letter <= '9'))))
+		return rt_fail(err, RT_EXIT_FAIL, "--%s: bad letter", o->name);
+	if (o->kind == RT_OPT_ENUM && !(o->choices && o->choices[0].name))
+		return rt_fail(err, RT_EXIT_FAIL, "--%s: enum without choices", o->name);
+	for (size_t k = 0; k < i; k++) {
+		if (o->letter && opts[k].letter == o->letter)
+			return rt_fail(err, RT_EXIT_FAIL, "-%c used by --%s and --%s",
+				       o->letter, opts[k].name, o->name);
+		if (!strcmp(opts[k].name, o->name))
+			return rt_fail(err, RT_EXIT_FAIL, "--%s declared twice", o->name);
+	}
+	if (o->def && rt_opt_parse_value(o, o->def, scratch, err))
+		return -1; /* the parser named the option and the reason */
+	return 0;
+}
+
+int rt_opt_table_check(const struct rt_opt *opts, struct rt_error *err)
+{
+	size_t rows = rt_opt_count(opts), span = 0;
+	void *scratch;
+	int rc = 0;
+
+	if (rows > RT_OPT_MAX_ROWS)
+		return rt_fail(err, RT_EXIT_FAIL, "%zu options, more than %d", rows,
+			       RT_OPT_MAX_ROWS);
+	for (size_t i = 0; i < rows; i++)
+		span = RT_MAX(span, opts[i].offset + sizeof(long long));
+	scratch = rt_xcalloc(1, span);
+	for (size_t i = 0; i < rows && !rc; i++)
+		rc = check_row(opts, i, scratch, err);
+	free(scratch);
+	return rc;
+}

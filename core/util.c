@@ -1,0 +1,84 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rdmatest/util.h"
+
+static void *oom(size_t size)
+{
+	fprintf(stderr, "rdmatest: out of memory allocating %zu bytes\n", size);
+	exit(1);
+}
+
+void *rt_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	return p ? p : oom(size);
+}
+
+void *rt_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	return p ? p : oom(n * size);
+}
+
+void *rt_xrealloc(void *old, size_t size)
+{
+	void *p = realloc(old, size ? size : 1);
+
+	return p ? p : oom(size);
+}
+
+char *rt_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(rt_xmalloc(n), s, n);
+}
+
+uint64_t rt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t rt_deadline_after_ms(int64_t ms)
+{
+	if (ms <= 0)
+		return 0;
+	return rt_now_ns() + (uint64_t)ms * 1000000u;
+}
+
+int rt_ms_until(uint64_t deadline)
+{
+	uint64_t now;
+	uint64_t left_ms;
+
+	if (!deadline)
+		return -1;
+	now = rt_now_ns();
+	if (now >= deadline)
+		return 0;
+	/* round up, so a wait never ends a hair before its deadline */
+	left_ms = (deadline - now + 999999) / 1000000;
+	return left_ms > 0x7fffffff ? 0x7fffffff : (int)left_ms;
+}
+
+size_t rt_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}

@@ -1,0 +1,98 @@
+/* Declarative option tables. An applet lists each option once; parsing,
+ * range checks, defaults, help text, the JSON parameter record, man pages
+ * and shell completion are all derived from that one table. Option
+ * letters stay as upstream has them (they differ between the tools); what
+ * is shared are the kinds and their validators. */
+#ifndef RDMATEST_OPT_H
+#define RDMATEST_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/json.h"
+
+enum rt_opt_kind {
+	RT_OPT_FLAG,    /* int: set to 1 */
+	RT_OPT_COUNTER, /* int: +1 each time (-vv) */
+	RT_OPT_INT,     /* long long: decimal, 0x hex or 0 octal */
+	RT_OPT_SIZE,    /* long long: bytes, k/m/g suffix (binary units) */
+	RT_OPT_PORT,    /* long long: 1..65535 unless the row narrows it */
+	RT_OPT_SECONDS, /* long long milliseconds, given as seconds ("2.5") */
+	RT_OPT_STRING,  /* const char * */
+	RT_OPT_ADDR,    /* const char *: host name or address, resolved later */
+	RT_OPT_ENUM,    /* int: one of `choices` (name, or its number) */
+};
+
+struct rt_enum {
+	const char *name;
+	int value;
+	const char *help;
+};
+
+struct rt_opt {
+	char letter;      /* 0: long option only */
+	const char *name; /* long name, required */
+	enum rt_opt_kind kind;
+	size_t offset;    /* of the destination in the config struct */
+	long long min, max; /* numeric kinds; both 0: the kind's own range */
+	const char *def;  /* default in command-line syntax; NULL: zero/NULL */
+	const char *arg;  /* argument name for help */
+	const char *help;
+	const struct rt_enum *choices; /* ENUM; or extra words for numeric kinds */
+};
+
+/* Field offsets that fail to compile when the field's type does not match
+ * what the kind stores. */
+#define RT_OPT_TYPED_(type, field, ctype)                                      \
+	(offsetof(type, field) +                                               \
+	 0 * sizeof(char[__builtin_types_compatible_p(                          \
+			      __typeof__(((type *)0)->field), ctype) ? 1 : -1]))
+#define RT_OFF_INT(type, field) RT_OPT_TYPED_(type, field, int)
+#define RT_OFF_LL(type, field) RT_OPT_TYPED_(type, field, long long)
+#define RT_OFF_STR(type, field) RT_OPT_TYPED_(type, field, const char *)
+
+/* One table and the struct it writes into. `given` records which rows the
+ * command line set (bit i = row i). */
+struct rt_opt_table {
+	const struct rt_opt *opts; /* terminated by a row with name == NULL */
+	void *base;
+	uint64_t given;
+};
+
+#define RT_OPT_MAX_ROWS 64
+
+/* Applies every default, then parses argv[1..]. When two tables use the
+ * same letter, the earlier table owns it (the later one keeps its long
+ * name). Errors are usage errors naming the option. */
+int rt_opt_parse(struct rt_opt_table *tabs, size_t ntabs, int argc,
+		 char **argv, struct rt_error *err);
+int rt_opt_apply_defaults(struct rt_opt_table *tabs, size_t ntabs,
+			  struct rt_error *err);
+
+/* Parses one value of a kind, as the command line would. */
+int rt_opt_parse_value(const struct rt_opt *o, const char *text, void *base,
+		       struct rt_error *err);
+int rt_parse_ll(const char *text, enum rt_opt_kind kind, long long *out);
+
+bool rt_opt_was_given(const struct rt_opt_table *t, const char *name);
+size_t rt_opt_count(const struct rt_opt *opts);
+/* The letter a row answers to after shadowing, or 0. */
+char rt_opt_effective_letter(const struct rt_opt_table *tabs, size_t ntabs,
+			     size_t table, size_t row);
+/* The kind's range when the row leaves it open. */
+void rt_opt_range(const struct rt_opt *o, long long *min, long long *max);
+
+void rt_opt_help(FILE *f, const struct rt_opt_table *tabs, size_t ntabs);
+/* The effective values as JSON members of the current object. */
+void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
+		    size_t ntabs);
+
+/* Checks one table for the mistakes a unit test must catch: missing
+ * names or help, duplicate letters or names, defaults that do not parse
+ * or lie outside the range. Returns 0, or -1 with the reason in err. */
+int rt_opt_table_check(const struct rt_opt *opts, struct rt_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* The per-invocation context the dispatcher hands to an applet: shared
+ * options, output, the error record and the JSON results. There is no
+ * other process-wide state. */
+#ifndef RDMATEST_RUN_H
+#define RDMATEST_RUN_H
+
+#include <stdbool.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/json.h"
+#include "rdmatest/log.h"
+#include "rdmatest/opt.h"
+
+struct rt_applet;
+
+/* Options every applet takes (rt_common_opts). */
+struct rt_common {
+	int json;
+	int quiet;
+	int debug;
+	long long timeout_ms;        /* bound on every single network wait */
+	long long accept_timeout_ms; /* server's wait for a first client; 0: none */
+};
+
+struct rt_run {
+	const struct rt_applet *applet;
+	struct rt_common common;
+	struct rt_log log;
+	struct rt_error err;
+	struct rt_json results; /* members of the "results" object */
+	struct rt_opt_table tabs[2]; /* applet's own, then common */
+};
+
+extern const struct rt_opt rt_common_opts[];
+
+/* Ends the run: prints the error line once, writes the JSON document
+ * when asked, and returns the exit status. `rc` is the applet's return. */
+int rt_run_finish(struct rt_run *run, int rc);
+
+#endif

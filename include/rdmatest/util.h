@@ -1,0 +1,31 @@
+/* Small helpers every module may use: allocation that cannot fail, array
+ * sizes, monotonic time. Allocation failure is the one error the core
+ * does not return: there is no sensible recovery from it in a test tool. */
+#ifndef RDMATEST_UTIL_H
+#define RDMATEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RT_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RT_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+void *rt_xmalloc(size_t size);
+void *rt_xcalloc(size_t n, size_t size);
+void *rt_xrealloc(void *p, size_t size);
+char *rt_xstrdup(const char *s);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t rt_now_ns(void);
+
+/* Deadlines are absolute monotonic times in ns; 0 means "no deadline". */
+uint64_t rt_deadline_after_ms(int64_t ms);
+/* Milliseconds left until the deadline, for poll(): -1 when there is no
+ * deadline, 0 when it has passed. */
+int rt_ms_until(uint64_t deadline);
+
+/* Copy with truncation and guaranteed NUL; returns strlen(src). */
+size_t rt_strlcpy(char *dst, const char *src, size_t size);
+
+#endif

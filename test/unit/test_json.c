@@ -1,0 +1,110 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "rdmatest/json.h"
+
+static void nesting_and_commas(void **state)
+{
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_json_kv_int(&j, "a", -3);
+	rt_json_key(&j, "list");
+	rt_json_array_begin(&j);
+	rt_json_uint(&j, 18446744073709551615ULL);
+	rt_json_bool(&j, true);
+	rt_json_null(&j);
+	rt_json_object_begin(&j);
+	rt_json_object_end(&j);
+	rt_json_array_end(&j);
+	rt_json_kv_double(&j, "d", 0.5);
+	rt_json_kv_double(&j, "nan", NAN);
+	rt_json_object_end(&j);
+	assert_string_equal(rt_json_text(&j),
+		"{\"a\":-3,\"list\":[18446744073709551615,true,null,{}],\"d\":0.5,\"nan\":null}");
+	rt_json_free(&j);
+}
+
+static void strings_are_escaped_and_made_valid_utf8(void **state)
+{
+	struct rt_json j;
+	const char raw[] = "q\"b\\\n\x01\x7f ok \xc3\xa9 bad \xff \xc0\xaf \xed\xa0\x80 trunc \xe2\x82";
+
+	(void)state;
+	rt_json_init(&j);
+	rt_json_string_n(&j, raw, sizeof(raw) - 1);
+	assert_string_equal(rt_json_text(&j),
+		"\"q\\\"b\\\\\\u000a\\u0001\\u007f ok \xc3\xa9 bad \\ufffd \\ufffd\\ufffd "
+		"\\ufffd\\ufffd\\ufffd trunc \\ufffd\\ufffd\"");
+	rt_json_free(&j);
+}
+
+static void embedded_nul_survives(void **state)
+{
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_json_string_n(&j, "a\0b", 3);
+	assert_string_equal(rt_json_text(&j), "\"a\\u0000b\"");
+	rt_json_free(&j);
+}
+
+static void misuse_still_yields_valid_json(void **state)
+{
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_json_int(&j, 1);          /* value without key */
+	rt_json_key(&j, "k");        /* key without value, then end */
+	rt_json_array_end(&j);       /* wrong closer: closes the object */
+	rt_json_array_end(&j);       /* nothing open: ignored */
+	assert_string_equal(rt_json_text(&j), "{\"\":1,\"k\":null}");
+	rt_json_free(&j);
+
+	rt_json_init(&j);
+	rt_json_array_begin(&j);
+	rt_json_key(&j, "ignored");
+	rt_json_string(&j, NULL);
+	rt_json_object_begin(&j);
+	rt_json_key(&j, "x");
+	rt_json_finish(&j);
+	assert_string_equal(rt_json_text(&j), "[null,{\"x\":null}]");
+	rt_json_free(&j);
+}
+
+static void deep_nesting_grows(void **state)
+{
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	for (int i = 0; i < 100; i++)
+		rt_json_array_begin(&j);
+	rt_json_finish(&j);
+	assert_int_equal(j.len, 200);
+	assert_int_equal(rt_json_text(&j)[99], '[');
+	assert_int_equal(rt_json_text(&j)[100], ']');
+	rt_json_free(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nesting_and_commas),
+		cmocka_unit_test(strings_are_escaped_and_made_valid_utf8),
+		cmocka_unit_test(embedded_nul_survives),
+		cmocka_unit_test(misuse_still_yields_valid_json),
+		cmocka_unit_test(deep_nesting_grows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

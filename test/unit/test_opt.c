@@ -1,0 +1,280 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rdmatest/opt.h"
+
+struct cfg {
+	int server;
+	int verbose;
+	long long size;
+	long long count;
+	long long port;
+	long long wait_ms;
+	const char *addr;
+	int space;
+};
+
+static const struct rt_enum spaces[] = {
+	{ "tcp", 0x106, "TCP port space" },
+	{ "ib", 0x13f, "IB port space" },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_enum all_word[] = { { "all", -1, "every size" }, { NULL, 0, NULL } };
+
+#define I(f) RT_OFF_INT(struct cfg, f)
+#define L(f) RT_OFF_LL(struct cfg, f)
+#define S(f) RT_OFF_STR(struct cfg, f)
+
+static const struct rt_opt opts[] = {
+	{ 's', "server", RT_OPT_FLAG, I(server), 0, 0, NULL, NULL, "be the server", NULL },
+	{ 'v', "verbose", RT_OPT_COUNTER, I(verbose), 0, 0, NULL, NULL, "more output", NULL },
+	{ 'S', "size", RT_OPT_SIZE, L(size), 1, 1 << 30, "100", "SIZE", "message size", all_word },
+	{ 'C', "count", RT_OPT_INT, L(count), 0, 1000000, "10", "N", "messages", NULL },
+	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
+	{ 'w', "wait", RT_OPT_SECONDS, L(wait_ms), 0, 0, "2.5", "SEC", "wait", NULL },
+	{ 'a', "addr", RT_OPT_ADDR, S(addr), 0, 0, NULL, "ADDR", "address", NULL },
+	{ 'P', "port-space", RT_OPT_ENUM, I(space), 0, 0, "tcp", "PS", "port space", spaces },
+	{ 0 },
+};
+
+static int parse(struct cfg *c, struct rt_error *e, struct rt_opt_table *t,
+		 int argc, const char **argv)
+{
+	memset(c, 0, sizeof(*c));
+	memset(e, 0, sizeof(*e));
+	*t = (struct rt_opt_table){ opts, c, 0 };
+	return rt_opt_parse(t, 1, argc, (char **)argv, e);
+}
+
+#define PARSE(...)                                                             \
+	({                                                                     \
+		const char *argv_[] = { "prog", __VA_ARGS__ };                 \
+		parse(&c, &e, &t, (int)(sizeof(argv_) / sizeof(argv_[0])), argv_); \
+	})
+
+static void defaults_apply_without_arguments(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(parse(&c, &e, &t, 1, (const char *[]){ "prog" }), 0);
+	assert_int_equal(c.size, 100);
+	assert_int_equal(c.count, 10);
+	assert_int_equal(c.port, 7471);
+	assert_int_equal(c.wait_ms, 2500);
+	assert_int_equal(c.space, 0x106);
+	assert_null(c.addr);
+	assert_int_equal(c.server, 0);
+	assert_false(rt_opt_was_given(&t, "size"));
+}
+
+static void short_long_and_clustered_forms(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(PARSE("-svv", "-S4k", "--count=7", "--port", "99",
+			       "-a", "192.0.2.1", "-P", "IB"), 0);
+	assert_int_equal(c.server, 1);
+	assert_int_equal(c.verbose, 2);
+	assert_int_equal(c.size, 4096);
+	assert_int_equal(c.count, 7);
+	assert_int_equal(c.port, 99);
+	assert_string_equal(c.addr, "192.0.2.1");
+	assert_int_equal(c.space, 0x13f);
+	assert_true(rt_opt_was_given(&t, "size"));
+	assert_true(rt_opt_was_given(&t, "server"));
+	assert_false(rt_opt_was_given(&t, "wait"));
+}
+
+static void numbers_sizes_and_words(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(PARSE("-S", "1m", "-C", "0x10", "-w", "0.25"), 0);
+	assert_int_equal(c.size, 1 << 20);
+	assert_int_equal(c.count, 16);
+	assert_int_equal(c.wait_ms, 250);
+	assert_int_equal(PARSE("-S", "all"), 0);
+	assert_int_equal(c.size, -1);
+	assert_int_equal(PARSE("-C", "010"), 0); /* decimal, not octal */
+	assert_int_equal(c.count, 10);
+	assert_int_equal(PARSE("-P", "0x13f"), 0); /* enum by number */
+	assert_int_equal(c.space, 0x13f);
+}
+
+static void expect_usage(struct rt_error *e, const char *needle)
+{
+	assert_true(e->set);
+	assert_int_equal(e->exit_code, RT_EXIT_USAGE);
+	if (!strstr(e->reason, needle))
+		fail_msg("reason '%s' lacks '%s'", e->reason, needle);
+}
+
+static void bad_input_is_a_usage_error_naming_the_option(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(PARSE("-S", "0"), -1);
+	expect_usage(&e, "--size: 0 is out of range (1..1073741824)");
+	assert_int_equal(PARSE("-S", "12q"), -1);
+	expect_usage(&e, "--size: invalid value '12q'");
+	assert_int_equal(PARSE("-S", "2g"), -1);
+	expect_usage(&e, "out of range");
+	assert_int_equal(PARSE("-S", "99999999999999999999"), -1);
+	expect_usage(&e, "invalid value");
+	assert_int_equal(PARSE("-p", "70000"), -1);
+	expect_usage(&e, "--port: 70000 is out of range (1..65535)");
+	assert_int_equal(PARSE("-C", "-1"), -1);
+	expect_usage(&e, "--count: -1 is out of range");
+	assert_int_equal(PARSE("-C", ""), -1);
+	expect_usage(&e, "--count: invalid value ''");
+	assert_int_equal(PARSE("-C", " 5"), -1);
+	expect_usage(&e, "invalid value");
+	assert_int_equal(PARSE("-w", "-1"), -1);
+	expect_usage(&e, "--wait");
+	assert_int_equal(PARSE("-w", "nan"), -1);
+	expect_usage(&e, "--wait");
+	assert_int_equal(PARSE("-P", "udp"), -1);
+	expect_usage(&e, "--port-space: invalid value 'udp' (one of: tcp, ib)");
+	assert_int_equal(PARSE("-x"), -1);
+	expect_usage(&e, "unknown option '-x'");
+	assert_int_equal(PARSE("--bogus"), -1);
+	expect_usage(&e, "unknown option '--bogus'");
+	assert_int_equal(PARSE("-S"), -1);
+	expect_usage(&e, "option -S needs a value");
+	assert_int_equal(PARSE("--size"), -1);
+	expect_usage(&e, "option --size needs a value");
+	assert_int_equal(PARSE("--server=1"), -1);
+	expect_usage(&e, "option --server takes no value");
+	assert_int_equal(PARSE("stray"), -1);
+	expect_usage(&e, "unexpected argument 'stray'");
+	assert_int_equal(PARSE("-a", ""), -1);
+	expect_usage(&e, "--addr: empty address");
+}
+
+static void double_dash_ends_options(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(PARSE("-s", "--"), 0);
+	assert_int_equal(PARSE("-s", "--", "x"), -1);
+	expect_usage(&e, "unexpected argument 'x'");
+}
+
+struct common { int quiet; int json; };
+static const struct rt_opt common_opts[] = {
+	{ 'q', "quiet", RT_OPT_FLAG, RT_OFF_INT(struct common, quiet), 0, 0, NULL, NULL, "quiet", NULL },
+	{ 's', "json", RT_OPT_FLAG, RT_OFF_INT(struct common, json), 0, 0, NULL, NULL, "json", NULL },
+	{ 0 },
+};
+
+static void earlier_table_owns_a_shared_letter(void **state)
+{
+	struct cfg c = { 0 };
+	struct common k = { 0 };
+	struct rt_error e = { 0 };
+	struct rt_opt_table t[2] = { { opts, &c, 0 }, { common_opts, &k, 0 } };
+	const char *argv[] = { "prog", "-s", "-q", "--json" };
+
+	(void)state;
+	assert_int_equal(rt_opt_parse(t, 2, 4, (char **)argv, &e), 0);
+	assert_int_equal(c.server, 1); /* -s is the applet's */
+	assert_int_equal(k.quiet, 1);
+	assert_int_equal(k.json, 1);   /* the shadowed row keeps its long name */
+	assert_int_equal(rt_opt_effective_letter(t, 2, 1, 1), 0);
+	assert_int_equal(rt_opt_effective_letter(t, 2, 1, 0), 'q');
+}
+
+static void table_check_finds_mistakes(void **state)
+{
+	struct rt_error e = { 0 };
+	struct cfg c;
+	static const struct rt_opt dup_letter[] = {
+		{ 'a', "one", RT_OPT_FLAG, RT_OFF_INT(struct cfg, server), 0, 0, NULL, NULL, "x", NULL },
+		{ 'a', "two", RT_OPT_FLAG, RT_OFF_INT(struct cfg, verbose), 0, 0, NULL, NULL, "y", NULL },
+		{ 0 },
+	};
+	static const struct rt_opt bad_default[] = {
+		{ 'C', "count", RT_OPT_INT, RT_OFF_LL(struct cfg, count), 1, 5, "9", "N", "x", NULL },
+		{ 0 },
+	};
+	static const struct rt_opt no_help[] = {
+		{ 'C', "count", RT_OPT_INT, RT_OFF_LL(struct cfg, count), 1, 5, "2", "N", "", NULL },
+		{ 0 },
+	};
+
+	(void)state, (void)c;
+	assert_int_equal(rt_opt_table_check(opts, &e), 0);
+	assert_int_equal(rt_opt_table_check(dup_letter, &e), -1);
+	assert_non_null(strstr(e.reason, "-a used by --one and --two"));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(rt_opt_table_check(bad_default, &e), -1);
+	assert_non_null(strstr(e.reason, "out of range"));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(rt_opt_table_check(no_help, &e), -1);
+}
+
+static void help_and_json_come_from_the_table(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+	struct rt_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(PARSE("-S", "64", "-a", "h\"x"), 0);
+	rt_opt_help(f, &t, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "  -S, --size SIZE"));
+	assert_non_null(strstr(buf, "message size (default 100)"));
+	assert_non_null(strstr(buf, "port space (tcp|ib; default tcp)"));
+	free(buf);
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_opt_to_json(&j, &t, 1);
+	rt_json_finish(&j);
+	assert_string_equal(rt_json_text(&j),
+		"{\"server\":false,\"verbose\":0,\"size\":64,\"count\":10,"
+		"\"port\":7471,\"wait\":2.5,\"addr\":\"h\\\"x\",\"port-space\":\"tcp\"}");
+	rt_json_free(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_apply_without_arguments),
+		cmocka_unit_test(short_long_and_clustered_forms),
+		cmocka_unit_test(numbers_sizes_and_words),
+		cmocka_unit_test(bad_input_is_a_usage_error_naming_the_option),
+		cmocka_unit_test(double_dash_ends_options),
+		cmocka_unit_test(earlier_table_owns_a_shared_letter),
+		cmocka_unit_test(table_check_finds_mistakes),
+		cmocka_unit_test(help_and_json_come_from_the_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

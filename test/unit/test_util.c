@@ -1,0 +1,61 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/util.h"
+
+static void deadlines(void **state)
+{
+	uint64_t d;
+
+	(void)state;
+	assert_int_equal(rt_deadline_after_ms(0), 0);
+	assert_int_equal(rt_ms_until(0), -1); /* no deadline: poll forever */
+	d = rt_deadline_after_ms(5000);
+	assert_true(rt_ms_until(d) > 4000 && rt_ms_until(d) <= 5000);
+	assert_int_equal(rt_ms_until(rt_now_ns() - 1), 0);
+	assert_true(rt_now_ns() >= d - 5000ULL * 1000000);
+}
+
+static void strlcpy_truncates(void **state)
+{
+	char b[4];
+
+	(void)state;
+	assert_int_equal(rt_strlcpy(b, "abcdef", sizeof(b)), 6);
+	assert_string_equal(b, "abc");
+}
+
+static void first_failure_wins(void **state)
+{
+	struct rt_error e = { 0 };
+
+	(void)state;
+	rt_error_phase(&e, "connect");
+	assert_int_equal(rt_fail_errno(&e, RT_EXIT_FAIL, 113, "rdma_resolve_addr %s", "192.0.2.9"), -1);
+	assert_int_equal(rt_fail(&e, RT_EXIT_TIMEOUT, "later"), -1);
+	rt_error_phase(&e, "teardown");
+	rt_error_event(&e, "RDMA_CM_EVENT_ADDR_ERROR", -113);
+	rt_error_event(&e, "OTHER", 1);
+	assert_int_equal(e.exit_code, RT_EXIT_FAIL);
+	assert_string_equal(e.reason, "rdma_resolve_addr 192.0.2.9: No route to host");
+	assert_string_equal(e.phase, "connect");
+	assert_string_equal(e.event, "RDMA_CM_EVENT_ADDR_ERROR");
+	assert_int_equal(e.status, -113);
+	assert_string_equal(rt_exit_name(124), "timeout");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deadlines),
+		cmocka_unit_test(strlcpy_truncates),
+		cmocka_unit_test(first_failure_wins),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
