@@ -1,0 +1,143 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/ib.h>
+
+#include "rdmatest/addr.h"
+
+const struct rt_enum rt_addr_formats[] = {
+	{ "name", RT_FMT_NAME, "host name or address" },
+	{ "ip", RT_FMT_IP, "numeric IPv4 or IPv6 address" },
+	{ "ipv6", RT_FMT_IPV6, "numeric IPv6 address" },
+	{ "gid", RT_FMT_GID, "InfiniBand GID (AF_IB)" },
+	{ NULL, 0, NULL },
+};
+
+const struct rt_enum rt_port_spaces_rc[] = {
+	{ "tcp", RDMA_PS_TCP, "RDMA TCP port space" },
+	{ "ib", RDMA_PS_IB, "RDMA IB port space" },
+	{ NULL, 0, NULL },
+};
+
+const struct rt_enum rt_port_spaces_ud[] = {
+	{ "udp", RDMA_PS_UDP, "RDMA UDP port space (0x0111)" },
+	{ "ipoib", RDMA_PS_IPOIB, "IPoIB port space (0x0002)" },
+	{ NULL, 0, NULL },
+};
+
+static void apply_format(struct rdma_addrinfo *hints, enum rt_addr_format f)
+{
+	switch (f) {
+	case RT_FMT_IP:
+		hints->ai_flags |= RAI_NUMERICHOST;
+		break;
+	case RT_FMT_IPV6:
+		hints->ai_flags |= RAI_NUMERICHOST;
+		hints->ai_family = AF_INET6;
+		break;
+	case RT_FMT_GID:
+		hints->ai_flags |= RAI_NUMERICHOST;
+		hints->ai_family = AF_IB;
+		break;
+	case RT_FMT_NAME:
+		break;
+	}
+}
+
+static const char *gai_reason(int ret, int saved_errno)
+{
+	if (ret == -1 || ret == EAI_SYSTEM)
+		return strerror(saved_errno);
+	return gai_strerror(ret);
+}
+
+static int lookup(const char *node, const char *service,
+		  struct rdma_addrinfo *hints, struct rdma_addrinfo **out,
+		  const char *what, struct rt_error *err)
+{
+	int ret = rdma_getaddrinfo(node, service, hints, out);
+
+	if (ret == -1 && errno == ENODEV) /* librdmacm needs a device even to parse */
+		return rt_fail(err, RT_EXIT_ENV, "%s %s: no RDMA device found",
+			       what, node ? node : "(any)");
+	if (ret)
+		return rt_fail(err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s",
+			       what, node ? node : "(any)", gai_reason(ret, errno));
+	return 0;
+}
+
+int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
+		    struct rt_error *err)
+{
+	struct rdma_addrinfo hints = { 0 }, *src = NULL;
+	char port[16];
+	int ret;
+
+	hints.ai_port_space = q->ps;
+	hints.ai_flags = q->passive ? RAI_PASSIVE : 0;
+	apply_format(&hints, q->format);
+	snprintf(port, sizeof(port), "%lld", q->port);
+	if (q->src && !q->passive) {
+		struct rdma_addrinfo sh = hints;
+
+		sh.ai_flags |= RAI_PASSIVE;
+		if (lookup(q->src, NULL, &sh, &src, "source", err))
+			return -1;
+		hints.ai_src_addr = src->ai_src_addr;
+		hints.ai_src_len = src->ai_src_len;
+	}
+	ret = lookup(q->node, q->port ? port : NULL, &hints, out,
+		     q->what ? q->what : "address", err);
+	if (src)
+		rdma_freeaddrinfo(src);
+	return ret;
+}
+
+const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (!sa) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else if (sa->sa_family == AF_IB) {
+		const struct sockaddr_ib *ib = (const void *)sa;
+
+		inet_ntop(AF_INET6, &ib->sib_addr, host, sizeof(host));
+		snprintf(buf, len, "gid %s", host);
+	} else {
+		snprintf(buf, len, "family %u", sa->sa_family);
+	}
+	return buf;
+}
+
+int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, text, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, text, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -1;
+}

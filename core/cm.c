@@ -1,0 +1,425 @@
+/* Connections and the CM events that move them (the reactor's loop is in
+ * cm_loop.c). Each event is copied and acknowledged before it is handled,
+ * so handlers may destroy ids without deadlocking librdmacm. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/cm.h"
+#include "rdmatest/util.h"
+
+const char *const rt_step_names[RT_STEP_COUNT] = {
+	"resolve addr", "resolve route", "create qp", "connect", "disconnect",
+};
+
+static int resolve_ms(const struct rt_cm *cm)
+{
+	long long ms = cm->run->common.timeout_ms;
+
+	return ms > 0 && ms < 0x7fffffff ? (int)ms : 10000;
+}
+
+static void step_done(struct rt_conn *c, enum rt_step s)
+{
+	uint64_t now = rt_now_ns();
+
+	c->step_ns[s] = now - c->step_start;
+	c->step_start = now;
+}
+
+int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[256];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rt_fail(&c->err, exit_code, "%s", msg);
+	if (c->state != RT_CONN_FAILED)
+		c->cm->failures_pending++;
+	c->state = RT_CONN_FAILED;
+	return -1;
+}
+
+static int conn_fail_errno(struct rt_conn *c, int exit_code, int e,
+			   const char *call)
+{
+	return rt_conn_fail(c, exit_code, "%s %s: %s", call, c->peer, strerror(e));
+}
+
+static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
+				bool passive)
+{
+	struct rt_conn *c = rt_xcalloc(1, sizeof(*c));
+
+	c->cm = cm;
+	c->id = id;
+	c->passive = passive;
+	c->index = cm->next_index++;
+	c->step_start = rt_now_ns();
+	rt_strlcpy(c->peer, "?", sizeof(c->peer));
+	rt_strlcpy(c->err.phase, "setup", sizeof(c->err.phase));
+	if (cm->nconns == cm->conns_cap) {
+		cm->conns_cap = cm->conns_cap ? cm->conns_cap * 2 : 16;
+		cm->conns = rt_xrealloc(cm->conns, cm->conns_cap * sizeof(*cm->conns));
+	}
+	cm->conns[cm->nconns++] = c;
+	id->context = c;
+	return c;
+}
+
+static int set_nonblocking(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+static int check_devices(struct rt_error *err)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+
+	if (list)
+		ibv_free_device_list(list);
+	if (!list || n == 0)
+		return rt_fail(err, RT_EXIT_ENV,
+			       "no RDMA device found (load a driver, or create a "
+			       "Soft-RoCE device: rdma link add rxe0 type rxe netdev IFACE)");
+	return 0;
+}
+
+int rt_cm_init(struct rt_cm *cm, struct rt_run *run,
+	       const struct rt_cm_params *params,
+	       const struct rt_cm_hooks *hooks, void *applet)
+{
+	memset(cm, 0, sizeof(*cm));
+	cm->run = run;
+	cm->params = *params;
+	cm->hooks = hooks;
+	cm->applet = applet;
+	rt_error_phase(&run->err, "setup");
+	if (check_devices(&run->err))
+		return -1;
+	cm->ch = rdma_create_event_channel();
+	if (!cm->ch)
+		return rt_fail_errno(&run->err, RT_EXIT_ENV, errno,
+				     "rdma_create_event_channel (is rdma_ucm loaded?)");
+	if (set_nonblocking(cm->ch->fd))
+		return rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "fcntl");
+	return 0;
+}
+
+struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
+{
+	struct rt_cm_device *d;
+
+	for (size_t i = 0; i < cm->ndevs; i++)
+		if (cm->devs[i].verbs == verbs)
+			return &cm->devs[i];
+	if (cm->ndevs == RT_CM_MAX_DEVICES)
+		return NULL;
+	d = &cm->devs[cm->ndevs++];
+	d->verbs = verbs;
+	d->pd = ibv_alloc_pd(verbs);
+	d->channel = ibv_create_comp_channel(verbs);
+	if (!d->pd || !d->channel || set_nonblocking(d->channel->fd) ||
+	    ibv_query_device(verbs, &d->attr))
+		return NULL;
+	return d;
+}
+
+int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
+{
+	struct rt_cm_device *d = rt_cm_device(c->cm, c->id->verbs);
+
+	if (!d)
+		return rt_conn_fail(c, RT_EXIT_FAIL,
+				    "cannot open the RDMA device of %s (PD or "
+				    "completion channel): %s", c->peer, strerror(errno));
+	return rt_res_create(&c->res, c->id, d->pd, d->channel, c, spec, &c->err)
+		       ? rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason)
+		       : 0;
+}
+
+struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
+			      struct sockaddr *dst)
+{
+	struct rdma_cm_id *id;
+	struct rt_conn *c;
+
+	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps)) {
+		rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+		return NULL;
+	}
+	c = conn_new(cm, id, false);
+	rt_addr_str(dst, c->peer, sizeof(c->peer));
+	c->state = RT_CONN_RESOLVING_ADDR;
+	rt_strlcpy(c->err.phase, "resolve-addr", sizeof(c->err.phase));
+	if (rdma_resolve_addr(id, src, dst, resolve_ms(cm)))
+		conn_fail_errno(c, errno == ENODEV || errno == EADDRNOTAVAIL
+					   ? RT_EXIT_ENV : RT_EXIT_FAIL,
+				errno, "rdma_resolve_addr");
+	return c;
+}
+
+static int bind_fail(struct rt_cm *cm, int e, const char *addr)
+{
+	int code = (e == EADDRNOTAVAIL || e == ENODEV) ? RT_EXIT_ENV : RT_EXIT_FAIL;
+
+	return rt_fail(&cm->run->err, code, "rdma_bind_addr %s: %s%s", addr,
+		       strerror(e),
+		       code == RT_EXIT_ENV ? " (no RDMA device owns this address)" :
+		       e == EADDRINUSE ? " (another server holds this port)" : "");
+}
+
+int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)
+{
+	struct rdma_cm_id *id;
+	struct rt_conn *c;
+
+	rt_error_phase(&cm->run->err, "listen");
+	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps))
+		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+	c = conn_new(cm, id, false);
+	rt_addr_str(addr, c->peer, sizeof(c->peer));
+	cm->listener = c;
+	if (rdma_bind_addr(id, addr))
+		return bind_fail(cm, errno, c->peer);
+	if (rdma_listen(id, cm->params.backlog))
+		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+				     "rdma_listen %s", c->peer);
+	c->state = RT_CONN_LISTENING;
+	return 0;
+}
+
+struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
+{
+	struct rdma_cm_id *id;
+	struct rt_conn *c;
+
+	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps)) {
+		rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+		return NULL;
+	}
+	c = conn_new(cm, id, false);
+	rt_addr_str(addr, c->peer, sizeof(c->peer));
+	if (addr && rdma_bind_addr(id, addr)) {
+		bind_fail(cm, errno, c->peer);
+		return NULL;
+	}
+	return c;
+}
+
+int rt_conn_disconnect(struct rt_conn *c)
+{
+	if (c->disconnect_sent)
+		return 0;
+	c->disconnect_sent = true;
+	c->step_start = rt_now_ns();
+	if (c->state == RT_CONN_ESTABLISHED)
+		c->state = RT_CONN_DISCONNECTING;
+	if (rdma_disconnect(c->id) && errno != EINVAL)
+		return conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_disconnect");
+	return 0;
+}
+
+static int run_setup(struct rt_conn *c)
+{
+	int rc = 0;
+
+	c->step_start = rt_now_ns();
+	if (c->cm->hooks->setup)
+		rc = c->cm->hooks->setup(c);
+	step_done(c, RT_STEP_CREATE_QP);
+	return rc;
+}
+
+static void on_addr_resolved(struct rt_conn *c)
+{
+	struct rt_cm_params *p = &c->cm->params;
+	uint8_t v;
+
+	step_done(c, RT_STEP_RESOLVE_ADDR);
+	rt_strlcpy(c->err.phase, "resolve-route", sizeof(c->err.phase));
+	if (p->tos >= 0) {
+		v = (uint8_t)p->tos;
+		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &v, sizeof(v)))
+			return (void)conn_fail_errno(c, RT_EXIT_FAIL, errno, "set TOS on");
+	}
+	if (p->ack_timeout >= 0) {
+		v = (uint8_t)p->ack_timeout;
+		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+				    &v, sizeof(v)))
+			return (void)conn_fail_errno(c, RT_EXIT_FAIL, errno,
+						     "set ACK timeout on");
+	}
+	c->state = RT_CONN_RESOLVING_ROUTE;
+	if (rdma_resolve_route(c->id, resolve_ms(c->cm)))
+		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_resolve_route");
+}
+
+static void on_route_resolved(struct rt_conn *c)
+{
+	struct rdma_conn_param param = c->cm->params.conn;
+
+	step_done(c, RT_STEP_RESOLVE_ROUTE);
+	rt_strlcpy(c->err.phase, "connect", sizeof(c->err.phase));
+	if (run_setup(c))
+		return;
+	if (c->res.qp && !c->res.id)
+		param.qp_num = c->res.qp->qp_num; /* self-managed QP */
+	c->state = RT_CONN_CONNECTING;
+	if (rdma_connect(c->id, &param))
+		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_connect");
+}
+
+static uint8_t clip(uint8_t want, int max)
+{
+	return (int)want > max ? (uint8_t)max : want;
+}
+
+static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
+			       const struct rdma_cm_event *ev)
+{
+	struct rt_conn *c = conn_new(cm, id, true);
+	struct rt_cm_device *d = rt_cm_device(cm, id->verbs);
+	struct rdma_conn_param p = { .retry_count = 7 };
+
+	rt_addr_str(rdma_get_peer_addr(id), c->peer, sizeof(c->peer));
+	rt_strlcpy(c->err.phase, "accept", sizeof(c->err.phase));
+	c->req = ev->param.conn;
+	c->req.private_data = NULL; /* gone with the event */
+	c->state = RT_CONN_ACCEPTING;
+	if (run_setup(c)) {
+		rdma_reject(id, NULL, 0);
+		return;
+	}
+	/* as librdmacm does for NULL parameters, but with a bounded RNR retry */
+	p.responder_resources = clip(c->req.initiator_depth, d ? d->attr.max_qp_rd_atom : 1);
+	p.initiator_depth = clip(c->req.responder_resources, d ? d->attr.max_qp_init_rd_atom : 1);
+	p.rnr_retry_count = cm->params.accept_rnr_retry;
+	if (c->res.qp && !c->res.id)
+		p.qp_num = c->res.qp->qp_num;
+	if (rdma_accept(id, &p))
+		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_accept");
+}
+
+static void on_established(struct rt_conn *c)
+{
+	step_done(c, RT_STEP_CONNECT);
+	c->state = RT_CONN_ESTABLISHED;
+	rt_strlcpy(c->err.phase, "transfer", sizeof(c->err.phase));
+	if (c->cm->hooks->established)
+		c->cm->hooks->established(c);
+}
+
+static void on_disconnected(struct rt_conn *c)
+{
+	if (!c->disconnect_sent) {
+		/* the peer started it: answer, which also flushes our QP */
+		c->disconnect_sent = true;
+		rdma_disconnect(c->id);
+	}
+	step_done(c, RT_STEP_DISCONNECT);
+	if (c->state != RT_CONN_FAILED)
+		c->state = RT_CONN_DISCONNECTED;
+	if (c->cm->hooks->disconnected)
+		c->cm->hooks->disconnected(c);
+}
+
+static void on_error_event(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	const char *name = rdma_event_str(ev->event);
+
+	rt_conn_fail(c, ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ? RT_EXIT_FAIL
+		     : ev->event == RDMA_CM_EVENT_ADDR_ERROR && ev->status == -ENODEV
+			     ? RT_EXIT_ENV : RT_EXIT_FAIL,
+		     "%s %s: %s", name, c->peer, rt_cm_explain(ev->event, ev->status));
+	rt_error_event(&c->err, name, ev->status);
+}
+
+static void on_join(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	c->ud = ev->param.ud;
+	c->state = RT_CONN_ESTABLISHED;
+	if (c->cm->hooks->joined && c->cm->hooks->joined(c) && c->state != RT_CONN_FAILED)
+		rt_conn_fail(c, RT_EXIT_FAIL, "multicast join handling failed");
+}
+
+void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
+{
+	struct rt_conn *c = ev->id->context;
+
+	rt_dbg(&cm->run->log, "event %s status %d on %s",
+	       rdma_event_str(ev->event), ev->status, c ? c->peer : "new id");
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		on_connect_request(cm, ev->id, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		on_addr_resolved(c);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		on_route_resolved(c);
+		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		if (cm->hooks->connect_response && cm->hooks->connect_response(c))
+			rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL,
+				     "%s", c->err.set ? c->err.reason : "establish failed");
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		on_established(c);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		on_disconnected(c);
+		break;
+	case RDMA_CM_EVENT_MULTICAST_JOIN:
+		on_join(c, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		rt_warn(&cm->run->log, "%s: address change event", c->peer);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		on_error_event(c, ev);
+		break;
+	default:
+		rt_dbg(&cm->run->log, "ignoring event %s", rdma_event_str(ev->event));
+	}
+}
+
+void rt_cm_destroy(struct rt_cm *cm)
+{
+	for (size_t i = 0; i < cm->nconns; i++) {
+		struct rt_conn *c = cm->conns[i];
+
+		if (c->state == RT_CONN_ESTABLISHED && !c->disconnect_sent)
+			rdma_disconnect(c->id); /* tell the peer now, not by timeout */
+		rt_res_destroy(&c->res);
+		rdma_destroy_id(c->id);
+		free(c);
+	}
+	free(cm->conns);
+	for (size_t i = 0; i < cm->ndevs; i++) {
+		if (cm->devs[i].pd)
+			ibv_dealloc_pd(cm->devs[i].pd);
+		if (cm->devs[i].channel)
+			ibv_destroy_comp_channel(cm->devs[i].channel);
+	}
+	if (cm->ch)
+		rdma_destroy_event_channel(cm->ch);
+	memset(cm, 0, sizeof(*cm));
+}

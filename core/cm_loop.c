@@ -1,0 +1,353 @@
+/* The reactor loop: poll() over the CM channel and the completion
+ * channels, bounded by the wait's idle timeout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rdmatest/cm.h"
+#include "rdmatest/util.h"
+#include "rdmatest/xfer.h"
+
+#define PRIV_MAX 256
+
+/* Copies the event (and its private data) and acknowledges it at once. */
+static int next_event(struct rt_cm *cm, struct rdma_cm_event *copy,
+		      uint8_t *priv)
+{
+	struct rdma_cm_event *ev;
+	const void *pd;
+	uint8_t len;
+
+	if (rdma_get_cm_event(cm->ch, &ev))
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
+		       rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+				     "rdma_get_cm_event");
+	*copy = *ev;
+	pd = ev->param.conn.private_data;
+	len = RT_MIN(ev->param.conn.private_data_len, PRIV_MAX);
+	if (pd && len)
+		memcpy(priv, pd, len);
+	copy->param.conn.private_data = pd ? priv : NULL;
+	copy->param.conn.private_data_len = pd ? len : 0;
+	rdma_ack_cm_event(ev);
+	return 1;
+}
+
+static int drain_events(struct rt_cm *cm)
+{
+	struct rdma_cm_event ev;
+	uint8_t priv[PRIV_MAX];
+	int n = 0, r;
+
+	while ((r = next_event(cm, &ev, priv)) > 0) {
+		cm->events++;
+		n++;
+		rt_cm_handle_event(cm, &ev);
+	}
+	return r < 0 ? -1 : n;
+}
+
+static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+		/* the QP went to error: a disconnect or an earlier failed
+		 * completion, each reported on its own */
+		rt_dbg(&c->cm->run->log, "%s: flushed %s", c->peer,
+		       rt_wr_kind_str(RT_WR_KIND(wc->wr_id)));
+		return;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (c->state == RT_CONN_FAILED)
+			return;
+		rt_wc_fail(wc, c->peer, &c->err);
+		rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+		return;
+	}
+	switch (RT_WR_KIND(wc->wr_id)) {
+	case RT_WR_RECV:
+		c->recvs_done++;
+		break;
+	case RT_WR_SEND:
+	case RT_WR_UD_SEND:
+		c->sends_done++;
+		break;
+	default:
+		c->rdma_done++;
+	}
+	if (c->cm->hooks->completion && c->cm->hooks->completion(c, wc) &&
+	    c->state != RT_CONN_FAILED)
+		rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
+			     c->err.set ? c->err.reason : "completion handling failed");
+}
+
+static int poll_cq(struct rt_cm *cm, struct rt_conn *c)
+{
+	struct ibv_wc wc[16];
+	int n = 0, total = 0;
+
+	while (c->res.cq && (n = ibv_poll_cq(c->res.cq, 16, wc)) > 0) {
+		for (int i = 0; i < n; i++)
+			on_wc(c, &wc[i]);
+		total += n;
+	}
+	if (n < 0)
+		return rt_fail(&cm->run->err, RT_EXIT_FAIL, "ibv_poll_cq %s failed", c->peer);
+	cm->completions += (uint64_t)total;
+	return total;
+}
+
+static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+	int n = 0, r;
+
+	while (!ibv_get_cq_event(ch, &cq, &ctx)) {
+		struct rt_conn *c = ctx;
+
+		ibv_ack_cq_events(cq, 1);
+		/* re-arm before draining, so nothing lands unnoticed */
+		if (ibv_req_notify_cq(cq, 0))
+			return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+					     "ibv_req_notify_cq");
+		if ((r = poll_cq(cm, c)) < 0)
+			return -1;
+		n += r + 1;
+	}
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "ibv_get_cq_event");
+	return n;
+}
+
+static int busy_poll_all(struct rt_cm *cm)
+{
+	int n = 0, r;
+
+	for (size_t i = 0; i < cm->nconns; i++) {
+		if ((r = poll_cq(cm, cm->conns[i])) < 0)
+			return -1;
+		n += r;
+	}
+	return n;
+}
+
+/* Hands each new per-connection failure to the applet, or to the run. */
+static void report_failures(struct rt_cm *cm)
+{
+	for (size_t i = 0; cm->failures_pending && i < cm->nconns; i++) {
+		struct rt_conn *c = cm->conns[i];
+		struct rt_error *e = &cm->run->err;
+
+		if (c->state != RT_CONN_FAILED || c->failure_reported)
+			continue;
+		c->failure_reported = true;
+		cm->failures_pending--;
+		if (cm->hooks->failed && cm->hooks->failed(c)) {
+			rt_warn(&cm->run->log, "%s", c->err.reason);
+			continue;
+		}
+		if (!e->set) {
+			*e = c->err;
+			e->set = true;
+		}
+	}
+}
+
+static int gather_fds(struct rt_cm *cm, struct pollfd *fds)
+{
+	int n = 0;
+
+	fds[n++] = (struct pollfd){ .fd = cm->ch->fd, .events = POLLIN };
+	for (size_t i = 0; i < cm->ndevs; i++)
+		if (cm->devs[i].channel)
+			fds[n++] = (struct pollfd){ .fd = cm->devs[i].channel->fd,
+						    .events = POLLIN };
+	return n;
+}
+
+static int one_round(struct rt_cm *cm, int timeout)
+{
+	struct pollfd fds[1 + RT_CM_MAX_DEVICES];
+	int nfds = gather_fds(cm, fds), n, progress = 0, r;
+
+	if (cm->params.busy_poll)
+		timeout = 0;
+	n = poll(fds, (nfds_t)nfds, timeout);
+	if (n < 0)
+		return errno == EINTR ? 0 :
+		       rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "poll");
+	if (n > 0 && fds[0].revents) {
+		if ((r = drain_events(cm)) < 0)
+			return -1;
+		progress += r;
+	}
+	for (size_t i = 0; i < cm->ndevs; i++)
+		if (cm->devs[i].channel && (r = drain_channel(cm, cm->devs[i].channel)) != 0) {
+			if (r < 0)
+				return -1;
+			progress += r;
+		}
+	if (cm->params.busy_poll) {
+		if ((r = busy_poll_all(cm)) < 0)
+			return -1;
+		progress += r;
+	}
+	report_failures(cm);
+	return progress;
+}
+
+static int timed_out(struct rt_cm *cm, const struct rt_wait *w)
+{
+	char how[160] = "", census[160];
+
+	if (w->progress)
+		w->progress(cm, w->arg, how, sizeof(how));
+	else
+		rt_cm_census(cm, how, sizeof(how));
+	rt_fail(&cm->run->err, RT_EXIT_TIMEOUT,
+		"timed out after %.3g s without progress waiting for %s (%s)",
+		w->timeout_ms / 1000.0, w->what, how);
+	rt_cm_census(cm, census, sizeof(census));
+	rt_dbg(&cm->run->log, "at timeout: %s", census);
+	return -1;
+}
+
+int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
+{
+	uint64_t deadline = w->timeout_ms < 0 ? 0 : rt_deadline_after_ms(w->timeout_ms);
+	int r;
+
+	rt_log_flush(&cm->run->log);
+	for (;;) {
+		bool finished = w->done(cm, w->arg); /* may fail connections */
+
+		report_failures(cm);
+		if (cm->run->err.set)
+			return -1;
+		if (finished)
+			return 0;
+		if (deadline && !rt_ms_until(deadline))
+			return timed_out(cm, w);
+		r = one_round(cm, rt_ms_until(deadline));
+		if (r < 0)
+			return -1;
+		if (r > 0 && w->timeout_ms >= 0)
+			deadline = rt_deadline_after_ms(w->timeout_ms);
+	}
+}
+
+int rt_cm_migrate(struct rt_cm *cm)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int flags;
+
+	if (!ch)
+		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+				     "rdma_create_event_channel (migrate)");
+	flags = fcntl(ch->fd, F_GETFL);
+	if (flags < 0 || fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK))
+		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "fcntl");
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (rdma_migrate_id(cm->conns[i]->id, ch))
+			return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+					     "rdma_migrate_id %s", cm->conns[i]->peer);
+	rdma_destroy_event_channel(cm->ch);
+	cm->ch = ch;
+	return 0;
+}
+
+bool rt_cm_all_established(struct rt_cm *cm, void *want_count)
+{
+	unsigned want = *(unsigned *)want_count, n = 0;
+
+	for (size_t i = 0; i < cm->nconns; i++)
+		n += cm->conns[i]->state >= RT_CONN_ESTABLISHED &&
+		     cm->conns[i]->state != RT_CONN_FAILED;
+	return n >= want;
+}
+
+bool rt_cm_all_closed(struct rt_cm *cm, void *unused)
+{
+	(void)unused;
+	for (size_t i = 0; i < cm->nconns; i++) {
+		enum rt_conn_state s = cm->conns[i]->state;
+
+		if (cm->conns[i] != cm->listener && s != RT_CONN_DISCONNECTED &&
+		    s != RT_CONN_FAILED)
+			return false;
+	}
+	return true;
+}
+
+const char *rt_conn_state_str(enum rt_conn_state s)
+{
+	static const char *const names[] = {
+		"idle", "listening", "resolving address", "resolving route",
+		"connecting", "accepting", "established", "disconnecting",
+		"disconnected", "failed",
+	};
+
+	return (size_t)s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+void rt_cm_census(struct rt_cm *cm, char *buf, size_t len)
+{
+	unsigned count[RT_CONN_FAILED + 1] = { 0 }, total = 0;
+	const char *sep = ":";
+	size_t n;
+
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (cm->conns[i] != cm->listener) {
+			count[cm->conns[i]->state]++;
+			total++;
+		}
+	n = (size_t)snprintf(buf, len, "%u connection%s", total, total == 1 ? "" : "s");
+	for (int s = 0; s <= RT_CONN_FAILED && n < len; s++)
+		if (count[s]) {
+			n += (size_t)snprintf(buf + n, len - n, "%s %u %s", sep,
+					      count[s], rt_conn_state_str(s));
+			sep = ",";
+		}
+	if (total == 0 && cm->listener && n < len)
+		snprintf(buf + n, len - n, "; listening on %s", cm->listener->peer);
+}
+
+const char *rt_cm_explain(enum rdma_cm_event_type ev, int status)
+{
+	switch (ev) {
+	case RDMA_CM_EVENT_REJECTED:
+		if (status == 8)
+			return "rejected: nothing listening on that port "
+			       "(reject reason 8, invalid service ID)";
+		if (status == 28)
+			return "rejected by the peer application (consumer reject, "
+			       "reason 28: server busy, full or refusing)";
+		return "connection rejected by the peer";
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		if (status == -ENODEV || status == -EADDRNOTAVAIL)
+			return "no RDMA device owns this address or a route to it";
+		if (status == -ETIMEDOUT)
+			return "address resolution timed out (ARP/neighbour unanswered: is the host up?)";
+		if (status == -ENETUNREACH || status == -EHOSTUNREACH)
+			return "no route to the host";
+		return "address resolution failed";
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return status == -ETIMEDOUT ? "route resolution timed out" :
+		       "route resolution failed";
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return status == -ETIMEDOUT
+			       ? "peer unreachable: no answer to the connect request "
+				 "(host down, or UDP port 4791 blocked for RoCE)"
+			       : "peer unreachable (GID or MTU mismatch, or no path)";
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return "connection error while establishing";
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return "the RDMA device was removed";
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
+		return "the multicast group reported an error";
+	default:
+		return "unexpected event";
+	}
+}

@@ -1,0 +1,143 @@
+#include <errno.h>
+#include <string.h>
+
+#include "rdmatest/xfer.h"
+
+static struct ibv_sge sge_of(struct rt_buf *b, size_t off, size_t len)
+{
+	return (struct ibv_sge){ .addr = (uintptr_t)(b->addr + off),
+				 .length = (uint32_t)len,
+				 .lkey = b->mr->lkey };
+}
+
+static int range_ok(struct rt_buf *b, size_t off, size_t len,
+		    struct rt_error *err)
+{
+	if (off > b->len || len > b->len - off || len > UINT32_MAX)
+		return rt_fail(err, RT_EXIT_FAIL,
+			       "internal: %zu bytes at %zu outside a %zu-byte buffer",
+			       len, off, b->len);
+	return 0;
+}
+
+int rt_post_recv(struct rt_res *r, struct rt_buf *b, size_t off, size_t len,
+		 uint64_t wr_id, struct rt_error *err)
+{
+	struct ibv_sge sge = sge_of(b, off, len);
+	struct ibv_recv_wr wr = { .wr_id = RT_WR_ID(RT_WR_RECV, wr_id), .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	int ret;
+
+	if (range_ok(b, off, len, err))
+		return -1;
+	ret = ibv_post_recv(r->qp, &wr, &bad);
+	if (ret)
+		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_post_recv");
+	return 0;
+}
+
+static int post_send(struct rt_res *r, struct ibv_send_wr *wr,
+		     const char *what, struct rt_error *err)
+{
+	struct ibv_send_wr *bad;
+	int ret = ibv_post_send(r->qp, wr, &bad);
+
+	if (ret)
+		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_post_send (%s)", what);
+	return 0;
+}
+
+int rt_post_send(struct rt_res *r, struct rt_buf *b, size_t off, size_t len,
+		 uint64_t wr_id, bool signaled, struct rt_error *err)
+{
+	struct ibv_sge sge = sge_of(b, off, len);
+	struct ibv_send_wr wr = {
+		.wr_id = RT_WR_ID(RT_WR_SEND, wr_id), .sg_list = &sge,
+		.num_sge = len ? 1 : 0, .opcode = IBV_WR_SEND,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+	};
+
+	if (range_ok(b, off, len, err))
+		return -1;
+	return post_send(r, &wr, "SEND", err);
+}
+
+int rt_post_rdma(struct rt_res *r, enum ibv_wr_opcode op, struct rt_buf *b,
+		 size_t off, size_t len, uint64_t raddr, uint32_t rkey,
+		 uint64_t wr_id, struct rt_error *err)
+{
+	struct ibv_sge sge = sge_of(b, off, len);
+	struct ibv_send_wr wr = {
+		.wr_id = RT_WR_ID(op == IBV_WR_RDMA_READ ? RT_WR_READ : RT_WR_WRITE, wr_id),
+		.sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	};
+
+	if (range_ok(b, off, len, err))
+		return -1;
+	return post_send(r, &wr, op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE", err);
+}
+
+int rt_post_ud_send(struct rt_res *r, struct rt_buf *b, size_t off,
+		    size_t len, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
+		    uint32_t imm_be, uint64_t wr_id, bool signaled,
+		    struct rt_error *err)
+{
+	struct ibv_sge sge = sge_of(b, off, len);
+	struct ibv_send_wr wr = {
+		.wr_id = RT_WR_ID(RT_WR_UD_SEND, wr_id), .sg_list = &sge,
+		.num_sge = 1, .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = imm_be,
+		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
+		.wr.ud = { .ah = ah, .remote_qpn = qpn, .remote_qkey = qkey },
+	};
+
+	if (range_ok(b, off, len, err))
+		return -1;
+	return post_send(r, &wr, "UD SEND", err);
+}
+
+const char *rt_wr_kind_str(enum rt_wr_kind k)
+{
+	switch (k) {
+	case RT_WR_RECV:
+		return "RECV";
+	case RT_WR_SEND:
+		return "SEND";
+	case RT_WR_READ:
+		return "RDMA READ";
+	case RT_WR_WRITE:
+		return "RDMA WRITE";
+	case RT_WR_UD_SEND:
+		return "UD SEND";
+	}
+	return "work request";
+}
+
+static const char *wc_hint(enum ibv_wc_status s)
+{
+	switch (s) {
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return " (the peer had no receive posted: does its message count match?)";
+	case IBV_WC_LOC_LEN_ERR:
+		return " (the message was larger than the receive buffer: does the peer's size match?)";
+	case IBV_WC_REM_ACCESS_ERR:
+		return " (the peer refused the remote access: bad rkey, address or length)";
+	case IBV_WC_RETRY_EXC_ERR:
+		return " (the peer stopped answering: transport retries exhausted)";
+	case IBV_WC_REM_INV_REQ_ERR:
+		return " (the peer judged the request invalid)";
+	default:
+		return "";
+	}
+}
+
+int rt_wc_fail(const struct ibv_wc *wc, const char *peer, struct rt_error *err)
+{
+	int rc = rt_fail(err, RT_EXIT_FAIL, "%s: %s completion failed: %s%s",
+			 peer, rt_wr_kind_str(RT_WR_KIND(wc->wr_id)),
+			 ibv_wc_status_str(wc->status), wc_hint(wc->status));
+
+	rt_error_event(err, ibv_wc_status_str(wc->status), wc->status);
+	return rc;
+}

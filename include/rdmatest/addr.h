@@ -1,0 +1,45 @@
+/* Addresses: the -f formats and port spaces every applet shares, name
+ * resolution through rdma_getaddrinfo, and printing socket addresses. */
+#ifndef RDMATEST_ADDR_H
+#define RDMATEST_ADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/opt.h"
+
+enum rt_addr_format {
+	RT_FMT_NAME,
+	RT_FMT_IP,
+	RT_FMT_IPV6,
+	RT_FMT_GID,
+};
+
+/* Choices for option tables. */
+extern const struct rt_enum rt_addr_formats[];    /* name ip ipv6 gid */
+extern const struct rt_enum rt_port_spaces_rc[];  /* tcp ib */
+extern const struct rt_enum rt_port_spaces_ud[];  /* udp ipoib */
+
+struct rt_addr_query {
+	const char *node;    /* NULL: wildcard (servers) */
+	long long port;      /* 0: none */
+	const char *src;     /* client source address, or NULL */
+	enum rdma_port_space ps;
+	enum rt_addr_format format;
+	bool passive;
+	const char *what;    /* option that gave the address, for errors: "-s" */
+};
+
+/* Resolves with rdma_getaddrinfo; on success *out must be released with
+ * rdma_freeaddrinfo. Bad or unknown names are usage errors. */
+int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
+		    struct rt_error *err);
+
+/* "192.0.2.1:7471", "[fe80::1]:7471", "gid fe80::…" or "?" */
+const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
+/* Parses a numeric IPv4/IPv6 address (no port) into a sockaddr_storage. */
+int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss);
+
+#endif

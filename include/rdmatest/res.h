@@ -1,0 +1,53 @@
+/* Verbs resources of one connection, from a small spec. Destruction
+ * accepts half-built state, so a failed setup simply returns and the
+ * owner's single destroy call cleans up. */
+#ifndef RDMATEST_RES_H
+#define RDMATEST_RES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdmatest/error.h"
+
+struct rt_res_spec {
+	enum ibv_qp_type qp_type; /* IBV_QPT_RC or IBV_QPT_UD */
+	uint32_t send_depth, recv_depth;
+	uint32_t cq_depth;        /* 0: send_depth + recv_depth */
+	uint32_t max_inline;
+	bool sig_all;             /* every send is signaled */
+	bool self_managed_qp;     /* the applet drives INIT/RTR/RTS itself */
+	uint32_t create_flags;    /* e.g. IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
+	bool busy_poll;           /* no completion channel: the caller polls */
+};
+
+struct rt_buf {
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+#define RT_RES_MAX_BUFS 4
+
+struct rt_res {
+	struct ibv_pd *pd;  /* the device's shared PD, not owned */
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct rdma_cm_id *id; /* set when the CM owns the QP (rdma_create_qp) */
+	struct rt_buf bufs[RT_RES_MAX_BUFS];
+	size_t nbufs;
+};
+
+/* Creates CQ and QP on the id's device. `pd` and `channel` come from the
+ * device (see rt_cm_device); channel may be NULL for busy polling. */
+int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
+		  struct ibv_comp_channel *channel, void *cq_context,
+		  const struct rt_res_spec *spec, struct rt_error *err);
+/* Allocates and registers a buffer owned by r (zero-filled). */
+struct rt_buf *rt_res_buf(struct rt_res *r, size_t len, int access,
+			  struct rt_error *err);
+void rt_res_destroy(struct rt_res *r);
+
+#endif
