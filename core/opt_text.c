@@ -80,13 +80,26 @@ static void value_json(struct rt_json *j, const struct rt_opt *o,
 	}
 }
 
+/* An option with no default that the command line did not set has no
+ * value: null says so, where 0 would claim one. */
+static bool unset(const struct rt_opt_table *t, size_t row)
+{
+	const struct rt_opt *o = &t->opts[row];
+
+	return !o->def && !(t->given & (1ULL << row)) &&
+	       o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
+}
+
 void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
 		    size_t ntabs)
 {
 	for (size_t t = 0; t < ntabs; t++)
-		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++) {
-			rt_json_key(j, o->name);
-			value_json(j, o, tabs[t].base);
+		for (size_t r = 0; r < rt_opt_count(tabs[t].opts); r++) {
+			rt_json_key(j, tabs[t].opts[r].name);
+			if (unset(&tabs[t], r))
+				rt_json_null(j);
+			else
+				value_json(j, &tabs[t].opts[r], tabs[t].base);
 		}
 }
 

@@ -1,4 +1,4 @@
-# A small TAP harness for CLI tests, sourced by the *.test scripts.
+# A small TAP harness for CLI tests (bash), sourced by the *.test scripts.
 # check NAME EXIT [--out REGEX] [--err REGEX] [--no-out] -- CMD...
 # runs CMD with a bound, and checks its exit status and output.
 set -u
@@ -16,8 +16,8 @@ tap_not_ok() {
 }
 
 check() {
-	name=$1 want=$2; shift 2
-	out_re='' err_re='' no_out=0
+	local name=$1 want=$2 out_re='' err_re='' no_out=0 got why
+	shift 2
 	while [ "$1" != "--" ]; do
 		case $1 in
 		--out) out_re=$2; shift 2 ;;
@@ -50,9 +50,10 @@ check() {
 
 # same NAME CMD_A -- CMD_B: both must print the same and exit alike.
 same() {
-	name=$1; shift
-	a='' ; while [ "$1" != "--" ]; do a="$a $(printf '%q' "$1")"; shift; done; shift
-	eval "timeout 20 $a" >"$WORK/a.out" 2>"$WORK/a.err" </dev/null; ra=$?
+	local name=$1 cmd_a='' ra rb
+	shift
+	while [ "$1" != "--" ]; do cmd_a="$cmd_a $(printf '%q' "$1")"; shift; done; shift
+	eval "timeout 20 $cmd_a" >"$WORK/a.out" 2>"$WORK/a.err" </dev/null; ra=$?
 	timeout 20 "$@" >"$WORK/b.out" 2>"$WORK/b.err" </dev/null; rb=$?
 	if [ "$ra" = "$rb" ] && cmp -s "$WORK/a.out" "$WORK/b.out" &&
 	   cmp -s "$WORK/a.err" "$WORK/b.err"; then

@@ -1,0 +1,448 @@
+/* ucmatose: N RC connections through the RDMA CM, C messages of S bytes
+ * each way, then an orderly disconnect.
+ *
+ * Wire protocol of upstream cmatose (v44), which this follows: the client
+ * posts its C receives before connecting (its REQ asks for RNR retry 0);
+ * the server, once all N are up, sends C per connection first; the client
+ * replies with C after receiving all of them; the server disconnects and
+ * the client answers the DREQ. Payloads are opaque upstream; with --verify
+ * (rdmatest on both sides) each carries the verification pattern. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/applet.h"
+#include "rdmatest/cm.h"
+#include "rdmatest/stats.h"
+#include "rdmatest/util.h"
+#include "rdmatest/verify.h"
+#include "rdmatest/xfer.h"
+
+#define VERIFY_MAX_BYTES (1ULL << 30)
+#define SENDER_SERVER 0x53525652u /* "SRVR" */
+#define SENDER_CLIENT 0x434c4e54u /* "CLNT" */
+
+struct ucmatose_cfg {
+	const char *dst;
+	const char *src;
+	int format;
+	int ps;
+	long long conns;
+	long long count;
+	long long size;
+	long long tos;
+	long long ack_timeout;
+	long long port;
+	int migrate;
+	int verify;
+	int timing;
+};
+
+struct ucmatose_ctx {
+	struct ucmatose_cfg *cfg;
+	struct rt_run *run;
+	struct rt_cm cm;
+	bool server;
+	unsigned conns;      /* connections this side expects */
+	unsigned long count; /* messages per connection, each way */
+	uint64_t t_start, t_established, t_data_done;
+};
+
+struct ucmatose_conn {
+	struct rt_buf *recv, *send;
+};
+
+#define I(f) RT_OFF_INT(struct ucmatose_cfg, f)
+#define L(f) RT_OFF_LL(struct ucmatose_cfg, f)
+#define S(f) RT_OFF_STR(struct ucmatose_cfg, f)
+
+static const struct rt_opt ucmatose_opts[] = {
+	{ 's', "server-addr", RT_OPT_ADDR, S(dst), 0, 0, NULL, "ADDR",
+	  "server address: run as the client and connect to ADDR", NULL },
+	{ 'b', "bind", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	  "local address to bind (server) or to connect from (client)", NULL },
+	{ 'f', "format", RT_OPT_ENUM, I(format), 0, 0, "name", "FMT",
+	  "how to read addresses", rt_addr_formats },
+	{ 'P', "port-space", RT_OPT_ENUM, I(ps), 0, 0, "tcp", "PS",
+	  "RDMA port space; both sides must match", rt_port_spaces_rc },
+	{ 'c', "connections", RT_OPT_INT, L(conns), 0, 65536, "1", "N",
+	  "connections; the server waits for exactly N", NULL },
+	{ 'C', "count", RT_OPT_INT, L(count), 0, 1 << 20, "10", "N",
+	  "messages per connection in each direction; both sides must match", NULL },
+	{ 'S', "size", RT_OPT_SIZE, L(size), 0, 1 << 30, "100", "SIZE",
+	  "message size in bytes (0: connect only); both sides must match", NULL },
+	{ 't', "tos", RT_OPT_INT, L(tos), 0, 255, NULL, "TOS",
+	  "type of service for the client's connections", NULL },
+	{ 'a', "ack-timeout", RT_OPT_INT, L(ack_timeout), 0, 31, NULL, "T",
+	  "QP ACK timeout exponent (4.096 us * 2^T)", NULL },
+	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
+	{ 'm', "migrate", RT_OPT_FLAG, I(migrate), 0, 0, NULL, NULL,
+	  "move every id to a new event channel before disconnecting", NULL },
+	{ 0, "verify", RT_OPT_FLAG, I(verify), 0, 0, NULL, NULL,
+	  "fill and check every payload (both sides must be rdmatest with --verify)", NULL },
+	{ 0, "timing", RT_OPT_FLAG, I(timing), 0, 0, NULL, NULL,
+	  "print the connection-setup timing table (always in --json)", NULL },
+	{ 0 },
+};
+
+static struct ucmatose_ctx *ctx_of(struct rt_conn *c)
+{
+	return c->cm->applet;
+}
+
+/* Receives land in their own slot with --verify, else all in one buffer
+ * (payloads are opaque, as upstream). */
+static size_t slot(struct ucmatose_ctx *x, uint64_t i)
+{
+	return x->cfg->verify ? (size_t)(i * (uint64_t)x->cfg->size) : 0;
+}
+
+static int setup(struct rt_conn *c)
+{
+	struct ucmatose_ctx *x = ctx_of(c);
+	unsigned long n = x->count ? x->count : 1;
+	size_t bytes = (size_t)x->cfg->size * (x->cfg->verify ? n : 1);
+	struct rt_res_spec spec = {
+		.qp_type = IBV_QPT_RC, .send_depth = (uint32_t)n,
+		.recv_depth = (uint32_t)n, .sig_all = true,
+	};
+	struct ucmatose_conn *u = c->priv = rt_xcalloc(1, sizeof(*u));
+
+	if (x->server && c->index > x->conns) /* index 0 is the listener */
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request "
+				    "beyond -c %u: rejected", c->peer, x->conns);
+	if (rt_conn_setup_res(c, &spec))
+		return -1;
+	u->recv = rt_res_buf(&c->res, bytes, IBV_ACCESS_LOCAL_WRITE, &c->err);
+	u->send = u->recv ? rt_res_buf(&c->res, bytes, IBV_ACCESS_LOCAL_WRITE, &c->err) : NULL;
+	if (!u->send)
+		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
+	for (unsigned long i = 0; i < x->count; i++)
+		if (rt_post_recv(&c->res, u->recv, slot(x, i), (size_t)x->cfg->size, i, &c->err))
+			return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+	return 0;
+}
+
+static int check_message(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	struct ucmatose_ctx *x = ctx_of(c);
+	struct ucmatose_conn *u = c->priv;
+	uint64_t seq = RT_WR_N(wc->wr_id);
+	size_t bad = 0;
+	enum rt_msg_status st;
+
+	if (wc->byte_len != (uint32_t)x->cfg->size)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message %llu has %u bytes, "
+				    "expected %lld (does the peer's -S match?)", c->peer,
+				    (unsigned long long)seq, wc->byte_len, x->cfg->size);
+	if (!x->cfg->verify)
+		return 0;
+	st = rt_msg_check_seq(u->recv->addr + slot(x, seq), wc->byte_len,
+			      x->server ? SENDER_CLIENT : SENDER_SERVER, seq, &bad);
+	if (st != RT_MSG_OK)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message %llu: %s at byte %zu "
+				    "(is the peer rdmatest with --verify?)", c->peer,
+				    (unsigned long long)seq, rt_msg_status_str(st), bad);
+	return 0;
+}
+
+static int completion(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (RT_WR_KIND(wc->wr_id) == RT_WR_RECV)
+		return check_message(c, wc);
+	return 0;
+}
+
+static int send_all(struct ucmatose_ctx *x, struct rt_conn *c)
+{
+	struct ucmatose_conn *u = c->priv;
+	size_t size = (size_t)x->cfg->size;
+
+	for (unsigned long i = 0; i < x->count; i++) {
+		if (x->cfg->verify)
+			rt_msg_fill(u->send->addr + slot(x, i), size,
+				    x->server ? SENDER_SERVER : SENDER_CLIENT, i);
+		if (rt_post_send(&c->res, u->send, slot(x, i), size, i, true, &c->err))
+			return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+	}
+	return 0;
+}
+
+static bool is_data_conn(struct rt_cm *cm, struct rt_conn *c)
+{
+	return c != cm->listener && c->state != RT_CONN_FAILED && c->priv;
+}
+
+/* Waits end early when a peer disconnects before finishing. */
+static bool counted(struct rt_cm *cm, bool recvs)
+{
+	struct ucmatose_ctx *x = cm->applet;
+	bool all = true;
+
+	for (size_t i = 0; i < cm->nconns; i++) {
+		struct rt_conn *c = cm->conns[i];
+		uint64_t n = recvs ? c->recvs_done : c->sends_done;
+
+		if (!is_data_conn(cm, c) || n >= x->count)
+			continue;
+		all = false;
+		if (c->state == RT_CONN_DISCONNECTED)
+			rt_conn_fail(c, RT_EXIT_FAIL, "%s disconnected after %llu of %lu "
+				     "messages (does its -C match?)", c->peer,
+				     (unsigned long long)n, x->count);
+	}
+	return all;
+}
+
+static bool recvs_done(struct rt_cm *cm, void *arg) { (void)arg; return counted(cm, true); }
+static bool sends_done(struct rt_cm *cm, void *arg) { (void)arg; return counted(cm, false); }
+
+static void data_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
+{
+	struct ucmatose_ctx *x = cm->applet;
+	uint64_t got = 0, sent = 0;
+	unsigned n = 0;
+
+	(void)arg;
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (is_data_conn(cm, cm->conns[i])) {
+			got += cm->conns[i]->recvs_done;
+			sent += cm->conns[i]->sends_done;
+			n++;
+		}
+	snprintf(buf, len, "%u connections: received %llu and sent %llu of %llu "
+		 "messages each way; does the peer's -C/-c match?", n,
+		 (unsigned long long)got, (unsigned long long)sent,
+		 (unsigned long long)x->count * n);
+}
+
+static int wait_for(struct ucmatose_ctx *x, bool (*done)(struct rt_cm *, void *),
+		    const char *what)
+{
+	struct rt_wait w = { .done = done, .timeout_ms = x->run->common.timeout_ms,
+			     .what = what, .progress = data_progress };
+
+	return rt_cm_run(&x->cm, &w);
+}
+
+static int exchange(struct ucmatose_ctx *x)
+{
+	const struct rt_log *log = &x->run->log;
+	struct rt_cm *cm = &x->cm;
+
+	rt_error_phase(&x->run->err, "transfer");
+	if (x->server) {
+		rt_say(log, "initiating data transfers");
+		for (size_t i = 0; i < cm->nconns; i++)
+			if (is_data_conn(cm, cm->conns[i]) && send_all(x, cm->conns[i]))
+				return -1;
+		rt_say(log, "completing sends");
+		if (wait_for(x, sends_done, "send completions"))
+			return -1;
+	}
+	rt_say(log, "receiving data transfers");
+	if (wait_for(x, recvs_done, "the peer's messages"))
+		return -1;
+	if (!x->server) {
+		rt_say(log, "sending replies");
+		for (size_t i = 0; i < cm->nconns; i++)
+			if (is_data_conn(cm, cm->conns[i]) && send_all(x, cm->conns[i]))
+				return -1;
+		if (wait_for(x, sends_done, "reply completions"))
+			return -1;
+	}
+	rt_say(log, "data transfers complete");
+	return 0;
+}
+
+static bool extra_request_only(struct rt_conn *c)
+{
+	struct ucmatose_ctx *x = ctx_of(c);
+
+	return x->server && c->passive && c->index > x->conns;
+}
+
+static const struct rt_cm_hooks hooks = {
+	.setup = setup,
+	.completion = completion,
+	.failed = extra_request_only,
+};
+
+static bool children_arrived(struct rt_cm *cm, void *arg)
+{
+	(void)arg;
+	return cm->nconns > 1; /* the listener plus at least one request */
+}
+
+static int connect_all(struct ucmatose_ctx *x)
+{
+	struct ucmatose_cfg *cfg = x->cfg;
+	struct rt_addr_query q = {
+		.node = x->server ? cfg->src : cfg->dst, .port = cfg->port,
+		.src = x->server ? NULL : cfg->src, .ps = (enum rdma_port_space)cfg->ps,
+		.format = cfg->format, .passive = x->server,
+		.what = x->server ? "-b" : "-s",
+	};
+	struct rdma_addrinfo *ai;
+	int rc = 0;
+
+	rt_error_phase(&x->run->err, x->server ? "listen" : "resolve-addr");
+	if (rt_addr_resolve(&q, &ai, &x->run->err))
+		return -1;
+	if (x->server)
+		rc = rt_cm_listen(&x->cm, ai->ai_src_addr);
+	else
+		for (unsigned i = 0; i < x->conns && !rc; i++)
+			rc = rt_cm_connect(&x->cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
+	rdma_freeaddrinfo(ai);
+	return rc;
+}
+
+static int wait_established(struct ucmatose_ctx *x)
+{
+	struct rt_wait first = { .done = children_arrived,
+				 .timeout_ms = x->run->common.accept_timeout_ms
+						       ? x->run->common.accept_timeout_ms : -1,
+				 .what = "a first client" };
+	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->conns,
+			       .timeout_ms = x->run->common.timeout_ms,
+			       .what = "all connections to be established" };
+
+	rt_error_phase(&x->run->err, "connect");
+	if (x->server && x->conns && rt_cm_run(&x->cm, &first))
+		return -1;
+	if (rt_cm_run(&x->cm, &all))
+		return -1;
+	x->t_established = rt_now_ns();
+	return 0;
+}
+
+static int disconnect_all(struct ucmatose_ctx *x)
+{
+	struct rt_wait w = { .done = rt_cm_all_closed,
+			     .timeout_ms = x->run->common.timeout_ms,
+			     .what = x->server ? "the clients to disconnect"
+					       : "the server to disconnect" };
+
+	if (x->cfg->migrate) {
+		rt_say(&x->run->log, "migrating to new event channel");
+		if (rt_cm_migrate(&x->cm))
+			return -1;
+	}
+	rt_error_phase(&x->run->err, "disconnect");
+	if (x->server) {
+		rt_say(&x->run->log, "cmatose: disconnecting");
+		for (size_t i = 0; i < x->cm.nconns; i++)
+			if (is_data_conn(&x->cm, x->cm.conns[i]))
+				rt_conn_disconnect(x->cm.conns[i]);
+	}
+	if (rt_cm_run(&x->cm, &w))
+		return -1;
+	if (x->server)
+		rt_say(&x->run->log, "disconnected");
+	return 0;
+}
+
+static void report(struct ucmatose_ctx *x)
+{
+	struct rt_json *j = &x->run->results;
+	struct rt_steps steps;
+	uint64_t bytes = 0, msgs = 0;
+	double data_s = (double)(x->t_data_done - x->t_established) / 1e9;
+
+	rt_steps_init(&steps, rt_step_names, RT_STEP_COUNT);
+	for (size_t i = 0; i < x->cm.nconns; i++) {
+		struct rt_conn *c = x->cm.conns[i];
+
+		if (!is_data_conn(&x->cm, c))
+			continue;
+		for (int s = 0; s < RT_STEP_COUNT; s++)
+			if (c->step_ns[s])
+				rt_steps_add(&steps, (size_t)s, c->step_ns[s]);
+		msgs += c->recvs_done + c->sends_done;
+	}
+	bytes = msgs * (uint64_t)x->cfg->size;
+	if (x->cfg->timing)
+		rt_steps_print(x->run->log.human, &steps);
+	rt_json_kv_string(j, "role", x->server ? "server" : "client");
+	rt_json_kv_uint(j, "connections", x->conns);
+	rt_json_kv_uint(j, "messages", msgs);
+	rt_json_kv_uint(j, "bytes", bytes);
+	rt_json_kv_bool(j, "verified", x->cfg->verify && x->cfg->size > 0);
+	rt_json_kv_double(j, "connect_seconds", (double)(x->t_established - x->t_start) / 1e9);
+	rt_json_kv_double(j, "transfer_seconds", x->t_data_done ? data_s : 0);
+	rt_json_key(j, "setup_us");
+	rt_steps_json(j, &steps);
+	rt_steps_free(&steps);
+}
+
+static int run_test(struct ucmatose_ctx *x)
+{
+	struct rt_cm_params p = {
+		.ps = (enum rdma_port_space)x->cfg->ps,
+		.tos = -1, .ack_timeout = -1, .accept_rnr_retry = 7,
+		/* as upstream: RNR retry 0 makes the server's sends fail fast
+		 * when a receive is missing, instead of retrying forever */
+		.conn = { .responder_resources = 1, .initiator_depth = 1,
+			  .retry_count = 5, .rnr_retry_count = 0 },
+	};
+
+	if (rt_opt_was_given(&x->run->tabs[0], "tos") && !x->server)
+		p.tos = (int)x->cfg->tos;
+	if (rt_opt_was_given(&x->run->tabs[0], "ack-timeout"))
+		p.ack_timeout = (int)x->cfg->ack_timeout;
+	rt_say(&x->run->log, "cmatose: starting %s", x->server ? "server" : "client");
+	if (rt_cm_init(&x->cm, x->run, &p, &hooks, x) || connect_all(x))
+		return -1;
+	if (!x->server)
+		rt_say(&x->run->log, "cmatose: connecting");
+	if (wait_established(x) || (x->count && exchange(x)))
+		return -1;
+	x->t_data_done = rt_now_ns();
+	if (disconnect_all(x))
+		return -1;
+	report(x);
+	rt_say(&x->run->log, "test complete");
+	rt_say(&x->run->log, "return status 0");
+	return 0;
+}
+
+static int ucmatose_main(struct rt_run *run, void *cfgp)
+{
+	struct ucmatose_cfg *cfg = cfgp;
+	struct ucmatose_ctx x = { .cfg = cfg, .run = run, .server = !cfg->dst,
+				  .conns = (unsigned)cfg->conns,
+				  .count = cfg->size ? (unsigned long)cfg->count : 0,
+				  .t_start = rt_now_ns() };
+	int rc;
+
+	if (cfg->verify && (uint64_t)cfg->count * (uint64_t)cfg->size > VERIFY_MAX_BYTES)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--verify needs -C x -S "
+			       "buffers per connection: %lld x %lld is over 1 GiB",
+			       cfg->count, cfg->size);
+	if (cfg->conns == 0) /* as upstream: nothing to do */
+		return 0;
+	rc = run_test(&x);
+	for (size_t i = 0; i < x.cm.nconns; i++)
+		free(x.cm.conns[i]->priv);
+	rt_cm_destroy(&x.cm);
+	return rc;
+}
+
+const struct rt_applet applet_ucmatose = {
+	.name = "ucmatose",
+	.summary = "RDMA CM connection test: N RC connections exchanging messages",
+	.synopsis = "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-P tcp|ib] "
+		    "[-c connections] [-C message_count] [-S message_size] [-t tos] "
+		    "[-a ack_timeout] [-p port] [-m] [--verify] [--timing]",
+	.description =
+		"Without -s it is the server: it waits for -c connections, sends -C "
+		"messages of -S bytes on each, receives as many back and disconnects. "
+		"With -s it is the client. Wire-compatible with rdma-core's ucmatose; "
+		"unlike it, every completion is checked, every wait is bounded by "
+		"--timeout, and a count or size mismatch ends with a clear error.",
+	.opts = ucmatose_opts,
+	.cfg_size = sizeof(struct ucmatose_cfg),
+	.main = ucmatose_main,
+};
