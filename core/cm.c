@@ -134,6 +134,26 @@ struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
 	return d;
 }
 
+/* Depths past the device's limits fail inside the provider with a bare
+ * EINVAL; say which limit instead. */
+static int check_limits(struct rt_conn *c, const struct rt_cm_device *d,
+			const struct rt_res_spec *spec)
+{
+	uint32_t cqe = spec->cq_depth ? spec->cq_depth
+				      : spec->send_depth + spec->recv_depth;
+	uint32_t wr = RT_MAX(spec->send_depth, spec->recv_depth);
+
+	if (d->attr.max_qp_wr && wr > (uint32_t)d->attr.max_qp_wr)
+		return rt_conn_fail(c, RT_EXIT_ENV, "%u outstanding work requests "
+				    "per queue needed, the device allows %d "
+				    "(use a smaller message count)", wr, d->attr.max_qp_wr);
+	if (d->attr.max_cqe && cqe > (uint32_t)d->attr.max_cqe)
+		return rt_conn_fail(c, RT_EXIT_ENV, "a completion queue of %u "
+				    "entries needed, the device allows %d (use a "
+				    "smaller message count)", cqe, d->attr.max_cqe);
+	return 0;
+}
+
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
 {
 	struct rt_cm_device *d = rt_cm_device(c->cm, c->id->verbs);
@@ -142,6 +162,8 @@ int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
 		return rt_conn_fail(c, RT_EXIT_FAIL,
 				    "cannot open the RDMA device of %s (PD or "
 				    "completion channel): %s", c->peer, strerror(errno));
+	if (check_limits(c, d, spec))
+		return -1;
 	return rt_res_create(&c->res, c->id, d->pd, d->channel, c, spec, &c->err)
 		       ? rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason)
 		       : 0;
@@ -240,25 +262,29 @@ static int run_setup(struct rt_conn *c)
 	return rc;
 }
 
+static int set_u8_option(struct rt_conn *c, int name, int value,
+			 const char *what)
+{
+	uint8_t v = (uint8_t)value;
+
+	if (value < 0)
+		return 0;
+	rt_dbg(&c->cm->run->log, "%s: set %s %u", c->peer, what, v);
+	if (rdma_set_option(c->id, RDMA_OPTION_ID, name, &v, sizeof(v)))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "setting %s on %s: %s", what,
+				    c->peer, strerror(errno));
+	return 0;
+}
+
 static void on_addr_resolved(struct rt_conn *c)
 {
 	struct rt_cm_params *p = &c->cm->params;
-	uint8_t v;
 
 	step_done(c, RT_STEP_RESOLVE_ADDR);
 	rt_strlcpy(c->err.phase, "resolve-route", sizeof(c->err.phase));
-	if (p->tos >= 0) {
-		v = (uint8_t)p->tos;
-		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &v, sizeof(v)))
-			return (void)conn_fail_errno(c, RT_EXIT_FAIL, errno, "set TOS on");
-	}
-	if (p->ack_timeout >= 0) {
-		v = (uint8_t)p->ack_timeout;
-		if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
-				    &v, sizeof(v)))
-			return (void)conn_fail_errno(c, RT_EXIT_FAIL, errno,
-						     "set ACK timeout on");
-	}
+	if (set_u8_option(c, RDMA_OPTION_ID_TOS, p->tos, "TOS") ||
+	    set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, p->ack_timeout, "ACK timeout"))
+		return;
 	c->state = RT_CONN_RESOLVING_ROUTE;
 	if (rdma_resolve_route(c->id, resolve_ms(c->cm)))
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_resolve_route");
@@ -296,7 +322,9 @@ static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
 	c->req = ev->param.conn;
 	c->req.private_data = NULL; /* gone with the event */
 	c->state = RT_CONN_ACCEPTING;
-	if (run_setup(c)) {
+	/* the passive side's ACK timeout applies to its QP, set before accept */
+	if (run_setup(c) ||
+	    set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, cm->params.ack_timeout, "ACK timeout")) {
 		rdma_reject(id, NULL, 0);
 		return;
 	}
