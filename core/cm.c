@@ -281,6 +281,12 @@ static void on_addr_resolved(struct rt_conn *c)
 	struct rt_cm_params *p = &c->cm->params;
 
 	step_done(c, RT_STEP_RESOLVE_ADDR);
+	if (c->cm->hooks->addr_resolved) {
+		if (c->cm->hooks->addr_resolved(c) && c->state != RT_CONN_FAILED)
+			rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
+				     c->err.set ? c->err.reason : "address handling failed");
+		return;
+	}
 	rt_strlcpy(c->err.phase, "resolve-route", sizeof(c->err.phase));
 	if (set_u8_option(c, RDMA_OPTION_ID_TOS, p->tos, "TOS") ||
 	    set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, p->ack_timeout, "ACK timeout"))

@@ -61,6 +61,10 @@ struct rt_conn {
 };
 
 struct rt_cm_hooks {
+	/* Address resolved (active side). Without this hook the reactor goes
+	 * on to resolve the route and connect; with it, the applet takes over
+	 * (multicast joins). */
+	int (*addr_resolved)(struct rt_conn *c);
 	/* Route resolved (active) or request arrived (passive): create the
 	 * QP and buffers, post receives. Returning -1 fails the connection. */
 	int (*setup)(struct rt_conn *c);
