@@ -46,6 +46,14 @@ int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	return -1;
 }
 
+int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)
+{
+	if (rc && c->state != RT_CONN_FAILED)
+		rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
+			     c->err.set ? c->err.reason : what);
+	return rc;
+}
+
 static int conn_fail_errno(struct rt_conn *c, int exit_code, int e,
 			   const char *call)
 {
@@ -61,7 +69,7 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 	c->id = id;
 	c->passive = passive;
 	c->index = cm->next_index++;
-	c->step_start = rt_now_ns();
+	c->step_start = c->last_progress = rt_now_ns();
 	rt_strlcpy(c->peer, "?", sizeof(c->peer));
 	rt_strlcpy(c->err.phase, "setup", sizeof(c->err.phase));
 	if (cm->nconns == cm->conns_cap) {
@@ -282,9 +290,8 @@ static void on_addr_resolved(struct rt_conn *c)
 
 	step_done(c, RT_STEP_RESOLVE_ADDR);
 	if (c->cm->hooks->addr_resolved) {
-		if (c->cm->hooks->addr_resolved(c) && c->state != RT_CONN_FAILED)
-			rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
-				     c->err.set ? c->err.reason : "address handling failed");
+		rt_conn_hook_result(c, c->cm->hooks->addr_resolved(c),
+				    "address handling failed");
 		return;
 	}
 	rt_strlcpy(c->err.phase, "resolve-route", sizeof(c->err.phase));
@@ -382,14 +389,17 @@ static void on_join(struct rt_conn *c, const struct rdma_cm_event *ev)
 {
 	c->ud = ev->param.ud;
 	c->state = RT_CONN_ESTABLISHED;
-	if (c->cm->hooks->joined && c->cm->hooks->joined(c) && c->state != RT_CONN_FAILED)
-		rt_conn_fail(c, RT_EXIT_FAIL, "multicast join handling failed");
+	if (c->cm->hooks->joined)
+		rt_conn_hook_result(c, c->cm->hooks->joined(c),
+				    "multicast join handling failed");
 }
 
 void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 {
 	struct rt_conn *c = ev->id->context;
 
+	if (c)
+		c->last_progress = rt_now_ns();
 	rt_dbg(&cm->run->log, "event %s status %d on %s",
 	       rdma_event_str(ev->event), ev->status, c ? c->peer : "new id");
 	switch (ev->event) {
@@ -403,9 +413,12 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 		on_route_resolved(c);
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-		if (cm->hooks->connect_response && cm->hooks->connect_response(c))
-			rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL,
-				     "%s", c->err.set ? c->err.reason : "establish failed");
+		/* only for self-managed QPs: the applet establishes, and no
+		 * ESTABLISHED event follows on this side */
+		if (cm->hooks->connect_response &&
+		    !rt_conn_hook_result(c, cm->hooks->connect_response(c),
+					 "establish failed"))
+			on_established(c);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		on_established(c);
@@ -435,17 +448,61 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 	}
 }
 
-void rt_cm_destroy(struct rt_cm *cm)
+int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state)
 {
+	struct ibv_qp_attr attr = { .qp_state = state };
+	int mask = 0;
+
+	if (rdma_init_qp_attr(c->id, &attr, &mask))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "rdma_init_qp_attr (%s) %s: %s",
+				    state == IBV_QPS_INIT ? "INIT" : state == IBV_QPS_RTR
+				    ? "RTR" : "RTS", c->peer, strerror(errno));
+	if (ibv_modify_qp(c->res.qp, &attr, mask))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "ibv_modify_qp to state %d %s: %s",
+				    state, c->peer, strerror(errno));
+	return 0;
+}
+
+void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms)
+{
+	uint64_t now = rt_now_ns();
+
 	for (size_t i = 0; i < cm->nconns; i++) {
 		struct rt_conn *c = cm->conns[i];
 
-		if (c->state == RT_CONN_ESTABLISHED && !c->disconnect_sent)
-			rdma_disconnect(c->id); /* tell the peer now, not by timeout */
-		rt_res_destroy(&c->res);
-		rdma_destroy_id(c->id);
-		free(c);
+		if (c == cm->listener || c->state == RT_CONN_FAILED ||
+		    c->state == RT_CONN_DISCONNECTED || c->state == RT_CONN_IDLE ||
+		    now - c->last_progress < (uint64_t)timeout_ms * 1000000u)
+			continue;
+		rt_conn_fail(c, RT_EXIT_TIMEOUT, "%s: no progress for %.3g s while %s "
+			     "(peer gone?)", c->peer, timeout_ms / 1000.0,
+			     rt_conn_state_str(c->state));
 	}
+}
+
+static void conn_free(struct rt_conn *c)
+{
+	if (c->state == RT_CONN_ESTABLISHED && !c->disconnect_sent)
+		rdma_disconnect(c->id); /* tell the peer now, not by timeout */
+	rt_res_destroy(&c->res);
+	rdma_destroy_id(c->id);
+	free(c);
+}
+
+void rt_cm_release(struct rt_cm *cm, struct rt_conn *c)
+{
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (cm->conns[i] == c) {
+			cm->conns[i] = cm->conns[--cm->nconns];
+			conn_free(c);
+			return;
+		}
+}
+
+void rt_cm_destroy(struct rt_cm *cm)
+{
+	for (size_t i = 0; i < cm->nconns; i++)
+		conn_free(cm->conns[i]);
 	free(cm->conns);
 	for (size_t i = 0; i < cm->ndevs; i++) {
 		if (cm->devs[i].pd)

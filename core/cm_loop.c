@@ -51,6 +51,7 @@ static int drain_events(struct rt_cm *cm)
 
 static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 {
+	c->last_progress = rt_now_ns();
 	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 		/* the QP went to error: a disconnect or an earlier failed
 		 * completion, each reported on its own */
@@ -76,10 +77,9 @@ static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 	default:
 		c->rdma_done++;
 	}
-	if (c->cm->hooks->completion && c->cm->hooks->completion(c, wc) &&
-	    c->state != RT_CONN_FAILED)
-		rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
-			     c->err.set ? c->err.reason : "completion handling failed");
+	if (c->cm->hooks->completion)
+		rt_conn_hook_result(c, c->cm->hooks->completion(c, wc),
+				    "completion handling failed");
 }
 
 static int poll_cq(struct rt_cm *cm, struct rt_conn *c)
@@ -214,6 +214,15 @@ static int timed_out(struct rt_cm *cm, const struct rt_wait *w)
 	return -1;
 }
 
+static int poll_ms(uint64_t deadline, long long tick_ms)
+{
+	int left = rt_ms_until(deadline);
+
+	if (tick_ms > 0 && (left < 0 || left > tick_ms))
+		return (int)tick_ms;
+	return left;
+}
+
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 {
 	uint64_t deadline = w->timeout_ms < 0 ? 0 : rt_deadline_after_ms(w->timeout_ms);
@@ -230,7 +239,7 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 			return 0;
 		if (deadline && !rt_ms_until(deadline))
 			return timed_out(cm, w);
-		r = one_round(cm, rt_ms_until(deadline));
+		r = one_round(cm, poll_ms(deadline, w->tick_ms));
 		if (r < 0)
 			return -1;
 		if (r > 0 && w->timeout_ms >= 0)

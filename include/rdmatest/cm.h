@@ -51,6 +51,7 @@ struct rt_conn {
 	struct rt_res res;
 	struct rt_error err;   /* this connection's own failure */
 	uint64_t step_start;   /* when the current step began */
+	uint64_t last_progress; /* last event or completion of this connection */
 	uint64_t step_ns[RT_STEP_COUNT];
 	uint64_t sends_done, recvs_done, rdma_done; /* successful completions */
 	struct rdma_conn_param req; /* what the peer asked for (passive side) */
@@ -142,6 +143,15 @@ struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 int rt_conn_disconnect(struct rt_conn *c);
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
+/* Moves a self-managed QP (rping -q) to INIT, RTR or RTS with the
+ * attributes the CM computed for this connection. */
+int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state);
+/* Fails every connection that has been waiting for its peer longer than
+ * timeout_ms (a peer that vanished without a disconnect). */
+void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms);
+/* Destroys a finished (disconnected or failed, and reported) connection
+ * and drops it from the list, so long-running servers do not grow. */
+void rt_cm_release(struct rt_cm *cm, struct rt_conn *c);
 /* Records a per-connection failure; the reactor reports it. */
 int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -152,6 +162,7 @@ struct rt_wait {
 	bool (*done)(struct rt_cm *cm, void *arg);
 	void *arg;
 	long long timeout_ms; /* ends the wait when nothing happens this long; -1: no bound */
+	long long tick_ms;    /* if > 0, done() is also called at least this often */
 	const char *what;     /* "the server's messages", for the timeout message */
 	/* optional: how far it got, e.g. "4 of 10 messages on connection 2" */
 	void (*progress)(struct rt_cm *cm, void *arg, char *buf, size_t len);
@@ -160,6 +171,10 @@ struct rt_wait {
 /* Runs the reactor until the wait is done (0), or the run fails or the
  * wait times out (-1, run->err set). */
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w);
+
+/* After a hook returned rc: a failure the hook did not record itself
+ * becomes a connection failure naming `what`. Returns rc. */
+int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what);
 
 /* Handles one (copied, already acknowledged) CM event; the loop calls it,
  * and unit tests drive it with scripted events. */

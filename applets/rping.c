@@ -1,0 +1,599 @@
+/* rping: RDMA READ/WRITE ping-pong, wire-compatible with rdma-core's rping.
+ *
+ * Per ping the client fills its source buffer and SENDs a 16-byte
+ * big-endian advert {address, rkey, length}; the server RDMA-READs that
+ * buffer and SENDs a go-ahead; the client SENDs a second advert for its
+ * sink buffer; the server RDMA-WRITEs the data back (strlen + 1 bytes, as
+ * upstream) and SENDs a second go-ahead. Each side keeps exactly one
+ * receive posted, so the two strictly alternate.
+ *
+ * The peer is untrusted: every advert is checked against the local
+ * buffers before any RDMA is posted, and an echo never reads past what
+ * was read. The server runs the protocol from completions, so one reactor
+ * serves any number of clients at once (-P). */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/applet.h"
+#include "rdmatest/cm.h"
+#include "rdmatest/stats.h"
+#include "rdmatest/util.h"
+#include "rdmatest/xfer.h"
+
+#define ADVERT_LEN 16
+
+struct rping_cfg {
+	int server, client;
+	const char *addr, *src;
+	long long port;
+	int persistent;
+	long long count;
+	long long size;
+	int verbose, validate, debug, self_qp;
+};
+
+/* the 16-byte control message, host order */
+struct rping_advert {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+enum srv_state { SRV_WAIT_SOURCE, SRV_READING, SRV_WAIT_SINK, SRV_WRITING };
+
+struct rping_conn {
+	struct rt_buf *recv, *send, *data, *start;
+	enum srv_state state;
+	uint32_t read_len;     /* bytes the server read in this ping */
+	uint64_t pings;        /* completed pings */
+	uint64_t t_ping;       /* client: when the current ping started */
+};
+
+struct rping_ctx {
+	struct rping_cfg *cfg;
+	struct rt_run *run;
+	struct rt_cm cm;
+	struct rt_samples rtt;  /* client round trips, ns */
+	uint64_t served, clients, failed_clients;
+};
+
+#define I(f) RT_OFF_INT(struct rping_cfg, f)
+#define L(f) RT_OFF_LL(struct rping_cfg, f)
+#define S(f) RT_OFF_STR(struct rping_cfg, f)
+
+static const struct rt_opt rping_opts[] = {
+	{ 's', "server", RT_OPT_FLAG, I(server), 0, 0, NULL, NULL, "run as the server", NULL },
+	{ 'c', "client", RT_OPT_FLAG, I(client), 0, 0, NULL, NULL, "run as the client", NULL },
+	{ 'a', "addr", RT_OPT_ADDR, S(addr), 0, 0, NULL, "ADDR",
+	  "server: address to listen on (default any); client: the server's address", NULL },
+	{ 'I', "source", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	  "client: source address to connect from", NULL },
+	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7174", "PORT", "port", NULL },
+	{ 'P', "persistent", RT_OPT_FLAG, I(persistent), 0, 0, NULL, NULL,
+	  "server: serve clients, many at once, until killed", NULL },
+	{ 'C', "count", RT_OPT_INT, L(count), 0, 0, "0", "N",
+	  "client: number of pings (0: until interrupted)", NULL },
+	{ 'S', "size", RT_OPT_SIZE, L(size), 1, 1 << 24, "64", "SIZE",
+	  "ping buffer size; the upstream server reads at most its own -S (default 64)", NULL },
+	{ 'v', "verbose", RT_OPT_COUNTER, I(verbose), 0, 0, NULL, NULL,
+	  "print the ping data (and a latency summary)", NULL },
+	{ 'V', "validate", RT_OPT_COUNTER, I(validate), 0, 0, NULL, NULL,
+	  "client: check the echoed data", NULL },
+	{ 'd', "trace", RT_OPT_COUNTER, I(debug), 0, 0, NULL, NULL,
+	  "trace CM events and completions on stderr (like --debug)", NULL },
+	{ 'q', "self-qp", RT_OPT_FLAG, I(self_qp), 0, 0, NULL, NULL,
+	  "create the QP and move it through INIT/RTR/RTS here, not in the CM", NULL },
+	{ 0 },
+};
+
+/* ---- the advert: untrusted bytes in, checked values out ---------------- */
+
+void rping_advert_encode(uint8_t out[ADVERT_LEN], const struct rping_advert *a)
+{
+	uint64_t addr = htobe64(a->addr);
+	uint32_t rkey = htobe32(a->rkey), len = htobe32(a->len);
+
+	memcpy(out, &addr, 8);
+	memcpy(out + 8, &rkey, 4);
+	memcpy(out + 12, &len, 4);
+}
+
+/* Returns 0, or -1 with a reason when the message cannot be an advert
+ * for a buffer of at most `max` bytes. */
+int rping_advert_decode(const uint8_t *buf, size_t len, uint64_t max,
+			struct rping_advert *a, const char **why)
+{
+	uint64_t addr;
+	uint32_t rkey, alen;
+
+	if (len != ADVERT_LEN) {
+		*why = "control message is not 16 bytes";
+		return -1;
+	}
+	memcpy(&addr, buf, 8);
+	memcpy(&rkey, buf + 8, 4);
+	memcpy(&alen, buf + 12, 4);
+	a->addr = be64toh(addr);
+	a->rkey = be32toh(rkey);
+	a->len = be32toh(alen);
+	*why = a->len == 0 ? "advertised length is 0" :
+	       a->len > max ? "advertised length exceeds this side's buffer (-S)" :
+	       a->addr + a->len < a->addr ? "advertised buffer wraps the address space" :
+	       NULL;
+	return *why ? -1 : 0;
+}
+
+/* The upstream ping text: "rdma-ping-N: " then characters counting up
+ * from 'A' + N through 'A'..'z' (wrapping), NUL in the last byte. */
+void rping_fill(uint8_t *buf, size_t size, uint64_t n)
+{
+	int start = 'A' + (int)(n % 58), c;
+	int pre;
+
+	if (!size)
+		return;
+	pre = snprintf((char *)buf, size, "rdma-ping-%llu: ", (unsigned long long)n);
+	c = start;
+	for (size_t i = pre < 0 ? 0 : (size_t)pre; i + 1 < size; i++) {
+		buf[i] = (uint8_t)c;
+		c = c == 'z' ? 'A' : c + 1;
+	}
+	buf[size - 1] = '\0';
+}
+
+static struct rping_ctx *ctx_of(struct rt_conn *c)
+{
+	return c->cm->applet;
+}
+
+static int fail_peer(struct rt_conn *c, const char *what, const char *why)
+{
+	return rt_conn_fail(c, RT_EXIT_FAIL, "%s: %s: %s", c->peer, what, why);
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+static int post_recv(struct rt_conn *c)
+{
+	struct rping_conn *r = c->priv;
+
+	return rt_post_recv(&c->res, r->recv, 0, ADVERT_LEN, 0, &c->err) ?
+	       rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason) : 0;
+}
+
+static int make_buffers(struct rt_conn *c, size_t size)
+{
+	struct rping_conn *r = c->priv;
+	int remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		     IBV_ACCESS_REMOTE_WRITE;
+
+	r->recv = rt_res_buf(&c->res, ADVERT_LEN, IBV_ACCESS_LOCAL_WRITE, &c->err);
+	r->send = r->recv ? rt_res_buf(&c->res, ADVERT_LEN, 0, &c->err) : NULL;
+	r->data = r->send ? rt_res_buf(&c->res, size, remote, &c->err) : NULL;
+	if (r->data && !c->passive)
+		r->start = rt_res_buf(&c->res, size, remote, &c->err);
+	if (!r->data || (!c->passive && !r->start))
+		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
+	return 0;
+}
+
+/* -q: the QP must leave RESET before a receive may be posted. */
+static int self_qp_ready(struct rt_conn *c)
+{
+	if (rt_conn_qp_state(c, IBV_QPS_INIT))
+		return -1;
+	if (c->passive && (rt_conn_qp_state(c, IBV_QPS_RTR) ||
+			   rt_conn_qp_state(c, IBV_QPS_RTS)))
+		return -1;
+	return 0;
+}
+
+static int setup(struct rt_conn *c)
+{
+	struct rping_ctx *x = ctx_of(c);
+	struct rt_res_spec spec = {
+		.qp_type = IBV_QPT_RC, .send_depth = 16, .recv_depth = 2,
+		.cq_depth = 32, .self_managed_qp = x->cfg->self_qp,
+	};
+
+	c->priv = rt_xcalloc(1, sizeof(struct rping_conn));
+	if (c->passive)
+		x->clients++;
+	if (rt_conn_setup_res(c, &spec) || make_buffers(c, (size_t)x->cfg->size))
+		return -1;
+	if (x->cfg->self_qp && self_qp_ready(c))
+		return -1;
+	return post_recv(c);
+}
+
+/* -q client: the CM hands the response to us; finish the QP, send RTU.
+ * INIT is applied again: before the connect, the CM's INIT attributes
+ * grant no remote access, and the server's RDMA READ would be refused. */
+static int connect_response(struct rt_conn *c)
+{
+	if (rt_conn_qp_state(c, IBV_QPS_INIT) || rt_conn_qp_state(c, IBV_QPS_RTR) ||
+	    rt_conn_qp_state(c, IBV_QPS_RTS))
+		return -1;
+	if (rdma_establish(c->id))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "rdma_establish %s: %m", c->peer);
+	return 0;
+}
+
+static int send_advert(struct rt_conn *c, const struct rping_advert *a)
+{
+	struct rping_conn *r = c->priv;
+
+	if (a)
+		rping_advert_encode(r->send->addr, a);
+	else
+		memset(r->send->addr, 0, ADVERT_LEN); /* go-ahead: zeros, as upstream */
+	return rt_post_send(&c->res, r->send, 0, ADVERT_LEN, 0, true, &c->err) ?
+	       rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason) : 0;
+}
+
+/* ---- server: the protocol runs from completions ------------------------ */
+
+static void print_data(struct rt_run *run, const char *label, const uint8_t *buf,
+		       size_t len)
+{
+	rt_say(&run->log, "%s%.*s", label, (int)strnlen((const char *)buf, len), buf);
+}
+
+static int server_advert(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	struct rping_ctx *x = ctx_of(c);
+	struct rping_conn *r = c->priv;
+	struct rping_advert a;
+	const char *why;
+	size_t n, echo;
+
+	if (rping_advert_decode(r->recv->addr, wc->byte_len, (uint64_t)x->cfg->size, &a, &why))
+		return fail_peer(c, "malformed advert", why);
+	if (post_recv(c))
+		return -1;
+	if (r->state == SRV_WAIT_SOURCE) {
+		r->read_len = a.len;
+		r->state = SRV_READING;
+		return rt_post_rdma(&c->res, IBV_WR_RDMA_READ, r->data, 0, a.len,
+				    a.addr, a.rkey, 0, &c->err) ? -1 : 0;
+	}
+	if (r->state != SRV_WAIT_SINK)
+		return fail_peer(c, "protocol", "advert while an RDMA operation is "
+				 "in flight (the peer does not alternate)");
+	/* upstream echoes strlen + 1; never more than was read or advertised */
+	n = strnlen((const char *)r->data->addr, r->read_len);
+	echo = RT_MIN(n < r->read_len ? n + 1 : r->read_len, (size_t)a.len);
+	r->state = SRV_WRITING;
+	return rt_post_rdma(&c->res, IBV_WR_RDMA_WRITE, r->data, 0, echo, a.addr,
+			    a.rkey, 0, &c->err) ? -1 : 0;
+}
+
+static int server_completion(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	struct rping_ctx *x = ctx_of(c);
+	struct rping_conn *r = c->priv;
+
+	switch (RT_WR_KIND(wc->wr_id)) {
+	case RT_WR_RECV:
+		return server_advert(c, wc);
+	case RT_WR_READ:
+		if (x->cfg->verbose)
+			print_data(x->run, "server ping data: ", r->data->addr, r->read_len);
+		r->state = SRV_WAIT_SINK;
+		return send_advert(c, NULL);
+	case RT_WR_WRITE:
+		r->state = SRV_WAIT_SOURCE;
+		r->pings++;
+		x->served++;
+		return send_advert(c, NULL);
+	default:
+		return 0;
+	}
+}
+
+/* ---- client: straight-line pings, each wait bounded ------------------- */
+
+static int client_completion(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (RT_WR_KIND(wc->wr_id) != RT_WR_RECV)
+		return 0;
+	if (wc->byte_len != ADVERT_LEN)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: received a %u-byte control "
+				    "message, expected 16", c->peer, wc->byte_len);
+	return post_recv(c);
+}
+
+static int completion(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	return c->passive ? server_completion(c, wc) : client_completion(c, wc);
+}
+
+struct recv_goal {
+	struct rt_conn *c;
+	uint64_t want, ping;
+};
+
+static bool got_recvs(struct rt_cm *cm, void *arg)
+{
+	struct recv_goal *g = arg;
+
+	(void)cm;
+	if (g->c->recvs_done >= g->want)
+		return true;
+	if (g->c->state == RT_CONN_DISCONNECTED)
+		rt_conn_fail(g->c, RT_EXIT_FAIL, "%s disconnected during ping %llu",
+			     g->c->peer, (unsigned long long)g->ping);
+	return false;
+}
+
+static int advert_and_wait(struct rping_ctx *x, struct rt_conn *c,
+			   struct rt_buf *b, uint64_t n, uint64_t want)
+{
+	struct rping_advert a = { (uintptr_t)b->addr, b->mr->rkey, (uint32_t)x->cfg->size };
+	struct recv_goal g = { c, want, n };
+	struct rt_wait w = { .done = got_recvs, .arg = &g,
+			     .timeout_ms = x->run->common.timeout_ms,
+			     .what = "the server's go-ahead" };
+
+	if (send_advert(c, &a))
+		return -1;
+	return rt_cm_run(&x->cm, &w);
+}
+
+static int check_echo(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
+{
+	struct rping_conn *r = c->priv;
+	size_t size = (size_t)x->cfg->size;
+
+	for (size_t i = 0; x->cfg->validate && i < size; i++)
+		if (r->start->addr[i] != r->data->addr[i])
+			return rt_fail(&x->run->err, RT_EXIT_FAIL, "data mismatch in "
+				       "ping %llu at byte %zu of %zu: sent 0x%02x, got "
+				       "0x%02x", (unsigned long long)n, i, size,
+				       r->start->addr[i], r->data->addr[i]);
+	if (x->cfg->verbose)
+		print_data(x->run, "ping data: ", r->data->addr, size);
+	return 0;
+}
+
+static int ping(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
+{
+	struct rping_conn *r = c->priv;
+	uint64_t t0 = rt_now_ns();
+
+	rping_fill(r->start->addr, (size_t)x->cfg->size, n);
+	if (x->cfg->validate)
+		memset(r->data->addr, 0, r->data->len); /* a missing echo must show */
+	if (advert_and_wait(x, c, r->start, n, 2 * n + 1) ||
+	    advert_and_wait(x, c, r->data, n, 2 * n + 2))
+		return -1;
+	rt_samples_add(&x->rtt, rt_now_ns() - t0);
+	r->pings++;
+	return check_echo(x, c, n);
+}
+
+/* ---- connection handling ----------------------------------------------- */
+
+/* A single-client server's client is connection 1 (0 is the listener);
+ * later requests are turned away. */
+static bool extra_client(struct rping_ctx *x, struct rt_conn *c)
+{
+	return c->passive && !x->cfg->persistent && c->index > 1;
+}
+
+static int server_setup(struct rt_conn *c)
+{
+	if (extra_client(ctx_of(c), c))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: rejected: already serving "
+				    "a client (use -P to serve many)", c->peer);
+	return setup(c);
+}
+
+/* Persistent servers outlive their clients' failures; a single-client
+ * server only shrugs off the extra clients it rejected. */
+static bool keep_serving(struct rt_conn *c)
+{
+	struct rping_ctx *x = ctx_of(c);
+
+	if (c->passive && (x->cfg->persistent || extra_client(x, c))) {
+		x->failed_clients++;
+		return true;
+	}
+	return false;
+}
+
+static const struct rt_cm_hooks hooks = {
+	.setup = server_setup,
+	.completion = completion,
+	.failed = keep_serving,
+	.connect_response = connect_response,
+};
+
+static void release_finished(struct rping_ctx *x)
+{
+	struct rt_cm *cm = &x->cm;
+
+	for (size_t i = cm->nconns; i-- > 0;) {
+		struct rt_conn *c = cm->conns[i];
+
+		if (c == cm->listener || !(c->state == RT_CONN_DISCONNECTED ||
+					   (c->state == RT_CONN_FAILED && c->failure_reported)))
+			continue;
+		free(c->priv);
+		rt_cm_release(cm, c);
+	}
+}
+
+static bool first_client(struct rt_cm *cm, void *arg)
+{
+	(void)arg;
+	return ((struct rping_ctx *)cm->applet)->clients > 0;
+}
+
+/* Single-client server: done when its client disconnected. Persistent:
+ * never done; finished connections are released as they end. */
+static bool serving_done(struct rt_cm *cm, void *arg)
+{
+	struct rping_ctx *x = cm->applet;
+
+	(void)arg;
+	rt_cm_fail_idle(cm, x->run->common.timeout_ms);
+	if (x->cfg->persistent) {
+		release_finished(x);
+		return false;
+	}
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (cm->conns[i]->passive && !extra_client(x, cm->conns[i]) &&
+		    cm->conns[i]->state == RT_CONN_DISCONNECTED)
+			return true;
+	return false;
+}
+
+static int resolve(struct rping_ctx *x, bool passive, struct rdma_addrinfo **ai)
+{
+	struct rt_addr_query q = {
+		.node = x->cfg->addr ? x->cfg->addr : (passive ? NULL : "0.0.0.0"),
+		.port = x->cfg->port, .src = passive ? NULL : x->cfg->src,
+		.ps = RDMA_PS_TCP, .passive = passive, .what = "-a",
+	};
+
+	return rt_addr_resolve(&q, ai, &x->run->err);
+}
+
+static int run_server(struct rping_ctx *x)
+{
+	struct rt_wait first = { .done = first_client, .what = "a first client",
+				 .timeout_ms = x->run->common.accept_timeout_ms
+						       ? x->run->common.accept_timeout_ms : -1 };
+	struct rt_wait serve = { .done = serving_done, .timeout_ms = -1,
+				 .tick_ms = 250, .what = "clients" };
+	struct rdma_addrinfo *ai;
+	int rc;
+
+	if (resolve(x, true, &ai))
+		return -1;
+	rc = rt_cm_listen(&x->cm, ai->ai_src_addr);
+	rdma_freeaddrinfo(ai);
+	rt_error_phase(&x->run->err, "accept");
+	if (rc || rt_cm_run(&x->cm, &first))
+		return -1;
+	rt_error_phase(&x->run->err, "transfer");
+	return rt_cm_run(&x->cm, &serve);
+}
+
+static int client_disconnect(struct rping_ctx *x, struct rt_conn *c)
+{
+	struct rt_wait w = { .done = rt_cm_all_closed, .what = "the disconnect",
+			     .timeout_ms = x->run->common.timeout_ms };
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+
+	rt_error_phase(&x->run->err, "disconnect");
+	if (x->cfg->self_qp)
+		ibv_modify_qp(c->res.qp, &err, IBV_QP_STATE); /* as upstream -q */
+	if (rt_conn_disconnect(c))
+		return -1;
+	return rt_cm_run(&x->cm, &w);
+}
+
+static int run_client(struct rping_ctx *x)
+{
+	unsigned one = 1;
+	struct rt_wait up = { .done = rt_cm_all_established, .arg = &one,
+			      .timeout_ms = x->run->common.timeout_ms,
+			      .what = "the connection" };
+	struct rdma_addrinfo *ai;
+	struct rt_conn *c;
+
+	if (resolve(x, false, &ai))
+		return -1;
+	c = rt_cm_connect(&x->cm, ai->ai_src_addr, ai->ai_dst_addr);
+	rdma_freeaddrinfo(ai);
+	rt_error_phase(&x->run->err, "connect");
+	if (!c || rt_cm_run(&x->cm, &up))
+		return -1;
+	rt_error_phase(&x->run->err, "transfer");
+	for (uint64_t n = 0; !x->cfg->count || n < (uint64_t)x->cfg->count; n++)
+		if (ping(x, c, n))
+			return -1;
+	return client_disconnect(x, c);
+}
+
+static void report(struct rping_ctx *x, bool server)
+{
+	struct rt_json *j = &x->run->results;
+	struct rt_summary s;
+
+	rt_json_kv_string(j, "role", server ? "server" : "client");
+	if (server) {
+		rt_json_kv_uint(j, "clients", x->clients);
+		rt_json_kv_uint(j, "failed_clients", x->failed_clients);
+		rt_json_kv_uint(j, "pings_served", x->served);
+		if (x->cfg->verbose)
+			rt_say(&x->run->log, "rping: served %llu pings to %llu clients",
+			       (unsigned long long)x->served,
+			       (unsigned long long)x->clients);
+		return;
+	}
+	rt_samples_summarize(&x->rtt, &s);
+	rt_json_kv_uint(j, "pings", s.count);
+	rt_json_kv_uint(j, "size", (uint64_t)x->cfg->size);
+	rt_json_kv_bool(j, "validated", x->cfg->validate > 0);
+	rt_json_key(j, "rtt_us");
+	rt_summary_json(j, &s, 1000.0);
+	if (x->cfg->verbose)
+		rt_say(&x->run->log, "rping: %zu pings, rtt min/median/p99/p99.9/max "
+		       "%.1f/%.1f/%.1f/%.1f/%.1f us", s.count, s.min / 1e3,
+		       s.median / 1e3, s.p99 / 1e3, s.p999 / 1e3, s.max / 1e3);
+}
+
+static int rping_main(struct rt_run *run, void *cfgp)
+{
+	struct rping_cfg *cfg = cfgp;
+	struct rping_ctx x = { .cfg = cfg, .run = run };
+	struct rt_cm_params p = {
+		.ps = RDMA_PS_TCP, .tos = -1, .ack_timeout = -1, .backlog = 128,
+		/* upstream asks for RNR retry 7, which means forever */
+		.accept_rnr_retry = 6,
+		.conn = { .responder_resources = 1, .initiator_depth = 1,
+			  .retry_count = 7, .rnr_retry_count = 6 },
+	};
+	bool server = cfg->server;
+	int rc;
+
+	if (cfg->server == cfg->client)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "exactly one of -s (server) "
+			       "or -c (client) is required");
+	if (cfg->debug)
+		run->log.debug = true;
+	rc = rt_cm_init(&x.cm, run, &p, &hooks, &x);
+	if (!rc)
+		rc = server ? run_server(&x) : run_client(&x);
+	if (!rc || x.rtt.n || x.served)
+		report(&x, server);
+	for (size_t i = 0; i < x.cm.nconns; i++)
+		free(x.cm.conns[i]->priv);
+	rt_cm_destroy(&x.cm);
+	rt_samples_free(&x.rtt);
+	return rc;
+}
+
+const struct rt_applet applet_rping = {
+	.name = "rping",
+	.summary = "RDMA READ/WRITE ping-pong between a client and a server",
+	.synopsis = "-s [-vVdqP] [-a address] [-p port] [-S size]\n"
+		    "       rping -c [-vVdq] [-a address] [-I address] [-p port] "
+		    "[-C count] [-S size]",
+	.description =
+		"The client sends its buffer's address; the server RDMA-READs it "
+		"and RDMA-WRITEs it back into the client's second buffer. "
+		"Wire-compatible with rdma-core's rping. Unlike it, every wait is "
+		"bounded by --timeout, adverts from the peer are validated before "
+		"any RDMA is posted, -P serves many clients concurrently from one "
+		"thread, and -v adds round-trip percentiles.",
+	.opts = rping_opts,
+	.cfg_size = sizeof(struct rping_cfg),
+	.main = rping_main,
+};

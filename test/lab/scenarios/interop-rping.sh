@@ -1,0 +1,104 @@
+# hosts: 2
+# timeout: 1200
+# rping interop matrix: rdmatest and upstream (rdma-core v44) as server and
+# client in every pairing, with the options that change the wire; -P with
+# many concurrent clients; a client killed mid-run. Server on b, client on a.
+UP=/usr/bin/rping
+RTR=$RT/rping
+
+# pair NAME SERVER CLIENT SERVER_ARGS -- CLIENT_ARGS
+pair() {
+	name=$1 srv=$2 cli=$3
+	shift 3
+	sargs=''
+	while [ "$1" != -- ]; do sargs="$sargs $1"; shift; done
+	shift
+	case_begin "$name" 150
+	bg_start srv b $srv -s -a "$B" $sargs
+	wait_listen b 7174 20 || fail "server not listening on 7174"
+	failed || run_on -t 120 a $cli -c -a "$B" "$@" || fail "client exited $?"
+	failed || bg_wait srv 30 || fail "server exited $?"
+	pass
+}
+
+for count in 1 100 10000; do
+	for dir in "rt-client/upstream-server:$UP:$RTR" "upstream-client/rt-server:$RTR:$UP" "rt/rt:$RTR:$RTR"; do
+		IFS=: read -r tag srv cli <<-EOT
+		$dir
+		EOT
+		pair "$tag -C $count -V" "$srv" "$cli" -- -C "$count" -V
+	done
+done
+for size in 23 64 1024 65535; do
+	pair "rt-client/upstream-server -S $size -V" "$UP" "$RTR" -S $size -- -C 20 -S $size -V
+	pair "upstream-client/rt-server -S $size -V" "$RTR" "$UP" -S $size -- -C 20 -S $size -V
+done
+pair "rt/rt -S 16 -V" "$RTR" "$RTR" -S 16 -- -C 20 -S 16 -V
+pair "rt/rt -S 65536 -V" "$RTR" "$RTR" -S 65536 -- -C 20 -S 65536 -V
+pair "rt/rt -S 1m -V" "$RTR" "$RTR" -S 1m -- -C 5 -S 1m -V
+
+# -v prints the same ping data lines as upstream
+for dir in "rt-client/upstream-server:$UP:$RTR" "upstream-client/rt-server:$RTR:$UP"; do
+	IFS=: read -r tag srv cli <<-EOT
+	$dir
+	EOT
+	pair "$tag -v" "$srv" "$cli" -- -C 3 -v
+	case_begin "$tag -v: ping data lines" 10
+	output_has '^ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ\[\\\]\^_`abcdefghijklmnopqr$' ||
+		fail "ping 0 line differs"
+	output_has '^ping data: rdma-ping-2: CDEFGHIJ' || fail "ping 2 line differs"
+	pass
+done
+
+# -q: the applet drives the QP states itself
+pair "rt-client -q/upstream-server -q" "$UP" "$RTR" -q -- -C 50 -V -q
+pair "upstream-client -q/rt-server -q" "$RTR" "$UP" -q -- -C 50 -V -q
+pair "rt/rt -q, client only" "$RTR" "$RTR" -- -C 50 -V -q
+
+# -P: many clients at once against one persistent rdmatest server
+case_begin "-P: 128 concurrent clients all succeed" 300
+bg_start srv b $RTR -s -P -a "$B" -v
+wait_listen b 7174 20 || fail "server not listening"
+failed || run_on -t 240 a sh -c '
+	i=0; pids=""
+	while [ $i -lt 64 ]; do
+		'"$RTR"' -c -a '"$B"' -C 5 -V >/tmp/prt.$i 2>&1 & pids="$pids $!"
+		'"$UP"' -c -a '"$B"' -C 5 -V >/tmp/pup.$i 2>&1 & pids="$pids $!"
+		i=$((i + 1))
+	done
+	bad=0
+	for p in $pids; do wait $p || bad=$((bad + 1)); done
+	echo "failed clients: $bad"
+	[ $bad = 0 ]' || fail "some clients failed"
+failed || output_has '^failed clients: 0$' || fail "failure count missing"
+bg_kill srv INT >/dev/null
+pass
+
+case_begin "-P: a killed client does not stop the server" 120
+bg_start srv b $RTR -s -P -a "$B" --timeout 3
+wait_listen b 7174 20 || fail "server not listening"
+failed || bg_start c1 a $UP -c -a "$B" -S 64
+failed || sleep 2
+failed || bg_kill c1 KILL >/dev/null
+failed || run_on -t 60 a $RTR -c -a "$B" -C 10 -V || fail "next client failed: $?"
+pass
+
+case_begin "client killed mid-run: single-client server ends within its timeout" 90
+bg_start srv b $RTR -s -a "$B" --timeout 3
+wait_listen b 7174 20 || fail "server not listening"
+failed || bg_start cli a $UP -c -a "$B"
+failed || sleep 2
+failed || bg_kill cli KILL >/dev/null
+bg_wait srv 30
+rc=$?
+# the kernel disconnects a dead process's connections: a clean end (0) is
+# right; without a DREQ the idle bound gives 124
+[ $rc = 0 ] || [ $rc = 124 ] || fail "server exit $rc"
+pass
+
+case_begin "no listener: client exit 1 with the reason" 40
+run_on -t 30 a $RTR -c -a "$B" -C 1
+rc=$?
+[ $rc = 1 ] || fail "exit $rc, wanted 1"
+failed || output_has 'nothing listening' || fail "no reason given"
+pass
