@@ -199,7 +199,7 @@ static int setup(struct rt_conn *c)
 		.cq_depth = 32, .self_managed_qp = x->cfg->self_qp,
 	};
 
-	c->priv = rt_xcalloc(1, sizeof(struct rping_conn));
+	rt_conn_priv(c, sizeof(struct rping_conn));
 	if (c->passive)
 		x->clients++;
 	if (rt_conn_setup_res(c, &spec) || make_buffers(c, (size_t)x->cfg->size))

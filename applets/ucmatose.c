@@ -107,7 +107,7 @@ static int setup(struct rt_conn *c)
 		.qp_type = IBV_QPT_RC, .send_depth = (uint32_t)n,
 		.recv_depth = (uint32_t)n, .sig_all = true,
 	};
-	struct ucmatose_conn *u = c->priv = rt_xcalloc(1, sizeof(*u));
+	struct ucmatose_conn *u = rt_conn_priv(c, sizeof(*u));
 
 	if (x->server && c->index > x->conns) /* index 0 is the listener */
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request "

@@ -177,6 +177,30 @@ int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
 		       : 0;
 }
 
+static size_t sockaddr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return sizeof(struct sockaddr_storage);
+	}
+}
+
+void rt_conn_resolve(struct rt_conn *c)
+{
+	c->state = RT_CONN_RESOLVING_ADDR;
+	c->step_start = rt_now_ns();
+	rt_strlcpy(c->err.phase, "resolve-addr", sizeof(c->err.phase));
+	if (rdma_resolve_addr(c->id, c->has_src ? (struct sockaddr *)&c->src : NULL,
+			      (struct sockaddr *)&c->dst, resolve_ms(c->cm)))
+		conn_fail_errno(c, errno == ENODEV || errno == EADDRNOTAVAIL
+					   ? RT_EXIT_ENV : RT_EXIT_FAIL,
+				errno, "rdma_resolve_addr");
+}
+
 struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 			      struct sockaddr *dst)
 {
@@ -189,13 +213,23 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 	}
 	c = conn_new(cm, id, false);
 	rt_addr_str(dst, c->peer, sizeof(c->peer));
-	c->state = RT_CONN_RESOLVING_ADDR;
-	rt_strlcpy(c->err.phase, "resolve-addr", sizeof(c->err.phase));
-	if (rdma_resolve_addr(id, src, dst, resolve_ms(cm)))
-		conn_fail_errno(c, errno == ENODEV || errno == EADDRNOTAVAIL
-					   ? RT_EXIT_ENV : RT_EXIT_FAIL,
-				errno, "rdma_resolve_addr");
+	memcpy(&c->dst, dst, sockaddr_len(dst));
+	if (src) {
+		memcpy(&c->src, src, sockaddr_len(src));
+		c->has_src = true;
+	}
+	c->first_try = rt_now_ns();
+	rt_conn_resolve(c);
 	return c;
+}
+
+void *rt_conn_priv(struct rt_conn *c, size_t size)
+{
+	if (!c->priv)
+		c->priv = rt_xcalloc(1, size);
+	else
+		memset(c->priv, 0, size);
+	return c->priv;
 }
 
 static int bind_fail(struct rt_cm *cm, int e, const char *addr)
@@ -355,6 +389,7 @@ static void on_established(struct rt_conn *c)
 {
 	step_done(c, RT_STEP_CONNECT);
 	c->state = RT_CONN_ESTABLISHED;
+	c->was_established = true;
 	rt_strlcpy(c->err.phase, "transfer", sizeof(c->err.phase));
 	if (c->cm->hooks->established)
 		c->cm->hooks->established(c);
@@ -374,10 +409,75 @@ static void on_disconnected(struct rt_conn *c)
 		c->cm->hooks->disconnected(c);
 }
 
+static bool server_not_up(const struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return true;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return ev->status == -ETIMEDOUT || ev->status == -EHOSTUNREACH;
+	default:
+		return false;
+	}
+}
+
+/* --wait-server: a client whose server is not up yet starts over on a
+ * fresh id a little later, until the bound passes. */
+static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	struct rt_cm *cm = c->cm;
+	long long bound = cm->run->common.wait_server_ms;
+	uint64_t now = rt_now_ns();
+	struct rdma_cm_id *id;
+
+	if (c->passive || c->was_established || bound <= 0 || !server_not_up(ev) ||
+	    now - c->first_try >= (uint64_t)bound * 1000000u ||
+	    rdma_create_id(cm->ch, &id, c, cm->params.ps))
+		return false;
+	rt_dbg(&cm->run->log, "%s: %s (%s); retrying", c->peer,
+	       rdma_event_str(ev->event), rt_cm_explain(ev->event, ev->status));
+	rt_res_destroy(&c->res);
+	rdma_destroy_id(c->id);
+	c->id = id;
+	c->state = RT_CONN_IDLE;
+	c->retry_at = now + 200 * 1000000u;
+	c->retries++;
+	c->sends_done = c->recvs_done = c->rdma_done = 0;
+	return true;
+}
+
+int rt_cm_retry_due(struct rt_cm *cm, int *next_ms)
+{
+	uint64_t now = rt_now_ns();
+	int n = 0;
+
+	for (size_t i = 0; i < cm->nconns; i++) {
+		struct rt_conn *c = cm->conns[i];
+
+		if (!c->retry_at)
+			continue;
+		if (c->retry_at <= now) {
+			c->retry_at = 0;
+			rt_conn_resolve(c);
+			n++;
+		} else {
+			int ms = (int)((c->retry_at - now) / 1000000u) + 1;
+
+			*next_ms = *next_ms < 0 || ms < *next_ms ? ms : *next_ms;
+		}
+	}
+	return n;
+}
+
 static void on_error_event(struct rt_conn *c, const struct rdma_cm_event *ev)
 {
 	const char *name = rdma_event_str(ev->event);
 
+	if (schedule_retry(c, ev))
+		return;
 	rt_conn_fail(c, ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ? RT_EXIT_FAIL
 		     : ev->event == RDMA_CM_EVENT_ADDR_ERROR && ev->status == -ENODEV
 			     ? RT_EXIT_ENV : RT_EXIT_FAIL,
@@ -482,7 +582,7 @@ void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms)
 
 static void conn_free(struct rt_conn *c)
 {
-	if (c->state == RT_CONN_ESTABLISHED && !c->disconnect_sent)
+	if (c->was_established && !c->disconnect_sent)
 		rdma_disconnect(c->id); /* tell the peer now, not by timeout */
 	rt_res_destroy(&c->res);
 	rdma_destroy_id(c->id);

@@ -170,8 +170,11 @@ static int gather_fds(struct rt_cm *cm, struct pollfd *fds)
 static int one_round(struct rt_cm *cm, int timeout)
 {
 	struct pollfd fds[1 + RT_CM_MAX_DEVICES];
-	int nfds = gather_fds(cm, fds), n, progress = 0, r;
+	int nfds = gather_fds(cm, fds), n, progress, r, next_retry = -1;
 
+	progress = rt_cm_retry_due(cm, &next_retry);
+	if (next_retry >= 0 && (timeout < 0 || next_retry < timeout))
+		timeout = next_retry;
 	if (cm->params.busy_poll)
 		timeout = 0;
 	n = poll(fds, (nfds_t)nfds, timeout);

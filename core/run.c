@@ -15,6 +15,8 @@ const struct rt_opt rt_common_opts[] = {
 	  "bound on every single network wait (resolution, connect, each completion or data wait)", NULL },
 	{ 0, "accept-timeout", RT_OPT_SECONDS, L(accept_timeout_ms), 0, 86400000, "0", "SEC",
 	  "server: give up when no client arrives within SEC (0: wait indefinitely)", NULL },
+	{ 0, "wait-server", RT_OPT_SECONDS, L(wait_server_ms), 0, 86400000, "0", "SEC",
+	  "client: retry connecting while the server is not up yet, for at most SEC", NULL },
 	{ 'q', "quiet", RT_OPT_FLAG, C(quiet), 0, 0, NULL, NULL,
 	  "print nothing but errors (and the JSON document)", NULL },
 	{ 0, "debug", RT_OPT_FLAG, C(debug), 0, 0, NULL, NULL,

@@ -57,7 +57,13 @@ struct rt_conn {
 	struct rdma_conn_param req; /* what the peer asked for (passive side) */
 	struct rdma_ud_param ud;     /* join or SIDR result (UD) */
 	bool failure_reported;
+	bool was_established;
 	char peer[64];         /* peer address, for messages */
+	/* active side: where to (re)connect, for --wait-server retries */
+	struct sockaddr_storage src, dst;
+	bool has_src;
+	uint64_t first_try, retry_at; /* ns; retry_at 0: none pending */
+	unsigned retries;
 	void *priv;            /* the applet's per-connection state */
 };
 
@@ -141,6 +147,9 @@ struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 
 /* Sends a DREQ (once) and marks the connection disconnecting. */
 int rt_conn_disconnect(struct rt_conn *c);
+/* The applet's per-connection state, allocated zeroed on first use and
+ * zeroed again on later calls (a --wait-server retry runs setup anew). */
+void *rt_conn_priv(struct rt_conn *c, size_t size);
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
 /* Moves a self-managed QP (rping -q) to INIT, RTR or RTS with the
@@ -171,6 +180,11 @@ struct rt_wait {
 /* Runs the reactor until the wait is done (0), or the run fails or the
  * wait times out (-1, run->err set). */
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w);
+
+/* Reactor internals shared by cm.c and cm_loop.c. */
+void rt_conn_resolve(struct rt_conn *c);
+/* Starts the --wait-server retries that are due; returns how many. */
+int rt_cm_retry_due(struct rt_cm *cm, int *next_ms);
 
 /* After a hook returned rc: a failure the hook did not record itself
  * becomes a connection failure naming `what`. Returns rc. */

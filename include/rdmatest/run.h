@@ -20,6 +20,7 @@ struct rt_common {
 	int debug;
 	long long timeout_ms;        /* bound on every single network wait */
 	long long accept_timeout_ms; /* server's wait for a first client; 0: none */
+	long long wait_server_ms;    /* client: keep retrying the connect this long */
 };
 
 struct rt_run {

@@ -41,8 +41,9 @@ static struct rdma_cm_id *fake_id(void)
 int __wrap_rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
 			  void *ctx, enum rdma_port_space ps)
 {
-	(void)ch, (void)ctx, (void)ps;
+	(void)ch, (void)ps;
 	*id = fake_id();
+	(*id)->context = ctx;
 	return 0;
 }
 
@@ -476,12 +477,57 @@ static void destroy_tells_established_peers(void **state)
 
 	(void)state;
 	c = client();
-	c->state = RT_CONN_ESTABLISHED;
+	deliver(event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0));
 	client();
 	rt_cm_destroy(&cm);
 	assert_int_equal(calls.disconnect, 1);
 	assert_int_equal(calls.destroy_id, 2);
 	cm.ch = __wrap_rdma_create_event_channel(); /* for teardown */
+}
+
+static void wait_server_retries_until_the_bound(void **state)
+{
+	struct rt_conn *c;
+	struct rdma_cm_id *first;
+	int next = -1;
+
+	(void)state;
+	run.common.wait_server_ms = 60000;
+	c = client();
+	first = c->id;
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	deliver(event(c->id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0));
+	deliver(event(c->id, RDMA_CM_EVENT_REJECTED, 8));
+	assert_int_equal(c->state, RT_CONN_IDLE); /* not failed: retrying */
+	assert_ptr_not_equal(c->id, first);
+	assert_ptr_equal(c->id->context, c);
+	assert_int_equal(calls.destroy_id, 1);
+	assert_int_equal(rt_cm_retry_due(&cm, &next), 0); /* not yet due */
+	assert_true(next > 0 && next <= 201);
+	c->retry_at = rt_now_ns() - 1;
+	assert_int_equal(rt_cm_retry_due(&cm, &next), 1);
+	assert_int_equal(calls.resolve_addr, 2);
+	assert_int_equal(c->state, RT_CONN_RESOLVING_ADDR);
+	/* past the bound the same event is a failure */
+	c->first_try = rt_now_ns() - 61000ULL * 1000000;
+	deliver(event(c->id, RDMA_CM_EVENT_REJECTED, 8));
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_non_null(strstr(c->err.reason, "nothing listening"));
+}
+
+static void no_retry_without_wait_server_or_after_established(void **state)
+{
+	struct rt_conn *a, *b;
+
+	(void)state;
+	a = client();
+	deliver(event(a->id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT));
+	assert_int_equal(a->state, RT_CONN_FAILED);
+	run.common.wait_server_ms = 60000;
+	b = client();
+	deliver(event(b->id, RDMA_CM_EVENT_ESTABLISHED, 0));
+	deliver(event(b->id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT));
+	assert_int_equal(b->state, RT_CONN_FAILED);
 }
 
 int main(void)
@@ -499,6 +545,8 @@ int main(void)
 		T(failure_hook_decides),
 		T(migrate_moves_every_id),
 		T(destroy_tells_established_peers),
+		T(wait_server_retries_until_the_bound),
+		T(no_retry_without_wait_server_or_after_established),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,427 @@
+/* Multicast joins, leaves and datagram accounting (see mcast.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/mcast.h"
+#include "rdmatest/util.h"
+#include "rdmatest/verify.h"
+
+/* A tally tracks this many senders per QP; later ones count as foreign.
+ * Bounds memory when a group is busy with strangers. */
+#define MAX_SENDERS 4096
+
+/* ---- group addresses ---- */
+
+int rt_mc_parse_gid(const char *text, struct sockaddr_ib *sib)
+{
+	memset(sib, 0, sizeof(*sib));
+	sib->sib_family = AF_IB;
+	/* upstream reads "0" (not a GID) as zeros: keep that spelling valid */
+	if (!strcmp(text, "0"))
+		return 0;
+	if (inet_pton(AF_INET6, text, &sib->sib_addr) != 1)
+		return -1;
+	if (ib_addr_any(&sib->sib_addr))
+		return 0;
+	return sib->sib_addr.sib_raw[0] == 0xff ? 0 : -1;
+}
+
+static int lookup(const char *text, const char *opt, struct sockaddr_storage *ss,
+		  struct rt_error *err)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai;
+	int ret = getaddrinfo(text, NULL, &hints, &ai);
+
+	if (ret)
+		return rt_fail(err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s", opt,
+			       text, ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, RT_MIN(ai->ai_addrlen, sizeof(*ss)));
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int rt_mc_parse_group(const char *text, const char *opt,
+		      struct sockaddr_storage *ss, struct rt_error *err)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)ss;
+
+	if (lookup(text, opt, ss, err))
+		return -1;
+	if (!rt_mc_addr_is_multicast(sa) && !rt_mc_addr_is_zero(sa))
+		return rt_fail(err, RT_EXIT_USAGE, "%s %s: not a multicast address "
+			       "(IPv4 224.0.0.0/4 or IPv6 ff00::/8; 0.0.0.0 asks the "
+			       "InfiniBand SA to assign a group)", opt, text);
+	return 0;
+}
+
+int rt_mc_parse_local(const char *text, const char *opt,
+		      struct sockaddr_storage *ss, struct rt_error *err)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)ss;
+
+	if (lookup(text, opt, ss, err))
+		return -1;
+	if (rt_mc_addr_is_multicast(sa))
+		return rt_fail(err, RT_EXIT_USAGE, "%s %s: a multicast address "
+			       "cannot be a local address", opt, text);
+	return 0;
+}
+
+bool rt_mc_addr_is_zero(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == INADDR_ANY;
+	case AF_INET6:
+		return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	case AF_IB:
+		return ib_addr_any(&((const struct sockaddr_ib *)sa)->sib_addr);
+	}
+	return false;
+}
+
+bool rt_mc_addr_is_multicast(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return IN_MULTICAST(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	case AF_INET6:
+		return IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	case AF_IB:
+		return ((const struct sockaddr_ib *)sa)->sib_addr.sib_raw[0] == 0xff;
+	}
+	return false;
+}
+
+socklen_t rt_mc_addr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct sockaddr_ib);
+	}
+	return 0;
+}
+
+const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void *raw = NULL;
+	int family = AF_INET6;
+
+	if (sa->sa_family == AF_INET) {
+		raw = &((const struct sockaddr_in *)sa)->sin_addr;
+		family = AF_INET;
+	} else if (sa->sa_family == AF_INET6) {
+		raw = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	} else if (sa->sa_family == AF_IB) {
+		raw = &((const struct sockaddr_ib *)sa)->sib_addr;
+	}
+	if (!raw || !inet_ntop(family, raw, buf, (socklen_t)len))
+		rt_strlcpy(buf, "?", len);
+	return buf;
+}
+
+/* ---- the port ---- */
+
+int rt_mc_mtu_bytes(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
+}
+
+int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
+		     struct rt_error *err)
+{
+	struct ibv_port_attr attr;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (!id->verbs)
+		return rt_fail(err, RT_EXIT_USAGE, "the id is on no RDMA device: "
+			       "bind (-b) to an address of an RDMA device");
+	rt_strlcpy(p->dev, ibv_get_device_name(id->verbs->device), sizeof(p->dev));
+	p->port = id->port_num;
+	ret = ibv_query_port(id->verbs, id->port_num, &attr);
+	if (ret)
+		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_query_port %s port %u",
+				     p->dev, p->port);
+	p->mtu = rt_mc_mtu_bytes(attr.active_mtu);
+	p->ethernet = attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+int rt_mc_check_size(long long size, long long count,
+		     const struct rt_mc_port *p, struct rt_error *err)
+{
+	if (count == 0 || size <= p->mtu)
+		return 0;
+	return rt_fail(err, RT_EXIT_USAGE, "--size %lld is larger than the active "
+		       "MTU %d of %s port %u: a datagram must fit one packet",
+		       size, p->mtu, p->dev, p->port);
+}
+
+int rt_mc_check_group(const struct sockaddr *group, const struct rt_mc_port *p,
+		      struct rt_error *err)
+{
+	if (!rt_mc_addr_is_zero(group) || !p->ethernet)
+		return 0;
+	return rt_fail(err, RT_EXIT_ENV, "a zero group address asks the subnet "
+		       "administrator to assign a multicast group, which needs "
+		       "InfiniBand: %s is RoCE (Ethernet) and has none; give a "
+		       "group address", p->dev);
+}
+
+/* ---- joining and leaving ---- */
+
+static bool refusal(int e)
+{
+	return e == EINVAL || e == EOPNOTSUPP || e == ENOSYS || e == EPROTONOSUPPORT;
+}
+
+int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m)
+{
+	struct rdma_cm_join_mc_attr_ex attr = {
+		.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS | RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS,
+		.join_flags = m->send_only ? RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER
+					   : RDMA_MC_JOIN_FLAG_FULLMEMBER,
+		.addr = (struct sockaddr *)&m->group,
+	};
+	char g[64];
+	int e;
+
+	rt_strlcpy(c->err.phase, "join", sizeof(c->err.phase));
+	if (!rdma_join_multicast_ex(c->id, &attr, c)) {
+		m->requested = true;
+		return 0;
+	}
+	e = errno;
+	rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+	if (m->send_only && refusal(e))
+		return rt_conn_fail(c, RT_EXIT_ENV, "rdma_join_multicast_ex %s as a "
+				    "send-only full member: %s (the kernel or provider "
+				    "refuses send-only joins)", g, strerror(e));
+	return rt_conn_fail(c, e == ENODEV ? RT_EXIT_ENV : RT_EXIT_FAIL,
+			    "rdma_join_multicast_ex %s: %s", g, strerror(e));
+}
+
+int rt_mc_on_join(struct rt_conn *c, struct rt_mc_member *m)
+{
+	const struct ibv_ah_attr *ah = &c->ud.ah_attr;
+
+	m->joined = true;
+	m->qpn = c->ud.qp_num;
+	m->qkey = c->ud.qkey;
+	m->mlid = ah->dlid;
+	m->sl = ah->sl;
+	if (!inet_ntop(AF_INET6, ah->grh.dgid.raw, m->dgid, sizeof(m->dgid)))
+		rt_strlcpy(m->dgid, "?", sizeof(m->dgid));
+	m->ah = ibv_create_ah(c->res.pd, (struct ibv_ah_attr *)ah);
+	if (!m->ah)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "ibv_create_ah for group %s: %s",
+				    m->dgid, strerror(errno));
+	return 0;
+}
+
+int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
+		struct rt_error *err)
+{
+	char g[64];
+	int rc = 0;
+
+	if (m->requested && !m->left) {
+		m->left = true;
+		if (rdma_leave_multicast(c->id, (struct sockaddr *)&m->group) && err)
+			rc = rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_leave_multicast %s",
+					   rt_mc_addr_str((struct sockaddr *)&m->group,
+							  g, sizeof(g)));
+	}
+	/* the AH holds the PD: it goes before the core frees the PD */
+	if (m->ah)
+		ibv_destroy_ah(m->ah);
+	m->ah = NULL;
+	return rc;
+}
+
+void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
+{
+	int st = c->err.status;
+	char g[64];
+
+	if (strcmp(c->err.event, "RDMA_CM_EVENT_MULTICAST_ERROR"))
+		return;
+	rt_mc_addr_str((const struct sockaddr *)&m->group, g, sizeof(g));
+	if (m->joined) {
+		snprintf(c->err.reason, sizeof(c->err.reason), "group %s: membership "
+			 "lost after joining (MULTICAST_ERROR, status %d: %s; port "
+			 "down or subnet manager reset?)", g, st, strerror(-st));
+		return;
+	}
+	if (m->send_only && refusal(-st)) {
+		c->err.exit_code = RT_EXIT_ENV;
+		snprintf(c->err.reason, sizeof(c->err.reason), "joining %s as a "
+			 "send-only full member was refused (status %d: %s): the "
+			 "subnet manager, kernel or provider does not support it",
+			 g, st, strerror(-st));
+		return;
+	}
+	snprintf(c->err.reason, sizeof(c->err.reason), "joining %s failed "
+		 "(MULTICAST_ERROR, status %d: %s)", g, st, strerror(-st));
+}
+
+/* ---- accounting ---- */
+
+void rt_mc_tally_init(struct rt_mc_tally *t, uint64_t per_sender,
+		      uint64_t senders, size_t size)
+{
+	memset(t, 0, sizeof(*t));
+	t->per_sender = per_sender;
+	t->senders = senders;
+	t->size = size;
+}
+
+void rt_mc_tally_free(struct rt_mc_tally *t)
+{
+	for (size_t i = 0; i < t->nsnd; i++)
+		free(t->snd[i].seen);
+	free(t->snd);
+	t->snd = NULL;
+	t->nsnd = t->cap = 0;
+}
+
+static struct rt_mc_sender *sender_of(struct rt_mc_tally *t, uint32_t id)
+{
+	struct rt_mc_sender *s;
+
+	for (size_t i = 0; i < t->nsnd; i++)
+		if (t->snd[i].id == id)
+			return &t->snd[i];
+	if (t->nsnd == MAX_SENDERS)
+		return NULL;
+	if (t->nsnd == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 4;
+		t->snd = rt_xrealloc(t->snd, t->cap * sizeof(*t->snd));
+	}
+	s = &t->snd[t->nsnd++];
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->seen = rt_xcalloc(t->per_sender / 8 + 1, 1);
+	return s;
+}
+
+static void note_problem(struct rt_mc_tally *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void note_problem(struct rt_mc_tally *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->problem[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->problem, sizeof(t->problem), fmt, ap);
+	va_end(ap);
+}
+
+static enum rt_mc_class add_valid(struct rt_mc_tally *t,
+				  const struct rt_msg_hdr *h)
+{
+	struct rt_mc_sender *s;
+	uint8_t bit;
+
+	if (h->seq >= t->per_sender) {
+		t->beyond++;
+		return RT_MC_BEYOND;
+	}
+	s = sender_of(t, h->sender);
+	if (!s) {
+		t->foreign++;
+		return RT_MC_FOREIGN;
+	}
+	bit = (uint8_t)(1u << (h->seq % 8));
+	if (s->seen[h->seq / 8] & bit) {
+		t->duplicates++;
+		return RT_MC_DUPLICATE;
+	}
+	s->seen[h->seq / 8] |= bit;
+	s->distinct++;
+	t->distinct++;
+	if (h->seq < s->next) { /* not seen, yet below the highest seen */
+		t->out_of_order++;
+		return RT_MC_OUT_OF_ORDER;
+	}
+	s->next = h->seq + 1;
+	return RT_MC_NEW;
+}
+
+enum rt_mc_class rt_mc_tally_add(struct rt_mc_tally *t, const uint8_t *buf,
+				 size_t len, uint32_t *sender)
+{
+	struct rt_msg_hdr h = { 0 };
+	size_t bad = 0;
+	enum rt_msg_status st = rt_msg_check(buf, len, &h, &bad);
+
+	*sender = 0;
+	t->received++;
+	if (len != t->size) {
+		t->wrong_size++;
+		note_problem(t, "a datagram of %zu bytes, expected %zu", len, t->size);
+	}
+	switch (st) {
+	case RT_MSG_OK:
+		*sender = h.sender;
+		return add_valid(t, &h);
+	case RT_MSG_BAD_LENGTH:
+	case RT_MSG_CORRUPT:
+		*sender = h.sender;
+		t->corrupt++;
+		if (st == RT_MSG_CORRUPT)
+			note_problem(t, "sender 0x%08x seq %llu: corrupt at byte %zu",
+				     h.sender, (unsigned long long)h.seq, bad);
+		else
+			note_problem(t, "sender 0x%08x seq %llu: length field says %u, "
+				     "%zu bytes arrived", h.sender,
+				     (unsigned long long)h.seq, h.len, len);
+		return RT_MC_CORRUPT;
+	default: /* short, other magic or version: not ours to check */
+		t->foreign++;
+		return RT_MC_FOREIGN;
+	}
+}
+
+uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t)
+{
+	uint64_t lack = 0, want, have;
+
+	for (size_t i = 0; i < t->nsnd; i++)
+		lack += t->per_sender - t->snd[i].distinct;
+	want = t->senders && t->per_sender > UINT64_MAX / t->senders
+		       ? UINT64_MAX : t->senders * t->per_sender;
+	have = t->distinct + t->foreign;
+	return RT_MAX(lack, want > have ? want - have : 0);
+}
+
+const char *rt_mc_class_str(enum rt_mc_class c)
+{
+	switch (c) {
+	case RT_MC_NEW:
+		return "new";
+	case RT_MC_OUT_OF_ORDER:
+		return "out of order";
+	case RT_MC_DUPLICATE:
+		return "duplicate";
+	case RT_MC_BEYOND:
+		return "beyond the count";
+	case RT_MC_FOREIGN:
+		return "foreign";
+	case RT_MC_CORRUPT:
+		return "corrupt";
+	}
+	return "?";
+}

@@ -1,0 +1,160 @@
+/* Multicast through the RDMA CM, for any applet that joins groups: group
+ * addresses (-m names, -M GIDs), joining with flags and leaving, the
+ * address handle from the join event, the port's MTU and link layer, and
+ * the accounting of received datagrams.
+ *
+ * The accounting (rt_mc_tally) is plain computation on payload bytes, so
+ * unit tests drive it without a device. A datagram is "rdmatest" when it
+ * carries the verify.h message header; the tally then knows its sender and
+ * sequence number and checks every byte. Anything else (upstream senders
+ * send uninitialised memory) is counted, unchecked, as foreign. */
+#ifndef RDMATEST_MCAST_H
+#define RDMATEST_MCAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <infiniband/ib.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdmatest/cm.h"
+#include "rdmatest/error.h"
+
+/* Receives of UD datagrams start with the 40-byte GRH area. */
+#define RT_MC_GRH_LEN 40
+/* Every multicast datagram goes to this QPN (the join event says so too). */
+#define RT_MC_QPN 0xFFFFFFu
+/* The largest MTU of any RDMA port: no datagram can be larger. */
+#define RT_MC_MAX_MTU 4096
+
+/* ---- group addresses (no device needed) ---- */
+
+/* Parses the text of -M: an IPv6-style GID (ff0e::1), or "0" / "::" for
+ * the zero MGID (ask the SA to assign one). Fills an AF_IB address with
+ * P_Key, flow label and service ID 0, as upstream does. Returns 0, or -1
+ * when the text is not a GID or not a multicast one (first byte 0xff). */
+int rt_mc_parse_gid(const char *text, struct sockaddr_ib *sib);
+
+/* Resolves the text of -m (getaddrinfo, as upstream: names work too) and
+ * requires an IPv4 or IPv6 multicast address, or the zero address. Usage
+ * errors name `opt`. */
+int rt_mc_parse_group(const char *text, const char *opt,
+		      struct sockaddr_storage *ss, struct rt_error *err);
+/* Resolves a local address (-b); any unicast address is accepted here. */
+int rt_mc_parse_local(const char *text, const char *opt,
+		      struct sockaddr_storage *ss, struct rt_error *err);
+
+bool rt_mc_addr_is_zero(const struct sockaddr *sa);
+bool rt_mc_addr_is_multicast(const struct sockaddr *sa);
+socklen_t rt_mc_addr_len(const struct sockaddr *sa);
+/* "239.1.2.3", "ff0e::1" (GIDs too), or "?" */
+const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len);
+
+/* ---- the port an id is on ---- */
+
+struct rt_mc_port {
+	char dev[64];
+	uint8_t port;
+	int mtu;       /* active MTU in bytes */
+	bool ethernet; /* RoCE: no subnet administrator, no SA-assigned MGIDs */
+};
+
+/* 256..4096 for a valid enum ibv_mtu, else 0. */
+int rt_mc_mtu_bytes(enum ibv_mtu mtu);
+/* Queries the id's device and port (after address resolution or bind). */
+int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
+		     struct rt_error *err);
+/* A datagram is one packet: size must fit the active MTU (usage error
+ * naming --size and the MTU). A count of 0 sends nothing, so anything goes,
+ * as upstream. */
+int rt_mc_check_size(long long size, long long count,
+		     const struct rt_mc_port *p, struct rt_error *err);
+/* A zero group asks the InfiniBand SA for an MGID; RoCE has no SA, so that
+ * is an environment error there. */
+int rt_mc_check_group(const struct sockaddr *group, const struct rt_mc_port *p,
+		      struct rt_error *err);
+
+/* ---- joining and leaving ---- */
+
+/* One id's membership. The owner keeps it next to the id. */
+struct rt_mc_member {
+	struct sockaddr_storage group;
+	bool send_only;    /* RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER */
+	bool requested;    /* rdma_join_multicast_ex was called: a leave is due */
+	bool joined;       /* the join event arrived */
+	bool left;
+	struct ibv_ah *ah; /* from the join event */
+	uint32_t qpn;      /* remote QPN from the join event (0xFFFFFF) */
+	uint32_t qkey;     /* the group's qkey from the join event */
+	uint32_t mlid;
+	uint8_t sl;
+	char dgid[64];     /* the MGID, as upstream prints it */
+};
+
+/* rdma_join_multicast_ex with the ADDRESS and JOIN_FLAGS attributes. The
+ * QP must exist already: librdmacm attaches it when the join completes
+ * (never for a send-only join). Failures fail the connection; a send-only
+ * join refused by the kernel or provider is an environment error (3). */
+int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m);
+/* After the MULTICAST_JOIN event (c->ud filled): remote QPN, qkey, MGID,
+ * MLID and SL, and the address handle for sending to the group. */
+int rt_mc_on_join(struct rt_conn *c, struct rt_mc_member *m);
+/* Leaves (librdmacm detaches the QP) and destroys the AH. Idempotent and
+ * safe on ids that never joined. Must run before the QP and PD are
+ * destroyed: an attached QP cannot be destroyed. err may be NULL on
+ * failure paths, where a failed leave changes nothing. */
+int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
+		struct rt_error *err);
+/* Rewrites a MULTICAST_ERROR failure of c into a message that says what
+ * the join was and, for refused send-only joins, exit 3. */
+void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m);
+
+/* ---- accounting of received datagrams ---- */
+
+enum rt_mc_class {
+	RT_MC_NEW,          /* an rdmatest datagram seen for the first time */
+	RT_MC_OUT_OF_ORDER, /* new, but a later one of its sender came first */
+	RT_MC_DUPLICATE,    /* this sender and sequence number came before */
+	RT_MC_BEYOND,       /* sequence number at or past the expected count */
+	RT_MC_FOREIGN,      /* not rdmatest-formatted: counted, not checked */
+	RT_MC_CORRUPT,      /* rdmatest header, but a byte or the length is wrong */
+};
+
+struct rt_mc_sender {
+	uint32_t id;
+	uint64_t distinct; /* different sequence numbers below the count */
+	uint64_t next;     /* highest sequence number seen + 1 */
+	uint8_t *seen;     /* bitmap of sequence numbers below the count */
+};
+
+/* What one receiving QP got: received = distinct + duplicates + beyond +
+ * foreign + corrupt, and out_of_order is the part of distinct that came
+ * after a later datagram of its sender. wrong_size counts, across all
+ * classes, datagrams whose length is not the expected size. */
+struct rt_mc_tally {
+	uint64_t per_sender;   /* datagrams each sender sends (-C) */
+	uint64_t senders;      /* senders expected (at least) */
+	size_t size;           /* expected payload size (-S) */
+	struct rt_mc_sender *snd;
+	size_t nsnd, cap;
+	uint64_t received, distinct, out_of_order, duplicates, beyond, foreign;
+	uint64_t corrupt, wrong_size;
+	char problem[160];     /* the first corrupt or wrong-sized datagram */
+};
+
+void rt_mc_tally_init(struct rt_mc_tally *t, uint64_t per_sender,
+		      uint64_t senders, size_t size);
+void rt_mc_tally_free(struct rt_mc_tally *t);
+/* Accounts one datagram's payload (GRH stripped). *sender gets the
+ * sender id of rdmatest datagrams (new, out-of-order, duplicate, beyond,
+ * and corrupt ones with a readable header), else 0. */
+enum rt_mc_class rt_mc_tally_add(struct rt_mc_tally *t, const uint8_t *buf,
+				 size_t len, uint32_t *sender);
+/* Datagrams still missing: the larger of what the known rdmatest senders
+ * lack and what the expected number of senders would still send, less
+ * the foreign datagrams (which cannot be attributed). 0 means complete. */
+uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t);
+const char *rt_mc_class_str(enum rt_mc_class c);
+
+#endif

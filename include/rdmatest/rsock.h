@@ -1,0 +1,91 @@
+/* Stream sockets: one ops table drives kernel TCP sockets or librdmacm's
+ * rsockets, so the same code serves both (upstream switches with ternary
+ * macros over a global). On top, helpers whose every wait is bounded:
+ * connect and accept with a timeout, and send_all/recv_all that tell a
+ * peer that closed (recv 0, reset) from one that stalled (no progress for
+ * the timeout), and say so in one line: exit 1 or 124. */
+#ifndef RDMATEST_RSOCK_H
+#define RDMATEST_RSOCK_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "rdmatest/error.h"
+
+struct rt_sock_ops {
+	const char *name; /* "socket" or "rsocket" */
+	char prefix;      /* prefix of call names in errors: 0 or 'r' ("rconnect") */
+	bool rdma;
+	int (*socket)(int domain, int type, int protocol);
+	int (*bind)(int fd, const struct sockaddr *sa, socklen_t len);
+	int (*listen)(int fd, int backlog);
+	int (*accept)(int fd, struct sockaddr *sa, socklen_t *len);
+	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
+	ssize_t (*send)(int fd, const void *buf, size_t len, int flags);
+	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
+	int (*poll)(struct pollfd *fds, nfds_t n, int timeout_ms);
+	int (*setsockopt)(int fd, int level, int name, const void *val, socklen_t len);
+	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
+	int (*fcntl)(int fd, int cmd, ...);
+	int (*shutdown)(int fd, int how);
+	int (*close)(int fd);
+};
+
+extern const struct rt_sock_ops rt_sock_kernel;
+extern const struct rt_sock_ops rt_sock_rdma;
+
+/* How a stream waits when a call would block. Every wait ends by the
+ * stall timeout whatever the mode. */
+enum rt_stream_wait {
+	RT_WAIT_SPIN,  /* non-blocking calls retried at once (upstream's default) */
+	RT_WAIT_POLL,  /* poll (sleeping) before every call */
+	RT_WAIT_BLOCK, /* blocking socket: kernel sockets block in the call
+			* (SO_RCVTIMEO/SO_SNDTIMEO bound it); rsockets, which have
+			* no such option, sleep in rpoll first */
+};
+
+/* Names the transfer when one fails: `where` ends up in front of the
+ * reason ("row 4k_lat, iteration 3 of 10k"), `hint` after it ("do -S/-C/-I
+ * match on both sides?"). Called only on failure. */
+typedef void rt_stream_describe_fn(void *arg, char *where, size_t wlen,
+				   char *hint, size_t hlen);
+
+struct rt_stream {
+	const struct rt_sock_ops *ops;
+	int fd;                 /* -1 when closed */
+	enum rt_stream_wait wait;
+	long long timeout_ms;   /* a stall: no progress for this long */
+	uint64_t sent, received; /* bytes over this connection */
+	rt_stream_describe_fn *describe;
+	void *describe_arg;
+};
+
+/* A socket of the family; no RDMA device is exit 3, naming -T s. */
+int rt_sock_open(const struct rt_sock_ops *ops, int family, int *fd,
+		 struct rt_error *err);
+/* SO_REUSEADDR, O_NONBLOCK (before listen: rsockets need it then), bind
+ * and listen. */
+int rt_sock_listen(const struct rt_sock_ops *ops, int fd,
+		   const struct sockaddr *sa, socklen_t len, struct rt_error *err);
+/* Waits up to timeout_ms (-1: forever) for a client. Timeout is exit 124. */
+int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
+		   int *fd, struct rt_error *err);
+
+/* Sets the descriptor's blocking flag and, for kernel sockets in
+ * RT_WAIT_BLOCK, the send and receive timeouts. */
+int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err);
+/* Connects s->fd within timeout_ms: a refusal is exit 1, no answer 124. */
+int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
+		      socklen_t len, long long timeout_ms, struct rt_error *err);
+int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
+		       struct rt_error *err);
+int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
+		       struct rt_error *err);
+/* Orderly shutdown and close (when `orderly`), else just close. */
+void rt_stream_close(struct rt_stream *s, bool orderly);
+
+#endif
