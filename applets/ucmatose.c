@@ -299,6 +299,16 @@ static int connect_all(struct ucmatose_ctx *x)
 	return rc;
 }
 
+static void connect_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
+{
+	struct ucmatose_ctx *x = cm->applet;
+	char census[120];
+
+	(void)arg;
+	rt_cm_census(cm, census, sizeof(census));
+	snprintf(buf, len, "%s; expected %u: does the peer's -c match?", census, x->conns);
+}
+
 static int wait_established(struct ucmatose_ctx *x)
 {
 	struct rt_wait first = { .done = children_arrived,
@@ -307,7 +317,8 @@ static int wait_established(struct ucmatose_ctx *x)
 				 .what = "a first client" };
 	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->conns,
 			       .timeout_ms = x->run->common.timeout_ms,
-			       .what = "all connections to be established" };
+			       .what = "all connections to be established",
+			       .progress = connect_progress };
 
 	rt_error_phase(&x->run->err, "connect");
 	if (x->server && x->conns && rt_cm_run(&x->cm, &first))

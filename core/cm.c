@@ -16,11 +16,16 @@ const char *const rt_step_names[RT_STEP_COUNT] = {
 	"resolve addr", "resolve route", "create qp", "connect", "disconnect",
 };
 
+/* Resolution gives up a little before the wait that covers it, so an
+ * unanswered ARP ends as an ADDR_ERROR that names the cause, not as a
+ * bare timeout. */
 static int resolve_ms(const struct rt_cm *cm)
 {
 	long long ms = cm->run->common.timeout_ms;
 
-	return ms > 0 && ms < 0x7fffffff ? (int)ms : 10000;
+	if (ms <= 0 || ms >= 0x7fffffff)
+		return 10000;
+	return (int)RT_MAX(ms * 3 / 4, 100);
 }
 
 static void step_done(struct rt_conn *c, enum rt_step s)

@@ -292,7 +292,7 @@ static void client_resolves_sets_tos_and_connects(void **state)
 	cm.params.tos = 0x28;
 	c = client();
 	assert_int_equal(calls.resolve_addr, 1);
-	assert_int_equal(calls.resolve_timeout, 10000);
+	assert_int_equal(calls.resolve_timeout, 7500); /* 3/4 of --timeout */
 	assert_int_equal(c->state, RT_CONN_RESOLVING_ADDR);
 	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
 	assert_int_equal(calls.tos, 0x28);

@@ -14,29 +14,7 @@ start_pair() {
 	bg_start cli a $RTR -c -a "$B" "$@"
 }
 
-# exit_in NAME CODE...: the job's status is one of CODEs
-exit_in() {
-	job=$1
-	shift
-	bg_wait "$job" 60
-	rc=$?
-	for want in "$@"; do [ "$rc" = "$want" ] && return 0; done
-	fail "$job exited $rc, wanted one of: $*"
-}
-
-# log_has NAME REGEX: the job's output says why
-log_has() { bg_log "$1" | grep -Eq "$2" || fail "$1 did not say /$2/"; }
-
-# rxe_reset a|b: recreate the host's Soft-RoCE device. Debian 12's rxe stops
-# answering RDMA CM requests for good once a CM message was sent while its
-# link was down (seen here: upstream rping cannot connect either until the
-# device is recreated), so cases that cut the link with a connection open
-# end with this. It is the lab's device, not the tool under test, that
-# needs it.
-rxe_reset() {
-	run_on -t 20 "$1" sh -c '/sbin/rdma link delete rxe0; /sbin/rdma link add rxe0 type rxe netdev eth0' ||
-		fail "could not recreate rxe0 on $1"
-}
+. "$LAB_SCEN/faults.inc"
 
 case_begin "server killed: client ends within its timeout" 60
 start_pair -- --timeout 3 -V
@@ -103,7 +81,7 @@ case_begin "host absent: exit 1 within the bound, resolution timed out" 60
 run_on -t 40 a $RTR -c -a 192.0.2.99 -C 1 --timeout 3
 rc=$?
 [ $rc = 1 ] || [ $rc = 124 ] || fail "exit $rc"
-output_has 'timed out|unreachable|no route' || fail "no reason"
+output_has 'address resolution timed out|unreachable|no route' || fail "no reason"
 pass
 
 case_begin "size mismatch: the server names the bad advert" 60
@@ -130,7 +108,7 @@ start_pair --timeout 5 -- --timeout 5 -V
 sleep 2
 run_on -t 10 b /sbin/rdma link delete rxe0
 exit_in srv 1
-log_has srv 'device was removed|DEVICE_REMOVAL'
+log_has srv 'device was removed'
 exit_in cli 1 124
 run_on -t 10 b /sbin/rdma link add rxe0 type rxe netdev eth0
 pass
