@@ -171,19 +171,46 @@ int rt_mc_check_size(long long size, long long count,
 int rt_mc_check_group(const struct sockaddr *group, const struct rt_mc_port *p,
 		      struct rt_error *err)
 {
-	if (!rt_mc_addr_is_zero(group) || !p->ethernet)
+	if (!p->ethernet)
 		return 0;
-	return rt_fail(err, RT_EXIT_ENV, "a zero group address asks the subnet "
-		       "administrator to assign a multicast group, which needs "
-		       "InfiniBand: %s is RoCE (Ethernet) and has none; give a "
-		       "group address", p->dev);
+	if (rt_mc_addr_is_zero(group))
+		return rt_fail(err, RT_EXIT_ENV, "a zero group address asks the "
+			       "subnet administrator to assign a multicast group, "
+			       "which needs InfiniBand: %s is RoCE (Ethernet) and has "
+			       "none; give a group address", p->dev);
+	/* the kernel joins RoCE groups by IP address only (ENOTSUPP) */
+	if (group->sa_family == AF_IB)
+		return rt_fail(err, RT_EXIT_ENV, "an unmapped (AF_IB) group needs "
+			       "InfiniBand: %s is RoCE (Ethernet), join an IP group "
+			       "with -m instead", p->dev);
+	return 0;
+}
+
+int rt_mc_check_qps(unsigned qps, bool send_only, int max_attach,
+		    const struct rt_mc_port *p, struct rt_error *err)
+{
+	if (send_only || max_attach <= 0 || qps <= (unsigned)max_attach)
+		return 0;
+	return rt_fail(err, RT_EXIT_ENV, "-c %u: %s attaches at most %d QPs to "
+		       "one multicast group (device limit max_mcast_qp_attach)",
+		       qps, p->dev, max_attach);
 }
 
 /* ---- joining and leaving ---- */
 
+/* The kernel's internal ENOTSUPP (524) reaches user space from some
+ * verbs and CM paths; libc has no text for it. */
+#define KERNEL_ENOTSUPP 524
+
 static bool refusal(int e)
 {
-	return e == EINVAL || e == EOPNOTSUPP || e == ENOSYS || e == EPROTONOSUPPORT;
+	return e == EINVAL || e == EOPNOTSUPP || e == ENOSYS ||
+	       e == EPROTONOSUPPORT || e == KERNEL_ENOTSUPP;
+}
+
+static const char *errno_str(int e)
+{
+	return e == KERNEL_ENOTSUPP ? "Operation not supported (ENOTSUPP)" : strerror(e);
 }
 
 int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m)
@@ -207,9 +234,10 @@ int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m)
 	if (m->send_only && refusal(e))
 		return rt_conn_fail(c, RT_EXIT_ENV, "rdma_join_multicast_ex %s as a "
 				    "send-only full member: %s (the kernel or provider "
-				    "refuses send-only joins)", g, strerror(e));
-	return rt_conn_fail(c, e == ENODEV ? RT_EXIT_ENV : RT_EXIT_FAIL,
-			    "rdma_join_multicast_ex %s: %s", g, strerror(e));
+				    "refuses send-only joins)", g, errno_str(e));
+	return rt_conn_fail(c, e == ENODEV || e == KERNEL_ENOTSUPP ? RT_EXIT_ENV
+								 : RT_EXIT_FAIL,
+			    "rdma_join_multicast_ex %s: %s", g, errno_str(e));
 }
 
 int rt_mc_on_join(struct rt_conn *c, struct rt_mc_member *m)
@@ -238,10 +266,12 @@ int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
 
 	if (m->requested && !m->left) {
 		m->left = true;
-		if (rdma_leave_multicast(c->id, (struct sockaddr *)&m->group) && err)
-			rc = rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_leave_multicast %s",
-					   rt_mc_addr_str((struct sockaddr *)&m->group,
-							  g, sizeof(g)));
+		if (rdma_leave_multicast(c->id, (struct sockaddr *)&m->group) && err) {
+			int e = errno;
+
+			rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+			rc = rt_fail_errno(err, RT_EXIT_FAIL, e, "rdma_leave_multicast %s", g);
+		}
 	}
 	/* the AH holds the PD: it goes before the core frees the PD */
 	if (m->ah)
@@ -261,7 +291,15 @@ void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 	if (m->joined) {
 		snprintf(c->err.reason, sizeof(c->err.reason), "group %s: membership "
 			 "lost after joining (MULTICAST_ERROR, status %d: %s; port "
-			 "down or subnet manager reset?)", g, st, strerror(-st));
+			 "down or subnet manager reset?)", g, st, errno_str(-st));
+		return;
+	}
+	/* librdmacm turns a failed ibv_attach_mcast of the joined QP into a
+	 * MULTICAST_ERROR with status -1, the errno lost */
+	if (st == -1) {
+		snprintf(c->err.reason, sizeof(c->err.reason), "joined %s, but "
+			 "attaching the QP to it failed (ibv_attach_mcast in "
+			 "librdmacm: too many QPs on the group for the device?)", g);
 		return;
 	}
 	if (m->send_only && refusal(-st)) {
@@ -269,11 +307,11 @@ void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 		snprintf(c->err.reason, sizeof(c->err.reason), "joining %s as a "
 			 "send-only full member was refused (status %d: %s): the "
 			 "subnet manager, kernel or provider does not support it",
-			 g, st, strerror(-st));
+			 g, st, errno_str(-st));
 		return;
 	}
 	snprintf(c->err.reason, sizeof(c->err.reason), "joining %s failed "
-		 "(MULTICAST_ERROR, status %d: %s)", g, st, strerror(-st));
+		 "(MULTICAST_ERROR, status %d: %s)", g, st, errno_str(-st));
 }
 
 /* ---- accounting ---- */

@@ -75,6 +75,11 @@ int rt_mc_check_size(long long size, long long count,
 int rt_mc_check_group(const struct sockaddr *group, const struct rt_mc_port *p,
 		      struct rt_error *err);
 
+/* Every full-member QP is attached to the group; devices limit how many
+ * one group takes (max_mcast_qp_attach, 56 on rxe). Environment error. */
+int rt_mc_check_qps(unsigned qps, bool send_only, int max_attach,
+		    const struct rt_mc_port *p, struct rt_error *err);
+
 /* ---- joining and leaving ---- */
 
 /* One id's membership. The owner keeps it next to the id. */
