@@ -1,0 +1,19 @@
+#!/bin/sh
+# Job wrapper, started by start-stop-daemon in a new session: runs CMD with
+# its output in PREFIX.log and records its exit status in PREFIX.rc.
+# Usage: bgwrap.sh PREFIX CMD...
+prefix=$1
+shift
+# A handler (not an ignore) lets the wrapper outlive signals sent to the
+# process group while CMD still gets default dispositions.
+trap ':' HUP INT QUIT TERM USR1 USR2 PIPE ALRM
+read -r _ _ _ _ pgid _ < /proc/$$/stat
+echo "$$ $pgid" > "$prefix.pid.tmp" && mv "$prefix.pid.tmp" "$prefix.pid"
+# Line-buffered stdio for dynamically linked programs, so logs of killed
+# servers are complete (LAB_STDBUF=0 turns this off).
+if [ "${LAB_STDBUF:-1}" = 1 ] && [ -x /usr/bin/stdbuf ]; then
+	set -- /usr/bin/stdbuf -oL -eL "$@"
+fi
+: > "$prefix.log"
+"$@" >> "$prefix.log" 2>&1 < /dev/null
+echo "$?" > "$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"

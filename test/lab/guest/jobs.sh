@@ -1,0 +1,169 @@
+# Guest-side internals: local jobs and the RPC to the other host.
+# Sourced by lib.sh (scenario shells, the runner, and agent requests).
+# Nothing here is scenario API; see lib.sh and docs/lab.md.
+# shellcheck shell=dash disable=SC3043,SC3060 # busybox ash: local, ${v//}
+
+LAB_JOBS=/tmp/lab/bg          # NAME.pid NAME.log NAME.rc NAME.cmd on the host that runs NAME
+LAB_AGENT_PORT=7700
+
+# Centiseconds since boot.
+_now_cs() {
+	local u
+	read -r u _ < /proc/uptime
+	u=${u%.*}${u#*.}
+	u=${u#"${u%%[!0]*}"}
+	echo "${u:-0}"
+}
+
+# Shell-quote the arguments into one string that eval/sh -c turn back into them.
+_q() {
+	local out="" a
+	for a in "$@"; do
+		out="$out '${a//\'/\'\\\'\'}'"
+	done
+	printf '%s' "$out"
+}
+
+# Wait (bounded) until FILE exists. _wait_file FILE CENTISECONDS
+_wait_file() {
+	local end=$(($(_now_cs) + $2))
+	while [ ! -e "$1" ]; do
+		[ "$(_now_cs)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# Start CMD as a job in its own session with default signal dispositions
+# (start-stop-daemon, not '&': ash would make SIGINT ignored).
+_job_start() {
+	local name=$1
+	shift
+	mkdir -p "$LAB_JOBS"
+	rm -f "$LAB_JOBS/$name".*
+	_q "$@" > "$LAB_JOBS/$name.cmd"
+	start-stop-daemon -S -b -q -p "$LAB_JOBS/$name.ssd" -x /bin/sh -- \
+		/lab/bgwrap.sh "$LAB_JOBS/$name" "$@" ||
+		{ echo "lab: cannot start job $name"; return 125; }
+	_wait_file "$LAB_JOBS/$name.pid" 1000 ||
+		{ echo "lab: job $name did not start"; return 125; }
+}
+
+# Pids of the job's processes except its wrapper.
+_job_members() {
+	local pgid wrapper f p rest
+	read -r wrapper pgid < "$LAB_JOBS/$1.pid" || return 0
+	for f in /proc/[0-9]*/stat; do
+		read -r p rest < "$f" 2>/dev/null || continue
+		[ "$p" != "$wrapper" ] || continue
+		rest=${rest##*) }
+		# shellcheck disable=SC2086 # split the stat fields
+		set -- $rest
+		[ "${3:-}" = "$pgid" ] && echo "$p"
+	done
+}
+
+# Signal the job (its whole process group, the wrapper survives and records
+# the status); escalate to SIGKILL when it does not end. Prints the status.
+_job_kill() {
+	local name=$1 sig=${2:-TERM} pgid p
+	_wait_file "$LAB_JOBS/$name.pid" 500 || { echo 125; return; }
+	if [ ! -e "$LAB_JOBS/$name.rc" ]; then
+		read -r _ pgid < "$LAB_JOBS/$name.pid"
+		if [ "$sig" = KILL ] || [ "$sig" = 9 ]; then
+			for p in $(_job_members "$name"); do kill -KILL "$p" 2>/dev/null; done
+		else
+			kill -"$sig" -- "-$pgid" 2>/dev/null
+		fi
+		if ! _wait_file "$LAB_JOBS/$name.rc" 500; then
+			echo "lab: job $name ignored SIG$sig for 5 s, sending SIGKILL" >> "$LAB_JOBS/$name.log"
+			for p in $(_job_members "$name"); do kill -KILL "$p" 2>/dev/null; done
+			_wait_file "$LAB_JOBS/$name.rc" 300 || {
+				kill -KILL -- "-$pgid" 2>/dev/null
+				echo 137 > "$LAB_JOBS/$name.rc"
+			}
+		fi
+	fi
+	cat "$LAB_JOBS/$name.rc"
+}
+
+# Wait up to SEC seconds for the job; prints its status, or 124 after
+# killing it when the bound is reached.
+_job_wait() {
+	local name=$1 sec=$2
+	[ -e "$LAB_JOBS/$name.cmd" ] || { echo 127; return; }
+	if _wait_file "$LAB_JOBS/$name.rc" $((sec * 100)); then
+		cat "$LAB_JOBS/$name.rc"
+	else
+		echo "lab: job $name still running after ${sec}s: killed" >> "$LAB_JOBS/$name.log"
+		_job_kill "$name" TERM > /dev/null
+		echo 124
+	fi
+}
+
+_job_log() { cat "$LAB_JOBS/$1.log" 2>/dev/null; }
+_job_cmd() { cat "$LAB_JOBS/$1.cmd" 2>/dev/null; }
+_job_done() { [ -e "$LAB_JOBS/$1.rc" ]; }
+
+# Run a job to completion with a bound; print its output, return its status.
+_job_run() {
+	local name=$1 sec=$2 rc
+	shift 2
+	_job_start "$name" "$@" || return 125
+	rc=$(_job_wait "$name" "$sec")
+	_job_log "$name"
+	return "$rc"
+}
+
+# Stop a job if it still runs; print "exited N" or "killed: status N".
+_job_stop() {
+	if _job_done "$1"; then
+		echo "exited $(cat "$LAB_JOBS/$1.rc")"
+	else
+		echo "still running: killed, status $(_job_kill "$1" TERM)"
+	fi
+}
+
+# Kill every job still running on this host (scenario cleanup).
+_job_kill_all() {
+	local f
+	for f in "$LAB_JOBS"/*.pid; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		_job_kill "${f%.pid}" TERM > /dev/null
+	done
+	rm -rf "$LAB_JOBS"
+}
+
+# Address of HOST's agent on the control network.
+_ctl_ip() { [ "$1" = a ] && echo 198.51.100.1 || echo 198.51.100.2; }
+
+# Run SNIPPET (shell code, lib.sh loaded) on HOST within SEC seconds.
+# Prints "@rc N" then the snippet's output; N is 126 when HOST did not answer.
+_rpc() {
+	local host=$1 snippet=$2 sec=${3:-30} out
+	if [ "$LAB_HOSTS" = 1 ] || [ "$host" = "$LAB_ROLE" ]; then
+		out=$( (eval "$snippet") 2>&1)
+		echo "@rc $?"
+		[ -z "$out" ] || printf '%s\n' "$out"
+		return 0
+	fi
+	out=$(printf '%s' "$snippet" | base64 -w 0 | { cat; echo; } |
+		timeout $((sec + 10)) nc -w 5 "$(_ctl_ip "$host")" "$LAB_AGENT_PORT" 2>&1)
+	case $out in
+	"@rc "*) printf '%s\n' "$out" ;;
+	*) echo "@rc 126"; echo "lab: no answer from host $host${out:+: $out}" ;;
+	esac
+}
+
+# _rpc, then split: output to stdout, returns N.
+_rpc_call() {
+	local r rc
+	r=$(_rpc "$@")
+	rc=${r%%
+*}
+	rc=${rc#@rc }
+	case $r in *"
+"*) printf '%s\n' "${r#*
+}" ;; esac
+	return "$rc"
+}

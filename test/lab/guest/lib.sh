@@ -1,0 +1,321 @@
+# Scenario API of the rdmatest lab (busybox ash). Scenario files are sourced
+# after this library; see docs/lab.md for the reference.
+# shellcheck shell=dash disable=SC2034,SC3043,SC3060 # busybox ash: local, ${v//}; API variables
+
+# shellcheck source=/dev/null
+[ -r /lab/env ] && . /lab/env      # LAB_ROLE LAB_HOSTS LAB_MODE LAB_VERBOSE
+. /lab/jobs.sh
+
+A=192.0.2.1
+B=192.0.2.2
+RT=/opt/rdmatest/bin
+LAB_SCEN=/lab/scenarios             # scenario files (and shared *.inc helpers)
+# RDMA device and data interface on each host
+if [ "${LAB_HOSTS:-1}" = 1 ]; then
+	DEV_A=rxe0 DEV_B=rxe1 IF_A=veth0 IF_B=veth1
+else
+	DEV_A=rxe0 DEV_B=rxe0 IF_A=eth0 IF_B=eth0
+fi
+RUN_TIMEOUT=${RUN_TIMEOUT:-30}      # default bound of run_on, seconds
+CASE_TIMEOUT=${CASE_TIMEOUT:-120}   # default bound of a case, seconds
+LAB_STATE=/tmp/lab/state            # case bookkeeping of the running scenario
+LAB_TRANSCRIPT=/tmp/lab/transcript  # the scenario's stdout; emptied per case
+[ "${LAB_MODE:-}" != shell ] || LAB_TRANSCRIPT=/dev/stdout   # lab shell: show everything
+OUT=/tmp/lab/last.out               # output of the last run_on
+mkdir -p "$LAB_STATE"
+
+# ---- output ---------------------------------------------------------------
+
+# Result and comment lines go to fd 3 (the console), everything else to
+# the transcript. Outside the runner fd 3 may be closed: fall back to stdout.
+_to_console() { if { true >&3; } 2>/dev/null; then cat >&3; else cat; fi; }
+_emit() { printf '@lab %s\n' "$*" | _to_console; }
+# _result PASS|FAIL|SKIP NAME [REASON]: the line the host turns into TAP
+# (a tab separates the name from the reason).
+_result() {
+	if [ -n "${3:-}" ]; then
+		printf '@lab %s %s\t%s\n' "$1" "$(_oneline "$2")" "$(_oneline "$3")" | _to_console
+	else
+		printf '@lab %s %s\n' "$1" "$(_oneline "$2")" | _to_console
+	fi
+}
+# Add text to the case transcript (stdin or arguments).
+note() { if [ $# -gt 0 ]; then printf '%s\n' "$*"; else cat; fi >> "$LAB_TRANSCRIPT"; }
+# One line, no '#' (TAP directive), no newlines.
+_oneline() { printf '%s' "$*" | tr '\n\r\t#' '   _' | cut -c1-300; }
+
+# ---- cases ----------------------------------------------------------------
+
+# case_begin NAME [TIMEOUT]: open a case (closing any open one). Every wait
+# inside is clamped to TIMEOUT (default $CASE_TIMEOUT) seconds in total.
+case_begin() {
+	[ ! -e "$LAB_STATE/name" ] || case_end
+	: > "$LAB_TRANSCRIPT"
+	rm -f "$LAB_STATE"/*
+	echo "$1" > "$LAB_STATE/name"
+	echo $(($(_now_cs) + ${2:-$CASE_TIMEOUT} * 100)) > "$LAB_STATE/deadline"
+	echo "${2:-$CASE_TIMEOUT}" > "$LAB_STATE/bound"
+	_now_cs > "$LAB_STATE/start"
+	echo $(($(cat /tmp/lab/ncases 2>/dev/null || echo 0) + 1)) > /tmp/lab/ncases
+	note "=== case $1 (bound ${2:-$CASE_TIMEOUT}s, guest uptime $(cut -d" " -f1 /proc/uptime)s) ==="
+}
+
+# The first fail/skip wins; pass closes the case.
+fail() {
+	[ -e "$LAB_STATE/name" ] || { echo "lab: fail outside a case: $*" >&2; return 1; }
+	[ -e "$LAB_STATE/result" ] || echo "FAIL $(_oneline "${*:-failed}")" > "$LAB_STATE/result"
+	note "lab: FAIL: $*"
+	return 1
+}
+skip() {
+	[ -e "$LAB_STATE/name" ] || return 1
+	[ -e "$LAB_STATE/result" ] || echo "SKIP $(_oneline "${*:-skipped}")" > "$LAB_STATE/result"
+	return 1
+}
+pass() { case_end; }
+failed() { [ -e "$LAB_STATE/result" ]; }   # true once fail or skip was called
+
+# Close the case: kill its leftover jobs, print the result line, and the
+# transcript when it failed (or always in verbose/demo mode).
+case_end() {
+	local name result t0 job host
+	[ -e "$LAB_STATE/name" ] || return 0
+	name=$(cat "$LAB_STATE/name")
+	if [ -e "$LAB_STATE/jobs" ]; then
+		while read -r job host; do _reap "$job" "$host" kill; done < "$LAB_STATE/jobs"
+	fi
+	result=$(cat "$LAB_STATE/result" 2>/dev/null || echo PASS)
+	t0=$(cat "$LAB_STATE/start")
+	t0=$(($(_now_cs) - t0))
+	note "=== $name: ${result%% *} after $((t0 / 100)).$((t0 / 10 % 10))s ==="
+	if [ "${result%% *}" = FAIL ] || [ "${LAB_VERBOSE:-0}" = 1 ] || [ "${LAB_MODE:-}" = demo ]; then
+		sed 's/^/@lab # /' "$LAB_TRANSCRIPT" | _to_console
+	fi
+	case $result in
+	PASS) _result PASS "${LAB_SCENARIO:+$LAB_SCENARIO/}$name" ;;
+	*) _result "${result%% *}" "${LAB_SCENARIO:+$LAB_SCENARIO/}$name" "${result#* }" ;;
+	esac
+	rm -f "$LAB_STATE"/*
+}
+
+# Seconds left of SEC within the case bound; fails the case when none are left.
+_bound() {
+	local left
+	[ -e "$LAB_STATE/deadline" ] || { echo "$1"; return 0; }
+	left=$((($(cat "$LAB_STATE/deadline") - $(_now_cs)) / 100))
+	if [ "$left" -le 0 ]; then
+		fail "case exceeded its bound of $(cat "$LAB_STATE/bound")s"
+		echo 0
+		return 1
+	fi
+	[ "$1" -le "$left" ] && echo "$1" || echo "$left"
+}
+
+_check_host() {
+	case $1 in a | b) return 0 ;; esac
+	echo "lab: host must be a or b, not '$1'" >> "$LAB_TRANSCRIPT"
+	return 1
+}
+
+# ---- commands ---------------------------------------------------------------
+
+# run_on [-t SEC] a|b CMD...: run CMD on the host within SEC (default
+# $RUN_TIMEOUT) seconds; its output goes to the transcript and to $OUT.
+# Returns CMD's status, 124 on timeout, 126 when the host did not answer.
+run_on() {
+	local sec=$RUN_TIMEOUT host rc t0 t
+	[ "$1" != -t ] || { sec=$2; shift 2; }
+	host=$1
+	shift
+	_check_host "$host" || return 2
+	sec=$(_bound "$sec") || return 124
+	note "[$host]\$ $*"
+	t0=$(_now_cs)
+	_rpc_call "$host" "_job_run run.\$\$ $sec $(_q "$@")" "$sec" > "$OUT"
+	rc=$?
+	t=$(($(_now_cs) - t0))
+	cat "$OUT" >> "$LAB_TRANSCRIPT"
+	note "[$host] exit $rc ($((t / 100)).$((t / 10 % 10))s)$([ "$rc" = 124 ] && echo ": timed out after ${sec}s")"
+	return "$rc"
+}
+last_output() { cat "$OUT"; }
+
+# bg_start NAME a|b CMD...: start CMD in the background on the host.
+bg_start() {
+	local name=$1 host=$2 r
+	shift 2
+	_check_host "$host" || return 2
+	note "[$host]\$ $* &   (job $name)"
+	[ -e "$LAB_STATE/name" ] && echo "$name $host" >> "$LAB_STATE/jobs"
+	echo "$host" > "/tmp/lab/job.$name"
+	rm -f "/tmp/lab/reaped.$name"
+	r=$(_rpc_call "$host" "_job_start $(_q "$name" "$@")") || {
+		note "$r"
+		return 125
+	}
+}
+
+_job_host() { cat "/tmp/lab/job.$1" 2>/dev/null || echo a; }
+
+# Append a finished (or, with 'kill', killed) job's status and log to the
+# transcript, once.
+_reap() {
+	local name=$1 host=$2 how=${3:-} r rc
+	[ -e "/tmp/lab/job.$name" ] && [ ! -e "/tmp/lab/reaped.$name" ] || return 0
+	: > "/tmp/lab/reaped.$name"
+	if [ "$how" = kill ]; then
+		rc=$(_rpc_call "$host" "_job_stop $(_q "$name")" 20)
+		note "[$host] job $name at case end: $rc"
+	fi
+	r=$(_rpc_call "$host" "_job_log $(_q "$name")")
+	note "--- [$host] output of job $name ---"
+	[ -z "$r" ] || note "$r"
+	note "--- end of job $name ---"
+}
+
+# bg_wait NAME SEC: wait for the job; returns its status, or kills it and
+# returns 124 after SEC seconds.
+bg_wait() {
+	local name=$1 sec host rc
+	host=$(_job_host "$name")
+	sec=$(_bound "$2") || { bg_kill "$name"; return 124; }
+	rc=$(_rpc_call "$host" "_job_wait $(_q "$name") $sec" "$sec")
+	note "[$host] job $name: status $rc$([ "$rc" = 124 ] && echo ": timed out after ${sec}s, killed")"
+	_reap "$name" "$host"
+	return "$rc"
+}
+
+# bg_kill NAME [SIG]: signal the job (default TERM; SIGKILL if it does not
+# end within 5 s); returns its status.
+bg_kill() {
+	local name=$1 sig=${2:-TERM} host rc
+	host=$(_job_host "$name")
+	rc=$(_rpc_call "$host" "_job_kill $(_q "$name" "$sig")" 20)
+	note "[$host] job $name killed with SIG$sig: status $rc"
+	_reap "$name" "$host"
+	return "$rc"
+}
+
+# bg_log NAME: print the job's output so far.
+bg_log() { _rpc_call "$(_job_host "$1")" "_job_log $(_q "$1")"; }
+
+# ---- readiness (no sleeps) ------------------------------------------------------
+
+# _poll HOST SEC WHAT SNIPPET: run SNIPPET on HOST until it succeeds, at most SEC s.
+_poll() {
+	local host=$1 sec what=$3 snippet=$4 t0 t
+	_check_host "$host" || return 2
+	sec=$(_bound "$2") || return 124
+	t0=$(_now_cs)
+	_rpc_call "$host" "_poll_local $sec $(_q "$snippet")" "$sec" > /dev/null
+	local rc=$?
+	t=$(($(_now_cs) - t0))
+	if [ "$rc" = 0 ]; then
+		note "[$host] ready: $what ($((t / 100)).$((t / 10 % 10))s)"
+	else
+		note "[$host] not ready after ${sec}s: $what"
+	fi
+	return "$rc"
+}
+_poll_local() {
+	local end=$(($(_now_cs) + $1 * 100))
+	until eval "$2"; do
+		[ "$(_now_cs)" -lt "$end" ] || return 124
+		sleep 0.1
+	done
+}
+
+# wait_listen a|b PORT SEC: an RDMA CM id listens on PORT (any port space).
+wait_listen() {
+	_poll "$1" "$3" "rdma cm_id LISTEN on port $2" \
+		"/sbin/rdma resource show cm_id 2>/dev/null | grep -Eq 'state LISTEN .*src-addr [^ ]*:$2( |\$)'"
+}
+# wait_tcp_listen a|b PORT SEC: a kernel TCP socket listens on PORT.
+wait_tcp_listen() {
+	local hex
+	hex=$(printf '%04X' "$2")
+	_poll "$1" "$3" "tcp LISTEN on port $2" \
+		"cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '\$4 == \"0A\" { print \$2 }' | grep -q ':$hex\$'"
+}
+# wait_log NAME REGEX SEC: the job's output matches REGEX (grep -E).
+wait_log() {
+	_poll "$(_job_host "$1")" "$3" "job $1 output matches /$2/" \
+		"grep -Eq $(_q "$2") $(_q "$LAB_JOBS/$1.log") 2>/dev/null"
+}
+
+# ---- conveniences -------------------------------------------------------------
+
+# expect_exit NAME CODE [a|b] CMD...: a whole case: CMD must exit with CODE.
+expect_exit() {
+	local name=$1 code=$2 host=a rc
+	shift 2
+	case $1 in a | b) host=$1; shift ;; esac
+	case_begin "$name"
+	run_on "$host" "$@"
+	rc=$?
+	[ "$rc" = "$code" ] || fail "exit $rc, expected $code"
+	pass
+}
+
+# have_applet NAME: the binary under test provides the applet.
+have_applet() { [ -x "$RT/$1" ]; }
+# need_applet NAME...: skip the case unless every applet exists.
+need_applet() {
+	local a
+	for a; do have_applet "$a" || { skip "applet $a not in the binary under test"; return 1; }; done
+}
+# output_has REGEX: the last run_on output matches (grep -E).
+output_has() { grep -Eq "$1" "$OUT"; }
+
+# gid_index a|b: index of the IPv4-mapped RoCE v2 GID of the host's device
+# (for perftest -x).
+gid_index() {
+	local host=$1 dev
+	[ "$host" = a ] && dev=$DEV_A || dev=$DEV_B
+	_rpc_call "$host" "_gid_index_local $dev"
+}
+_gid_index_local() {
+	local f i
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		case $(cat "$f" 2>/dev/null) in 0000:0000:0000:0000:0000:ffff:*)
+			[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+				{ echo "$i"; return 0; } ;;
+		esac
+	done
+	echo 1
+}
+
+# ---- fault injection (two hosts) --------------------------------------------------
+
+_need_two() {
+	[ "$LAB_HOSTS" = 2 ] && return 0
+	skip "fault injection needs two hosts (one-host traffic goes through lo)"
+	return 1
+}
+# netem a|b ARGS...: tc netem on the host's data interface (eth0), e.g. loss 5%.
+netem() {
+	local host=$1
+	shift
+	_need_two || return 1
+	run_on -t 10 "$host" /sbin/tc qdisc replace dev eth0 root netem "$@"
+}
+# netem_clear [a|b]: remove netem (both hosts by default).
+netem_clear() {
+	local h
+	[ "$LAB_HOSTS" = 2 ] || return 0
+	for h in ${1:-a b}; do
+		_rpc_call "$h" "/sbin/tc qdisc del dev eth0 root 2>/dev/null; true" > /dev/null
+	done
+}
+# link_down a|b / link_up a|b: the host's data link; link_up waits (10 s)
+# until the RDMA port is ACTIVE again.
+link_down() {
+	_need_two || return 1
+	run_on -t 10 "$1" /sbin/ip link set eth0 down
+}
+link_up() {
+	_need_two || return 1
+	run_on -t 10 "$1" /sbin/ip link set eth0 up || return
+	_poll "$1" 10 "rxe0 ACTIVE" "/sbin/rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+}

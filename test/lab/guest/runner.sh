@@ -1,0 +1,78 @@
+#!/bin/sh
+# Host a: run the scenarios named in /lab/config one after the other, each in
+# its own shell with a time bound, and clean up between them.
+. /lab/lib.sh
+. /lab/config
+
+# header VALUE of "# KEY: VALUE" in a scenario file, or DEFAULT
+header() { sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1 | grep . || echo "$3"; }
+
+# Bring both hosts back to a clean state: no jobs, no netem, links up.
+cleanup() {
+	local h
+	for h in a b; do
+		[ "$LAB_HOSTS" = 2 ] || [ "$h" = a ] || continue
+		_rpc_call "$h" "_job_kill_all; /sbin/tc qdisc del dev eth0 root 2>/dev/null;
+			[ \$LAB_HOSTS = 1 ] || /sbin/ip link set eth0 up; true" 60 > /dev/null
+	done
+	rm -f /tmp/lab/job.* /tmp/lab/reaped.*
+}
+
+run_scenario() {
+	local name=$1 file=/lab/scenarios/$1.sh need bound rc
+	need=$(header "$file" hosts 1)
+	bound=$(header "$file" timeout 300)
+	if [ "$need" -gt "$LAB_HOSTS" ]; then
+		_result SKIP "$name" "needs $need hosts (lab run --hosts $need)"
+		return
+	fi
+	rm -f /tmp/lab/ncases "$LAB_STATE"/*
+	: > "$LAB_TRANSCRIPT"
+	export LAB_SCENARIO=$name
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	timeout -s KILL "$bound" sh -c '. /lab/lib.sh; . "$1"; case_end' sh "$file" 3>&1 >> "$LAB_TRANSCRIPT" 2>&1
+	rc=$?
+	# a case left open means the scenario died or ran out of time inside it
+	if [ -e "$LAB_STATE/name" ]; then
+		if [ "$rc" = 137 ]; then
+			fail "scenario $name hit its bound of ${bound}s (later cases not run)"
+		else
+			fail "scenario shell exited $rc inside the case"
+		fi
+		case_end 3>&1
+	elif [ ! -s /tmp/lab/ncases ]; then
+		note "lab: scenario $name exited $rc without running a case"
+		sed 's/^/@lab # /' "$LAB_TRANSCRIPT"
+		_result FAIL "$name" "no case ran (exit $rc)"
+	fi
+	cleanup
+}
+
+# Host b must answer and the data link must carry traffic before any case.
+wait_peer() {
+	local end=$(($(_now_cs) + 9000))
+	until [ "$(_rpc b true 5)" = "@rc 0" ]; do
+		if [ "$(_now_cs)" -ge "$end" ]; then
+			_result FAIL lab/boot "host b's agent did not answer within 90s"
+			return 1
+		fi
+		sleep 0.5
+	done
+	end=$(($(_now_cs) + 3000))
+	until ping -c 1 -W 1 "$B" > /dev/null 2>&1; do
+		if [ "$(_now_cs)" -ge "$end" ]; then
+			_result FAIL lab/boot "no ping from a to b over eth0 within 30s"
+			return 1
+		fi
+	done
+}
+
+main() {
+	[ "$LAB_HOSTS" = 1 ] || wait_peer || return 0
+	_emit "# lab: ready after $(cut -d' ' -f1 /proc/uptime)s of guest time; kernel $(uname -r)"
+	for s in $LAB_SCENARIOS; do
+		run_scenario "$s"
+	done
+}
+
+main 3>&1

@@ -1,0 +1,273 @@
+# shellcheck shell=bash
+# `lab run|test|demo|shell|list`: pick scenarios, boot, turn the guest's
+# console into TAP (or demo text). Sourced by test/lab/lab.
+
+# "# KEY: N" header of a scenario file, or DEFAULT.
+scenario_header() {
+	local v
+	v=$(sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1)
+	echo "${v:-$3}"
+}
+
+# A scenario argument: a file path, or a name in test/lab/scenarios.
+scenario_file() {
+	local s=$1
+	if [ -f "$s" ]; then echo "$s"; return; fi
+	s=${s%.sh}
+	[ -f "$LAB_DIR/scenarios/$s.sh" ] || die "no scenario '$1' (see: lab list)"
+	echo "$LAB_DIR/scenarios/$s.sh"
+}
+
+cmd_list() {
+	local f
+	for f in "$LAB_DIR"/scenarios/*.sh; do
+		printf '%-28s hosts: %s  timeout: %ss\n' "$(basename "$f" .sh)" \
+			"$(scenario_header "$f" hosts 1)" "$(scenario_header "$f" timeout 300)"
+	done
+}
+
+now() { echo "${EPOCHREALTIME/./}" | cut -c1-13; } # milliseconds
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+# Read host a's console on stdin; print TAP (or demo text); write counts to $1.
+console_to_tap() {
+	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready=""
+	t0=$(now)
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case $line in
+		*"@lab PASS "*)
+			n=$((n + 1)) npass=$((npass + 1))
+			rest=${line#*@lab PASS }
+			if [ "$RUN_MODE" = demo ]; then echo "PASS $rest"; else echo "ok $n - $rest"; fi
+			;;
+		*"@lab FAIL "*)
+			n=$((n + 1)) nfail=$((nfail + 1))
+			rest=${line#*@lab FAIL }
+			name=${rest%%$'\t'*} why=${rest#*$'\t'}
+			[ "$name" != "$rest" ] || why="(no reason given)"
+			if [ "$RUN_MODE" = demo ]; then echo "FAIL $name: $why"; else echo "not ok $n - $name: $why"; fi
+			;;
+		*"@lab SKIP "*)
+			n=$((n + 1)) nskip=$((nskip + 1))
+			rest=${line#*@lab SKIP }
+			name=${rest%%$'\t'*} why=${rest#*$'\t'}
+			[ "$name" != "$rest" ] || why="(no reason given)"
+			if [ "$RUN_MODE" = demo ]; then echo "SKIP $name: $why"; else echo "ok $n - $name # SKIP $why"; fi
+			;;
+		*"@lab # "*)
+			rest=${line#*@lab # }
+			case $rest in "lab: host a up"*) tready=$(now) ;; esac
+			if [ "$RUN_MODE" = demo ]; then echo "$rest"; else echo "# $rest"; fi
+			;;
+		*"@lab END"*)
+			end=1
+			# poweroff -f follows; should qemu linger, do not wait for the watchdog
+			watchdog 15 lingering > /dev/null 2>&1 &
+			echo $! > "$RUN_DIR/endkill.pid"
+			;;
+		*) [ "$RUN_VERBOSE" = 0 ] || echo "# [a] $line" ;;
+		esac
+	done
+	echo "n=$n npass=$npass nfail=$nfail nskip=$nskip end=$end tready=${tready:-0} t0=$t0" > "$state"
+}
+
+# Print the tail of a console file as TAP comments.
+console_tail() {
+	[ -s "$1" ] || return 0
+	echo "# --- last lines of $2's console ---"
+	tail -n "${3:-30}" "$1" | tr -d '\r' | sed 's/^/# | /'
+}
+
+# The guest did not reach its END marker: say why, as one failed test.
+report_abort() {
+	local n=$1 timeout=$2 boot_sec=$3 reason qlog
+	if [ -e "$RUN_DIR/boothang" ]; then
+		reason="guests did not boot within ${boot_sec}s, twice: qemu killed"
+	elif [ -e "$RUN_DIR/timeout" ]; then
+		reason="no result within ${timeout}s (guest hung?): qemu killed"
+	elif grep -q 'Kernel panic' "$RUN_DIR/a.console" 2> /dev/null; then
+		reason="guest kernel panic: $(grep -m1 'Kernel panic' "$RUN_DIR/a.console" | tr -d '\r#')"
+	else
+		qlog=$(tail -n 1 "$RUN_DIR/a.qemu.log" 2> /dev/null | tr -d '#')
+		reason="guest a stopped before the end of the run${qlog:+ (qemu: $qlog)}"
+	fi
+	if [ "$RUN_MODE" = demo ]; then echo "FAIL lab: $reason"; else echo "not ok $((n + 1)) - lab: $reason"; fi
+}
+
+# Parse options shared by run/test/demo/shell into RUN_* variables.
+run_parse() {
+	RUN_HOSTS="" RUN_BINARY="" RUN_TIMEOUT="" RUN_VERBOSE=0 RUN_KEEP=0
+	RUN_SCENARIOS=() RUN_EXTRA=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--hosts) RUN_HOSTS=${2:?--hosts needs 1 or 2}; shift ;;
+		--hosts=*) RUN_HOSTS=${1#*=} ;;
+		--binary) RUN_BINARY=${2?--binary needs a path}; shift ;;
+		--binary=*) RUN_BINARY=${1#*=} ;;
+		--extra) RUN_EXTRA+=("$(realpath "${2:?--extra needs a path}")"); shift ;;
+		--extra=*) RUN_EXTRA+=("$(realpath "${1#*=}")") ;;
+		--timeout) RUN_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+		--timeout=*) RUN_TIMEOUT=${1#*=} ;;
+		--verbose | -v) RUN_VERBOSE=1 ;;
+		--keep) RUN_KEEP=1 ;;
+		-*) die "$RUN_MODE: unknown option $1" ;;
+		*) RUN_SCENARIOS+=("$(scenario_file "$1")") ;;
+		esac
+		shift
+	done
+	case ${RUN_HOSTS:-1} in 1 | 2) ;; *) die "--hosts must be 1 or 2" ;; esac
+	[ -z "$RUN_BINARY" ] || RUN_BINARY=$(realpath "$RUN_BINARY")
+}
+
+cmd_run() {
+	RUN_MODE=$1
+	shift
+	run_parse "$@"
+	local f max=1 bound=120 h
+	if [ "$RUN_MODE" = demo ]; then
+		RUN_HOSTS=2
+		for f in "$LAB_DIR"/scenarios/demo-*.sh; do RUN_SCENARIOS+=("$f"); done
+	fi
+	if ! cache_valid; then
+		if [ "$RUN_MODE" = test ]; then
+			if [ "${RDMATEST_LAB_REQUIRED:-0}" = 1 ]; then
+				echo "Bail out! lab not set up or stale (RDMATEST_LAB_REQUIRED=1): run test/lab/lab setup"
+				exit 1
+			fi
+			# Meson fails a TAP test that exits non-zero, so a skip is a 1..0 plan and exit 0.
+			echo "1..0 # SKIP lab not set up or stale: run test/lab/lab setup"
+			exit 0
+		fi
+		die "lab not set up or stale ($LAB_CACHE): run test/lab/lab setup"
+	fi
+	[ "$RUN_MODE" = shell ] || [ ${#RUN_SCENARIOS[@]} -gt 0 ] || die "$RUN_MODE: no scenario given"
+	for f in "${RUN_SCENARIOS[@]}"; do
+		h=$(scenario_header "$f" hosts 1)
+		[ "$h" -le "$max" ] || max=$h
+		bound=$((bound + $(scenario_header "$f" timeout 300) + 30))
+	done
+	RUN_HOSTS=${RUN_HOSTS:-$max}
+	RUN_TIMEOUT=${RUN_TIMEOUT:-$bound}
+	[ "$RUN_VERBOSE" = 0 ] || RDMATEST_LAB_LOGLEVEL=${RDMATEST_LAB_LOGLEVEL:-5}
+
+	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-lab.XXXXXX")
+	trap 'run_exit' EXIT
+	trap 'exit 130' INT TERM
+	run_image "$RUN_DIR" "$RUN_MODE" "$RUN_HOSTS" "$RUN_VERBOSE" "$RUN_BINARY" "${RUN_SCENARIOS[@]}"
+	if [ "$RUN_MODE" = shell ]; then
+		run_shell
+	else
+		run_guests
+	fi
+}
+
+run_exit() {
+	local rc=$?
+	[ -z "${WATCHDOG_PID:-}" ] || kill "$WATCHDOG_PID" 2> /dev/null || true
+	[ -z "${BTAIL_PID:-}" ] || kill "$BTAIL_PID" 2> /dev/null || true
+	stop_guests
+	if [ "$RUN_KEEP" = 1 ] || [ "${RUN_FAILED:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$RUN_MODE" != shell ]; }; then
+		say "logs kept in $RUN_DIR"
+	else
+		rm -rf "$RUN_DIR"
+	fi
+}
+
+# Kill the guests after SEC seconds, marking why in RUN_DIR/FLAG; or, with
+# a MARKER, only if some console still lacks that line by then.
+watchdog() {
+	local sec=$1 flag=$2 marker=${3:-} f sp
+	sleep "$sec" &
+	sp=$!
+	trap 'kill "$sp" 2> /dev/null; exit 0' TERM
+	wait "$sp"
+	if [ -n "$marker" ]; then
+		for f in "$RUN_DIR"/[ab].console; do
+			grep -q "$marker" "$f" 2> /dev/null || { touch "$RUN_DIR/$flag"; break; }
+		done
+		[ -e "$RUN_DIR/$flag" ] || return 0
+	else
+		touch "$RUN_DIR/$flag"
+	fi
+	kill ${QEMU_PID_a:+"$QEMU_PID_a"} ${QEMU_PID_b:+"$QEMU_PID_b"} 2> /dev/null
+}
+
+# Boot, stream the console through the TAP filter, and summarise. A guest
+# that does not finish booting within RDMATEST_LAB_BOOT_TIMEOUT (TCG
+# occasionally hangs early) is booted once more before it counts as a FAIL.
+run_guests() {
+	local state=$RUN_DIR/state n npass nfail nskip end tready t0 tend rc=0 try boot_pid
+	local boot_sec=${RDMATEST_LAB_BOOT_TIMEOUT:-90}
+	[ "$RUN_MODE" = demo ] || echo "TAP version 13"
+	for try in 1 2; do
+		rm -f "$RUN_DIR"/*.console "$RUN_DIR/boothang" "$RUN_DIR/timeout"
+		boot_guests "$RUN_HOSTS"
+		watchdog "$RUN_TIMEOUT" timeout > /dev/null 2>&1 &
+		WATCHDOG_PID=$!
+		watchdog "$boot_sec" boothang '@lab # lab: host [ab] up' > /dev/null 2>&1 &
+		boot_pid=$!
+		if [ "$RUN_VERBOSE" = 1 ] && [ "$RUN_HOSTS" = 2 ]; then
+			tail -n +1 -F -s 0.2 --pid="$QEMU_PID_b" "$RUN_DIR/b.console" 2> /dev/null |
+				sed -u 's/\r$//; s/^/# [b] /' &
+			BTAIL_PID=$!
+		fi
+		tail -n +1 -F -s 0.2 --pid="$QEMU_PID_a" "$RUN_DIR/a.console" 2> /dev/null |
+			console_to_tap "$state" || true
+		tend=$(now)
+		kill "$WATCHDOG_PID" "$boot_pid" 2> /dev/null || true
+		[ ! -s "$RUN_DIR/endkill.pid" ] || kill "$(cat "$RUN_DIR/endkill.pid")" 2> /dev/null || true
+		stop_guests
+		if [ ! -e "$RUN_DIR/boothang" ] || [ "$try" = 2 ]; then break; fi
+		echo "# lab: a guest did not boot within ${boot_sec}s; booting again"
+		console_tail "$RUN_DIR/a.console" a 15
+		[ "$RUN_HOSTS" = 1 ] || console_tail "$RUN_DIR/b.console" b 15
+	done
+	# shellcheck disable=SC1090 # written by console_to_tap
+	. "$state"
+	if [ "$end" != 1 ]; then
+		report_abort "$n" "$RUN_TIMEOUT" "$boot_sec"
+		n=$((n + 1)) nfail=$((nfail + 1))
+		console_tail "$RUN_DIR/a.console" a 40
+	fi
+	if [ "$nfail" -gt 0 ] && [ "$RUN_HOSTS" = 2 ]; then
+		console_tail "$RUN_DIR/b.console" b 20
+	fi
+	echo "# lab: hosts $RUN_HOSTS, guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s," \
+		"run took $(secs $((tend - t0)))s"
+	if [ "$RUN_MODE" = demo ]; then
+		echo "demo: $npass passed, $nfail failed, $nskip skipped"
+	else
+		echo "1..$n"
+	fi
+	# Meson marks a TAP test ERROR (not FAIL) when it also exits non-zero:
+	# for `lab test` the "not ok" lines carry the failures.
+	[ "$nfail" = 0 ] || RUN_FAILED=1
+	[ "$nfail" = 0 ] || [ "$RUN_MODE" = test ] || rc=1
+	return "$rc"
+}
+
+# Interactive: host a on this terminal, host b (if any) in the background.
+run_shell() {
+	local -a args
+	local d c
+	if [ "$RUN_HOSTS" = 1 ]; then
+		mapfile -t args < <(qemu_args a 1 stdio)
+		"$LAB_QEMU" "${args[@]}"
+		return
+	fi
+	read -r d c < <(link_endpoints)
+	mapfile -t args < <(qemu_args a 2 stdio "$d" "$c")
+	(
+		for _ in $(seq 100); do
+			links_ready "$d" "$c" && break
+			sleep 0.1
+		done
+		local -a bargs
+		mapfile -t bargs < <(qemu_args b 2 "$RUN_DIR/b.console" "$d" "$c")
+		exec "$LAB_QEMU" "${bargs[@]}" < /dev/null > "$RUN_DIR/b.qemu.log" 2>&1
+	) &
+	QEMU_PID_b=$!
+	say "host b boots in the background; its console: $RUN_DIR/b.console"
+	"$LAB_QEMU" "${args[@]}"
+}

@@ -1,0 +1,192 @@
+# shellcheck shell=bash
+# Host side of a lab run: the per-run initramfs and the qemu guests.
+# Sourced by test/lab/lab after host/common.sh.
+
+LAB_QEMU=${RDMATEST_LAB_QEMU:-qemu-system-x86_64}
+LAB_MEM=${RDMATEST_LAB_MEM:-1024}
+
+# Copy an executable to ROOT/DEST with the libraries (ldd) the base lacks.
+install_exe() {
+	local root=$1 src=$2 dest=$3 lib a
+	if [ ! -f "$src" ] || [ ! -x "$src" ]; then die "$src: not an executable file"; fi
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$src" "$root$dest"
+	ldd "$src" > /dev/null 2>&1 || return 0 # static
+	for lib in $(ldd "$src" | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+		# the base keeps libraries under /usr/lib*; /lib* are links there
+		case $lib in /lib*) a=/usr$lib ;; *) a=$lib ;; esac
+		grep -qxF ".$a" "$LAB_CACHE/base.files" 2> /dev/null && continue
+		mkdir -p "$root$(dirname "$a")"
+		cp -L "$lib" "$root$a"
+	done
+}
+
+# Install the binary under test as ROOT/opt/rdmatest/bin/rdmatest with an
+# applet link for each name `--list` prints (run on the host).
+run_image_binary() {
+	local root=$1 bin=$2 a
+	install_exe "$root" "$bin" /opt/rdmatest/bin/rdmatest
+	"$bin" --list > "$root/opt/rdmatest/applets" 2> /dev/null ||
+		say "warning: '$bin --list' failed: no applet links"
+	while read -r a _; do
+		case $a in '' | *[!A-Za-z0-9_.-]* | rdmatest) continue ;; esac
+		ln -sf rdmatest "$root/opt/rdmatest/bin/$a"
+	done < "$root/opt/rdmatest/applets"
+}
+
+# run_image DIR MODE HOSTS VERBOSE BINARY SCENARIO_FILE... -> DIR/initrd.img
+# (RUN_EXTRA: more executables for /opt/rdmatest/bin, e.g. test-only peers)
+run_image() {
+	local dir=$1 mode=$2 hosts=$3 verbose=$4 bin=$5 root=$1/root f names=""
+	shift 5
+	mkdir -p "$root/lab/scenarios"
+	cp "$LAB_DIR/guest/init" "$root/init"
+	cp "$LAB_DIR"/guest/*.sh "$root/lab/"
+	cp "$LAB_DIR/guest/motd" "$root/lab/motd"
+	# every scenario file is shipped (scenarios may source shared helpers)
+	cp "$LAB_DIR"/scenarios/* "$root/lab/scenarios/" 2> /dev/null || true
+	for f in "$@"; do
+		cp "$f" "$root/lab/scenarios/"
+		names="$names $(basename "$f" .sh)"
+	done
+	cat > "$root/lab/config" <<-EOF
+		LAB_HOSTS=$hosts
+		LAB_MODE=$mode
+		LAB_VERBOSE=$verbose
+		LAB_SCENARIOS='${names# }'
+	EOF
+	[ -z "$bin" ] || run_image_binary "$root" "$bin"
+	for f in ${RUN_EXTRA[@]+"${RUN_EXTRA[@]}"}; do
+		install_exe "$root" "$f" "/opt/rdmatest/bin/$(basename "$f")"
+	done
+	chmod 755 "$root/init" "$root"/lab/*.sh
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+		gzip -1 > "$dir/run.cpio.gz"
+	cat "$LAB_BASE" "$dir/run.cpio.gz" > "$dir/initrd.img"
+}
+
+# A TCP port on 127.0.0.1 that nothing listens on (the caller retries when
+# qemu loses the race for it).
+free_port() {
+	local p hex
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		hex=$(printf ':%04X ' "$p")
+		grep -qi "$hex" /proc/net/tcp /proc/net/tcp6 2> /dev/null || { echo "$p"; return; }
+	done
+}
+
+# True when 127.0.0.1:PORT is in LISTEN state.
+port_listening() {
+	awk -v p="$(printf '0100007F:%04X' "$1")" '$2 == p && $4 == "0A" { f = 1 } END { exit !f }' /proc/net/tcp
+}
+
+# How the two VMs are wired: "unix" (default): -netdev stream over unix
+# sockets in the run directory (reliable, no Nagle delay, no ports to
+# collide); "tcp": -netdev socket listen/connect on 127.0.0.1 ports, about
+# 20 ms per request/response because of Nagle (qemu leaves TCP_NODELAY off).
+LAB_NET=${RDMATEST_LAB_NET:-unix}
+
+# qemu_args ROLE HOSTS CONSOLE [DATA CTL]: print the argument list, one per
+# line. DATA/CTL: socket paths (unix) or ports (tcp) of the two links.
+qemu_args() {
+	local role=$1 hosts=$2 console=$3 d=${4:-} c=${5:-} n=1 listen=on
+	local append="console=ttyS0 panic=-1 quiet loglevel=${RDMATEST_LAB_LOGLEVEL:-4} mitigations=off tsc=reliable labrole=$role"
+	printf '%s\n' -nodefaults -no-user-config -display none -no-reboot -m "$LAB_MEM" \
+		-kernel "$LAB_KERNEL" -initrd "$RUN_DIR/initrd.img" -append "$append"
+	if [ "$hosts" = 1 ]; then
+		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL:-tcg,thread=multi}" -smp "${RDMATEST_LAB_SMP1:-2}"
+	else
+		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL2:-tcg}" -smp "${RDMATEST_LAB_SMP2:-1}"
+		[ "$role" = a ] || { n=2; listen=off; }
+		if [ "$LAB_NET" = tcp ]; then
+			[ "$role" = a ] && listen=listen || listen=connect
+			printf '%s\n' -netdev "socket,id=data,$listen=127.0.0.1:$d" -netdev "socket,id=ctl,$listen=127.0.0.1:$c"
+		else
+			printf '%s\n' -netdev "stream,id=data,server=$listen,addr.type=unix,addr.path=$d" \
+				-netdev "stream,id=ctl,server=$listen,addr.type=unix,addr.path=$c"
+		fi
+		# eth0 = data link (192.0.2.N), eth1 = control link (198.51.100.N)
+		printf '%s\n' \
+			-device "virtio-net-pci,netdev=data,mac=52:54:00:12:00:0$n,romfile=,addr=0x4" \
+			-device "virtio-net-pci,netdev=ctl,mac=52:54:00:12:01:0$n,romfile=,addr=0x5"
+	fi
+	if [ "$console" = stdio ]; then
+		printf '%s\n' -serial mon:stdio
+	else
+		printf '%s\n' -serial "file:$console"
+	fi
+}
+
+# Start host ROLE in the background; sets QEMU_PID_<role>.
+qemu_start() {
+	local role=$1 hosts=$2 console=$3
+	shift 3
+	local -a args
+	mapfile -t args < <(qemu_args "$role" "$hosts" "$console" "$@")
+	"$LAB_QEMU" "${args[@]}" < /dev/null > "$RUN_DIR/$role.qemu.log" 2>&1 &
+	printf -v "QEMU_PID_$role" '%s' "$!"
+}
+
+# The two link endpoints for a two-host run: "DATA CTL".
+link_endpoints() {
+	local pd pc
+	if [ "$LAB_NET" = tcp ]; then
+		pd=$(free_port)
+		pc=$(free_port)
+		while [ "$pd" = "$pc" ]; do pc=$(free_port); done
+		echo "$pd $pc"
+	else
+		echo "$RUN_DIR/data.sock $RUN_DIR/ctl.sock"
+	fi
+}
+
+# True once host a (started with endpoints D C) accepts connections on both.
+links_ready() {
+	if [ "$LAB_NET" = tcp ]; then
+		port_listening "$1" && port_listening "$2"
+	else
+		[ -S "$1" ] && [ -S "$2" ]
+	fi
+}
+
+# Boot the guests for a run (console files RUN_DIR/a.console, b.console).
+# With two hosts, a listens and b connects once a does.
+boot_guests() {
+	local hosts=$1 console_a=${2:-$RUN_DIR/a.console} try d c
+	QEMU_PID_a="" QEMU_PID_b=""
+	if [ "$hosts" = 1 ]; then
+		qemu_start a 1 "$console_a"
+		return
+	fi
+	[ "$LAB_NET" = tcp ] || [ ${#RUN_DIR} -lt 90 ] || LAB_NET=tcp # sun_path limit
+	for try in 1 2 3 4 5; do
+		read -r d c < <(link_endpoints)
+		qemu_start a 2 "$console_a" "$d" "$c"
+		for _ in $(seq 100); do
+			links_ready "$d" "$c" && break
+			kill -0 "$QEMU_PID_a" 2> /dev/null || break
+			sleep 0.1
+		done
+		if links_ready "$d" "$c"; then
+			qemu_start b 2 "$RUN_DIR/b.console" "$d" "$c"
+			return 0
+		fi
+		kill "$QEMU_PID_a" 2> /dev/null || true
+		wait "$QEMU_PID_a" 2> /dev/null || true
+		say "host a did not listen on $d $c (try $try): $(tail -n 1 "$RUN_DIR/a.qemu.log")"
+	done
+	die "could not start host a"
+}
+
+# Stop the guests that still run.
+stop_guests() {
+	local p
+	for p in ${QEMU_PID_a:-} ${QEMU_PID_b:-}; do
+		kill "$p" 2> /dev/null || true
+	done
+	for p in ${QEMU_PID_a:-} ${QEMU_PID_b:-}; do
+		wait "$p" 2> /dev/null || true
+	done
+	QEMU_PID_a="" QEMU_PID_b=""
+}
