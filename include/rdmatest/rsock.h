@@ -85,6 +85,12 @@ int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
 		       struct rt_error *err);
 int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
 		       struct rt_error *err);
+/* Waits up to timeout_ms for the peer to close, draining (and counting
+ * into *extra) whatever it still sends: 0 once it closed (or reset), -1
+ * when it did not within the time. Records no error. A server calls this
+ * before closing, so that its close never races the client's last read. */
+int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
+			  uint64_t *extra);
 /* Orderly shutdown and close (when `orderly`), else just close. */
 void rt_stream_close(struct rt_stream *s, bool orderly);
 

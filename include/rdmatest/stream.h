@@ -28,7 +28,7 @@ enum rt_row_kind {
 };
 
 struct rt_stream_row {
-	char name[16]; /* "4k_lat", "1.5k_bw", "custom" */
+	char name[24]; /* "4k_lat", "1.5k_bw", "custom" */
 	uint64_t size, count, iters;
 };
 

@@ -1,0 +1,462 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <rdma/rsocket.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/rsock.h"
+#include "rdmatest/util.h"
+
+/* ---- the two ops tables ---------------------------------------------------- */
+
+/* Wrappers, because glibc declares some of these with transparent-union
+ * address arguments that do not match a plain function pointer. */
+static int k_socket(int d, int t, int p) { return socket(d, t, p); }
+static int k_bind(int fd, const struct sockaddr *sa, socklen_t l) { return bind(fd, sa, l); }
+static int k_listen(int fd, int b) { return listen(fd, b); }
+static int k_accept(int fd, struct sockaddr *sa, socklen_t *l) { return accept(fd, sa, l); }
+static int k_connect(int fd, const struct sockaddr *sa, socklen_t l) { return connect(fd, sa, l); }
+static int k_poll(struct pollfd *f, nfds_t n, int t) { return poll(f, n, t); }
+static int k_shutdown(int fd, int how) { return shutdown(fd, how); }
+static int k_close(int fd) { return close(fd); }
+
+/* A peer that went away must be an error to report, not a SIGPIPE. */
+static ssize_t k_send(int fd, const void *b, size_t l, int f)
+{
+	return send(fd, b, l, f | MSG_NOSIGNAL);
+}
+
+static ssize_t k_recv(int fd, void *b, size_t l, int f) { return recv(fd, b, l, f); }
+
+static int k_setsockopt(int fd, int lv, int n, const void *v, socklen_t l)
+{
+	return setsockopt(fd, lv, n, v, l);
+}
+
+static int k_getsockopt(int fd, int lv, int n, void *v, socklen_t *l)
+{
+	return getsockopt(fd, lv, n, v, l);
+}
+
+/* Only F_GETFL and F_SETFL are used. */
+static int k_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	if (cmd != F_SETFL)
+		return fcntl(fd, cmd);
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
+}
+
+const struct rt_sock_ops rt_sock_kernel = {
+	.name = "socket", .prefix = 0, .rdma = false,
+	.socket = k_socket, .bind = k_bind, .listen = k_listen,
+	.accept = k_accept, .connect = k_connect, .send = k_send,
+	.recv = k_recv, .poll = k_poll, .setsockopt = k_setsockopt,
+	.getsockopt = k_getsockopt, .fcntl = k_fcntl, .shutdown = k_shutdown,
+	.close = k_close,
+};
+
+const struct rt_sock_ops rt_sock_rdma = {
+	.name = "rsocket", .prefix = 'r', .rdma = true,
+	.socket = rsocket, .bind = rbind, .listen = rlisten,
+	.accept = raccept, .connect = rconnect, .send = rsend,
+	.recv = rrecv, .poll = rpoll, .setsockopt = rsetsockopt,
+	.getsockopt = rgetsockopt, .fcntl = rfcntl, .shutdown = rshutdown,
+	.close = rclose,
+};
+
+/* "rconnect" or "connect", for messages. */
+static const char *call(const struct rt_sock_ops *ops, const char *name,
+			char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", ops->prefix ? "r" : "", name);
+	return buf;
+}
+
+/* librdmacm's rpoll does not wake up for every state change of listening
+ * and connecting rsockets (another thread consumes the CM events), so
+ * those waits are cut into short slices; the caller rechecks in between. */
+#define RDMA_CM_SLICE_MS 10
+#define RDMA_DATA_SLICE_MS 1000
+
+static int slice(int left_ms, int max_ms)
+{
+	if (max_ms <= 0)
+		return left_ms;
+	return (left_ms < 0 || left_ms > max_ms) ? max_ms : left_ms;
+}
+
+static short poll_one(const struct rt_sock_ops *ops, int fd, short events,
+		      int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n = ops->poll(&p, 1, timeout_ms);
+
+	if (n < 0 && errno != EINTR)
+		return POLLERR;
+	return n > 0 ? p.revents : 0;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+int rt_sock_open(const struct rt_sock_ops *ops, int family, int *fd,
+		 struct rt_error *err)
+{
+	char c[16];
+
+	*fd = ops->socket(family, SOCK_STREAM, 0);
+	if (*fd >= 0)
+		return 0;
+	if (ops->rdma && (errno == ENODEV || errno == ENOENT || errno == ENOSYS))
+		return rt_fail(err, RT_EXIT_ENV, "rsocket: no RDMA device found "
+			       "(-T s runs the test over kernel TCP sockets)");
+	return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s",
+			     call(ops, "socket", c, sizeof(c)));
+}
+
+static int set_nonblock(const struct rt_sock_ops *ops, int fd, bool on)
+{
+	int fl = ops->fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	return ops->fcntl(fd, F_SETFL, fl);
+}
+
+int rt_sock_listen(const struct rt_sock_ops *ops, int fd,
+		   const struct sockaddr *sa, socklen_t len, struct rt_error *err)
+{
+	char c[16], a[80];
+	int one = 1;
+
+	rt_addr_str(sa, a, sizeof(a));
+	if (ops->setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s SO_REUSEADDR",
+				     call(ops, "setsockopt", c, sizeof(c)));
+	if (set_nonblock(ops, fd, true))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(ops, "fcntl", c, sizeof(c)));
+	if (ops->bind(fd, sa, len)) {
+		int e = errno;
+
+		return rt_fail_errno(err, e == EADDRNOTAVAIL || e == ENODEV
+					? RT_EXIT_ENV : RT_EXIT_FAIL, e, "%s %s%s",
+				     call(ops, "bind", c, sizeof(c)), a,
+				     e == EADDRINUSE ? " (another server holds this port)" :
+				     e == EADDRNOTAVAIL || e == ENODEV
+					? " (not an address of this host's RDMA devices)" : "");
+	}
+	if (ops->listen(fd, 1))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s %s",
+				     call(ops, "listen", c, sizeof(c)), a);
+	return 0;
+}
+
+static bool would_block(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
+}
+
+int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
+		   int *fd, struct rt_error *err)
+{
+	uint64_t deadline = timeout_ms > 0 ? rt_deadline_after_ms(timeout_ms) : 0;
+	char c[16];
+
+	for (;;) {
+		int left;
+
+		*fd = ops->accept(lfd, NULL, NULL);
+		if (*fd >= 0)
+			return 0;
+		if (!would_block(errno) && errno != ECONNABORTED)
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s",
+					     call(ops, "accept", c, sizeof(c)));
+		left = rt_ms_until(deadline);
+		if (left == 0)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "no client connected "
+				       "within %g s", (double)timeout_ms / 1000);
+		poll_one(ops, lfd, POLLIN,
+			 slice(left, ops->rdma ? RDMA_CM_SLICE_MS : 0));
+	}
+}
+
+/* ---- connected streams ------------------------------------------------------------ */
+
+int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err)
+{
+	bool block = s->wait == RT_WAIT_BLOCK;
+	char c[16];
+
+	if (set_nonblock(s->ops, s->fd, !block))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(s->ops, "fcntl", c, sizeof(c)));
+	if (block && !s->ops->rdma) {
+		struct timeval tv = { .tv_sec = s->timeout_ms / 1000,
+				      .tv_usec = s->timeout_ms % 1000 * 1000 };
+
+		if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+		    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno,
+					     "setsockopt SO_RCVTIMEO");
+	}
+	return 0;
+}
+
+static int connect_failed(struct rt_stream *s, const char *addr, int e,
+			  struct rt_error *err)
+{
+	char c[16];
+
+	call(s->ops, "connect", c, sizeof(c));
+	switch (e) {
+	case ECONNREFUSED:
+		if (!err->set)
+			err->err_no = e;
+		return rt_fail(err, RT_EXIT_FAIL, "%s %s: connection refused: nothing "
+			       "listening on that port%s", c, addr, s->ops->rdma
+			       ? " (is the server running, and without -T s?)"
+			       : " (is the server running, with -T s?)");
+	case ETIMEDOUT:
+		return rt_fail_errno(err, RT_EXIT_TIMEOUT, e, "%s %s", c, addr);
+	case ENODEV:
+	case EADDRNOTAVAIL:
+		return rt_fail_errno(err, RT_EXIT_ENV, e, "%s %s", c, addr);
+	default:
+		return rt_fail_errno(err, RT_EXIT_FAIL, e, "%s %s", c, addr);
+	}
+}
+
+int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
+		      socklen_t len, long long timeout_ms, struct rt_error *err)
+{
+	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+	char a[80], c[16];
+	int so_err = 0;
+	socklen_t sl = sizeof(so_err);
+
+	rt_addr_str(sa, a, sizeof(a));
+	if (set_nonblock(s->ops, s->fd, true))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(s->ops, "fcntl", c, sizeof(c)));
+	if (s->ops->connect(s->fd, sa, len) == 0)
+		return rt_stream_set_wait(s, err);
+	if (errno != EINPROGRESS && !would_block(errno))
+		return connect_failed(s, a, errno, err);
+	for (;;) {
+		int left = rt_ms_until(deadline);
+		short ev;
+
+		if (left == 0)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "%s %s: no answer within %g s",
+				       call(s->ops, "connect", c, sizeof(c)), a,
+				       (double)timeout_ms / 1000);
+		ev = poll_one(s->ops, s->fd, POLLOUT,
+			      slice(left, s->ops->rdma ? RDMA_CM_SLICE_MS : 0));
+		if (ev & (POLLOUT | POLLERR | POLLHUP))
+			break;
+	}
+	if (s->ops->getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &so_err, &sl))
+		return connect_failed(s, a, errno, err);
+	if (so_err)
+		return connect_failed(s, a, so_err, err);
+	return rt_stream_set_wait(s, err);
+}
+
+/* ---- send_all / recv_all -------------------------------------------------------------- */
+
+struct xfer {
+	struct rt_stream *s;
+	bool sending;
+	size_t done, len;
+	uint64_t deadline; /* of the current wait; 0 until something would block */
+	bool hup;          /* poll saw the peer hang up or an error */
+};
+
+static int xfer_fail(struct xfer *x, int code, int err_no, struct rt_error *err,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int xfer_fail(struct xfer *x, int code, int err_no, struct rt_error *err,
+		     const char *fmt, ...)
+{
+	char what[160], where[128] = "transfer", hint[160] = "";
+	bool was_set = err->set;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (x->s->describe)
+		x->s->describe(x->s->describe_arg, where, sizeof(where), hint,
+			       sizeof(hint));
+	rt_fail(err, code, "%s: %s%s%s", where, what, hint[0] ? ": " : "", hint);
+	if (!was_set)
+		err->err_no = err_no;
+	return -1;
+}
+
+static int stalled(struct xfer *x, struct rt_error *err)
+{
+	double sec = (double)x->s->timeout_ms / 1000;
+
+	if (x->sending)
+		return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "the peer took no data for "
+				 "%g s after %zu of %zu bytes sent", sec, x->done, x->len);
+	return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "no data for %g s after %zu "
+			 "of %zu bytes", sec, x->done, x->len);
+}
+
+static int io_failed(struct xfer *x, int e, struct rt_error *err)
+{
+	char c[16];
+
+	if (e == ECONNRESET || e == EPIPE || e == ENOTCONN)
+		return xfer_fail(x, RT_EXIT_FAIL, e, err, "connection reset by the peer "
+				 "after %zu of %zu bytes", x->done, x->len);
+	return xfer_fail(x, RT_EXIT_FAIL, e, err, "%s: %s",
+			 call(x->s->ops, x->sending ? "send" : "recv", c, sizeof(c)),
+			 strerror(e));
+}
+
+static bool expired(struct xfer *x)
+{
+	if (!x->deadline) {
+		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+		return false;
+	}
+	return rt_now_ns() >= x->deadline;
+}
+
+/* Sleeps in poll until the stream is ready, the deadline passes (-1) or
+ * the peer hung up (0: the call that follows reports how). */
+static int wait_ready(struct xfer *x, struct rt_error *err)
+{
+	const struct rt_sock_ops *ops = x->s->ops;
+	short want = x->sending ? POLLOUT : POLLIN;
+
+	if (!x->deadline)
+		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+	for (;;) {
+		int left = rt_ms_until(x->deadline);
+		short ev;
+
+		if (left == 0)
+			return stalled(x, err);
+		ev = poll_one(ops, x->s->fd, want,
+			      slice(left, ops->rdma ? RDMA_DATA_SLICE_MS : 0));
+		if (ev & (want | POLLERR | POLLHUP)) {
+			x->hup = !(ev & want);
+			return 0;
+		}
+	}
+}
+
+/* Kernel sockets in blocking mode wait in the call itself (bounded by
+ * SO_RCVTIMEO/SO_SNDTIMEO); everything else calls without blocking. */
+static int call_flags(const struct xfer *x)
+{
+	if (x->s->wait == RT_WAIT_BLOCK && !x->s->ops->rdma)
+		return x->sending ? 0 : MSG_WAITALL;
+	return MSG_DONTWAIT;
+}
+
+static bool polls_first(const struct rt_stream *s)
+{
+	return s->wait == RT_WAIT_POLL || (s->wait == RT_WAIT_BLOCK && s->ops->rdma);
+}
+
+static int xfer_all(struct xfer *x, uint8_t *buf, struct rt_error *err)
+{
+	struct rt_stream *s = x->s;
+	int flags = call_flags(x);
+	unsigned spins = 0;
+
+	while (x->done < x->len) {
+		ssize_t n;
+
+		if (s->wait != RT_WAIT_SPIN && !x->deadline)
+			x->deadline = rt_deadline_after_ms(s->timeout_ms);
+		if (polls_first(s) && wait_ready(x, err))
+			return -1;
+		n = x->sending ? s->ops->send(s->fd, buf + x->done, x->len - x->done, flags)
+			       : s->ops->recv(s->fd, buf + x->done, x->len - x->done, flags);
+		if (n > 0) {
+			x->done += (size_t)n;
+			x->deadline = 0;
+			continue;
+		}
+		if ((n == 0 && !x->sending) || (n < 0 && would_block(errno) && x->hup))
+			return xfer_fail(x, RT_EXIT_FAIL, 0, err, "closed by the peer "
+					 "after %zu of %zu bytes", x->done, x->len);
+		if (n < 0 && !would_block(errno))
+			return io_failed(x, errno, err);
+		/* would block: spinning reads the clock every 64 tries only */
+		if ((s->wait != RT_WAIT_SPIN || !(++spins & 63)) && expired(x))
+			return stalled(x, err);
+	}
+	return 0;
+}
+
+int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
+		       struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = true, .len = len };
+	int rc = xfer_all(&x, (uint8_t *)(uintptr_t)buf, err);
+
+	s->sent += x.done;
+	return rc;
+}
+
+int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
+		       struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = false, .len = len };
+	int rc = xfer_all(&x, buf, err);
+
+	s->received += x.done;
+	return rc;
+}
+
+int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
+			  uint64_t *extra)
+{
+	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+	uint8_t scratch[4096];
+
+	for (;;) {
+		ssize_t n = s->ops->recv(s->fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+		int left;
+
+		if (n == 0 || (n < 0 && !would_block(errno)))
+			return 0;
+		if (n > 0) {
+			*extra += (uint64_t)n;
+			continue;
+		}
+		left = rt_ms_until(deadline);
+		if (left == 0)
+			return -1;
+		poll_one(s->ops, s->fd, POLLIN,
+			 slice(left, s->ops->rdma ? RDMA_DATA_SLICE_MS : 0));
+	}
+}
+
+void rt_stream_close(struct rt_stream *s, bool orderly)
+{
+	if (s->fd < 0)
+		return;
+	if (orderly)
+		s->ops->shutdown(s->fd, SHUT_RDWR);
+	s->ops->close(s->fd);
+	s->fd = -1;
+}
