@@ -14,7 +14,7 @@ const struct rt_opt rt_common_opts[] = {
 	{ 0, "timeout", RT_OPT_SECONDS, L(timeout_ms), 1, 86400000, "10", "SEC",
 	  "bound on every single network wait (resolution, connect, each completion or data wait)", NULL },
 	{ 0, "accept-timeout", RT_OPT_SECONDS, L(accept_timeout_ms), 0, 86400000, "0", "SEC",
-	  "server: give up when no client arrives within SEC (0: wait indefinitely)", NULL },
+	  "server/receiver: give up when no peer arrives within SEC (0: servers wait indefinitely, receivers use --timeout)", NULL },
 	{ 0, "wait-server", RT_OPT_SECONDS, L(wait_server_ms), 0, 86400000, "0", "SEC",
 	  "client: retry connecting while the server is not up yet, for at most SEC", NULL },
 	{ 'q', "quiet", RT_OPT_FLAG, C(quiet), 0, 0, NULL, NULL,
