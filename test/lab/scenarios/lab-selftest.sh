@@ -42,7 +42,9 @@ pass
 
 # a job that ignores SIGTERM is killed after 5 s
 case_begin bg_kill-escalates 30
-bg_start j b sh -c 'trap "" TERM; sleep 60'
+bg_start j b sh -c 'trap "" TERM; echo trapped; sleep 60'
+# the trap must be in place before the TERM, or the shell dies of it
+wait_log j trapped 20 || fail "job did not start"
 bg_kill j
 rc=$?
 [ "$rc" = 137 ] || fail "status $rc, expected 137 (SIGKILL)"
