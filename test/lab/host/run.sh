@@ -127,7 +127,13 @@ cmd_run() {
 	local f max=1 bound=120 h
 	if [ "$RUN_MODE" = demo ]; then
 		RUN_HOSTS=2
-		for f in "$LAB_DIR"/scenarios/demo-*.sh; do RUN_SCENARIOS+=("$f"); done
+		if [ -z "$RUN_BINARY" ]; then
+			# applet demos need the binary under test
+			say "no --binary: running demo-upstream.sh only"
+			RUN_SCENARIOS+=("$LAB_DIR/scenarios/demo-upstream.sh")
+		else
+			for f in "$LAB_DIR"/scenarios/demo-*.sh; do RUN_SCENARIOS+=("$f"); done
+		fi
 	fi
 	if ! cache_valid; then
 		if [ "$RUN_MODE" = test ]; then

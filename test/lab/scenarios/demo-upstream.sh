@@ -3,12 +3,13 @@
 # Demo: the upstream rdma-core and perftest tools between two hosts, host a
 # (192.0.2.1, client) and host b (192.0.2.2, server), over Soft-RoCE (rxe0).
 # `lab demo` prints every command with its real output.
+. "$LAB_SCEN/upstream.inc"
 
 case_begin "rping: 5 verified pings from a to b" 60
 bg_start srv b rping -s -a "$B" -v
 wait_listen b 7174 20 || fail "rping server not listening"
 failed || run_on -t 40 a rping -c -a "$B" -C 5 -v -V || fail "rping client exited $?"
-failed || bg_wait srv 20 || fail "rping server exited $?"
+failed || rping_srv_wait srv 20 || fail "rping server exited $?"
 pass
 
 case_begin "ucmatose: 2 connections, 10 messages each way" 60
@@ -44,6 +45,6 @@ netem b loss 5% || fail "netem failed"
 bg_start srv b rping -s -a "$B"
 wait_listen b 7174 20 || fail "rping server not listening"
 failed || run_on -t 60 a rping -c -a "$B" -C 20 -V || fail "rping client exited $?"
-failed || bg_wait srv 20 || fail "rping server exited $?"
+failed || rping_srv_wait srv 20 || fail "rping server exited $?"
 netem_clear
 pass
