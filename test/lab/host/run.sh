@@ -98,7 +98,7 @@ report_abort() {
 # Parse options shared by run/test/demo/shell into RUN_* variables.
 run_parse() {
 	RUN_HOSTS="" RUN_BINARY="" RUN_TIMEOUT="" RUN_VERBOSE=0 RUN_KEEP=0
-	RUN_SCENARIOS=() RUN_EXTRA=()
+	RUN_SCENARIOS=() RUN_EXTRA=() RUN_INITRDS=() RUN_APPEND=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--hosts) RUN_HOSTS=${2:?--hosts needs 1 or 2}; shift ;;
@@ -106,6 +106,8 @@ run_parse() {
 		--binary) RUN_BINARY=${2?--binary needs a path}; shift ;;
 		--binary=*) RUN_BINARY=${1#*=} ;;
 		--extra) RUN_EXTRA+=("$(realpath "${2:?--extra needs a path}")"); shift ;;
+		--initrd) RUN_INITRDS+=("$(realpath "${2:?--initrd needs a file}")"); shift ;;
+		--append) RUN_APPEND=${2?--append needs kernel parameters}; shift ;;
 		--extra=*) RUN_EXTRA+=("$(realpath "${1#*=}")") ;;
 		--timeout) RUN_TIMEOUT=${2:?--timeout needs seconds}; shift ;;
 		--timeout=*) RUN_TIMEOUT=${1#*=} ;;

@@ -62,7 +62,9 @@ run_image() {
 	chmod 755 "$root/init" "$root"/lab/*.sh
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
 		gzip -1 > "$dir/run.cpio.gz"
-	cat "$LAB_BASE" "$dir/run.cpio.gz" > "$dir/initrd.img"
+	# --initrd archives come last: the kernel unpacks them over the lab's
+	# (how a distribution's initramfs takes in an extra archive)
+	cat "$LAB_BASE" "$dir/run.cpio.gz" ${RUN_INITRDS[@]+"${RUN_INITRDS[@]}"} > "$dir/initrd.img"
 }
 
 # A TCP port on 127.0.0.1 that nothing listens on (the caller retries when
@@ -91,7 +93,7 @@ LAB_NET=${RDMATEST_LAB_NET:-unix}
 # line. DATA/CTL: socket paths (unix) or ports (tcp) of the two links.
 qemu_args() {
 	local role=$1 hosts=$2 console=$3 d=${4:-} c=${5:-} n=1 listen=on
-	local append="console=ttyS0 panic=-1 quiet loglevel=${RDMATEST_LAB_LOGLEVEL:-4} mitigations=off tsc=reliable labrole=$role"
+	local append="console=ttyS0 panic=-1 quiet loglevel=${RDMATEST_LAB_LOGLEVEL:-4} mitigations=off tsc=reliable labrole=$role${RUN_APPEND:+ $RUN_APPEND}"
 	printf '%s\n' -nodefaults -no-user-config -display none -no-reboot -m "$LAB_MEM" \
 		-kernel "$LAB_KERNEL" -initrd "$RUN_DIR/initrd.img" -append "$append"
 	if [ "$hosts" = 1 ]; then
