@@ -53,7 +53,9 @@ _job_members() {
 	local pgid wrapper f p rest
 	read -r wrapper pgid < "$LAB_JOBS/$1.pid" || return 0
 	for f in /proc/[0-9]*/stat; do
-		read -r p rest < "$f" 2>/dev/null || continue
+		# 2> first: a process may vanish between the glob and the open,
+		# and the shell reports a failed redirection on the old stderr
+		read -r p rest 2>/dev/null < "$f" || continue
 		[ "$p" != "$wrapper" ] || continue
 		rest=${rest##*) }
 		# shellcheck disable=SC2086 # split the stat fields

@@ -190,7 +190,8 @@ bg_wait() {
 bg_kill() {
 	local name=$1 sig=${2:-TERM} host rc
 	host=$(_job_host "$name")
-	rc=$(_rpc_call "$host" "_job_kill $(_q "$name" "$sig")" 20)
+	rc=$(_rpc_call "$host" "_job_kill $(_q "$name" "$sig")" 20 | tail -n 1)
+	case $rc in '' | *[!0-9]*) note "[$host] job $name: kill answered '$rc'"; rc=125 ;; esac
 	note "[$host] job $name killed with SIG$sig: status $rc"
 	_reap "$name" "$host"
 	return "$rc"
