@@ -62,7 +62,12 @@ int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)
 static int conn_fail_errno(struct rt_conn *c, int exit_code, int e,
 			   const char *call)
 {
-	return rt_conn_fail(c, exit_code, "%s %s: %s", call, c->peer, strerror(e));
+	bool first = !c->err.set;
+
+	rt_conn_fail(c, exit_code, "%s %s: %s", call, c->peer, strerror(e));
+	if (first)
+		c->err.err_no = e;
+	return -1;
 }
 
 static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
@@ -79,6 +84,7 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 	rt_strlcpy(c->err.phase, "setup", sizeof(c->err.phase));
 	if (cm->nconns == cm->conns_cap) {
 		cm->conns_cap = cm->conns_cap ? cm->conns_cap * 2 : 16;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		cm->conns = rt_xrealloc(cm->conns, cm->conns_cap * sizeof(*cm->conns));
 	}
 	cm->conns[cm->nconns++] = c;
@@ -448,7 +454,7 @@ static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
 	rdma_destroy_id(c->id);
 	c->id = id;
 	c->state = RT_CONN_IDLE;
-	c->retry_at = now + 200 * 1000000u;
+	c->retry_at = now + 200 * (uint64_t)1000000;
 	c->retries++;
 	c->sends_done = c->recvs_done = c->rdma_done = 0;
 	return true;
@@ -507,6 +513,8 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 		c->last_progress = rt_now_ns();
 	rt_dbg(&cm->run->log, "event %s status %d on %s",
 	       rdma_event_str(ev->event), ev->status, c ? c->peer : "new id");
+	if (!c && ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return; /* an id with no connection: nothing to move on */
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		on_connect_request(cm, ev->id, ev);

@@ -25,8 +25,17 @@ static int next_event(struct rt_cm *cm, struct rdma_cm_event *copy,
 		       rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
 				     "rdma_get_cm_event");
 	*copy = *ev;
+	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN ||
+	    ev->event == RDMA_CM_EVENT_MULTICAST_ERROR) {
+		/* here the field carries the join's context pointer, not data */
+		rdma_ack_cm_event(ev);
+		return 1;
+	}
 	pd = ev->param.conn.private_data;
-	len = RT_MIN(ev->param.conn.private_data_len, PRIV_MAX);
+	/* the length is a uint8_t, so any private data fits in PRIV_MAX */
+	_Static_assert(sizeof(ev->param.conn.private_data_len) == 1 &&
+		       PRIV_MAX > UINT8_MAX, "PRIV_MAX holds any private data");
+	len = ev->param.conn.private_data_len;
 	if (pd && len)
 		memcpy(priv, pd, len);
 	copy->param.conn.private_data = pd ? priv : NULL;

@@ -44,14 +44,18 @@ static char top(const struct rt_json *j)
 static void write_escaped(struct rt_json *j, const char *s, size_t n);
 
 /* Everything a value needs before it: a comma after a sibling, and in an
- * object a key (an empty one if the caller gave none, to stay valid). */
-static void before_value(struct rt_json *j)
+ * object a key (an empty one if the caller gave none, to stay valid).
+ * False when the top-level value is complete: a document holds one value,
+ * so anything after it is dropped (as closers with nothing open are). */
+static bool before_value(struct rt_json *j)
 {
 	char t = top(j);
 
+	if (!t && j->len)
+		return false;
 	if (j->after_key) {
 		j->after_key = false;
-		return;
+		return true;
 	}
 	if (t == 'O' || t == 'A')
 		put(j, ",", 1);
@@ -59,11 +63,13 @@ static void before_value(struct rt_json *j)
 		put(j, "\"\":", 3);
 	if (t)
 		j->stack[j->depth - 1] = (char)toupper((unsigned char)t);
+	return true;
 }
 
 static void push(struct rt_json *j, char type)
 {
-	before_value(j);
+	if (!before_value(j))
+		return;
 	if (j->depth == j->stack_cap) {
 		j->stack_cap = j->stack_cap ? j->stack_cap * 2 : 8;
 		j->stack = rt_xrealloc(j->stack, j->stack_cap);
@@ -174,7 +180,8 @@ static void write_escaped(struct rt_json *j, const char *s, size_t n)
 
 void rt_json_string_n(struct rt_json *j, const char *s, size_t n)
 {
-	before_value(j);
+	if (!before_value(j))
+		return;
 	if (!s) {
 		puts_(j, "null");
 		return;
@@ -191,7 +198,8 @@ void rt_json_int(struct rt_json *j, int64_t v)
 {
 	char b[32];
 
-	before_value(j);
+	if (!before_value(j))
+		return;
 	snprintf(b, sizeof(b), "%" PRId64, v);
 	puts_(j, b);
 }
@@ -200,7 +208,8 @@ void rt_json_uint(struct rt_json *j, uint64_t v)
 {
 	char b[32];
 
-	before_value(j);
+	if (!before_value(j))
+		return;
 	snprintf(b, sizeof(b), "%" PRIu64, v);
 	puts_(j, b);
 }
@@ -209,7 +218,8 @@ void rt_json_double(struct rt_json *j, double v)
 {
 	char b[40];
 
-	before_value(j);
+	if (!before_value(j))
+		return;
 	if (!isfinite(v)) {
 		puts_(j, "null");
 		return;
@@ -220,20 +230,20 @@ void rt_json_double(struct rt_json *j, double v)
 
 void rt_json_bool(struct rt_json *j, bool v)
 {
-	before_value(j);
-	puts_(j, v ? "true" : "false");
+	if (before_value(j))
+		puts_(j, v ? "true" : "false");
 }
 
 void rt_json_null(struct rt_json *j)
 {
-	before_value(j);
-	puts_(j, "null");
+	if (before_value(j))
+		puts_(j, "null");
 }
 
 void rt_json_raw(struct rt_json *j, const char *json)
 {
-	before_value(j);
-	puts_(j, json && *json ? json : "null");
+	if (before_value(j))
+		puts_(j, json && *json ? json : "null");
 }
 
 void rt_json_kv_string(struct rt_json *j, const char *k, const char *s)

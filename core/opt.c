@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -78,9 +79,12 @@ int rt_parse_ll(const char *text, enum rt_opt_kind kind, long long *out)
 	long long v;
 	int shift = 0;
 
+	/* strtoll and strtod skip leading white space; a number has none */
+	if (isspace((unsigned char)*text) || isspace((unsigned char)*digits))
+		return -1;
 	if (kind == RT_OPT_SECONDS)
 		return parse_seconds(text, out);
-	if (!*digits || *digits == ' ' || *digits == '-' || *digits == '+')
+	if (!*digits || *digits == '-' || *digits == '+')
 		return -1;
 	errno = 0;
 	v = strtoll(text, &end, base);

@@ -6,7 +6,7 @@
 
 #include "rdmatest/util.h"
 
-static void *oom(size_t size)
+static _Noreturn void oom(size_t size)
 {
 	fprintf(stderr, "rdmatest: out of memory allocating %zu bytes\n", size);
 	exit(1);
@@ -16,21 +16,27 @@ void *rt_xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 
-	return p ? p : oom(size);
+	if (!p)
+		oom(size);
+	return p;
 }
 
 void *rt_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
-	return p ? p : oom(n * size);
+	if (!p)
+		oom(n * size);
+	return p;
 }
 
 void *rt_xrealloc(void *old, size_t size)
 {
 	void *p = realloc(old, size ? size : 1);
 
-	return p ? p : oom(size);
+	if (!p)
+		oom(size);
+	return p;
 }
 
 char *rt_xstrdup(const char *s)

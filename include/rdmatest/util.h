@@ -13,7 +13,7 @@
 
 void *rt_xmalloc(size_t size);
 void *rt_xcalloc(size_t n, size_t size);
-void *rt_xrealloc(void *p, size_t size);
+void *rt_xrealloc(void *old, size_t size);
 char *rt_xstrdup(const char *s);
 
 /* CLOCK_MONOTONIC in nanoseconds. */

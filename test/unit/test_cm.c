@@ -530,6 +530,30 @@ static void no_retry_without_wait_server_or_after_established(void **state)
 	assert_int_equal(b->state, RT_CONN_FAILED);
 }
 
+/* Found by clang-tidy (clang-analyzer-core.NullDereference): the handler
+ * allowed for an id without a connection (its context NULL) in its debug
+ * line, then dereferenced it for every event but CONNECT_REQUEST. */
+static void events_on_an_id_without_a_connection_are_ignored(void **state)
+{
+	static const enum rdma_cm_event_type types[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
+		RDMA_CM_EVENT_CONNECT_RESPONSE, RDMA_CM_EVENT_ESTABLISHED,
+		RDMA_CM_EVENT_DISCONNECTED, RDMA_CM_EVENT_MULTICAST_JOIN,
+		RDMA_CM_EVENT_ADDR_CHANGE, RDMA_CM_EVENT_TIMEWAIT_EXIT,
+		RDMA_CM_EVENT_ADDR_ERROR, RDMA_CM_EVENT_REJECTED,
+		RDMA_CM_EVENT_DEVICE_REMOVAL, RDMA_CM_EVENT_MULTICAST_ERROR,
+	};
+	struct rdma_cm_id *orphan = fake_id();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		deliver(event(orphan, types[i], 0));
+	assert_int_equal(calls.connect + calls.accept + calls.reject +
+			 calls.disconnect + calls.resolve_route, 0);
+	assert_false(run.err.set);
+	free(orphan);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
@@ -547,6 +571,7 @@ int main(void)
 		T(destroy_tells_established_peers),
 		T(wait_server_retries_until_the_bound),
 		T(no_retry_without_wait_server_or_after_established),
+		T(events_on_an_id_without_a_connection_are_ignored),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

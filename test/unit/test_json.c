@@ -81,6 +81,37 @@ static void misuse_still_yields_valid_json(void **state)
 	rt_json_free(&j);
 }
 
+/* Found by test/fuzz/fuzz_json: once the top-level value was complete,
+ * further values were appended to it ("{...}nullnull", "12"): one
+ * document holds one value, so the writer drops what comes after it, as
+ * it drops closers with nothing open. */
+static void nothing_follows_the_top_level_value(void **state)
+{
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_json_object_end(&j);
+	rt_json_string(&j, NULL);
+	rt_json_raw(&j, "");
+	rt_json_int(&j, 1);
+	rt_json_array_begin(&j);
+	rt_json_kv_int(&j, "k", 2);
+	rt_json_finish(&j);
+	assert_string_equal(rt_json_text(&j), "{}");
+	rt_json_free(&j);
+
+	rt_json_init(&j);
+	rt_json_int(&j, 1);
+	rt_json_int(&j, 2);
+	rt_json_string(&j, "x");
+	rt_json_object_begin(&j);
+	rt_json_finish(&j);
+	assert_string_equal(rt_json_text(&j), "1");
+	rt_json_free(&j);
+}
+
 static void deep_nesting_grows(void **state)
 {
 	struct rt_json j;
@@ -103,6 +134,7 @@ int main(void)
 		cmocka_unit_test(strings_are_escaped_and_made_valid_utf8),
 		cmocka_unit_test(embedded_nul_survives),
 		cmocka_unit_test(misuse_still_yields_valid_json),
+		cmocka_unit_test(nothing_follows_the_top_level_value),
 		cmocka_unit_test(deep_nesting_grows),
 	};
 

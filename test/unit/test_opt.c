@@ -170,6 +170,26 @@ static void bad_input_is_a_usage_error_naming_the_option(void **state)
 	expect_usage(&e, "--addr: empty address");
 }
 
+/* Found by test/fuzz/fuzz_numbers: " 5" was refused but strtoll and
+ * strtod skip any leading white space, so "\t5", "\n1k" and " 2.5"
+ * (seconds) were taken as numbers. */
+static void white_space_is_never_a_number(void **state)
+{
+	static const char *const texts[] = { "\t5", "\n1k", "\v0x10", "\r7", "\f1", "-\t5" };
+	static const enum rt_opt_kind kinds[] = { RT_OPT_INT, RT_OPT_SIZE, RT_OPT_PORT };
+	long long v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (!rt_parse_ll(texts[i], kinds[k], &v))
+				fail_msg("kind %d took '%s' as %lld", (int)kinds[k], texts[i], v);
+	assert_int_equal(rt_parse_ll(" 2.5", RT_OPT_SECONDS, &v), -1);
+	assert_int_equal(rt_parse_ll("\t1", RT_OPT_SECONDS, &v), -1);
+	assert_int_equal(rt_parse_ll("2.5", RT_OPT_SECONDS, &v), 0);
+	assert_int_equal(v, 2500);
+}
+
 static void double_dash_ends_options(void **state)
 {
 	struct cfg c;
@@ -270,6 +290,7 @@ int main(void)
 		cmocka_unit_test(short_long_and_clustered_forms),
 		cmocka_unit_test(numbers_sizes_and_words),
 		cmocka_unit_test(bad_input_is_a_usage_error_naming_the_option),
+		cmocka_unit_test(white_space_is_never_a_number),
 		cmocka_unit_test(double_dash_ends_options),
 		cmocka_unit_test(earlier_table_owns_a_shared_letter),
 		cmocka_unit_test(table_check_finds_mistakes),
