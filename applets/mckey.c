@@ -442,6 +442,19 @@ static uint64_t total_missing(struct mckey_ctx *x, uint64_t *expected)
 	return missing;
 }
 
+/* The first short QP's hint, when its shortfall looks like mismatched
+ * parameters rather than loss. */
+static const char *mismatch_hint(struct mckey_ctx *x, char *buf, size_t len)
+{
+	for (size_t i = 0; i < x->cm.nconns; i++) {
+		struct rt_mc_tally *t = &qp_of(x->cm.conns[i])->tally;
+
+		if (rt_mc_tally_missing(t))
+			return rt_mc_tally_hint(t, buf, len);
+	}
+	return NULL;
+}
+
 static int judge_rx(struct mckey_ctx *x)
 {
 	struct rt_error *e = &x->run->err;
@@ -465,11 +478,15 @@ static int judge_rx(struct mckey_ctx *x)
 			       "receiver joined, on the same group and port space, with "
 			       "a -S no larger than ours?)",
 			       first_wait_ms(x) / 1000.0, x->group_text);
+	char buf[224];
+	const char *hint = mismatch_hint(x, buf, sizeof(buf));
+
 	return rt_fail(e, RT_EXIT_FAIL, "lost %llu of %llu datagrams: none arrived "
-		       "for %.3g s after the last one (dropped on the way, or this "
-		       "receiver was overrun: pace the sender with --rate)",
+		       "for %.3g s after the last one (%s)",
 		       (unsigned long long)missing, (unsigned long long)expected,
-		       x->run->common.timeout_ms / 1000.0);
+		       x->run->common.timeout_ms / 1000.0, hint ? hint :
+		       "dropped on the way, or this receiver was overrun: pace "
+		       "the sender with --rate");
 }
 
 static int receive_all(struct mckey_ctx *x)

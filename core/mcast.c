@@ -445,6 +445,40 @@ uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t)
 	return RT_MAX(lack, want > have ? want - have : 0);
 }
 
+/* The common stopping point of the known senders when each one's
+ * datagrams run from 0 with no gap, else 0. */
+static uint64_t common_gapless_end(const struct rt_mc_tally *t)
+{
+	uint64_t end = t->nsnd ? t->snd[0].next : 0;
+
+	for (size_t i = 0; i < t->nsnd; i++)
+		if (t->snd[i].distinct != t->snd[i].next || t->snd[i].next != end)
+			return 0;
+	return end;
+}
+
+const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
+{
+	uint64_t end = common_gapless_end(t);
+
+	if (!end || t->foreign || t->corrupt)
+		return NULL;
+	if (end < t->per_sender) {
+		snprintf(buf, len, "nothing came after datagram %llu of %llu of every "
+			 "sender, none missing before: a sender stopped or was cut "
+			 "off, or its -C is smaller than ours",
+			 (unsigned long long)end, (unsigned long long)t->per_sender);
+		return buf;
+	}
+	if (t->nsnd < t->senders) {
+		snprintf(buf, len, "heard %zu of %llu senders, each complete: does "
+			 "--senders match the senders' total -c?",
+			 t->nsnd, (unsigned long long)t->senders);
+		return buf;
+	}
+	return NULL;
+}
+
 const char *rt_mc_class_str(enum rt_mc_class c)
 {
 	switch (c) {

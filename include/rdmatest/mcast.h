@@ -160,6 +160,11 @@ enum rt_mc_class rt_mc_tally_add(struct rt_mc_tally *t, const uint8_t *buf,
  * lack and what the expected number of senders would still send, less
  * the foreign datagrams (which cannot be attributed). 0 means complete. */
 uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t);
+/* When the shortfall has the shape of mismatched parameters rather than
+ * loss (every sender stopped early at the same point with no gap, or fewer
+ * senders than expected, each complete), writes the likely difference into
+ * buf and returns it; else NULL. */
+const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len);
 const char *rt_mc_class_str(enum rt_mc_class c);
 
 #endif

@@ -239,6 +239,34 @@ static void beyond_the_count(void **state)
 	rt_mc_tally_free(&t);
 }
 
+/* A shortfall shaped like a -C or --senders mismatch is named as such;
+ * one with gaps is loss, and gets no hint. */
+static void mismatch_hints(void **state)
+{
+	struct rt_mc_tally t;
+	char buf[160];
+
+	(void)state;
+	rt_mc_tally_init(&t, 20, 2, SIZE);
+	assert_null(rt_mc_tally_hint(&t, buf, sizeof(buf))); /* nothing heard */
+	for (uint64_t i = 0; i < 10; i++) {
+		feed(&t, 1, i);
+		feed(&t, 2, i);
+	}
+	assert_non_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "after datagram 10 of 20"));
+	feed(&t, 2, 12); /* a gap: loss, not a count mismatch */
+	assert_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
+	rt_mc_tally_free(&t);
+
+	rt_mc_tally_init(&t, 3, 2, SIZE);
+	for (uint64_t i = 0; i < 3; i++)
+		feed(&t, 7, i);
+	assert_non_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "heard 1 of 2 senders"));
+	rt_mc_tally_free(&t);
+}
+
 /* Upstream senders send uninitialised memory: counted, never checked. */
 static void foreign_datagrams_count_towards_the_total(void **state)
 {
@@ -355,6 +383,7 @@ int main(void)
 		cmocka_unit_test(loss_duplicates_and_reordering),
 		cmocka_unit_test(each_sender_counts_on_its_own),
 		cmocka_unit_test(beyond_the_count),
+		cmocka_unit_test(mismatch_hints),
 		cmocka_unit_test(foreign_datagrams_count_towards_the_total),
 		cmocka_unit_test(short_datagrams_are_unverified),
 		cmocka_unit_test(corruption_is_caught_and_described),
