@@ -1,4 +1,5 @@
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -140,4 +141,69 @@ int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss)
 		return 0;
 	}
 	return -1;
+}
+
+/* The netdev behind GID 0 of one device port, or false. */
+static bool port_netdev(const char *sysfs, const char *dev, const char *port,
+			char *name, size_t len)
+{
+	char path[512];
+	FILE *f;
+	bool ok;
+
+	if (snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%s/gid_attrs/ndevs/0",
+		     sysfs, dev, port) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(name, (int)len, f) != NULL;
+	fclose(f);
+	name[strcspn(name, "\n")] = '\0';
+	return ok && name[0];
+}
+
+static void add_device_ports(const char *sysfs, const char *dev, char *buf, size_t len)
+{
+	char path[512], ndev[64];
+	struct dirent *p;
+	DIR *d;
+
+	if (snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", sysfs, dev) >=
+	    (int)sizeof(path))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((p = readdir(d))) {
+		size_t used = strlen(buf);
+
+		if (p->d_name[0] == '.' || !port_netdev(sysfs, dev, p->d_name, ndev, sizeof(ndev)))
+			continue;
+		if (snprintf(buf + used, len - used, "%s%s%s%s on %s", used ? ", " : "",
+			     dev, strcmp(p->d_name, "1") ? " port " : "",
+			     strcmp(p->d_name, "1") ? p->d_name : "", ndev) >= (int)(len - used))
+			break; /* truncated: the list is only a hint */
+	}
+	closedir(d);
+}
+
+const char *rt_rdma_netdevs(const char *sysfs, char *buf, size_t len)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d;
+
+	buf[0] = '\0';
+	d = snprintf(path, sizeof(path), "%s/class/infiniband", sysfs) < (int)sizeof(path)
+		    ? opendir(path) : NULL;
+	if (d) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				add_device_ports(sysfs, e->d_name, buf, len);
+		closedir(d);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
 }

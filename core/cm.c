@@ -200,6 +200,31 @@ static size_t sockaddr_len(const struct sockaddr *sa)
 	}
 }
 
+/* ENODEV/EADDRNOTAVAIL: no device owns the source, or none routes to the
+ * destination; say which ports do carry IP, since that is the fix. */
+static void resolve_fail(struct rt_conn *c, int e)
+{
+	char src[64], ports[256];
+	bool first = !c->err.set;
+
+	if (e != ENODEV && e != EADDRNOTAVAIL) {
+		conn_fail_errno(c, RT_EXIT_FAIL, e, "rdma_resolve_addr");
+		return;
+	}
+	rt_rdma_netdevs("/sys", ports, sizeof(ports));
+	if (c->has_src)
+		rt_conn_fail(c, RT_EXIT_ENV, "rdma_resolve_addr %s from %s: %s (no RDMA "
+			     "device owns the source address; RDMA ports with IP: %s)",
+			     c->peer, rt_addr_str((struct sockaddr *)&c->src, src, sizeof(src)),
+			     strerror(e), ports);
+	else
+		rt_conn_fail(c, RT_EXIT_ENV, "rdma_resolve_addr %s: %s (no RDMA device "
+			     "has a route to it; RDMA ports with IP: %s)", c->peer,
+			     strerror(e), ports);
+	if (first)
+		c->err.err_no = e;
+}
+
 void rt_conn_resolve(struct rt_conn *c)
 {
 	c->state = RT_CONN_RESOLVING_ADDR;
@@ -207,9 +232,7 @@ void rt_conn_resolve(struct rt_conn *c)
 	rt_strlcpy(c->err.phase, "resolve-addr", sizeof(c->err.phase));
 	if (rdma_resolve_addr(c->id, c->has_src ? (struct sockaddr *)&c->src : NULL,
 			      (struct sockaddr *)&c->dst, resolve_ms(c->cm)))
-		conn_fail_errno(c, errno == ENODEV || errno == EADDRNOTAVAIL
-					   ? RT_EXIT_ENV : RT_EXIT_FAIL,
-				errno, "rdma_resolve_addr");
+		resolve_fail(c, errno);
 }
 
 struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
@@ -245,12 +268,14 @@ void *rt_conn_priv(struct rt_conn *c, size_t size)
 
 static int bind_fail(struct rt_cm *cm, int e, const char *addr)
 {
-	int code = (e == EADDRNOTAVAIL || e == ENODEV) ? RT_EXIT_ENV : RT_EXIT_FAIL;
+	char ports[256];
 
-	return rt_fail(&cm->run->err, code, "rdma_bind_addr %s: %s%s", addr,
-		       strerror(e),
-		       code == RT_EXIT_ENV ? " (no RDMA device owns this address)" :
-		       e == EADDRINUSE ? " (another server holds this port)" : "");
+	if (e == EADDRNOTAVAIL || e == ENODEV)
+		return rt_fail(&cm->run->err, RT_EXIT_ENV, "rdma_bind_addr %s: %s (no "
+			       "RDMA device owns this address; RDMA ports with IP: %s)",
+			       addr, strerror(e), rt_rdma_netdevs("/sys", ports, sizeof(ports)));
+	return rt_fail(&cm->run->err, RT_EXIT_FAIL, "rdma_bind_addr %s: %s%s", addr,
+		       strerror(e), e == EADDRINUSE ? " (another server holds this port)" : "");
 }
 
 int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)

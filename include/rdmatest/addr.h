@@ -42,4 +42,10 @@ const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /* Parses a numeric IPv4/IPv6 address (no port) into a sockaddr_storage. */
 int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss);
 
+/* "rxe0 on eth0, mlx5_0 port 2 on ens1f1": the RDMA device ports that
+ * carry IP (a netdev behind GID 0), read from the sysfs tree at sysfs
+ * ("/sys" but in tests); "none" when there are none. For errors that say
+ * no device owns an address. */
+const char *rt_rdma_netdevs(const char *sysfs, char *buf, size_t len);
+
 #endif
