@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,7 +239,64 @@ static int connect_failed(struct rt_stream *s, const char *addr, int e,
 	}
 }
 
+/* librdmacm's rconnect/rpoll can spin without returning when nobody
+ * answers at the address (seen with rdma-core 44: the main thread busy for
+ * minutes, no bound of ours gets to run). A one-shot timer armed around
+ * the connect ends the process with the reason written beforehand. The
+ * message is static because a signal handler cannot be given context. */
+static char backstop_msg[256];
+static size_t backstop_len;
+
+static void backstop_fire(int sig)
+{
+	(void)sig;
+	if (write(STDERR_FILENO, backstop_msg, backstop_len) < 0)
+		_exit(RT_EXIT_TIMEOUT);
+	_exit(RT_EXIT_TIMEOUT);
+}
+
+static void backstop_arm(long long ms, const char *call, const char *addr)
+{
+	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
+					      .tv_usec = ms % 1000 * 1000 } };
+	int n = snprintf(backstop_msg, sizeof(backstop_msg), "%s: %s %s: no answer "
+			 "within %g s (the rsocket library did not return: is the "
+			 "host up and reachable over RDMA?)\n",
+			 program_invocation_short_name, call, addr, (double)ms / 1000);
+
+	backstop_len = n < 0 ? 0 : RT_MIN((size_t)n, sizeof(backstop_msg) - 1);
+	signal(SIGALRM, backstop_fire);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void backstop_disarm(void)
+{
+	struct itimerval off = { 0 };
+
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+}
+
+static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
+			socklen_t len, long long timeout_ms, struct rt_error *err);
+
 int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
+		      socklen_t len, long long timeout_ms, struct rt_error *err)
+{
+	char a[80], c[16];
+	int rc;
+
+	if (!s->ops->rdma || timeout_ms <= 0)
+		return connect_wait(s, sa, len, timeout_ms, err);
+	/* our own bound fires first; the backstop only when that cannot run */
+	backstop_arm(timeout_ms + 2000, call(s->ops, "connect", c, sizeof(c)),
+		     rt_addr_str(sa, a, sizeof(a)));
+	rc = connect_wait(s, sa, len, timeout_ms, err);
+	backstop_disarm();
+	return rc;
+}
+
+static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 		      socklen_t len, long long timeout_ms, struct rt_error *err)
 {
 	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
