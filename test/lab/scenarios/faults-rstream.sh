@@ -1,0 +1,124 @@
+# hosts: 2
+# timeout: 900
+# rstream under faults on two hosts: every case ends within its bound with
+# the documented exit code and a reason that names the injected cause.
+# Server on host b, client on host a; custom rows (-S/-C) keep each run
+# short. Killed upstream peers and mismatches against upstream are in
+# interop-rstream.
+RTS=$RT/rstream
+. "$LAB_SCEN/faults.inc"
+
+# start_pair SERVER_ARGS -- CLIENT_ARGS: server "srv" on b, client "cli" on a
+start_pair() {
+	local sargs=''
+	while [ "$1" != -- ]; do sargs="$sargs $1"; shift; done
+	shift
+	bg_start srv b $RTS --accept-timeout 60 $sargs
+	wait_listen b 7471 20 || { fail "server not listening"; return 1; }
+	bg_start cli a $RTS -s "$B" "$@"
+}
+
+# streaming: the client printed its table header and is two seconds in
+streaming() {
+	wait_log cli '^name +bytes' 30 || { fail "the client did not start"; return 1; }
+	sleep 2
+}
+
+LONG="-S 65536 -C 1000000"
+
+case_begin "server killed mid-stream: the client ends, naming the peer" 90
+start_pair $LONG -- $LONG --timeout 5
+streaming && bg_kill srv KILL > /dev/null
+exit_in cli 1 124
+log_has cli 'row custom .*(closed|reset) by the peer|no data for 5 s'
+pass
+
+case_begin "client killed mid-stream: the server ends, naming the peer" 90
+start_pair $LONG --timeout 5 -- $LONG
+streaming && bg_kill cli KILL > /dev/null
+exit_in srv 1 124
+log_has srv 'row custom .*(closed|reset) by the peer|no data for 5 s'
+pass
+
+case_begin "link down briefly, then up: the row completes and verifies" 120
+start_pair -S 65536 -C 300 -T v --timeout 20 -- -S 65536 -C 300 -T v --timeout 20
+streaming && link_down a
+sleep 1
+link_up a
+exit_in cli 0
+exit_in srv 0
+pass
+
+# each lost packet costs a retransmission timeout (about 0.5 s on rxe), so
+# the counts keep the runs short
+for loss in 1%:300 5%:60; do
+	count=${loss#*:} loss=${loss%:*}
+	case_begin "$loss packet loss: completes and verifies" 180
+	netem a loss $loss
+	start_pair -S 1000 -C $count -T v --timeout 20 -- -S 1000 -C $count -T v --timeout 20
+	exit_in cli 0
+	exit_in srv 0
+	netem_clear
+	pass
+done
+
+case_begin "50 ms delay: completes and verifies" 120
+netem a delay 50ms
+start_pair -S 1000 -C 20 -T v -- -S 1000 -C 20 -T v
+exit_in cli 0
+exit_in srv 0
+netem_clear
+pass
+
+case_begin "client started before the server (--wait-server)" 60
+bg_start cli a $RTS -s "$B" -S 1000 -C 10 -T v --wait-server 30
+sleep 3
+bg_start srv b $RTS --accept-timeout 30 -S 1000 -C 10 -T v
+exit_in cli 0
+exit_in srv 0
+pass
+
+case_begin "server absent: exit 1, nothing listening" 30
+run_on -t 20 a $RTS -s "$B" -S 1000 -C 10
+[ $? = 1 ] || fail "wanted exit 1"
+output_has 'nothing listening' || fail "no reason"
+pass
+
+case_begin "host absent: exit 1 or 124 within the bound, naming resolution" 60
+run_on -t 40 a $RTS -s 192.0.2.99 -S 1000 -C 10 --timeout 3
+rc=$?
+[ $rc = 1 ] || [ $rc = 124 ] || fail "exit $rc"
+output_has 'resol.* timed out|unreachable|no route|no answer within' || fail "no reason"
+pass
+
+case_begin "-S differs: both exit 1 at once, naming -S" 60
+start_pair -S 2000 -C 100 --timeout 5 -- -S 1000 -C 100 --timeout 5
+exit_in cli 1
+log_has cli 'the peer runs -S 2000 -C 100 -I 1, this side -S 1000 -C 100 -I 1'
+exit_in srv 1
+pass
+
+case_begin "-C differs: both exit 1 at once, naming -C" 60
+start_pair -S 1000 -C 200 --timeout 5 -- -S 1000 -C 100 --timeout 5
+exit_in cli 1
+log_has cli 'the peer runs -S 1000 -C 200 -I 1, this side -S 1000 -C 100 -I 1'
+exit_in srv 1
+pass
+
+# Measured here (2026-11-22): with an rsocket stream running, cutting host
+# b's link stops guest a altogether (no console output, its timers and the
+# lab's own bounds stop too: a process cannot do that, the guest kernel's
+# rxe must be spinning), with -S 65536 and -S 1000 alike. The rping and
+# ucmatose versions of this case pass; this one would take the whole
+# scenario down, so it is reported as a skip, not run.
+case_begin "link down longer than --timeout: both sides end" 10
+skip "guest a's kernel (rxe) stops when the peer's link drops under an rsocket stream (docs/lab.md)"
+pass
+
+case_begin "device removed under a running stream: exit 1 or 124, no crash" 90
+start_pair $LONG --timeout 5 -- $LONG --timeout 5
+streaming && run_on -t 10 b /sbin/rdma link delete rxe0
+exit_in srv 1 124
+exit_in cli 1 124
+run_on -t 10 b /sbin/rdma link add rxe0 type rxe netdev eth0
+pass
