@@ -39,6 +39,9 @@ _result() {
 		printf '@lab %s %s\n' "$1" "$(_oneline "$2")" | _to_console
 	fi
 }
+# record JSON: one measurement line for the host (`lab bench` collects
+# them into data.jsonl next to its report).
+record() { _emit "DATA $(printf '%s' "$1" | tr '\n\r' '  ')"; }
 # Add text to the case transcript (stdin or arguments).
 note() { if [ $# -gt 0 ]; then printf '%s\n' "$*"; else cat; fi >> "$LAB_TRANSCRIPT"; }
 # One line, no '#' (TAP directive), no newlines.

@@ -55,6 +55,7 @@ console_to_tap() {
 			[ "$name" != "$rest" ] || why="(no reason given)"
 			if [ "$RUN_MODE" = demo ]; then echo "SKIP $name: $why"; else echo "ok $n - $name # SKIP $why"; fi
 			;;
+		*"@lab DATA "*) echo "${line#*@lab DATA }" >> "${LAB_DATA_OUT:-$RUN_DIR/data.jsonl}" ;;
 		*"@lab # "*)
 			rest=${line#*@lab # }
 			case $rest in "lab: host a up"*) tready=$(now) ;; esac

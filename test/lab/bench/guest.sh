@@ -1,0 +1,198 @@
+# The lab benchmark, run on host a by `lab bench` (which prepends the
+# header and the BENCH_* settings). Each pair runs rdmatest and the
+# upstream tool alternately, the order flipping every repetition, on the
+# same rxe devices; every measurement is one `record` line (JSON) that the
+# host collects and test/lab/bench/report.py turns into medians and ratios.
+# Servers and receivers run on host b, clients and senders on host a.
+# Times are taken on host a around the client, so both tools pay the same
+# lab overhead.
+UPB=/usr/bin
+REPS=${BENCH_REPS:-3}
+Q=${BENCH_QUICK:-0}
+BOUND=${BENCH_BOUND:-300}   # a single run's bound, seconds
+
+# counts: the issue's figures, or a tenth of them for --quick
+q() { if [ "$Q" = 1 ]; then echo $((($1 + 9) / 10)); else echo "$1"; fi; }
+
+# busybox date has no %N: the uptime clock, in 10 ms steps
+now_us() { local u; read -r u _ < /proc/uptime; echo $((${u%.*} * 1000000 + (1${u#*.} - 100) * 10000)); }
+# secs START_US END_US: elapsed seconds with three decimals
+secs() { local d=$(($2 - $1)); printf '%d.%03d' $((d / 1000000)) $((d % 1000000 / 1000)); }
+# div A B [SCALE]: A/B (x SCALE), six significant digits; awk does the math
+div() { awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN { if (b > 0) printf "%.6g", a * k / b; else print 0 }'; }
+
+# meas BENCH ROW SIZE TOOL REP METRICS_JSON [ERROR]
+meas() {
+	local err=""
+	[ -z "${7:-}" ] || err=", \"error\": \"$(printf '%s' "$7" | tr -d '"\\' | cut -c1-200)\""
+	record "{\"bench\": \"$1\", \"row\": \"$2\", \"size\": $3, \"tool\": \"$4\", \"rep\": $5, \"metrics\": {$6}$err}"
+}
+
+# tools REP: the two tools in this repetition's order
+tools() { if [ $(($1 % 2)) = 1 ]; then echo "rdmatest upstream"; else echo "upstream rdmatest"; fi; }
+bin() { if [ "$1" = rdmatest ]; then echo "$RT/$2"; else echo "$UPB/$2"; fi; }
+
+# timed FILE CMD...: run CMD on host a, output in FILE; sets T (seconds)
+# and returns CMD's status
+timed() {
+	local file=$1 t0 rc
+	shift
+	t0=$(now_us)
+	timeout "$BOUND" "$@" > "$file" 2>&1
+	rc=$?
+	T=$(secs "$t0" "$(now_us)")
+	return $rc
+}
+
+# server NAME PORT CMD...: start CMD on b, wait until it listens on PORT
+server() {
+	local name=$1 port=$2
+	shift 2
+	bg_start "$name" b "$@"
+	wait_listen b "$port" 30
+}
+# stop_server NAME: a server that outlives its client is stopped
+stop_server() { bg_wait "$1" 20 > /dev/null || bg_kill "$1" > /dev/null; }
+
+# ---- rping: -C 10000 -S 64, wall time and round trips ----
+bench_rping() {
+	local rep=$1 tool c=$(q 10000) r m
+	for tool in $(tools "$rep"); do
+		r=$(bin "$tool" rping)
+		server srv 7174 $r -s -a "$B" -C "$c" -S 64 || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "server did not listen"; continue; }
+		if [ "$tool" = rdmatest ]; then
+			timed /tmp/b.out $r -c -a "$B" -C "$c" -S 64 --json
+		else
+			timed /tmp/b.out $r -c -a "$B" -C "$c" -S 64
+		fi
+		rc=$?
+		stop_server srv
+		[ $rc = 0 ] || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "client exit $rc"; continue; }
+		m="\"wall_s\": $T, \"rtt_mean_us\": $(div "$T" "$c" 1e6)"
+		if [ "$tool" = rdmatest ]; then
+			m="$m, \"rtt_p50_us\": $(jnum median), \"rtt_p99_us\": $(jnum p99)"
+		fi
+		meas rping "-C $c -S 64" 64 "$tool" "$rep" "$m"
+	done
+}
+# jnum KEY: a number of the rtt_us summary in /tmp/b.out's JSON
+jnum() { sed -n 's/.*"rtt_us":{[^}]*"'"$1"'":\([0-9.e+-]*\).*/\1/p' /tmp/b.out | head -n 1; }
+
+# ---- ucmatose: connect, exchange and disconnect -c N ----
+bench_ucmatose() {
+	local rep=$1 n=$2 tool u
+	for tool in $(tools "$rep"); do
+		u=$(bin "$tool" ucmatose)
+		server srv 7471 $u -c "$n" || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
+		timed /tmp/b.out $u -s "$B" -c "$n"
+		rc=$?
+		stop_server srv
+		[ $rc = 0 ] || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		meas ucmatose "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T, \"conn_per_s\": $(div "$n" "$T")"
+	done
+}
+
+# ---- mckey: -c 4 -C 10000; datagrams per second at the receiver ----
+# The senders are compared: upstream's receiver cannot time anything and
+# never ends when a datagram is lost (its sender posts and destroys at once,
+# so some never leave), so one rdmatest receiver on b (--json) counts every
+# datagram, rdmatest's or upstream's, and times the first to the last. The
+# rate is received / that time; delivered_pct is received of sent.
+bench_mckey() {
+	local rep=$1 tool k c=$(q 10000) snd total g=239.1.9.9 n secs row
+	total=$((4 * 4 * c)) row="-c 4 -C $c"
+	for tool in $(tools "$rep"); do
+		k=$(bin "$tool" mckey)
+		snd="$k -m $g -b $A -s -c 4 -C $c"
+		[ "$tool" = upstream ] || snd="$snd --settle 3" # upstream's fixed sleep
+		bg_start rcv b $RT/mckey -m $g -b "$B" -c 4 -C "$c" --senders 4 --json \
+			--accept-timeout 60 --timeout 5
+		wait_log rcv 'receiving data transfers' 40 ||
+			{ bg_kill rcv > /dev/null; meas mckey "$row" 0 "$tool" "$rep" "" "receiver not ready"; continue; }
+		timeout "$BOUND" $snd > /tmp/b.out 2>&1
+		rc=$?
+		bg_wait rcv 60 > /dev/null
+		bg_log rcv > /tmp/r.out
+		n=$(sed -n 's/.*"totals":{[^}]*"received":\([0-9]*\).*/\1/p' /tmp/r.out | head -n 1)
+		secs=$(sed -n 's/.*"transfer_seconds":\([0-9.e+-]*\).*/\1/p' /tmp/r.out | head -n 1)
+		[ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] ||
+			{ meas mckey "$row" 0 "$tool" "$rep" "" "sender exit $rc, receiver counted ${n:-nothing}"; continue; }
+		meas mckey "$row" 0 "$tool" "$rep" "\"dgram_per_s\": $(div "$n" "$secs"), \"delivered_pct\": $(div $((n * 100)) "$total")"
+	done
+}
+
+# ---- rstream: rows shaped like the default series, counts reduced ----
+# (upstream's own series cannot be shortened and takes over ten minutes
+# in this lab); both tools print the same row format.
+RSTREAM_ROWS="64_lat:64:1:1000 4k_lat:4096:1:300 64k_lat:65536:1:30 1m_lat:1048576:1:4
+64_bw:64:5000:1 4k_bw:4096:2000:1 64k_bw:65536:200:1 1m_bw:1048576:20:1"
+bench_rstream() {
+	local rep=$1 row name size cnt it tool s line
+	for row in $RSTREAM_ROWS; do
+		name=${row%%:*} row=${row#*:}
+		size=${row%%:*} row=${row#*:}
+		cnt=$(q "${row%%:*}") it=$(q "${row#*:}")
+		for tool in $(tools "$rep"); do
+			s=$(bin "$tool" rstream)
+			server srv 7471 $s -S "$size" -C "$cnt" -I "$it" || { meas rstream "$name" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
+			timed /tmp/b.out $s -s "$B" -S "$size" -C "$cnt" -I "$it"
+			rc=$?
+			stop_server srv
+			line=$(grep -E '^custom ' /tmp/b.out | tail -n 1)
+			[ $rc = 0 ] && [ -n "$line" ] || { meas rstream "$name" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			# name bytes xfers iters total time Gb/sec usec/xfer: the
+			# printed Gb/sec has two decimals (0.00 for small rows), so
+			# bandwidth rows derive it from usec/xfer; latency rows are
+			# compared by usec/xfer alone
+			set -- $line
+			case $name in
+			*_lat) meas rstream "$name" "$size" "$tool" "$rep" "\"usec_xfer\": $8" ;;
+			*) meas rstream "$name" "$size" "$tool" "$rep" "\"gbps\": $(div $((size * 8)) "$8" 0.001), \"usec_xfer\": $8" ;;
+			esac
+		done
+	done
+}
+
+# ---- the rxe ceiling: perftest at the same sizes (rdma_cm, -x 1) ----
+bench_perftest() {
+	local rep=$1 row name size cnt it prog n line
+	for row in $RSTREAM_ROWS; do
+		name=${row%%:*} row=${row#*:}
+		size=${row%%:*} row=${row#*:}
+		cnt=$(q "${row%%:*}") it=$(q "${row#*:}")
+		case $name in
+		*_lat) prog=ib_send_lat n=$it ;;
+		*) prog=ib_send_bw n=$cnt ;;
+		esac
+		[ "$n" -ge 5 ] || n=5
+		server srv 18515 $UPB/$prog -x 1 -R -F -s "$size" -n "$n" --report_gbits ||
+			{ meas perftest "$prog $size" "$size" perftest "$rep" "" "server did not listen"; continue; }
+		timed /tmp/b.out $UPB/$prog -x 1 -R -F -s "$size" -n "$n" --report_gbits "$B"
+		rc=$?
+		stop_server srv
+		line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
+		[ $rc = 0 ] && [ -n "$line" ] || { meas perftest "$prog $size" "$size" perftest "$rep" "" "exit $rc"; continue; }
+		set -- $line
+		if [ $prog = ib_send_lat ]; then
+			# bytes iters t_min t_max t_typical t_avg ...: t_avg, one way
+			meas perftest "$prog $size" "$size" perftest "$rep" "\"usec_xfer\": $6"
+		else
+			# bytes iters BW_peak BW_average MsgRate
+			meas perftest "$prog $size" "$size" perftest "$rep" "\"gbps\": $4"
+		fi
+	done
+}
+
+record "{\"meta\": {\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"kernel\": \"$(uname -r)\", \"reps\": $REPS, \"quick\": $Q, \"lab\": \"qemu TCG, 2 guests x 1 vCPU, rdma_rxe\"}}"
+rep=1
+while [ $rep -le "$REPS" ]; do
+	case_begin "bench repetition $rep" $((BOUND * 10))
+	bench_rping $rep
+	bench_ucmatose $rep "$(q 100)"
+	bench_ucmatose $rep "$(q 500)"
+	bench_mckey $rep
+	bench_rstream $rep
+	bench_perftest $rep
+	pass
+	rep=$((rep + 1))
+done

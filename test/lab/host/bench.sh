@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# `lab bench`: boot two hosts once, run test/lab/bench/guest.sh (rdmatest
+# against upstream and perftest, alternating), then turn the measurements
+# into a table, JSON and a plot with test/lab/bench/report.py. Sourced by
+# test/lab/lab.
+
+bench_usage() {
+	cat <<'USAGE'
+usage: lab bench --binary PATH [--reps N] [--quick] [--out DIR] [--verbose]
+  --reps N     repetitions of every pair (default 3); medians and ranges over them
+  --quick      a tenth of the counts, for a smoke run (figures are not comparable)
+  --out DIR    where data.jsonl, report.txt, report.json and report.png go
+               (default: bench-results in the current directory)
+USAGE
+}
+
+cmd_bench() {
+	local reps=3 quick=0 out=bench-results bin="" verbose=() scen per rc
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--binary) bin=${2:?--binary needs a path}; shift ;;
+		--reps) reps=${2:?--reps needs a number}; shift ;;
+		--quick) quick=1 ;;
+		--out) out=${2:?--out needs a directory}; shift ;;
+		--verbose) verbose=(--verbose) ;;
+		-h | --help) bench_usage; return 0 ;;
+		*) bench_usage >&2; return 2 ;;
+		esac
+		shift
+	done
+	[ -n "$bin" ] || die "bench: --binary PATH is required (e.g. build/rdmatest)"
+	case $reps in '' | *[!0-9]* | 0) die "bench: --reps wants a positive number, not '$reps'" ;; esac
+	mkdir -p "$out"
+	out=$(realpath "$out")
+	: > "$out/data.jsonl"
+	# one repetition of the full counts takes about 5 minutes in TCG
+	per=$((quick == 1 ? 180 : 600))
+	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
+	{
+		printf '# hosts: 2\n# timeout: %s\n' $((reps * per))
+		printf 'BENCH_REPS=%s\nBENCH_QUICK=%s\n' "$reps" "$quick"
+		cat "$LAB_DIR/bench/guest.sh"
+	} > "$scen"
+	bench_meta "$bin" >> "$out/data.jsonl"
+	LAB_DATA_OUT=$out/data.jsonl cmd_run_sub run --hosts 2 --binary "$bin" \
+		${verbose[@]+"${verbose[@]}"} "$scen" | tee "$out/lab.tap"
+	rc=${PIPESTATUS[0]}
+	rm -rf "$(dirname "$scen")"
+	[ "$rc" = 0 ] || say "bench: the lab run failed (exit $rc); reporting what was measured"
+	"$LAB_DIR/bench/report.py" "$out/data.jsonl" --json "$out/report.json" \
+		--plot "$out/report.png" | tee "$out/report.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || die "bench: the report failed"
+	say "bench: $out/report.txt, report.json, report.png (raw: data.jsonl)"
+	return "$rc"
+}
+
+# cmd_run in a subshell: its EXIT trap stops the guests and cleans up
+cmd_run_sub() { (cmd_run "$@"); }
+
+# What the guest cannot know: this machine and the versions compared.
+bench_meta() {
+	local cpu ver up
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	ver=$("$1" --version 2>/dev/null | head -n 1)
+	up=$(dpkg-query -W -f '${Version}' rdmacm-utils 2>/dev/null || echo unknown)
+	printf '{"meta": {"machine": "%s, %s cores", "rdmatest": "%s", "upstream": "rdmacm-utils %s", "perftest": "%s"}}\n' \
+		"${cpu//\"/}" "$(nproc)" "${ver//\"/}" "$up" \
+		"$(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo unknown)"
+}
