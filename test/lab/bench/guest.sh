@@ -142,12 +142,12 @@ bench_rstream() {
 			[ $rc = 0 ] && [ -n "$line" ] || { meas rstream "$name" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
 			# name bytes xfers iters total time Gb/sec usec/xfer: the
 			# printed Gb/sec has two decimals (0.00 for small rows), so
-			# bandwidth rows derive it from usec/xfer; latency rows are
-			# compared by usec/xfer alone
+			# bandwidth rows derive it from usec/xfer and are compared by
+			# it alone, latency rows by usec/xfer alone
 			set -- $line
 			case $name in
 			*_lat) meas rstream "$name" "$size" "$tool" "$rep" "\"usec_xfer\": $8" ;;
-			*) meas rstream "$name" "$size" "$tool" "$rep" "\"gbps\": $(div $((size * 8)) "$8" 0.001), \"usec_xfer\": $8" ;;
+			*) meas rstream "$name" "$size" "$tool" "$rep" "\"gbps\": $(div $((size * 8)) "$8" 0.001)" ;;
 			esac
 		done
 	done
