@@ -1,6 +1,6 @@
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,18 +143,13 @@ int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss)
 	return -1;
 }
 
-/* The netdev behind GID 0 of one device port, or false. */
-static bool port_netdev(const char *sysfs, const char *dev, const char *port,
-			char *name, size_t len)
+/* The netdev named in one ".../class/infiniband/DEV/ports/PORT/gid_attrs/
+ * ndevs/0" file, or false (InfiniBand ports have none). */
+static bool read_netdev(const char *path, char *name, size_t len)
 {
-	char path[512];
-	FILE *f;
+	FILE *f = fopen(path, "r");
 	bool ok;
 
-	if (snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%s/gid_attrs/ndevs/0",
-		     sysfs, dev, port) >= (int)sizeof(path))
-		return false;
-	f = fopen(path, "r");
 	if (!f)
 		return false;
 	ok = fgets(name, (int)len, f) != NULL;
@@ -163,45 +158,33 @@ static bool port_netdev(const char *sysfs, const char *dev, const char *port,
 	return ok && name[0];
 }
 
-static void add_device_ports(const char *sysfs, const char *dev, char *buf, size_t len)
+/* Appends "DEV on NETDEV" (or "DEV port N on NETDEV") for one such path;
+ * false once buf is full (the list is only a hint). */
+static bool add_port(const char *path, size_t prefix, char *buf, size_t len)
 {
-	char path[512], ndev[64];
-	struct dirent *p;
-	DIR *d;
+	char dev[64], port[16], ndev[64];
+	size_t used = strlen(buf);
 
-	if (snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", sysfs, dev) >=
-	    (int)sizeof(path))
-		return;
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((p = readdir(d))) {
-		size_t used = strlen(buf);
-
-		if (p->d_name[0] == '.' || !port_netdev(sysfs, dev, p->d_name, ndev, sizeof(ndev)))
-			continue;
-		if (snprintf(buf + used, len - used, "%s%s%s%s on %s", used ? ", " : "",
-			     dev, strcmp(p->d_name, "1") ? " port " : "",
-			     strcmp(p->d_name, "1") ? p->d_name : "", ndev) >= (int)(len - used))
-			break; /* truncated: the list is only a hint */
-	}
-	closedir(d);
+	if (sscanf(path + prefix, "/class/infiniband/%63[^/]/ports/%15[^/]/", dev, port) != 2 ||
+	    !read_netdev(path, ndev, sizeof(ndev)))
+		return true;
+	return snprintf(buf + used, len - used, "%s%s%s%s on %s", used ? ", " : "", dev,
+			strcmp(port, "1") ? " port " : "", strcmp(port, "1") ? port : "",
+			ndev) < (int)(len - used);
 }
 
 const char *rt_rdma_netdevs(const char *sysfs, char *buf, size_t len)
 {
-	char path[512];
-	struct dirent *e;
-	DIR *d;
+	char pattern[512];
+	glob_t g;
 
 	buf[0] = '\0';
-	d = snprintf(path, sizeof(path), "%s/class/infiniband", sysfs) < (int)sizeof(path)
-		    ? opendir(path) : NULL;
-	if (d) {
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.')
-				add_device_ports(sysfs, e->d_name, buf, len);
-		closedir(d);
+	if (snprintf(pattern, sizeof(pattern), "%s/class/infiniband/*/ports/*/gid_attrs/ndevs/0",
+		     sysfs) < (int)sizeof(pattern) && glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (!add_port(g.gl_pathv[i], strlen(sysfs), buf, len))
+				break;
+		globfree(&g);
 	}
 	if (!buf[0])
 		snprintf(buf, len, "none");
