@@ -99,7 +99,7 @@ bench_ucmatose() {
 # datagram, rdmatest's or upstream's, and times the first to the last. The
 # rate is received / that time; delivered_pct is received of sent.
 bench_mckey() {
-	local rep=$1 tool k c=$(q 10000) snd total g=239.1.9.9 n secs row
+	local rep=$1 tool k c=$(q 10000) snd total g=239.1.9.9 n span row rc
 	total=$((4 * 4 * c)) row="-c 4 -C $c"
 	for tool in $(tools "$rep"); do
 		k=$(bin "$tool" mckey)
@@ -114,10 +114,10 @@ bench_mckey() {
 		bg_wait rcv 60 > /dev/null
 		bg_log rcv > /tmp/r.out
 		n=$(sed -n 's/.*"totals":{[^}]*"received":\([0-9]*\).*/\1/p' /tmp/r.out | head -n 1)
-		secs=$(sed -n 's/.*"transfer_seconds":\([0-9.e+-]*\).*/\1/p' /tmp/r.out | head -n 1)
+		span=$(sed -n 's/.*"transfer_seconds":\([0-9.e+-]*\).*/\1/p' /tmp/r.out | head -n 1)
 		[ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] ||
 			{ meas mckey "$row" 0 "$tool" "$rep" "" "sender exit $rc, receiver counted ${n:-nothing}"; continue; }
-		meas mckey "$row" 0 "$tool" "$rep" "\"dgram_per_s\": $(div "$n" "$secs"), \"delivered_pct\": $(div $((n * 100)) "$total")"
+		meas mckey "$row" 0 "$tool" "$rep" "\"dgram_per_s\": $(div "$n" "$span"), \"delivered_pct\": $(div $((n * 100)) "$total")"
 	done
 }
 
@@ -126,12 +126,18 @@ bench_mckey() {
 # in this lab); both tools print the same row format.
 RSTREAM_ROWS="64_lat:64:1:1000 4k_lat:4096:1:300 64k_lat:65536:1:30 1m_lat:1048576:1:4
 64_bw:64:5000:1 4k_bw:4096:2000:1 64k_bw:65536:200:1 1m_bw:1048576:20:1"
+# split_row NAME:SIZE:COUNT:ITERS: sets name, size, cnt and it (the
+# caller's locals), the counts scaled by q
+split_row() {
+	local r=$1
+	name=${r%%:*} r=${r#*:}
+	size=${r%%:*} r=${r#*:}
+	cnt=$(q "${r%%:*}") it=$(q "${r#*:}")
+}
 bench_rstream() {
 	local rep=$1 row name size cnt it tool s line
 	for row in $RSTREAM_ROWS; do
-		name=${row%%:*} row=${row#*:}
-		size=${row%%:*} row=${row#*:}
-		cnt=$(q "${row%%:*}") it=$(q "${row#*:}")
+		split_row "$row"
 		for tool in $(tools "$rep"); do
 			s=$(bin "$tool" rstream)
 			server srv 7471 $s -S "$size" -C "$cnt" -I "$it" || { meas rstream "$name" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
@@ -157,9 +163,7 @@ bench_rstream() {
 bench_perftest() {
 	local rep=$1 row name size cnt it prog n line
 	for row in $RSTREAM_ROWS; do
-		name=${row%%:*} row=${row#*:}
-		size=${row%%:*} row=${row#*:}
-		cnt=$(q "${row%%:*}") it=$(q "${row#*:}")
+		split_row "$row"
 		case $name in
 		*_lat) prog=ib_send_lat n=$it ;;
 		*) prog=ib_send_bw n=$cnt ;;
