@@ -32,7 +32,12 @@
 #include "rdmatest/verify.h"
 #include "rdmatest/xfer.h"
 
-#define RECV_RING_MAX 256 /* receives kept posted per QP (reposted as used) */
+/* Receives kept posted per QP (reposted as used). Deep, because a sender
+ * that posts without pause (upstream's does) outruns a receiver that has
+ * to wake up to repost: with 256 slots a burst lost datagrams at our own
+ * receiver. Bounded in bytes too, for large -S. */
+#define RECV_RING_MAX 4096
+#define RECV_RING_BYTES (8u << 20)
 #define SEND_RING_MAX 128 /* sends in flight per QP */
 /* After its last send completion a sender waits this long at most for its
  * own datagrams to come back to its QPs (the loopback report). */
@@ -171,7 +176,7 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port)
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_UD, .sig_all = true };
 
 	q->ring = ring_depth(count * (x->cfg->sender ? x->nqps : (uint64_t)x->cfg->senders),
-			     RECV_RING_MAX);
+			     RT_MIN(RECV_RING_MAX, RECV_RING_BYTES / (uint32_t)slot_len(x)));
 	if (x->cfg->sender && c->index > 0)
 		q->ring = 0;
 	q->sq = x->cfg->sender ? ring_depth(count, SEND_RING_MAX) : 1;
