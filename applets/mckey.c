@@ -722,8 +722,6 @@ static void teardown(struct mckey_ctx *x)
 
 		if (c->priv)
 			rt_mc_tally_free(&qp_of(c)->tally);
-		free(c->priv);
-		c->priv = NULL;
 	}
 	rt_cm_destroy(&x->cm);
 }

@@ -422,7 +422,6 @@ static void release_finished(struct rping_ctx *x)
 		if (c == cm->listener || !(c->state == RT_CONN_DISCONNECTED ||
 					   (c->state == RT_CONN_FAILED && c->failure_reported)))
 			continue;
-		free(c->priv);
 		rt_cm_release(cm, c);
 	}
 }
@@ -573,8 +572,6 @@ static int rping_main(struct rt_run *run, void *cfgp)
 		rc = server ? run_server(&x) : run_client(&x);
 	if (!rc || x.rtt.n || x.served)
 		report(&x, server);
-	for (size_t i = 0; i < x.cm.nconns; i++)
-		free(x.cm.conns[i]->priv);
 	rt_cm_destroy(&x.cm);
 	rt_samples_free(&x.rtt);
 	return rc;

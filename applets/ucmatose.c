@@ -435,8 +435,6 @@ static int ucmatose_main(struct rt_run *run, void *cfgp)
 	if (cfg->conns == 0) /* as upstream: nothing to do */
 		return 0;
 	rc = run_test(&x);
-	for (size_t i = 0; i < x.cm.nconns; i++)
-		free(x.cm.conns[i]->priv);
 	rt_cm_destroy(&x.cm);
 	return rc;
 }

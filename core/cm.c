@@ -624,6 +624,7 @@ static void conn_free(struct rt_conn *c)
 		rdma_disconnect(c->id); /* tell the peer now, not by timeout */
 	rt_res_destroy(&c->res);
 	rdma_destroy_id(c->id);
+	free(c->priv);
 	free(c);
 }
 

@@ -148,7 +148,8 @@ struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 /* Sends a DREQ (once) and marks the connection disconnecting. */
 int rt_conn_disconnect(struct rt_conn *c);
 /* The applet's per-connection state, allocated zeroed on first use and
- * zeroed again on later calls (a --wait-server retry runs setup anew). */
+ * zeroed again on later calls (a --wait-server retry runs setup anew);
+ * freed with the connection. */
 void *rt_conn_priv(struct rt_conn *c, size_t size);
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
