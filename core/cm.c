@@ -134,6 +134,19 @@ int rt_cm_init(struct rt_cm *cm, struct rt_run *run,
 	return 0;
 }
 
+/* Undoes a half-opened device, keeping the errno that made it fail. */
+static void device_undo(struct rt_cm_device *d)
+{
+	int e = errno;
+
+	if (d->channel)
+		ibv_destroy_comp_channel(d->channel);
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	memset(d, 0, sizeof(*d));
+	errno = e;
+}
+
 struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
 {
 	struct rt_cm_device *d;
@@ -143,14 +156,20 @@ struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
 			return &cm->devs[i];
 	if (cm->ndevs == RT_CM_MAX_DEVICES)
 		return NULL;
-	d = &cm->devs[cm->ndevs++];
+	/* the slot counts only once complete: a later connection on this
+	 * device must never find a NULL PD or channel in it */
+	d = &cm->devs[cm->ndevs];
+	memset(d, 0, sizeof(*d));
 	d->verbs = verbs;
 	d->pd = ibv_alloc_pd(verbs);
-	d->channel = ibv_create_comp_channel(verbs);
-	if (!d->pd || !d->channel || set_nonblocking(d->channel->fd) ||
-	    ibv_query_device(verbs, &d->attr))
-		return NULL;
-	return d;
+	d->channel = d->pd ? ibv_create_comp_channel(verbs) : NULL;
+	if (d->channel && !set_nonblocking(d->channel->fd) &&
+	    !ibv_query_device(verbs, &d->attr)) {
+		cm->ndevs++;
+		return d;
+	}
+	device_undo(d);
+	return NULL;
 }
 
 /* Depths past the device's limits fail inside the provider with a bare
@@ -379,7 +398,7 @@ static void on_route_resolved(struct rt_conn *c)
 
 	step_done(c, RT_STEP_RESOLVE_ROUTE);
 	rt_strlcpy(c->err.phase, "connect", sizeof(c->err.phase));
-	if (run_setup(c))
+	if (rt_conn_hook_result(c, run_setup(c), "connection setup failed"))
 		return;
 	if (c->res.qp && !c->res.id)
 		param.qp_num = c->res.qp->qp_num; /* self-managed QP */
@@ -406,7 +425,7 @@ static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
 	c->req.private_data = NULL; /* gone with the event */
 	c->state = RT_CONN_ACCEPTING;
 	/* the passive side's ACK timeout applies to its QP, set before accept */
-	if (run_setup(c) ||
+	if (rt_conn_hook_result(c, run_setup(c), "connection setup failed") ||
 	    set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, cm->params.ack_timeout, "ACK timeout")) {
 		rdma_reject(id, NULL, 0);
 		return;
@@ -417,8 +436,11 @@ static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
 	p.rnr_retry_count = cm->params.accept_rnr_retry;
 	if (c->res.qp && !c->res.id)
 		p.qp_num = c->res.qp->qp_num;
-	if (rdma_accept(id, &p))
+	if (rdma_accept(id, &p)) {
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_accept");
+		/* answer the request, or the peer waits for its CM timeout */
+		rdma_reject(id, NULL, 0);
+	}
 }
 
 static void on_established(struct rt_conn *c)

@@ -48,9 +48,10 @@ static int drain_events(struct rt_cm *cm)
 {
 	struct rdma_cm_event ev;
 	uint8_t priv[PRIV_MAX];
-	int n = 0, r;
+	int n = 0, r = 0;
 
-	while ((r = next_event(cm, &ev, priv)) > 0) {
+	/* what is left stays queued and keeps the fd readable */
+	while (n < RT_CM_EVENTS_PER_ROUND && (r = next_event(cm, &ev, priv)) > 0) {
 		cm->events++;
 		n++;
 		rt_cm_handle_event(cm, &ev);
@@ -91,37 +92,57 @@ static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 				    "completion handling failed");
 }
 
-static int poll_cq(struct rt_cm *cm, struct rt_conn *c)
+/* Takes at most *budget completions. A CQ left non-empty is marked: no
+ * new notification comes for entries already queued, so the next rounds
+ * poll it without waiting for one. */
+static int poll_cq(struct rt_cm *cm, struct rt_conn *c, int *budget)
 {
 	struct ibv_wc wc[16];
-	int n = 0, total = 0;
+	int n, want, total = 0;
 
-	while (c->res.cq && (n = ibv_poll_cq(c->res.cq, 16, wc)) > 0) {
+	c->cq_backlog = false;
+	while (c->res.cq) {
+		if ((want = RT_MIN(*budget, (int)ARRAY_SIZE(wc))) <= 0) {
+			c->cq_backlog = true;
+			break;
+		}
+		if ((n = ibv_poll_cq(c->res.cq, want, wc)) < 0)
+			return rt_fail(&cm->run->err, RT_EXIT_FAIL, "ibv_poll_cq %s failed",
+				       c->peer);
 		for (int i = 0; i < n; i++)
 			on_wc(c, &wc[i]);
 		total += n;
+		*budget -= n;
+		if (n < want)
+			break;
 	}
-	if (n < 0)
-		return rt_fail(&cm->run->err, RT_EXIT_FAIL, "ibv_poll_cq %s failed", c->peer);
 	cm->completions += (uint64_t)total;
 	return total;
 }
 
-static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch)
+/* Each notification costs one unit of the budget, so a flood of them on
+ * empty CQs ends the round too; unread ones keep the fd readable. */
+static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch, int *budget)
 {
 	struct ibv_cq *cq;
 	void *ctx;
 	int n = 0, r;
 
-	while (!ibv_get_cq_event(ch, &cq, &ctx)) {
-		struct rt_conn *c = ctx;
+	for (;;) {
+		struct rt_conn *c;
 
+		if (*budget <= 0)
+			return n;
+		if (ibv_get_cq_event(ch, &cq, &ctx))
+			break;
+		c = ctx;
 		ibv_ack_cq_events(cq, 1);
+		(*budget)--;
 		/* re-arm before draining, so nothing lands unnoticed */
 		if (ibv_req_notify_cq(cq, 0))
 			return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
 					     "ibv_req_notify_cq");
-		if ((r = poll_cq(cm, c)) < 0)
+		if ((r = poll_cq(cm, c, budget)) < 0)
 			return -1;
 		n += r + 1;
 	}
@@ -130,16 +151,32 @@ static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch)
 	return n;
 }
 
-static int busy_poll_all(struct rt_cm *cm)
+/* Polls every CQ (busy polling) or only those left non-empty by an
+ * earlier round, starting one further each round so that, under a budget,
+ * no connection waits behind the others for good. */
+static int poll_cqs(struct rt_cm *cm, bool all, int *budget)
 {
+	size_t start = cm->nconns ? cm->poll_next++ % cm->nconns : 0;
 	int n = 0, r;
 
-	for (size_t i = 0; i < cm->nconns; i++) {
-		if ((r = poll_cq(cm, cm->conns[i])) < 0)
+	for (size_t k = 0; k < cm->nconns; k++) {
+		struct rt_conn *c = cm->conns[(start + k) % cm->nconns];
+
+		if (!all && !c->cq_backlog)
+			continue;
+		if ((r = poll_cq(cm, c, budget)) < 0)
 			return -1;
 		n += r;
 	}
 	return n;
+}
+
+static bool cq_backlog(const struct rt_cm *cm)
+{
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (cm->conns[i]->cq_backlog)
+			return true;
+	return false;
 }
 
 /* Hands each new per-connection failure to the applet, or to the run. */
@@ -180,11 +217,13 @@ static int one_round(struct rt_cm *cm, int timeout)
 {
 	struct pollfd fds[1 + RT_CM_MAX_DEVICES];
 	int nfds = gather_fds(cm, fds), n, progress, r, next_retry = -1;
+	int budget = RT_CM_WCS_PER_ROUND;
+	bool backlog = cq_backlog(cm);
 
 	progress = rt_cm_retry_due(cm, &next_retry);
 	if (next_retry >= 0 && (timeout < 0 || next_retry < timeout))
 		timeout = next_retry;
-	if (cm->params.busy_poll)
+	if (cm->params.busy_poll || backlog)
 		timeout = 0;
 	n = poll(fds, (nfds_t)nfds, timeout);
 	if (n < 0)
@@ -196,13 +235,14 @@ static int one_round(struct rt_cm *cm, int timeout)
 		progress += r;
 	}
 	for (size_t i = 0; i < cm->ndevs; i++)
-		if (cm->devs[i].channel && (r = drain_channel(cm, cm->devs[i].channel)) != 0) {
+		if (cm->devs[i].channel &&
+		    (r = drain_channel(cm, cm->devs[i].channel, &budget)) != 0) {
 			if (r < 0)
 				return -1;
 			progress += r;
 		}
-	if (cm->params.busy_poll) {
-		if ((r = busy_poll_all(cm)) < 0)
+	if (cm->params.busy_poll || backlog) {
+		if ((r = poll_cqs(cm, cm->params.busy_poll, &budget)) < 0)
 			return -1;
 		progress += r;
 	}
@@ -259,6 +299,22 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 	}
 }
 
+/* A failed migration moves the ids already moved back to the old
+ * channel, so that the new one can be destroyed and none leaks. If even
+ * that fails, the new channel is kept: ids still point at it. */
+static int migrate_undo(struct rt_cm *cm, struct rdma_event_channel *ch,
+			size_t moved, int e, const char *call, const char *peer)
+{
+	bool back = true;
+
+	for (size_t i = 0; i < moved; i++)
+		back = back && !rdma_migrate_id(cm->conns[i]->id, cm->ch);
+	if (back)
+		rdma_destroy_event_channel(ch);
+	return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, e, "%s%s%s", call,
+			     peer ? " " : "", peer ? peer : "");
+}
+
 int rt_cm_migrate(struct rt_cm *cm)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -269,11 +325,11 @@ int rt_cm_migrate(struct rt_cm *cm)
 				     "rdma_create_event_channel (migrate)");
 	flags = fcntl(ch->fd, F_GETFL);
 	if (flags < 0 || fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK))
-		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "fcntl");
+		return migrate_undo(cm, ch, 0, errno, "fcntl", NULL);
 	for (size_t i = 0; i < cm->nconns; i++)
 		if (rdma_migrate_id(cm->conns[i]->id, ch))
-			return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
-					     "rdma_migrate_id %s", cm->conns[i]->peer);
+			return migrate_undo(cm, ch, i, errno, "rdma_migrate_id",
+					    cm->conns[i]->peer);
 	rdma_destroy_event_channel(cm->ch);
 	cm->ch = ch;
 	return 0;

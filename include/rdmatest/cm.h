@@ -58,6 +58,7 @@ struct rt_conn {
 	struct rdma_ud_param ud;     /* join or SIDR result (UD) */
 	bool failure_reported;
 	bool was_established;
+	bool cq_backlog;       /* the last poll stopped at the round's budget */
 	char peer[64];         /* peer address, for messages */
 	/* active side: where to (re)connect, for --wait-server retries */
 	struct sockaddr_storage src, dst;
@@ -101,6 +102,15 @@ struct rt_cm_params {
 
 #define RT_CM_MAX_DEVICES 8
 
+/* Work per reactor round, after which the loop goes back to the wait's
+ * deadline and predicate: at most RT_CM_EVENTS_PER_ROUND CM events, and
+ * at most RT_CM_WCS_PER_ROUND completions and completion notifications
+ * together over all CQs. Under sustained arrival (a busy multicast group)
+ * an unbounded drain would never return; what is left is taken first in
+ * the next round, which then does not sleep in poll(). */
+#define RT_CM_EVENTS_PER_ROUND 64
+#define RT_CM_WCS_PER_ROUND 256
+
 struct rt_cm_device {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
@@ -122,6 +132,7 @@ struct rt_cm {
 	unsigned next_index;
 	uint64_t events, completions; /* progress counters */
 	unsigned failures_pending;
+	size_t poll_next;      /* where the next CQ sweep starts (fairness) */
 };
 
 /* Creates the event channel; no device means exit 3 with the reason. */

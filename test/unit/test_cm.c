@@ -13,6 +13,7 @@
 
 #include "rdmatest/cm.h"
 #include "rdmatest/util.h"
+#include "rdmatest/xfer.h"
 
 /* ---- fakes -------------------------------------------------------------- */
 
@@ -22,9 +23,18 @@ struct calls {
 	int resolve_timeout, route_timeout;
 	struct rdma_conn_param connect_param, accept_param;
 	uint8_t tos;
-	int setup_result;
+	int setup_result;      /* -1: fail with a reason; -2: bare -1 */
 	bool keep_going;
+	/* failures on purpose, and what was undone */
+	bool fail_accept, fail_channel, fail_query;
+	int fail_migrate_at;   /* 1-based call that fails; 0: none */
+	int dealloc_pd, destroy_comp, live_channels;
+	/* floods: sources that never run dry (capped, so a loop that never
+	 * returns to its checks fails the test instead of hanging it) */
+	long flood_events, flood_notifies, cq_entries;
 };
+
+#define FLOOD_CAP 100000
 
 static struct calls calls;
 static struct rdma_cm_event *script[16];
@@ -32,6 +42,8 @@ static size_t script_len, script_pos;
 static int pipefd[2];
 static struct ibv_comp_channel fake_comp = { .fd = -1 };
 static struct ibv_pd fake_pd;
+static struct rt_run run;
+static struct rt_cm cm;
 
 static struct rdma_cm_id *fake_id(void)
 {
@@ -94,6 +106,10 @@ int __wrap_rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	(void)id;
 	calls.accept++;
 	calls.accept_param = *p;
+	if (calls.fail_accept) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
 	return 0;
 }
 
@@ -128,6 +144,13 @@ int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event
 	char b;
 
 	(void)ch;
+	if (calls.flood_events > 0) {
+		calls.flood_events--;
+		*ev = rt_xcalloc(1, sizeof(**ev));
+		(*ev)->id = cm.conns[0]->id;
+		(*ev)->event = RDMA_CM_EVENT_TIMEWAIT_EXIT; /* handled as a no-op */
+		return 0;
+	}
 	if (script_pos == script_len) {
 		while (read(pipefd[0], &b, 1) == 1)
 			;
@@ -152,47 +175,105 @@ struct rdma_event_channel *__wrap_rdma_create_event_channel(void)
 	struct rdma_event_channel *ch = rt_xcalloc(1, sizeof(*ch));
 
 	ch->fd = pipefd[0];
+	calls.live_channels++;
 	return ch;
 }
 
 void __wrap_rdma_destroy_event_channel(struct rdma_event_channel *ch)
 {
+	calls.live_channels--;
 	free(ch);
 }
 
 int __wrap_rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *ch)
 {
+	if (++calls.migrate == calls.fail_migrate_at) {
+		errno = ENODEV;
+		return -1;
+	}
 	id->channel = ch;
-	calls.migrate++;
 	return 0;
 }
 
 struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *c) { (void)c; return &fake_pd; }
-int __wrap_ibv_dealloc_pd(struct ibv_pd *pd) { (void)pd; return 0; }
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+	calls.dealloc_pd++;
+	return 0;
+}
 struct ibv_comp_channel *__wrap_ibv_create_comp_channel(struct ibv_context *c)
 {
 	(void)c;
+	if (calls.fail_channel) {
+		errno = EMFILE;
+		return NULL;
+	}
 	fake_comp.fd = pipefd[1]; /* never readable from our side */
 	return &fake_comp;
 }
-int __wrap_ibv_destroy_comp_channel(struct ibv_comp_channel *ch) { (void)ch; return 0; }
+int __wrap_ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
+{
+	(void)ch;
+	calls.destroy_comp++;
+	return 0;
+}
 int __wrap_ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 {
 	(void)c;
+	if (calls.fail_query) {
+		errno = EIO;
+		return -1;
+	}
 	memset(a, 0, sizeof(*a));
 	a->max_qp_rd_atom = 2;
 	a->max_qp_init_rd_atom = 3;
 	return 0;
 }
 
-/* ---- helpers ------------------------------------------------------------ */
+/* A CQ whose provider ops are ours: ibv_poll_cq and ibv_req_notify_cq
+ * are inline calls through the context's ops. */
+static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int got = 0;
 
-static struct rt_run run;
-static struct rt_cm cm;
+	(void)cq;
+	for (; got < n && calls.cq_entries > 0; got++, calls.cq_entries--)
+		wc[got] = (struct ibv_wc){ .wr_id = RT_WR_ID(RT_WR_RECV, 0),
+					   .status = IBV_WC_SUCCESS };
+	return got;
+}
+static int fake_notify_cq(struct ibv_cq *cq, int solicited)
+{
+	(void)cq, (void)solicited;
+	return 0;
+}
+static struct ibv_context fake_ctx = { .ops = { .poll_cq = fake_poll_cq,
+						.req_notify_cq = fake_notify_cq } };
+static struct ibv_cq fake_cq = { .context = &fake_ctx };
+static struct rt_conn *notified; /* whose CQ the notifications name */
+
+int __wrap_ibv_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **ctx)
+{
+	(void)ch;
+	if (calls.flood_notifies <= 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	calls.flood_notifies--;
+	*cq = &fake_cq;
+	*ctx = notified;
+	return 0;
+}
+void __wrap_ibv_ack_cq_events(struct ibv_cq *cq, unsigned n) { (void)cq, (void)n; }
+
+/* ---- helpers ------------------------------------------------------------ */
 
 static int hook_setup(struct rt_conn *c)
 {
 	calls.setup++;
+	if (calls.setup_result == -2)
+		return -1; /* a hook that forgot to say why */
 	if (calls.setup_result)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "setup refused for %s", c->peer);
 	return 0;
@@ -242,6 +323,9 @@ static int setup_cm(void **state)
 static int teardown_cm(void **state)
 {
 	(void)state;
+	for (size_t i = 0; i < cm.nconns; i++)
+		if (cm.conns[i]->res.cq == &fake_cq)
+			cm.conns[i]->res.cq = NULL; /* a test that stopped early */
 	rt_cm_destroy(&cm);
 	close(pipefd[0]);
 	close(pipefd[1]);
@@ -554,6 +638,221 @@ static void events_on_an_id_without_a_connection_are_ignored(void **state)
 	free(orphan);
 }
 
+/* ---- the loop's work per round (issue 17, item 3) ---------------------- */
+
+struct counting_goal {
+	int calls, want;
+};
+
+/* true on its want-th call: the loop must come back to it that often */
+static bool nth_call(struct rt_cm *m, void *arg)
+{
+	struct counting_goal *g = arg;
+
+	(void)m;
+	return ++g->calls >= g->want;
+}
+
+/* Before the bound, the first drain ran until the fake's cap (100,000
+ * events) without a look at the predicate. */
+static void event_flood_still_reaches_the_predicate(void **state)
+{
+	struct counting_goal g = { .want = 3 };
+	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+			     .what = "x" };
+
+	(void)state;
+	client();
+	calls.flood_events = FLOOD_CAP;
+	assert_int_equal(write(pipefd[1], "x", 1), 1);
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(g.calls, 3);
+	/* two rounds ran between the three checks */
+	assert_int_equal(cm.events, 2 * RT_CM_EVENTS_PER_ROUND);
+	assert_false(run.err.set);
+}
+
+static struct ibv_comp_channel flood_comp;
+static int flood_pipe[2];
+
+/* A device whose completion channel always reads as ready, and one
+ * connection whose CQ is ours. */
+static struct rt_conn *cq_conn(void)
+{
+	struct rt_conn *c = client();
+
+	assert_int_equal(pipe2(flood_pipe, O_NONBLOCK), 0);
+	assert_int_equal(write(flood_pipe[1], "x", 1), 1);
+	flood_comp.fd = flood_pipe[0];
+	cm.devs[0] = (struct rt_cm_device){ .verbs = &fake_ctx, .pd = &fake_pd,
+					    .channel = &flood_comp };
+	cm.ndevs = 1;
+	c->res.cq = &fake_cq;
+	notified = c;
+	return c;
+}
+
+static void cq_conn_done(struct rt_conn *c)
+{
+	c->res.cq = NULL; /* not ours to destroy */
+	close(flood_pipe[0]);
+	close(flood_pipe[1]);
+}
+
+static void completion_flood_still_reaches_the_predicate(void **state)
+{
+	struct counting_goal g = { .want = 3 };
+	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+			     .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = FLOOD_CAP;
+	calls.cq_entries = FLOOD_CAP;
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(g.calls, 3);
+	/* each round: its budget, less one per notification taken */
+	assert_true(c->recvs_done > 0 && c->recvs_done < 2 * RT_CM_WCS_PER_ROUND);
+	assert_true(c->cq_backlog);
+	cq_conn_done(c);
+}
+
+static void notification_flood_on_an_empty_cq_ends_the_round(void **state)
+{
+	struct counting_goal g = { .want = 2 };
+	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+			     .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = FLOOD_CAP;
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(calls.flood_notifies, FLOOD_CAP - RT_CM_WCS_PER_ROUND);
+	cq_conn_done(c);
+}
+
+static bool got_all(struct rt_cm *m, void *arg)
+{
+	(void)arg;
+	return m->conns[0]->recvs_done == 1000;
+}
+
+/* Entries left in a CQ at the end of a round bring no new notification;
+ * the next rounds must take them anyway. */
+static void cq_left_non_empty_is_polled_without_a_notification(void **state)
+{
+	struct rt_wait w = { .done = got_all, .timeout_ms = 500, .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = 1;
+	calls.cq_entries = 1000;
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_false(c->cq_backlog);
+	assert_int_equal(cm.completions, 1000);
+	cq_conn_done(c);
+}
+
+/* ---- no half-built shared state (issue 17, item 4) --------------------- */
+
+static void half_opened_device_is_not_counted(void **state)
+{
+	struct ibv_context dev;
+	struct rt_cm_device *d;
+
+	(void)state;
+	calls.fail_channel = true;
+	assert_null(rt_cm_device(&cm, &dev));
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(cm.ndevs, 0);
+	assert_int_equal(calls.dealloc_pd, 1);
+	calls.fail_channel = false;
+	calls.fail_query = true;
+	assert_null(rt_cm_device(&cm, &dev));
+	assert_int_equal(cm.ndevs, 0);
+	assert_int_equal(calls.dealloc_pd, 2);
+	assert_int_equal(calls.destroy_comp, 1);
+	/* a later connection on the device gets a whole one */
+	calls.fail_query = false;
+	d = rt_cm_device(&cm, &dev);
+	assert_non_null(d);
+	assert_ptr_equal(d->pd, &fake_pd);
+	assert_ptr_equal(d->channel, &fake_comp);
+	assert_int_equal(d->attr.max_qp_rd_atom, 2);
+	assert_int_equal(cm.ndevs, 1);
+	assert_ptr_equal(rt_cm_device(&cm, &dev), d);
+}
+
+static void silent_setup_failure_fails_the_client(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	calls.setup_result = -2;
+	c = client();
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	deliver(event(c->id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0));
+	assert_int_equal(calls.connect, 0);
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_string_equal(c->err.reason, "connection setup failed");
+	assert_int_equal(cm.failures_pending, 1);
+}
+
+static void silent_setup_failure_fails_and_rejects_the_request(void **state)
+{
+	struct rt_conn *l;
+	struct rdma_cm_event *ev;
+
+	(void)state;
+	calls.setup_result = -2;
+	l = listener();
+	ev = event(fake_id(), RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+	ev->listen_id = l->id;
+	deliver(ev);
+	assert_int_equal(calls.accept, 0);
+	assert_int_equal(calls.reject, 1);
+	assert_int_equal(cm.conns[1]->state, RT_CONN_FAILED);
+	assert_string_equal(cm.conns[1]->err.reason, "connection setup failed");
+}
+
+static void failed_accept_rejects(void **state)
+{
+	struct rt_conn *l;
+	struct rdma_cm_event *ev;
+
+	(void)state;
+	calls.fail_accept = true;
+	l = listener();
+	ev = event(fake_id(), RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+	ev->listen_id = l->id;
+	deliver(ev);
+	assert_int_equal(calls.accept, 1);
+	assert_int_equal(calls.reject, 1);
+	assert_int_equal(cm.conns[1]->state, RT_CONN_FAILED);
+	assert_non_null(strstr(cm.conns[1]->err.reason, "rdma_accept"));
+}
+
+static void failed_migration_keeps_the_old_channel_and_frees_the_new(void **state)
+{
+	struct rdma_event_channel *old = cm.ch;
+
+	(void)state;
+	client();
+	client();
+	client();
+	calls.fail_migrate_at = 3; /* the third id refuses */
+	assert_int_equal(rt_cm_migrate(&cm), -1);
+	assert_non_null(strstr(run.err.reason, "rdma_migrate_id 192.0.2.1:7471"));
+	assert_int_equal(calls.live_channels, 1);
+	assert_ptr_equal(cm.ch, old);
+	for (size_t i = 0; i < cm.nconns; i++)
+		assert_true(cm.conns[i]->id->channel == NULL ||
+			    cm.conns[i]->id->channel == old);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
@@ -572,6 +871,15 @@ int main(void)
 		T(wait_server_retries_until_the_bound),
 		T(no_retry_without_wait_server_or_after_established),
 		T(events_on_an_id_without_a_connection_are_ignored),
+		T(event_flood_still_reaches_the_predicate),
+		T(completion_flood_still_reaches_the_predicate),
+		T(notification_flood_on_an_empty_cq_ends_the_round),
+		T(cq_left_non_empty_is_polled_without_a_notification),
+		T(half_opened_device_is_not_counted),
+		T(silent_setup_failure_fails_the_client),
+		T(silent_setup_failure_fails_and_rejects_the_request),
+		T(failed_accept_rejects),
+		T(failed_migration_keeps_the_old_channel_and_frees_the_new),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
