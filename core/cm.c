@@ -660,6 +660,17 @@ void rt_cm_release(struct rt_cm *cm, struct rt_conn *c)
 		}
 }
 
+void rt_cm_release_finished(struct rt_cm *cm)
+{
+	for (size_t i = cm->nconns; i-- > 0;) {
+		struct rt_conn *c = cm->conns[i];
+
+		if (c != cm->listener && (c->state == RT_CONN_DISCONNECTED ||
+					  (c->state == RT_CONN_FAILED && c->failure_reported)))
+			rt_cm_release(cm, c);
+	}
+}
+
 void rt_cm_destroy(struct rt_cm *cm)
 {
 	for (size_t i = 0; i < cm->nconns; i++)

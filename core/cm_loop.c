@@ -282,7 +282,11 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 
 	rt_log_flush(&cm->run->log);
 	for (;;) {
-		bool finished = w->done(cm, w->arg); /* may fail connections */
+		bool finished;
+
+		if (w->step)
+			w->step(cm, w->arg);
+		finished = w->done(cm, w->arg);
 
 		report_failures(cm);
 		if (cm->run->err.set)

@@ -173,6 +173,10 @@ void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms);
 /* Destroys a finished (disconnected or failed, and reported) connection
  * and drops it from the list, so long-running servers do not grow. */
 void rt_cm_release(struct rt_cm *cm, struct rt_conn *c);
+/* Releases every such connection but the listener: what a server calls
+ * each round so that neither served nor turned-away clients stay
+ * allocated until exit. Their hooks (disconnected, failed) have run. */
+void rt_cm_release_finished(struct rt_cm *cm);
 /* Records a per-connection failure; the reactor reports it. */
 int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -182,6 +186,10 @@ struct rt_wait {
 	/* true when the wait is over; may fail the run to end it early */
 	bool (*done)(struct rt_cm *cm, void *arg);
 	void *arg;
+	/* optional, called before each done(): the wait's own work (failing
+	 * idle connections, releasing finished ones), so done() can stay a
+	 * plain question */
+	void (*step)(struct rt_cm *cm, void *arg);
 	long long timeout_ms; /* ends the wait when nothing happens this long; -1: no bound */
 	long long tick_ms;    /* if > 0, done() is also called at least this often */
 	const char *what;     /* "the server's messages", for the timeout message */

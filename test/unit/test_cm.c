@@ -853,6 +853,58 @@ static void failed_migration_keeps_the_old_channel_and_frees_the_new(void **stat
 			    cm.conns[i]->id->channel == old);
 }
 
+/* Rejected and finished clients of a server must not stay allocated
+ * until exit; live ones, unreported failures and the listener stay. */
+static void release_finished_keeps_what_is_live(void **state)
+{
+	struct rt_conn *l, *done, *failed, *unreported, *live;
+
+	(void)state;
+	l = listener();
+	done = client();
+	failed = client();
+	unreported = client();
+	live = client();
+	done->state = RT_CONN_DISCONNECTED;
+	rt_conn_fail(failed, RT_EXIT_FAIL, "rejected");
+	failed->failure_reported = true;
+	rt_conn_fail(unreported, RT_EXIT_FAIL, "not yet reported");
+	live->state = RT_CONN_ESTABLISHED;
+	rt_cm_release_finished(&cm);
+	assert_int_equal(cm.nconns, 3);
+	assert_int_equal(calls.destroy_id, 2);
+	for (size_t i = 0; i < cm.nconns; i++)
+		assert_true(cm.conns[i] == l || cm.conns[i] == unreported ||
+			    cm.conns[i] == live);
+}
+
+static int steps;
+
+static void count_step(struct rt_cm *m, void *arg)
+{
+	(void)m, (void)arg;
+	steps++;
+}
+
+static bool after_two_steps(struct rt_cm *m, void *arg)
+{
+	(void)m, (void)arg;
+	return steps == 2;
+}
+
+/* The wait's work runs before each check, so predicates need none. */
+static void step_runs_before_each_check(void **state)
+{
+	struct rt_wait w = { .done = after_two_steps, .step = count_step,
+			     .timeout_ms = 1000, .tick_ms = 1, .what = "x" };
+
+	(void)state;
+	steps = 0;
+	client();
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(steps, 2);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
@@ -880,6 +932,8 @@ int main(void)
 		T(silent_setup_failure_fails_and_rejects_the_request),
 		T(failed_accept_rejects),
 		T(failed_migration_keeps_the_old_channel_and_frees_the_new),
+		T(release_finished_keeps_what_is_live),
+		T(step_runs_before_each_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
