@@ -58,6 +58,7 @@ struct rping_ctx {
 	struct rt_cm cm;
 	struct rt_samples rtt;  /* client round trips, ns */
 	uint64_t served, clients, failed_clients;
+	bool client_left;       /* single-client server: its client is gone */
 };
 
 #define I(f) RT_OFF_INT(struct rping_cfg, f)
@@ -75,7 +76,9 @@ static const struct rt_opt rping_opts[] = {
 	{ 'P', "persistent", RT_OPT_FLAG, I(persistent), 0, 0, NULL, NULL,
 	  "server: serve clients, many at once, until killed", NULL },
 	{ 'C', "count", RT_OPT_INT, L(count), 0, 0, "0", "N",
-	  "client: number of pings (0: until interrupted)", NULL },
+	  "client: number of pings (0: until interrupted); server: pings each "
+	  "client must complete, fewer is a failure (0: a client that quits "
+	  "early cannot be told from one that finished)", NULL },
 	{ 'S', "size", RT_OPT_SIZE, L(size), 1, 1 << 24, "64", "SIZE",
 	  "ping buffer size; the upstream server reads at most its own -S (default 64)", NULL },
 	{ 'v', "verbose", RT_OPT_COUNTER, I(verbose), 0, 0, NULL, NULL,
@@ -393,7 +396,8 @@ static int server_setup(struct rt_conn *c)
 }
 
 /* Persistent servers outlive their clients' failures; a single-client
- * server only shrugs off the extra clients it rejected. */
+ * server only shrugs off the extra clients it rejected. Its own client's
+ * failure ends the run, whatever state the connection was in. */
 static bool keep_serving(struct rt_conn *c)
 {
 	struct rping_ctx *x = ctx_of(c);
@@ -402,29 +406,35 @@ static bool keep_serving(struct rt_conn *c)
 		x->failed_clients++;
 		return true;
 	}
+	if (c->passive)
+		x->client_left = true;
 	return false;
+}
+
+/* The server's -C (upstream ignores it; the wire is the same): the client
+ * disconnecting before that many pings is a failure, not a pass. */
+static void peer_left(struct rt_conn *c)
+{
+	struct rping_ctx *x = ctx_of(c);
+	const struct rping_conn *r = c->priv;
+	unsigned long long k = r ? r->pings : 0;
+
+	if (!c->passive || extra_client(x, c))
+		return;
+	if (!x->cfg->persistent)
+		x->client_left = true;
+	if (x->cfg->count && k < (unsigned long long)x->cfg->count)
+		rt_conn_fail(c, RT_EXIT_FAIL, "%s: client left after %llu of %lld pings",
+			     c->peer, k, x->cfg->count);
 }
 
 static const struct rt_cm_hooks hooks = {
 	.setup = server_setup,
 	.completion = completion,
+	.disconnected = peer_left,
 	.failed = keep_serving,
 	.connect_response = connect_response,
 };
-
-static void release_finished(struct rping_ctx *x)
-{
-	struct rt_cm *cm = &x->cm;
-
-	for (size_t i = cm->nconns; i-- > 0;) {
-		struct rt_conn *c = cm->conns[i];
-
-		if (c == cm->listener || !(c->state == RT_CONN_DISCONNECTED ||
-					   (c->state == RT_CONN_FAILED && c->failure_reported)))
-			continue;
-		rt_cm_release(cm, c);
-	}
-}
 
 static bool first_client(struct rt_cm *cm, void *arg)
 {
@@ -432,23 +442,25 @@ static bool first_client(struct rt_cm *cm, void *arg)
 	return ((struct rping_ctx *)cm->applet)->clients > 0;
 }
 
-/* Single-client server: done when its client disconnected. Persistent:
- * never done; finished connections are released as they end. */
-static bool serving_done(struct rt_cm *cm, void *arg)
+/* Each round: a client silent past --timeout fails, and finished
+ * connections (served, failed, turned away) are released at once. */
+static void serving_step(struct rt_cm *cm, void *arg)
 {
 	struct rping_ctx *x = cm->applet;
 
 	(void)arg;
 	rt_cm_fail_idle(cm, x->run->common.timeout_ms);
-	if (x->cfg->persistent) {
-		release_finished(x);
-		return false;
-	}
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (cm->conns[i]->passive && !extra_client(x, cm->conns[i]) &&
-		    cm->conns[i]->state == RT_CONN_DISCONNECTED)
-			return true;
-	return false;
+	rt_cm_release_finished(cm);
+}
+
+/* Single-client server: done once its client left, disconnected or
+ * failed (the hooks note it). Persistent: never done. */
+static bool serving_done(struct rt_cm *cm, void *arg)
+{
+	const struct rping_ctx *x = cm->applet;
+
+	(void)arg;
+	return !x->cfg->persistent && x->client_left;
 }
 
 static int resolve(struct rping_ctx *x, bool passive, struct rdma_addrinfo **ai)
@@ -467,8 +479,8 @@ static int run_server(struct rping_ctx *x)
 	struct rt_wait first = { .done = first_client, .what = "a first client",
 				 .timeout_ms = x->run->common.accept_timeout_ms
 						       ? x->run->common.accept_timeout_ms : -1 };
-	struct rt_wait serve = { .done = serving_done, .timeout_ms = -1,
-				 .tick_ms = 250, .what = "clients" };
+	struct rt_wait serve = { .done = serving_done, .step = serving_step,
+				 .timeout_ms = -1, .tick_ms = 250, .what = "clients" };
 	struct rdma_addrinfo *ai;
 	int rc;
 
@@ -580,7 +592,7 @@ static int rping_main(struct rt_run *run, void *cfgp)
 const struct rt_applet applet_rping = {
 	.name = "rping",
 	.summary = "RDMA READ/WRITE ping-pong between a client and a server",
-	.synopsis = "-s [-vVdqP] [-a address] [-p port] [-S size]\n"
+	.synopsis = "-s [-vVdqP] [-a address] [-p port] [-C count] [-S size]\n"
 		    "       rping -c [-vVdq] [-a address] [-I address] [-p port] "
 		    "[-C count] [-S size]",
 	.description =

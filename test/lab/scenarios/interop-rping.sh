@@ -39,6 +39,10 @@ for size in 23 64 1024 65535; do
 	pair "rt-client/upstream-server -S $size -V" "$UP" "$RTR" -S $size -- -C 20 -S $size -V
 	pair "upstream-client/rt-server -S $size -V" "$RTR" "$UP" -S $size -- -C 20 -S $size -V
 done
+# the server's -C is ours alone (upstream's server ignores it): with it on
+# both sides, every pairing still passes
+pair "upstream-client/rt-server -C 100 on both" "$RTR" "$UP" -C 100 -- -C 100 -V
+pair "rt-client/upstream-server -C 100 on both" "$UP" "$RTR" -C 100 -- -C 100 -V
 pair "rt/rt -S 16 -V" "$RTR" "$RTR" -S 16 -- -C 20 -S 16 -V
 pair "rt/rt -S 65536 -V" "$RTR" "$RTR" -S 65536 -- -C 20 -S 65536 -V
 pair "rt/rt -S 1m -V" "$RTR" "$RTR" -S 1m -- -C 5 -S 1m -V
