@@ -114,6 +114,20 @@ rc=$?
 [ $rc = 0 ] || [ $rc = 124 ] || fail "server exit $rc"
 pass
 
+case_begin "upstream client killed mid-run, rt server -C: exit 1 naming the count" 90
+bg_start srv b $RTR -s -a "$B" --timeout 3 -C 1000000
+wait_listen b 7174 20 || fail "server not listening"
+failed || bg_start cli a $UP -c -a "$B" -C 1000000
+failed || sleep 2
+failed || bg_kill cli KILL >/dev/null
+bg_wait srv 30
+rc=$?
+# with -C the early end is a failure, not a clean end
+[ $rc = 1 ] || [ $rc = 124 ] || fail "server exit $rc"
+failed || bg_log srv | grep -Eq 'client left after [0-9]+ of 1000000 pings|no progress for 3 s' ||
+	fail "no reason given"
+pass
+
 case_begin "no listener: client exit 1 with the reason" 40
 run_on -t 30 a $RTR -c -a "$B" -C 1
 rc=$?
