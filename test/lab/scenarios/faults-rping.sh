@@ -49,6 +49,20 @@ exit_in cli 0
 exit_in srv 0
 pass
 
+# a single-client server turns a second client away at once (and frees it:
+# issue 17 item 4) while the first goes on; -v shows the first is pinging
+case_begin "second client while one is served: rejected at once, the first passes" 90
+start_pair -C 3000 -- -C 3000 -V -v
+wait_log cli 'ping data: rdma-ping-0:' 30 || fail "the first client did not start"
+failed || run_on -t 30 a $RTR -c -a "$B" -C 1
+rc=$?
+failed || [ $rc = 1 ] || fail "second client exited $rc, wanted 1"
+failed || output_has 'rejected by the peer application' || fail "no reason for the second client"
+exit_in cli 0
+exit_in srv 0
+log_has srv 'rejected: already serving a client'
+pass
+
 # the server's -C lets it tell a client that failed from one that finished
 case_begin "link down briefly, then up: both recover, or both name the failure" 120
 start_pair -C 3000 --timeout 5 -- -C 3000 -V --timeout 20
