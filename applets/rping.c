@@ -56,7 +56,7 @@ struct rping_ctx {
 	struct rping_cfg *cfg;
 	struct rt_run *run;
 	struct rt_cm cm;
-	struct rt_samples rtt;  /* client round trips, ns */
+	struct rt_hist rtt;     /* client round trips, ns (58 KiB, fixed) */
 	uint64_t served, clients, failed_clients;
 };
 
@@ -370,7 +370,7 @@ static int ping(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
 	if (advert_and_wait(x, c, r->start, n, 2 * n + 1) ||
 	    advert_and_wait(x, c, r->data, n, 2 * n + 2))
 		return -1;
-	rt_samples_add(&x->rtt, rt_now_ns() - t0);
+	rt_hist_add(&x->rtt, rt_now_ns() - t0);
 	r->pings++;
 	return check_echo(x, c, n);
 }
@@ -536,7 +536,7 @@ static void report(struct rping_ctx *x, bool server)
 			       (unsigned long long)x->clients);
 		return;
 	}
-	rt_samples_summarize(&x->rtt, &s);
+	rt_hist_summarize(&x->rtt, &s);
 	rt_json_kv_uint(j, "pings", s.count);
 	rt_json_kv_uint(j, "size", (uint64_t)x->cfg->size);
 	rt_json_kv_bool(j, "validated", x->cfg->validate > 0);
@@ -570,10 +570,9 @@ static int rping_main(struct rt_run *run, void *cfgp)
 	rc = rt_cm_init(&x.cm, run, &p, &hooks, &x);
 	if (!rc)
 		rc = server ? run_server(&x) : run_client(&x);
-	if (!rc || x.rtt.n || x.served)
+	if (!rc || x.rtt.count || x.served)
 		report(&x, server);
 	rt_cm_destroy(&x.cm);
-	rt_samples_free(&x.rtt);
 	return rc;
 }
 

@@ -88,6 +88,7 @@ struct rstream {
 	bool tty, progress_shown;
 	uint64_t last_tick;
 	int report_fd; /* fork child: pipe to the parent, else -1 */
+	struct rt_hist lat; /* the current row's latencies, fixed size */
 };
 
 #define I(f) RT_OFF_INT(struct rstream_cfg, f)
@@ -525,7 +526,7 @@ static int one_way(struct rstream *x, enum step st)
 	return 0;
 }
 
-static int iterate(struct rstream *x, struct rt_samples *lat)
+static int iterate(struct rstream *x, struct rt_hist *lat)
 {
 	const struct rt_stream_row *r = x->row;
 	uint64_t t = rt_now_ns();
@@ -537,14 +538,14 @@ static int iterate(struct rstream *x, struct rt_samples *lat)
 			return -1;
 		now = rt_now_ns();
 		if (r->iters > 1) /* comparable with usec/xfer */
-			rt_samples_add(lat, (now - t) / (2 * r->count));
+			rt_hist_add(lat, (now - t) / (2 * r->count));
 		t = now;
 	}
 	return 0;
 }
 
 static void row_json(struct rstream *x, struct rt_json *j, double usec,
-		     struct rt_samples *lat)
+		     struct rt_hist *lat)
 {
 	const struct rt_stream_row *r = x->row;
 	struct rt_summary sum;
@@ -559,8 +560,8 @@ static void row_json(struct rstream *x, struct rt_json *j, double usec,
 	rt_json_kv_double(j, "seconds", usec / 1e6);
 	rt_json_kv_double(j, "gbps", rt_stream_gbps(r, usec));
 	rt_json_kv_double(j, "usec_per_xfer", rt_stream_usec_per_xfer(r, usec));
-	if (lat->n) {
-		rt_samples_summarize(lat, &sum);
+	if (lat->count) {
+		rt_hist_summarize(lat, &sum);
 		rt_json_key(j, "latency_us");
 		rt_summary_json(j, &sum, 1000);
 	}
@@ -568,7 +569,7 @@ static void row_json(struct rstream *x, struct rt_json *j, double usec,
 }
 
 /* The row's JSON goes into the results, or to the parent from a fork child. */
-static void report_row(struct rstream *x, double usec, struct rt_samples *lat)
+static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 {
 	char line[160];
 	struct rt_json j;
@@ -588,21 +589,20 @@ static void report_row(struct rstream *x, double usec, struct rt_samples *lat)
 
 static int run_row(struct rstream *x, const struct rt_stream_row *r)
 {
-	struct rt_samples lat = { 0 };
 	uint64_t t0;
 	int rc;
 
 	x->row = r;
 	x->iter = x->xfer = 0;
+	memset(&x->lat, 0, sizeof(x->lat));
 	x->row_start_bytes = x->s.sent + x->s.received;
 	rc = sync_row(x);
 	t0 = x->row_t0 = rt_now_ns();
 	if (!rc)
-		rc = iterate(x, &lat);
+		rc = iterate(x, &x->lat);
 	if (!rc)
-		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &lat);
+		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
 	progress_clear(x);
-	rt_samples_free(&lat);
 	return rc;
 }
 
