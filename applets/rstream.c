@@ -26,6 +26,7 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
@@ -587,6 +588,21 @@ static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 	rt_json_free(&j);
 }
 
+/* After an interrupt, the iterations done so far as a row of their own
+ * (ping(8)'s summary so far); the message still names where it stopped. */
+static void report_partial(struct rstream *x, uint64_t t0)
+{
+	const struct rt_stream_row *whole = x->row;
+	struct rt_stream_row done = *whole;
+
+	if (!x->iter || x->run->err.set || !rt_interrupt_signal())
+		return;
+	done.iters = x->iter;
+	x->row = &done;
+	report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
+	x->row = whole;
+}
+
 static int run_row(struct rstream *x, const struct rt_stream_row *r)
 {
 	uint64_t t0;
@@ -602,6 +618,8 @@ static int run_row(struct rstream *x, const struct rt_stream_row *r)
 		rc = iterate(x, &x->lat);
 	if (!rc)
 		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
+	else
+		report_partial(x, t0);
 	progress_clear(x);
 	return rc;
 }
@@ -614,9 +632,10 @@ static int await_client_close(struct rstream *x)
 	char where[128], hint[160];
 	uint64_t extra = 0;
 	long long t = x->run->common.timeout_ms;
+	int rc = rt_stream_await_close(&x->s, t, &extra);
 
-	if (!rt_stream_await_close(&x->s, t, &extra) && !extra)
-		return 0;
+	if (rc == RT_INTERRUPTED || (!rc && !extra))
+		return rc;
 	describe(x, where, sizeof(where), hint, sizeof(hint));
 	if (extra)
 		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the client sent %llu "
@@ -691,10 +710,13 @@ static int client_connect(struct rstream *x, enum phase ph)
 	rt_error_phase(&x->run->err, "connect");
 	for (;;) {
 		struct rt_error e = { 0 };
+		int rc = connect_once(x, ph, &e);
 
-		if (!connect_once(x, ph, &e))
+		if (!rc)
 			return 0;
 		rt_stream_close(&x->s, false);
+		if (rc == RT_INTERRUPTED)
+			return rc;
 		if (bound <= 0 || rt_ms_until(until) < 200 ||
 		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
 			return adopt(&x->run->err, &e);
@@ -719,14 +741,15 @@ static int server_accept(struct rstream *x, enum phase ph)
 	long long first = x->run->common.accept_timeout_ms;
 	long long t = x->conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
 	struct rt_error e = { 0 };
-	int fd;
+	int fd, rc;
 
 	rt_error_phase(&x->run->err, "accept");
 	set_options(x, x->lfd, ph); /* rsockets inherit the listener's */
-	if (!rt_sock_accept(x->ops, x->lfd, t, &fd, &e)) {
+	rc = rt_sock_accept(x->ops, x->lfd, t, &fd, &e);
+	if (!rc)
 		stream_init(x, fd);
-		return 0;
-	}
+	if (!rc || rc == RT_INTERRUPTED)
+		return rc;
 	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
 		return rt_fail(&x->run->err, e.exit_code, "the client did not come back "
 			       "for the bandwidth rows within %g s", (double)t / 1000);
@@ -748,11 +771,28 @@ static void sanitize(char *s)
 			*s = ' ';
 }
 
+/* An interrupt is recorded here, where the row and the byte count that
+ * it cut short are known; interrupted runs keep the rows done so far. */
+static void interrupted(struct rstream *x)
+{
+	char where[128], hint[160];
+	int sig = rt_interrupt_signal();
+
+	if (!sig || x->run->err.set)
+		return;
+	progress_clear(x);
+	describe(x, where, sizeof(where), hint, sizeof(hint));
+	rt_fail(&x->run->err, rt_interrupt_exit_code(sig), "%s: interrupted by %s",
+		where, rt_interrupt_name(sig));
+}
+
 /* The child's last words: exit code, verify counters, phase, reason. */
 static void child_report(struct rstream *x, int rc)
 {
 	struct rt_error *e = &x->run->err;
 
+	if (rc)
+		interrupted(x); /* a no-op unless a signal came and nothing failed */
 	if (rc && !e->set)
 		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
 	sanitize(e->reason);
@@ -769,7 +809,7 @@ static void run_child(struct rstream *x, int report_fd, const struct rt_stream_r
 	x->ops->close(x->lfd);
 	x->report_fd = report_fd;
 	rc = setup_accepted(x, ph) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0);
+	rt_stream_close(&x->s, rc == 0 || !x->run->err.set);
 	child_report(x, rc);
 	rt_log_flush(&x->run->log);
 	fflush(NULL);
@@ -907,7 +947,7 @@ static int connection(struct rstream *x, unsigned conn, enum phase ph,
 	if (x->server && x->m.fork)
 		return serve_forked(x, rows, n, ph);
 	rc = (x->server && setup_accepted(x, ph)) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0);
+	rt_stream_close(&x->s, rc == 0 || !x->run->err.set); /* interrupted: orderly */
 	return rc;
 }
 
@@ -995,10 +1035,13 @@ static int run_all(struct rstream *x)
 		return -1;
 	header(x);
 	results_head(x);
-	if (series(x))
-		return -1;
+	if (series(x)) {
+		interrupted(x);
+		if (!rt_interrupt_signal())
+			return -1;
+	}
 	results_tail(x);
-	return 0;
+	return x->run->err.set ? -1 : 0;
 }
 
 static int rstream_main(struct rt_run *run, void *cfgp)

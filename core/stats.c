@@ -21,7 +21,7 @@ size_t rt_hist_bucket(uint64_t ns)
 
 void rt_hist_bucket_range(size_t bucket, uint64_t *lo, uint64_t *hi)
 {
-	size_t shift = bucket < 2 * RT_HIST_SUB ? 0 : bucket / RT_HIST_SUB - 1;
+	size_t shift = bucket < 2 * (size_t)RT_HIST_SUB ? 0 : bucket / RT_HIST_SUB - 1;
 	uint64_t top = bucket - shift * RT_HIST_SUB; /* the value's top bits */
 
 	*lo = top << shift;
