@@ -482,7 +482,7 @@ static int server_wind_down(struct rping_ctx *x)
 	struct rt_wait w = { .done = wound_down, .what = "the clients' disconnects",
 			     .timeout_ms = x->run->common.timeout_ms };
 
-	rt_interrupt_wind_down();
+	rt_interrupt_wind_down(&x->run->err);
 	rt_error_phase(&x->run->err, "disconnect");
 	for (size_t i = 0; i < x->cm.nconns; i++)
 		if (x->cm.conns[i]->state == RT_CONN_ESTABLISHED)
@@ -557,7 +557,7 @@ static int run_client(struct rping_ctx *x)
 	if (rc && rc != RT_INTERRUPTED)
 		return -1;
 	if (rc) /* stop pinging, disconnect as after the last ping */
-		rt_interrupt_wind_down();
+		rt_interrupt_wind_down(&x->run->err);
 	return client_disconnect(x, c) ? -1 : rc;
 }
 

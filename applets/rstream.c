@@ -845,11 +845,13 @@ static void parent_line(struct rstream *x, char *line, bool *ended)
 }
 
 /* Reads the child's reports until EOF; silence longer than the child's
- * own bound (its waits end after --timeout) means it hangs. */
-static int parent_collect(struct rstream *x, int rfd, bool *ended)
+ * own bound (its waits end after --timeout) means it hangs. An interrupt
+ * of the parent alone is passed on: the child stops and reports where. */
+static int parent_collect(struct rstream *x, int rfd, pid_t child, bool *ended)
 {
 	long long bound = 2 * x->run->common.timeout_ms + 1000;
 	char buf[4096], *acc = NULL;
+	bool passed_on = false;
 	size_t len = 0;
 	int rc = 0;
 
@@ -857,12 +859,18 @@ static int parent_collect(struct rstream *x, int rfd, bool *ended)
 		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		ssize_t n;
 
+		if (rt_interrupt_signal() && !passed_on) {
+			kill(child, rt_interrupt_signal());
+			passed_on = true;
+		}
 		if (poll(&p, 1, (int)bound) == 0) {
 			rc = rt_fail(&x->run->err, RT_EXIT_TIMEOUT, "the server process of "
 				     "connection %u reported nothing for %g s", x->conn,
 				     (double)bound / 1000);
 			break;
 		}
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue; /* EINTR: look at the interrupt again */
 		n = read(rfd, buf, sizeof(buf));
 		if (n <= 0 && !(n < 0 && errno == EINTR))
 			break;
@@ -921,7 +929,7 @@ static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 	close(pfd[1]);
 	x->ops->close(x->s.fd); /* the child's copy carries the connection */
 	x->s.fd = -1;
-	rc = parent_collect(x, pfd[0], &ended);
+	rc = parent_collect(x, pfd[0], pid, &ended);
 	close(pfd[0]);
 	if (rc) {
 		kill(pid, SIGKILL);
@@ -936,18 +944,23 @@ static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 static int connection(struct rstream *x, unsigned conn, enum phase ph,
 		      const struct rt_stream_row *rows, size_t n)
 {
+	bool orderly;
 	int rc;
 
 	x->conn = conn;
 	x->row = NULL;
 	if (x->server ? server_accept(x, ph) : client_connect(x, ph)) {
+		interrupted(x);
 		rt_stream_close(&x->s, false);
 		return -1;
 	}
 	if (x->server && x->m.fork)
 		return serve_forked(x, rows, n, ph);
 	rc = (x->server && setup_accepted(x, ph)) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0 || !x->run->err.set); /* interrupted: orderly */
+	orderly = rc == 0 || !x->run->err.set; /* done, or interrupted */
+	if (rc)
+		interrupted(x); /* while x->row still points into rows */
+	rt_stream_close(&x->s, orderly);
 	return rc;
 }
 
@@ -1035,11 +1048,8 @@ static int run_all(struct rstream *x)
 		return -1;
 	header(x);
 	results_head(x);
-	if (series(x)) {
-		interrupted(x);
-		if (!rt_interrupt_signal())
-			return -1;
-	}
+	if (series(x) && !rt_interrupt_signal())
+		return -1;
 	results_tail(x);
 	return x->run->err.set ? -1 : 0;
 }

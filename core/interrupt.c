@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdmatest/interrupt.h"
@@ -12,17 +13,34 @@
 /* Written by the handler, so sig_atomic_t; everything else is only
  * touched outside handlers. */
 static volatile sig_atomic_t caught;
+static volatile sig_atomic_t first_sec; /* CLOCK_MONOTONIC of the first */
 static bool winding_down;
+static char stopped_in[sizeof(((struct rt_error *)0)->phase)];
 static int wake[2] = { -1, -1 };
 
+static long mono_sec(void)
+{
+	struct timespec ts;
+
+	return clock_gettime(CLOCK_MONOTONIC, &ts) ? 0 : (long)ts.tv_sec;
+}
+
+/* Only async-signal-safe calls. A repeat within a second or two is the
+ * same interrupt: GNU timeout signals the command and then its whole
+ * process group, so one `timeout` delivers SIGTERM twice. A later one
+ * means the user will not wait for the wind-down: exit at once. */
 static void on_signal(int sig)
 {
 	int saved = errno;
-
 	ssize_t ignored = 0;
 
-	if (!caught)
-		caught = sig;
+	if (caught) {
+		if (mono_sec() - first_sec >= 2)
+			_exit(rt_interrupt_exit_code(sig));
+		return;
+	}
+	caught = sig;
+	first_sec = (sig_atomic_t)mono_sec();
 	if (wake[1] >= 0)
 		ignored = write(wake[1], "", 1); /* a full pipe is readable anyway */
 	(void)ignored;
@@ -42,9 +60,8 @@ static int make_pipe(void)
 
 int rt_interrupt_install(void)
 {
-	/* no SA_RESTART: a blocking call returns EINTR and its loop looks;
-	 * SA_RESETHAND: a second signal takes the default action at once */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	/* no SA_RESTART: a blocking call returns EINTR and its loop looks */
+	struct sigaction sa = { .sa_handler = on_signal };
 
 	rt_interrupt_restore();
 	if (make_pipe())
@@ -70,6 +87,8 @@ void rt_interrupt_restore(void)
 	signal(SIGTERM, SIG_DFL);
 	close_pipe();
 	caught = 0;
+	first_sec = 0;
+	stopped_in[0] = '\0';
 	winding_down = false;
 }
 
@@ -83,9 +102,10 @@ bool rt_interrupt_pending(void)
 	return caught && !winding_down;
 }
 
-void rt_interrupt_wind_down(void)
+void rt_interrupt_wind_down(const struct rt_error *e)
 {
 	winding_down = true;
+	rt_strlcpy(stopped_in, e->phase, sizeof(stopped_in));
 }
 
 int rt_interrupt_fd(void)
@@ -105,6 +125,8 @@ const char *rt_interrupt_name(int sig)
 
 int rt_interrupt_record(struct rt_error *e, int sig)
 {
+	if (!e->set && stopped_in[0])
+		rt_strlcpy(e->phase, stopped_in, sizeof(e->phase));
 	return rt_fail(e, rt_interrupt_exit_code(sig), "interrupted by %s",
 		       rt_interrupt_name(sig));
 }

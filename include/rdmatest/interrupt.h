@@ -2,8 +2,10 @@
  * handler only records the signal (and wakes the reactor's poll through a
  * self-pipe); waits notice it and return RT_INTERRUPTED; the applet stops
  * posting, disconnects within --timeout, prints its summary so far; and
- * rt_run_finish turns it into the verdict (docs/exit-codes.md). A second
- * signal ends the process at once (the handler is one-shot).
+ * rt_run_finish turns it into the verdict (docs/exit-codes.md). Repeats
+ * within a second count as the same interrupt (GNU timeout sends its
+ * signal twice); one that comes later (2 s) ends the process at once
+ * with 128 + signal and no summary.
  *
  * Signal state is process-wide by nature, so it lives here and nowhere
  * else. The "last words" are for paths that must end the process from a
@@ -30,8 +32,10 @@ int rt_interrupt_signal(void);
  * return RT_INTERRUPTED. */
 bool rt_interrupt_pending(void);
 /* The applet is winding down (disconnecting, reporting): waits run to
- * their end again, each still bounded. */
-void rt_interrupt_wind_down(void);
+ * their end again, each still bounded. e is the run's record: its phase
+ * now is where the run stopped, which the verdict names (the wind-down
+ * moves on to "disconnect"). */
+void rt_interrupt_wind_down(const struct rt_error *e);
 /* A descriptor that turns readable when a signal arrives, for poll();
  * -1 when not installed or once winding down. */
 int rt_interrupt_fd(void);

@@ -447,7 +447,7 @@ static void loop_returns_on_interrupt(void **state)
 	waitpid(pid, NULL, 0);
 	assert_false(run.err.set);
 	assert_int_equal(rt_interrupt_signal(), SIGINT);
-	rt_interrupt_wind_down(); /* then waits run as before */
+	rt_interrupt_wind_down(&run.err); /* then waits run as before */
 	w.timeout_ms = 20;
 	assert_int_equal(rt_cm_run(&cm, &w), -1);
 	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
