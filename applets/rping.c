@@ -19,6 +19,7 @@
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
 #include "rdmatest/cm.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
@@ -56,7 +57,7 @@ struct rping_ctx {
 	struct rping_cfg *cfg;
 	struct rt_run *run;
 	struct rt_cm cm;
-	struct rt_samples rtt;  /* client round trips, ns */
+	struct rt_hist rtt;     /* client round trips, ns (58 KiB, fixed) */
 	uint64_t served, clients, failed_clients;
 	bool client_left;       /* single-client server: its client is gone */
 };
@@ -366,14 +367,15 @@ static int ping(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
 {
 	struct rping_conn *r = c->priv;
 	uint64_t t0 = rt_now_ns();
+	int rc;
 
 	rping_fill(r->start->addr, (size_t)x->cfg->size, n);
 	if (x->cfg->validate)
 		memset(r->data->addr, 0, r->data->len); /* a missing echo must show */
-	if (advert_and_wait(x, c, r->start, n, 2 * n + 1) ||
-	    advert_and_wait(x, c, r->data, n, 2 * n + 2))
-		return -1;
-	rt_samples_add(&x->rtt, rt_now_ns() - t0);
+	if ((rc = advert_and_wait(x, c, r->start, n, 2 * n + 1)) ||
+	    (rc = advert_and_wait(x, c, r->data, n, 2 * n + 2)))
+		return rc; /* an interrupted ping is not counted */
+	rt_hist_add(&x->rtt, rt_now_ns() - t0);
 	r->pings++;
 	return check_echo(x, c, n);
 }
@@ -474,6 +476,38 @@ static int resolve(struct rping_ctx *x, bool passive, struct rdma_addrinfo **ai)
 	return rt_addr_resolve(&q, ai, &x->run->err);
 }
 
+/* Still connected: established, or our DREQ not yet answered. */
+static bool wound_down(struct rt_cm *cm, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < cm->nconns; i++)
+		if (cm->conns[i]->state == RT_CONN_ESTABLISHED ||
+		    cm->conns[i]->state == RT_CONN_DISCONNECTING)
+			return false;
+	return true;
+}
+
+/* After SIGINT/SIGTERM: disconnect every client, each wait bounded by
+ * --timeout; a persistent server fails if any client failed before. */
+static int server_wind_down(struct rping_ctx *x)
+{
+	struct rt_wait w = { .done = wound_down, .what = "the clients' disconnects",
+			     .timeout_ms = x->run->common.timeout_ms };
+
+	rt_interrupt_wind_down(&x->run->err);
+	rt_error_phase(&x->run->err, "disconnect");
+	for (size_t i = 0; i < x->cm.nconns; i++)
+		if (x->cm.conns[i]->state == RT_CONN_ESTABLISHED)
+			rt_conn_disconnect(x->cm.conns[i]);
+	if (rt_cm_run(&x->cm, &w))
+		return -1;
+	if (x->cfg->persistent && x->failed_clients)
+		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%llu of %llu clients "
+			       "failed", (unsigned long long)x->failed_clients,
+			       (unsigned long long)x->clients);
+	return RT_INTERRUPTED;
+}
+
 static int run_server(struct rping_ctx *x)
 {
 	struct rt_wait first = { .done = first_client, .what = "a first client",
@@ -489,10 +523,13 @@ static int run_server(struct rping_ctx *x)
 	rc = rt_cm_listen(&x->cm, ai->ai_src_addr);
 	rdma_freeaddrinfo(ai);
 	rt_error_phase(&x->run->err, "accept");
-	if (rc || rt_cm_run(&x->cm, &first))
-		return -1;
-	rt_error_phase(&x->run->err, "transfer");
-	return rt_cm_run(&x->cm, &serve);
+	if (!rc)
+		rc = rt_cm_run(&x->cm, &first);
+	if (!rc) {
+		rt_error_phase(&x->run->err, "transfer");
+		rc = rt_cm_run(&x->cm, &serve);
+	}
+	return rc == RT_INTERRUPTED ? server_wind_down(x) : rc;
 }
 
 static int client_disconnect(struct rping_ctx *x, struct rt_conn *c)
@@ -517,6 +554,7 @@ static int run_client(struct rping_ctx *x)
 			      .what = "the connection" };
 	struct rdma_addrinfo *ai;
 	struct rt_conn *c;
+	int rc = 0;
 
 	if (resolve(x, false, &ai))
 		return -1;
@@ -526,10 +564,13 @@ static int run_client(struct rping_ctx *x)
 	if (!c || rt_cm_run(&x->cm, &up))
 		return -1;
 	rt_error_phase(&x->run->err, "transfer");
-	for (uint64_t n = 0; !x->cfg->count || n < (uint64_t)x->cfg->count; n++)
-		if (ping(x, c, n))
-			return -1;
-	return client_disconnect(x, c);
+	for (uint64_t n = 0; !rc && (!x->cfg->count || n < (uint64_t)x->cfg->count); n++)
+		rc = ping(x, c, n);
+	if (rc && rc != RT_INTERRUPTED)
+		return -1;
+	if (rc) /* stop pinging, disconnect as after the last ping */
+		rt_interrupt_wind_down(&x->run->err);
+	return client_disconnect(x, c) ? -1 : rc;
 }
 
 static void report(struct rping_ctx *x, bool server)
@@ -542,19 +583,19 @@ static void report(struct rping_ctx *x, bool server)
 		rt_json_kv_uint(j, "clients", x->clients);
 		rt_json_kv_uint(j, "failed_clients", x->failed_clients);
 		rt_json_kv_uint(j, "pings_served", x->served);
-		if (x->cfg->verbose)
+		if (x->cfg->verbose || rt_interrupt_signal())
 			rt_say(&x->run->log, "rping: served %llu pings to %llu clients",
 			       (unsigned long long)x->served,
 			       (unsigned long long)x->clients);
 		return;
 	}
-	rt_samples_summarize(&x->rtt, &s);
+	rt_hist_summarize(&x->rtt, &s);
 	rt_json_kv_uint(j, "pings", s.count);
 	rt_json_kv_uint(j, "size", (uint64_t)x->cfg->size);
 	rt_json_kv_bool(j, "validated", x->cfg->validate > 0);
 	rt_json_key(j, "rtt_us");
 	rt_summary_json(j, &s, 1000.0);
-	if (x->cfg->verbose)
+	if (x->cfg->verbose || rt_interrupt_signal()) /* ping(8)'s summary */
 		rt_say(&x->run->log, "rping: %zu pings, rtt min/median/p99/p99.9/max "
 		       "%.1f/%.1f/%.1f/%.1f/%.1f us", s.count, s.min / 1e3,
 		       s.median / 1e3, s.p99 / 1e3, s.p999 / 1e3, s.max / 1e3);
@@ -582,10 +623,11 @@ static int rping_main(struct rt_run *run, void *cfgp)
 	rc = rt_cm_init(&x.cm, run, &p, &hooks, &x);
 	if (!rc)
 		rc = server ? run_server(&x) : run_client(&x);
-	if (!rc || x.rtt.n || x.served)
+	if (!rc || rc == RT_INTERRUPTED || x.rtt.count || x.served)
 		report(&x, server);
+	/* -C 0 and -P end by interrupt; a client only once it pinged */
+	run->interrupt_is_end = server ? cfg->persistent : !cfg->count && x.rtt.count;
 	rt_cm_destroy(&x.cm);
-	rt_samples_free(&x.rtt);
 	return rc;
 }
 

@@ -26,6 +26,7 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
@@ -88,6 +89,7 @@ struct rstream {
 	bool tty, progress_shown;
 	uint64_t last_tick;
 	int report_fd; /* fork child: pipe to the parent, else -1 */
+	struct rt_hist lat; /* the current row's latencies, fixed size */
 };
 
 #define I(f) RT_OFF_INT(struct rstream_cfg, f)
@@ -525,7 +527,7 @@ static int one_way(struct rstream *x, enum step st)
 	return 0;
 }
 
-static int iterate(struct rstream *x, struct rt_samples *lat)
+static int iterate(struct rstream *x, struct rt_hist *lat)
 {
 	const struct rt_stream_row *r = x->row;
 	uint64_t t = rt_now_ns();
@@ -537,14 +539,14 @@ static int iterate(struct rstream *x, struct rt_samples *lat)
 			return -1;
 		now = rt_now_ns();
 		if (r->iters > 1) /* comparable with usec/xfer */
-			rt_samples_add(lat, (now - t) / (2 * r->count));
+			rt_hist_add(lat, (now - t) / (2 * r->count));
 		t = now;
 	}
 	return 0;
 }
 
 static void row_json(struct rstream *x, struct rt_json *j, double usec,
-		     struct rt_samples *lat)
+		     struct rt_hist *lat)
 {
 	const struct rt_stream_row *r = x->row;
 	struct rt_summary sum;
@@ -559,8 +561,8 @@ static void row_json(struct rstream *x, struct rt_json *j, double usec,
 	rt_json_kv_double(j, "seconds", usec / 1e6);
 	rt_json_kv_double(j, "gbps", rt_stream_gbps(r, usec));
 	rt_json_kv_double(j, "usec_per_xfer", rt_stream_usec_per_xfer(r, usec));
-	if (lat->n) {
-		rt_samples_summarize(lat, &sum);
+	if (lat->count) {
+		rt_hist_summarize(lat, &sum);
 		rt_json_key(j, "latency_us");
 		rt_summary_json(j, &sum, 1000);
 	}
@@ -568,7 +570,7 @@ static void row_json(struct rstream *x, struct rt_json *j, double usec,
 }
 
 /* The row's JSON goes into the results, or to the parent from a fork child. */
-static void report_row(struct rstream *x, double usec, struct rt_samples *lat)
+static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 {
 	char line[160];
 	struct rt_json j;
@@ -586,23 +588,39 @@ static void report_row(struct rstream *x, double usec, struct rt_samples *lat)
 	rt_json_free(&j);
 }
 
+/* After an interrupt, the iterations done so far as a row of their own
+ * (ping(8)'s summary so far); the message still names where it stopped. */
+static void report_partial(struct rstream *x, uint64_t t0)
+{
+	const struct rt_stream_row *whole = x->row;
+	struct rt_stream_row done = *whole;
+
+	if (!x->iter || x->run->err.set || !rt_interrupt_signal())
+		return;
+	done.iters = x->iter;
+	x->row = &done;
+	report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
+	x->row = whole;
+}
+
 static int run_row(struct rstream *x, const struct rt_stream_row *r)
 {
-	struct rt_samples lat = { 0 };
 	uint64_t t0;
 	int rc;
 
 	x->row = r;
 	x->iter = x->xfer = 0;
+	memset(&x->lat, 0, sizeof(x->lat));
 	x->row_start_bytes = x->s.sent + x->s.received;
 	rc = sync_row(x);
 	t0 = x->row_t0 = rt_now_ns();
 	if (!rc)
-		rc = iterate(x, &lat);
+		rc = iterate(x, &x->lat);
 	if (!rc)
-		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &lat);
+		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
+	else
+		report_partial(x, t0);
 	progress_clear(x);
-	rt_samples_free(&lat);
 	return rc;
 }
 
@@ -614,9 +632,10 @@ static int await_client_close(struct rstream *x)
 	char where[128], hint[160];
 	uint64_t extra = 0;
 	long long t = x->run->common.timeout_ms;
+	int rc = rt_stream_await_close(&x->s, t, &extra);
 
-	if (!rt_stream_await_close(&x->s, t, &extra) && !extra)
-		return 0;
+	if (rc == RT_INTERRUPTED || (!rc && !extra))
+		return rc;
 	describe(x, where, sizeof(where), hint, sizeof(hint));
 	if (extra)
 		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the client sent %llu "
@@ -691,10 +710,13 @@ static int client_connect(struct rstream *x, enum phase ph)
 	rt_error_phase(&x->run->err, "connect");
 	for (;;) {
 		struct rt_error e = { 0 };
+		int rc = connect_once(x, ph, &e);
 
-		if (!connect_once(x, ph, &e))
+		if (!rc)
 			return 0;
 		rt_stream_close(&x->s, false);
+		if (rc == RT_INTERRUPTED)
+			return rc;
 		if (bound <= 0 || rt_ms_until(until) < 200 ||
 		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
 			return adopt(&x->run->err, &e);
@@ -719,14 +741,15 @@ static int server_accept(struct rstream *x, enum phase ph)
 	long long first = x->run->common.accept_timeout_ms;
 	long long t = x->conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
 	struct rt_error e = { 0 };
-	int fd;
+	int fd, rc;
 
 	rt_error_phase(&x->run->err, "accept");
 	set_options(x, x->lfd, ph); /* rsockets inherit the listener's */
-	if (!rt_sock_accept(x->ops, x->lfd, t, &fd, &e)) {
+	rc = rt_sock_accept(x->ops, x->lfd, t, &fd, &e);
+	if (!rc)
 		stream_init(x, fd);
-		return 0;
-	}
+	if (!rc || rc == RT_INTERRUPTED)
+		return rc;
 	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
 		return rt_fail(&x->run->err, e.exit_code, "the client did not come back "
 			       "for the bandwidth rows within %g s", (double)t / 1000);
@@ -748,11 +771,28 @@ static void sanitize(char *s)
 			*s = ' ';
 }
 
+/* An interrupt is recorded here, where the row and the byte count that
+ * it cut short are known; interrupted runs keep the rows done so far. */
+static void interrupted(struct rstream *x)
+{
+	char where[128], hint[160];
+	int sig = rt_interrupt_signal();
+
+	if (!sig || x->run->err.set)
+		return;
+	progress_clear(x);
+	describe(x, where, sizeof(where), hint, sizeof(hint));
+	rt_fail(&x->run->err, rt_interrupt_exit_code(sig), "%s: interrupted by %s",
+		where, rt_interrupt_name(sig));
+}
+
 /* The child's last words: exit code, verify counters, phase, reason. */
 static void child_report(struct rstream *x, int rc)
 {
 	struct rt_error *e = &x->run->err;
 
+	if (rc)
+		interrupted(x); /* a no-op unless a signal came and nothing failed */
 	if (rc && !e->set)
 		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
 	sanitize(e->reason);
@@ -769,7 +809,7 @@ static void run_child(struct rstream *x, int report_fd, const struct rt_stream_r
 	x->ops->close(x->lfd);
 	x->report_fd = report_fd;
 	rc = setup_accepted(x, ph) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0);
+	rt_stream_close(&x->s, rc == 0 || !x->run->err.set);
 	child_report(x, rc);
 	rt_log_flush(&x->run->log);
 	fflush(NULL);
@@ -805,11 +845,13 @@ static void parent_line(struct rstream *x, char *line, bool *ended)
 }
 
 /* Reads the child's reports until EOF; silence longer than the child's
- * own bound (its waits end after --timeout) means it hangs. */
-static int parent_collect(struct rstream *x, int rfd, bool *ended)
+ * own bound (its waits end after --timeout) means it hangs. An interrupt
+ * of the parent alone is passed on: the child stops and reports where. */
+static int parent_collect(struct rstream *x, int rfd, pid_t child, bool *ended)
 {
 	long long bound = 2 * x->run->common.timeout_ms + 1000;
 	char buf[4096], *acc = NULL;
+	bool passed_on = false;
 	size_t len = 0;
 	int rc = 0;
 
@@ -817,12 +859,18 @@ static int parent_collect(struct rstream *x, int rfd, bool *ended)
 		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		ssize_t n;
 
+		if (rt_interrupt_signal() && !passed_on) {
+			kill(child, rt_interrupt_signal());
+			passed_on = true;
+		}
 		if (poll(&p, 1, (int)bound) == 0) {
 			rc = rt_fail(&x->run->err, RT_EXIT_TIMEOUT, "the server process of "
 				     "connection %u reported nothing for %g s", x->conn,
 				     (double)bound / 1000);
 			break;
 		}
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue; /* EINTR: look at the interrupt again */
 		n = read(rfd, buf, sizeof(buf));
 		if (n <= 0 && !(n < 0 && errno == EINTR))
 			break;
@@ -881,7 +929,7 @@ static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 	close(pfd[1]);
 	x->ops->close(x->s.fd); /* the child's copy carries the connection */
 	x->s.fd = -1;
-	rc = parent_collect(x, pfd[0], &ended);
+	rc = parent_collect(x, pfd[0], pid, &ended);
 	close(pfd[0]);
 	if (rc) {
 		kill(pid, SIGKILL);
@@ -896,18 +944,23 @@ static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 static int connection(struct rstream *x, unsigned conn, enum phase ph,
 		      const struct rt_stream_row *rows, size_t n)
 {
+	bool orderly;
 	int rc;
 
 	x->conn = conn;
 	x->row = NULL;
 	if (x->server ? server_accept(x, ph) : client_connect(x, ph)) {
+		interrupted(x);
 		rt_stream_close(&x->s, false);
 		return -1;
 	}
 	if (x->server && x->m.fork)
 		return serve_forked(x, rows, n, ph);
 	rc = (x->server && setup_accepted(x, ph)) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0);
+	orderly = rc == 0 || !x->run->err.set; /* done, or interrupted */
+	if (rc)
+		interrupted(x); /* while x->row still points into rows */
+	rt_stream_close(&x->s, orderly);
 	return rc;
 }
 
@@ -995,10 +1048,10 @@ static int run_all(struct rstream *x)
 		return -1;
 	header(x);
 	results_head(x);
-	if (series(x))
+	if (series(x) && !rt_interrupt_signal())
 		return -1;
 	results_tail(x);
-	return 0;
+	return x->run->err.set ? -1 : 0;
 }
 
 static int rstream_main(struct rt_run *run, void *cfgp)

@@ -48,7 +48,8 @@ static void print_help(const struct rt_applet *a)
 	printf("\nOptions:\n");
 	rt_opt_help(stdout, run.tabs, 2);
 	printf("\nExit status: 0 pass, 1 test failed, 2 usage error, "
-	       "3 environment (no device, capability), 124 a wait timed out.\n");
+	       "3 environment (no device, capability), 124 a wait timed out, "
+	       "130/143 interrupted by SIGINT/SIGTERM.\n");
 }
 
 static bool wants(int argc, char **argv, const char *word)
@@ -81,6 +82,7 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
 	if (!rt_opt_parse(run.tabs, 2, argc, argv, &run.err)) {
 		rt_log_init(&run.log, a->name, run.common.json, run.common.quiet,
 			    run.common.debug);
+		rt_run_start(&run);
 		rc = a->main(&run, cfg);
 	} else {
 		run.common.json = wants(argc, argv, "--json");

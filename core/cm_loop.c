@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rdmatest/cm.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
@@ -201,11 +202,14 @@ static void report_failures(struct rt_cm *cm)
 	}
 }
 
+/* The CM channel first, the interrupt's self-pipe (or -1, which poll
+ * skips) second, then the completion channels. */
 static int gather_fds(struct rt_cm *cm, struct pollfd *fds)
 {
 	int n = 0;
 
 	fds[n++] = (struct pollfd){ .fd = cm->ch->fd, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = rt_interrupt_fd(), .events = POLLIN };
 	for (size_t i = 0; i < cm->ndevs; i++)
 		if (cm->devs[i].channel)
 			fds[n++] = (struct pollfd){ .fd = cm->devs[i].channel->fd,
@@ -215,7 +219,7 @@ static int gather_fds(struct rt_cm *cm, struct pollfd *fds)
 
 static int one_round(struct rt_cm *cm, int timeout)
 {
-	struct pollfd fds[1 + RT_CM_MAX_DEVICES];
+	struct pollfd fds[2 + RT_CM_MAX_DEVICES];
 	int nfds = gather_fds(cm, fds), n, progress, r, next_retry = -1;
 	int budget = RT_CM_WCS_PER_ROUND;
 	bool backlog = cq_backlog(cm);
@@ -284,6 +288,8 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 	for (;;) {
 		bool finished;
 
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED; /* the applet winds down */
 		if (w->step)
 			w->step(cm, w->arg);
 		finished = w->done(cm, w->arg);

@@ -71,6 +71,9 @@ const char *rt_exit_name(int exit_code)
 		return "environment";
 	case RT_EXIT_TIMEOUT:
 		return "timeout";
+	case RT_EXIT_SIGINT:
+	case RT_EXIT_SIGTERM:
+		return "interrupted";
 	case RT_EXIT_NO_APPLET:
 		return "no-applet";
 	}

@@ -20,6 +20,17 @@ void rt_json_free(struct rt_json *j)
 	rt_json_init(j);
 }
 
+void rt_json_copy(struct rt_json *dst, const struct rt_json *src)
+{
+	*dst = *src;
+	dst->buf = src->buf ? rt_xmalloc(src->cap) : NULL;
+	dst->stack = src->stack ? rt_xmalloc(src->stack_cap) : NULL;
+	if (src->buf)
+		memcpy(dst->buf, src->buf, src->cap);
+	if (src->stack)
+		memcpy(dst->stack, src->stack, src->stack_cap);
+}
+
 static void put(struct rt_json *j, const char *s, size_t n)
 {
 	if (j->len + n + 1 > j->cap) {

@@ -9,6 +9,7 @@
 #include <rdma/rsocket.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
 #include "rdmatest/util.h"
 
@@ -177,6 +178,8 @@ int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
 	for (;;) {
 		int left;
 
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
 		*fd = ops->accept(lfd, NULL, NULL);
 		if (*fd >= 0)
 			return 0;
@@ -241,30 +244,25 @@ static int connect_failed(struct rt_stream *s, const char *addr, int e,
 /* librdmacm's rconnect/rpoll can spin without returning when nobody
  * answers at the address (seen with rdma-core 44: the main thread busy for
  * minutes, no bound of ours gets to run). A one-shot timer armed around
- * the connect ends the process with the reason written beforehand. The
- * message is static because a signal handler cannot be given context. */
-static char backstop_msg[256];
-static size_t backstop_len;
-
+ * the connect ends the process with its last words, the error line and
+ * (with --json) the document, prepared beforehand because a signal
+ * handler may only write(2) them (interrupt.h). */
 static void backstop_fire(int sig)
 {
-	ssize_t ignored = write(STDERR_FILENO, backstop_msg, backstop_len);
-
 	(void)sig;
-	(void)ignored; /* nothing better to do: the process ends either way */
-	_exit(RT_EXIT_TIMEOUT);
+	rt_last_words_exit();
 }
 
 static void backstop_arm(long long ms, const char *call, const char *addr)
 {
 	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
 					      .tv_usec = ms % 1000 * 1000 } };
-	int n = snprintf(backstop_msg, sizeof(backstop_msg), "%s: %s %s: no answer "
-			 "within %g s (the rsocket library did not return: is the "
-			 "host up and reachable over RDMA?)\n",
-			 program_invocation_short_name, call, addr, (double)ms / 1000);
+	char reason[256];
 
-	backstop_len = n < 0 ? 0 : RT_MIN((size_t)n, sizeof(backstop_msg) - 1);
+	snprintf(reason, sizeof(reason), "%s %s: no answer within %g s (the "
+		 "rsocket library did not return: is the host up and reachable "
+		 "over RDMA?)", call, addr, (double)ms / 1000);
+	rt_last_words_prepare(RT_EXIT_TIMEOUT, reason);
 	signal(SIGALRM, backstop_fire);
 	setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -275,6 +273,7 @@ static void backstop_disarm(void)
 
 	setitimer(ITIMER_REAL, &off, NULL);
 	signal(SIGALRM, SIG_DFL);
+	rt_last_words_clear();
 }
 
 static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
@@ -316,6 +315,8 @@ static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 		int left = rt_ms_until(deadline);
 		short ev;
 
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
 		if (left == 0)
 			return rt_fail(err, RT_EXIT_TIMEOUT, "%s %s: no answer within %g s",
 				       call(s->ops, "connect", c, sizeof(c)), a,
@@ -409,6 +410,8 @@ static int wait_ready(struct xfer *x, struct rt_error *err)
 		int left = rt_ms_until(x->deadline);
 		short ev;
 
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
 		if (left == 0)
 			return stalled(x, err);
 		ev = poll_one(ops, x->s->fd, want,
@@ -442,11 +445,14 @@ static int xfer_all(struct xfer *x, uint8_t *buf, struct rt_error *err)
 
 	while (x->done < x->len) {
 		ssize_t n;
+		int rc;
 
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
 		if (s->wait != RT_WAIT_SPIN && !x->deadline)
 			x->deadline = rt_deadline_after_ms(s->timeout_ms);
-		if (polls_first(s) && wait_ready(x, err))
-			return -1;
+		if (polls_first(s) && (rc = wait_ready(x, err)))
+			return rc;
 		n = x->sending ? s->ops->send(s->fd, buf + x->done, x->len - x->done, flags)
 			       : s->ops->recv(s->fd, buf + x->done, x->len - x->done, flags);
 		if (n > 0) {
@@ -505,6 +511,8 @@ int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
 		left = rt_ms_until(deadline);
 		if (left == 0)
 			return -1;
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
 		poll_one(s->ops, s->fd, POLLIN,
 			 slice(left, s->ops->rdma ? RDMA_DATA_SLICE_MS : 0));
 	}

@@ -1,9 +1,12 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/run.h"
+#include "rdmatest/util.h"
 
 #define C(f) RT_OFF_INT(struct rt_common, f)
 #define L(f) RT_OFF_LL(struct rt_common, f)
@@ -24,12 +27,16 @@ const struct rt_opt rt_common_opts[] = {
 	{ 0 },
 };
 
-static void outcome_json(struct rt_json *j, const struct rt_error *e, int code)
+static void outcome_json(struct rt_json *j, const struct rt_error *e, int code,
+			 int sig)
 {
 	rt_json_key(j, "outcome");
 	rt_json_object_begin(j);
 	rt_json_kv_string(j, "verdict", rt_exit_name(code));
 	rt_json_kv_int(j, "exit_code", code);
+	rt_json_kv_bool(j, "interrupted", sig != 0);
+	if (sig)
+		rt_json_kv_string(j, "signal", rt_interrupt_name(sig));
 	if (e->set) {
 		rt_json_key(j, "error");
 		rt_json_object_begin(j);
@@ -43,9 +50,12 @@ static void outcome_json(struct rt_json *j, const struct rt_error *e, int code)
 	rt_json_object_end(j);
 }
 
-static void print_document(struct rt_run *run, int code)
+/* The whole document, one line; results is finished (closed) here. */
+static char *document(struct rt_run *run, const struct rt_error *e, int code,
+		      int sig, struct rt_json *results)
 {
 	struct rt_json doc;
+	char *text;
 
 	rt_json_init(&doc);
 	rt_json_object_begin(&doc);
@@ -56,29 +66,77 @@ static void print_document(struct rt_run *run, int code)
 	rt_json_object_begin(&doc);
 	rt_opt_to_json(&doc, run->tabs, 2);
 	rt_json_object_end(&doc);
-	outcome_json(&doc, &run->err, code);
-	rt_json_finish(&run->results);
+	outcome_json(&doc, e, code, sig);
+	rt_json_finish(results);
 	rt_json_key(&doc, "results");
-	rt_json_raw(&doc, run->results.len ? rt_json_text(&run->results) : "{}");
+	rt_json_raw(&doc, results->len ? rt_json_text(results) : "{}");
 	rt_json_object_end(&doc);
-	fflush(stderr);
-	printf("%s\n", rt_json_text(&doc));
+	text = rt_xmalloc(doc.len + 2);
+	snprintf(text, doc.len + 2, "%s\n", rt_json_text(&doc));
 	rt_json_free(&doc);
+	return text;
+}
+
+/* Last words for an exit from a signal handler: the run as it stands,
+ * failed with `reason`. The results are copied, so the run's own stay
+ * open for more rows if the exit never comes. */
+static void last_words(void *ctx, int code, const char *reason, char **line,
+		       char **doc)
+{
+	struct rt_run *run = ctx;
+	struct rt_error e = run->err;
+	struct rt_json results;
+	size_t len = strlen(run->applet->name) + strlen(reason) + 4;
+
+	if (!e.set)
+		rt_fail(&e, code, "%s", reason);
+	*line = rt_xmalloc(len);
+	snprintf(*line, len, "%s: %s\n", run->applet->name, reason);
+	*doc = NULL;
+	if (!run->common.json)
+		return;
+	rt_json_copy(&results, &run->results);
+	*doc = document(run, &e, e.exit_code, rt_interrupt_signal(), &results);
+	rt_json_free(&results);
+}
+
+void rt_run_start(struct rt_run *run)
+{
+	rt_interrupt_install();
+	rt_last_words_source(last_words, run);
+}
+
+/* An interrupt that ends a run whose normal end it is (rping -C 0, a
+ * server that serves until stopped) leaves the verdict to what happened
+ * before it; any other interrupted run is "interrupted", 128 + signal. */
+static void judge(struct rt_run *run, int rc, int sig)
+{
+	if (sig && !run->err.set && !run->interrupt_is_end)
+		rt_interrupt_record(&run->err, sig);
+	if (rc && !run->err.set && !sig)
+		rt_fail(&run->err, RT_EXIT_FAIL, "failed (no reason recorded)");
 }
 
 int rt_run_finish(struct rt_run *run, int rc)
 {
-	int code = RT_EXIT_OK;
+	int sig = rt_interrupt_signal(), code = RT_EXIT_OK;
 
-	if (rc && !run->err.set)
-		rt_fail(&run->err, RT_EXIT_FAIL, "failed (no reason recorded)");
+	judge(run, rc, sig);
 	if (run->err.set) {
 		code = run->err.exit_code;
 		rt_log_flush(&run->log);
 		fprintf(stderr, "%s: %s\n", run->applet->name, run->err.reason);
 	}
-	if (run->common.json)
-		print_document(run, code);
+	if (run->common.json) {
+		char *doc = document(run, &run->err, code, sig, &run->results);
+
+		fflush(stderr);
+		fputs(doc, stdout);
+		free(doc);
+	}
 	fflush(stdout);
+	rt_last_words_source(NULL, NULL);
+	rt_last_words_clear();
+	rt_interrupt_restore();
 	return code;
 }

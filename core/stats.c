@@ -7,67 +7,77 @@
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
 
-void rt_samples_add(struct rt_samples *s, uint64_t ns)
+/* Below 2^(SUB_BITS + 1) the bucket is the value itself; above, the top
+ * SUB_BITS + 1 bits of the value pick it, shifted by the exponent. */
+size_t rt_hist_bucket(uint64_t ns)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->v = rt_xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
-	s->v[s->n++] = ns;
+	unsigned shift;
+
+	if (ns < 2 * RT_HIST_SUB)
+		return (size_t)ns;
+	shift = 63u - (unsigned)__builtin_clzll(ns) - RT_HIST_SUB_BITS;
+	return (size_t)shift * RT_HIST_SUB + (size_t)(ns >> shift);
 }
 
-void rt_samples_free(struct rt_samples *s)
+void rt_hist_bucket_range(size_t bucket, uint64_t *lo, uint64_t *hi)
 {
-	free(s->v);
-	memset(s, 0, sizeof(*s));
+	size_t shift = bucket < 2 * (size_t)RT_HIST_SUB ? 0 : bucket / RT_HIST_SUB - 1;
+	uint64_t top = bucket - shift * RT_HIST_SUB; /* the value's top bits */
+
+	*lo = top << shift;
+	*hi = *lo + ((1ull << shift) - 1);
 }
 
-static int cmp_u64(const void *a, const void *b)
+void rt_hist_add(struct rt_hist *h, uint64_t ns)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
+	if (!h->count || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->count++;
+	h->sum_lo += ns;
+	h->sum_hi += h->sum_lo < ns; /* carry */
+	h->bucket[rt_hist_bucket(ns)]++;
 }
 
-/* Nearest rank, ceil(pm/1000 * n), for a percentile given in per mille,
- * on sorted v[0..n) with n >= 1; integers keep the ceiling exact. */
-static uint64_t rank_permille(const uint64_t *v, size_t n, unsigned pm)
+/* ceil(pm/1000 * n) without overflowing for any count. */
+static uint64_t rank_of(uint64_t n, unsigned pm)
 {
-	uint64_t rank = ((uint64_t)n * pm + 999) / 1000;
-
-	return v[rank - 1];
+	return n / 1000 * pm + (n % 1000 * pm + 999) / 1000;
 }
 
-/* Summing quotients and remainders separately gives the exact mean
- * (up to the final division) without overflowing a 64-bit total. */
-static double exact_mean(const uint64_t *v, size_t n)
+uint64_t rt_hist_permille(const struct rt_hist *h, unsigned permille)
 {
-	uint64_t q = 0, r = 0;
+	uint64_t rank, seen = 0, lo, hi, mid;
+	size_t b = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		q += v[i] / n;
-		r += v[i] % n;
-		if (r >= n) {
-			q++;
-			r -= n;
-		}
-	}
-	return (double)q + (double)r / (double)n;
+	if (!h->count)
+		return 0;
+	rank = rank_of(h->count, RT_MIN(permille, 1000u));
+	if (rank <= 1)
+		return h->min;
+	if (rank >= h->count)
+		return h->max;
+	while (seen + h->bucket[b] < rank)
+		seen += h->bucket[b++];
+	rt_hist_bucket_range(b, &lo, &hi);
+	mid = lo + (hi - lo) / 2;
+	return RT_MIN(RT_MAX(mid, h->min), h->max);
 }
 
-void rt_samples_summarize(struct rt_samples *s, struct rt_summary *out)
+void rt_hist_summarize(const struct rt_hist *h, struct rt_summary *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!s->n)
+	if (!h->count)
 		return;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_u64);
-	out->count = s->n;
-	out->min = s->v[0];
-	out->max = s->v[s->n - 1];
-	out->median = rank_permille(s->v, s->n, 500);
-	out->p99 = rank_permille(s->v, s->n, 990);
-	out->p999 = rank_permille(s->v, s->n, 999);
-	out->mean = exact_mean(s->v, s->n);
+	out->count = (size_t)h->count;
+	out->min = h->min;
+	out->max = h->max;
+	out->median = rt_hist_permille(h, 500);
+	out->p99 = rt_hist_permille(h, 990);
+	out->p999 = rt_hist_permille(h, 999);
+	out->mean = ((double)h->sum_hi * 18446744073709551616.0 +
+		     (double)h->sum_lo) / (double)h->count;
 }
 
 static void kv_scaled(struct rt_json *j, const char *key, uint64_t v,
@@ -99,20 +109,18 @@ void rt_steps_init(struct rt_steps *st, const char *const *names, size_t n)
 {
 	st->names = names;
 	st->n = n;
-	st->samples = rt_xcalloc(n, sizeof(*st->samples));
+	st->hist = rt_xcalloc(n, sizeof(*st->hist));
 }
 
 void rt_steps_add(struct rt_steps *st, size_t step, uint64_t ns)
 {
 	if (step < st->n)
-		rt_samples_add(&st->samples[step], ns);
+		rt_hist_add(&st->hist[step], ns);
 }
 
 void rt_steps_free(struct rt_steps *st)
 {
-	for (size_t i = 0; i < st->n; i++)
-		rt_samples_free(&st->samples[i]);
-	free(st->samples);
+	free(st->hist);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -142,7 +150,7 @@ static void print_row(FILE *f, int w, const char *name,
 		s->count, us(s->min), us(s->median), us(s->p99), us(s->max));
 }
 
-void rt_steps_print(FILE *f, struct rt_steps *st)
+void rt_steps_print(FILE *f, const struct rt_steps *st)
 {
 	int w = name_width(st);
 	struct rt_summary s;
@@ -150,18 +158,18 @@ void rt_steps_print(FILE *f, struct rt_steps *st)
 	fprintf(f, "%-*s %8s %10s %10s %10s %10s\n", w, "step", "count",
 		"min_us", "median_us", "p99_us", "max_us");
 	for (size_t i = 0; i < st->n; i++) {
-		rt_samples_summarize(&st->samples[i], &s);
+		rt_hist_summarize(&st->hist[i], &s);
 		print_row(f, w, st->names[i], &s);
 	}
 }
 
-void rt_steps_json(struct rt_json *j, struct rt_steps *st)
+void rt_steps_json(struct rt_json *j, const struct rt_steps *st)
 {
 	struct rt_summary s;
 
 	rt_json_object_begin(j);
 	for (size_t i = 0; i < st->n; i++) {
-		rt_samples_summarize(&st->samples[i], &s);
+		rt_hist_summarize(&st->hist[i], &s);
 		rt_json_key(j, st->names[i]);
 		rt_summary_json(j, &s, 1000.0);
 	}

@@ -140,6 +140,10 @@ static void man_exit_status(FILE *f, bool multiplexer)
 		{ RT_EXIT_ENV, "no RDMA device, the address is not on an RDMA device, "
 			       "or a capability the test needs is missing" },
 		{ RT_EXIT_TIMEOUT, "a bounded wait (\\-\\-timeout, \\-\\-accept\\-timeout) expired" },
+		{ RT_EXIT_SIGINT, "SIGINT ended the run before its end; a run that goes on "
+				  "until stopped (rping \\-C 0, rping \\-P) exits 0 instead "
+				  "when all went well so far" },
+		{ RT_EXIT_SIGTERM, "the same for SIGTERM" },
 	};
 
 	fputs(".SH EXIT STATUS\n", f);

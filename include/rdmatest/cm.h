@@ -198,7 +198,8 @@ struct rt_wait {
 };
 
 /* Runs the reactor until the wait is done (0), or the run fails or the
- * wait times out (-1, run->err set). */
+ * wait times out (-1, run->err set), or SIGINT/SIGTERM arrived and the
+ * applet has not begun winding down (RT_INTERRUPTED, interrupt.h). */
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w);
 
 /* Reactor internals shared by cm.c and cm_loop.c. */

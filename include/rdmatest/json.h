@@ -19,6 +19,9 @@ struct rt_json {
 
 void rt_json_init(struct rt_json *j);
 void rt_json_free(struct rt_json *j);
+/* An independent copy, e.g. to finish a document without closing the
+ * original's open containers. */
+void rt_json_copy(struct rt_json *dst, const struct rt_json *src);
 
 void rt_json_object_begin(struct rt_json *j);
 void rt_json_object_end(struct rt_json *j);

@@ -3,7 +3,9 @@
  * macros over a global). On top, helpers whose every wait is bounded:
  * connect and accept with a timeout, and send_all/recv_all that tell a
  * peer that closed (recv 0, reset) from one that stalled (no progress for
- * the timeout), and say so in one line: exit 1 or 124. */
+ * the timeout), and say so in one line: exit 1 or 124. Every wait returns
+ * RT_INTERRUPTED (interrupt.h), recording nothing, once SIGINT or SIGTERM
+ * arrived and the run has not begun winding down. */
 #ifndef RDMATEST_RSOCK_H
 #define RDMATEST_RSOCK_H
 

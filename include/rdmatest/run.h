@@ -30,12 +30,20 @@ struct rt_run {
 	struct rt_error err;
 	struct rt_json results; /* members of the "results" object */
 	struct rt_opt_table tabs[2]; /* applet's own, then common */
+	/* An interrupt is how this run normally ends (rping -C 0, a server
+	 * that serves until stopped): SIGINT/SIGTERM then leave the verdict
+	 * to the rounds before it instead of making it "interrupted". */
+	bool interrupt_is_end;
 };
 
 extern const struct rt_opt rt_common_opts[];
 
+/* Catches SIGINT/SIGTERM for the run (interrupt.h) and prepares the last
+ * words of an exit from a signal handler. */
+void rt_run_start(struct rt_run *run);
 /* Ends the run: prints the error line once, writes the JSON document
- * when asked, and returns the exit status. `rc` is the applet's return. */
+ * when asked, and returns the exit status. `rc` is the applet's return;
+ * after an interrupt it decides with run->interrupt_is_end. */
 int rt_run_finish(struct rt_run *run, int rc);
 
 #endif

@@ -8,10 +8,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "rdmatest/cm.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
@@ -507,6 +510,34 @@ static void loop_times_out_with_a_reason(void **state)
 		fail_msg("reason: %s", run.err.reason);
 }
 
+/* A wait without a bound ends when SIGINT arrives (sent by a child while
+ * the reactor sleeps in poll), without recording a failure. */
+static void loop_returns_on_interrupt(void **state)
+{
+	struct rt_wait w = { .done = never, .timeout_ms = -1, .what = "the peer" };
+	pid_t pid;
+
+	(void)state;
+	client();
+	assert_int_equal(rt_interrupt_install(), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		usleep(100000);
+		kill(getppid(), SIGINT);
+		_exit(0);
+	}
+	assert_int_equal(rt_cm_run(&cm, &w), RT_INTERRUPTED);
+	waitpid(pid, NULL, 0);
+	assert_false(run.err.set);
+	assert_int_equal(rt_interrupt_signal(), SIGINT);
+	rt_interrupt_wind_down(&run.err); /* then waits run as before */
+	w.timeout_ms = 20;
+	assert_int_equal(rt_cm_run(&cm, &w), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	rt_interrupt_restore();
+}
+
 static void loop_delivers_scripted_events(void **state)
 {
 	struct rt_wait w = { .done = rt_cm_all_established, .arg = &(unsigned){ 1 },
@@ -916,6 +947,7 @@ int main(void)
 		T(peer_disconnect_is_answered_once),
 		T(error_events_name_the_cause),
 		T(loop_times_out_with_a_reason),
+		T(loop_returns_on_interrupt),
 		T(loop_delivers_scripted_events),
 		T(failure_hook_decides),
 		T(migrate_moves_every_id),

@@ -13,40 +13,165 @@
 
 static struct rt_summary summarize(const uint64_t *v, size_t n)
 {
-	struct rt_samples s = { 0 };
+	static struct rt_hist h; /* 58 KiB: kept off the test's stack */
 	struct rt_summary out;
 
+	memset(&h, 0, sizeof(h));
 	for (size_t i = 0; i < n; i++)
-		rt_samples_add(&s, v[i]);
-	rt_samples_summarize(&s, &out);
-	rt_samples_free(&s);
+		rt_hist_add(&h, v[i]);
+	rt_hist_summarize(&h, &out);
 	return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The exact nearest-rank percentile of sorted v[0..n). */
+static uint64_t exact_permille(const uint64_t *v, size_t n, unsigned pm)
+{
+	uint64_t rank = ((uint64_t)n * pm + 999) / 1000;
+
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The documented bound: |got - want| <= want / 256. */
+static void assert_within_bound(uint64_t got, uint64_t want)
+{
+	uint64_t d = got > want ? got - want : want - got;
+
+	if (d > want / 256) {
+		fprintf(stderr, "got %llu, exact %llu\n", (unsigned long long)got,
+			(unsigned long long)want);
+		fail();
+	}
+}
+
+/* Every per-mille percentile of the histogram against the exact one of
+ * the same samples; min, max and count exactly. */
+static void check_against_exact(uint64_t *v, size_t n)
+{
+	static struct rt_hist h;
+	struct rt_summary m;
+
+	memset(&h, 0, sizeof(h));
+	for (size_t i = 0; i < n; i++)
+		rt_hist_add(&h, v[i]);
+	qsort(v, n, sizeof(*v), cmp_u64);
+	rt_hist_summarize(&h, &m);
+	assert_int_equal(m.count, n);
+	assert_true(m.min == v[0]);
+	assert_true(m.max == v[n - 1]);
+	for (unsigned pm = 0; pm <= 1000; pm++)
+		assert_within_bound(rt_hist_permille(&h, pm), exact_permille(v, n, pm));
+	assert_within_bound(m.median, exact_permille(v, n, 500));
+	assert_within_bound(m.p99, exact_permille(v, n, 990));
+	assert_within_bound(m.p999, exact_permille(v, n, 999));
+}
+
+static uint64_t rng_next(uint64_t *x) /* xorshift64*: reproducible */
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+#define NRAND 200000
+
+static void random_data_within_bound(void **state)
+{
+	uint64_t *v = rt_xcalloc(NRAND, sizeof(*v)), x = 88172645463325252ull;
+
+	(void)state;
+	for (size_t i = 0; i < NRAND; i++) /* log-uniform over the whole range */
+		v[i] = rng_next(&x) >> (rng_next(&x) % 64);
+	check_against_exact(v, NRAND);
+	for (size_t i = 0; i < NRAND; i++) /* RTT-like: 2..60 µs, a long tail */
+		v[i] = 2000 + rng_next(&x) % 8000 + (i % 97 == 0 ? rng_next(&x) % 50000000 : 0);
+	check_against_exact(v, NRAND);
+	for (size_t n = 1; n < 40; n++) { /* small counts */
+		for (size_t i = 0; i < n; i++)
+			v[i] = rng_next(&x) % 100000;
+		check_against_exact(v, n);
+	}
+	free(v);
+}
+
+/* Samples on the edges of buckets, where a wrong bucket or a range off
+ * by one shows first; runs of one value; the two ends of the range. */
+static void adversarial_data_within_bound(void **state)
+{
+	uint64_t *v = rt_xcalloc(NRAND, sizeof(*v));
+	size_t n = 0;
+
+	(void)state;
+	for (unsigned e = 0; e < 64; e++)
+		for (int d = -2; d <= 2; d++) {
+			v[n++] = (1ull << e) + (uint64_t)d;
+			v[n++] = (1ull << e) * 3 / 2 + (uint64_t)d;
+		}
+	v[n++] = 0;
+	v[n++] = UINT64_MAX;
+	v[n++] = UINT64_MAX - 1;
+	check_against_exact(v, n);
+	for (n = 0; n < 1000; n++) /* one value: every percentile exact */
+		v[n] = 123456789;
+	check_against_exact(v, n);
+	for (n = 0; n < 1000; n++) /* all in the first half of one bucket */
+		v[n] = 1000000 + n % 3;
+	check_against_exact(v, n);
+	for (n = 0; n < 1001; n++) /* two far apart clusters */
+		v[n] = n < 990 ? 5 : UINT64_MAX - n;
+	check_against_exact(v, n);
+	free(v);
+}
+
+/* The buckets tile 0..UINT64_MAX without gaps or overlaps, every value
+ * lands in the bucket whose range holds it, and every bucket is narrow
+ * enough for the stated error. */
+static void buckets_tile_the_range(void **state)
+{
+	uint64_t lo, hi, next = 0;
+
+	(void)state;
+	for (size_t b = 0; b < RT_HIST_BUCKETS; b++) {
+		rt_hist_bucket_range(b, &lo, &hi);
+		assert_true(lo == next);
+		assert_true(hi >= lo);
+		assert_true((hi - lo) / 2 <= lo / 256);
+		assert_int_equal(rt_hist_bucket(lo), b);
+		assert_int_equal(rt_hist_bucket(hi), b);
+		next = hi + 1;
+	}
+	assert_true(next == 0); /* the last bucket ends at UINT64_MAX */
+	assert_int_equal(rt_hist_bucket(UINT64_MAX), RT_HIST_BUCKETS - 1);
+	for (uint64_t v = 0; v < 256; v++) /* exact below 256 */
+		assert_int_equal(rt_hist_bucket(v), v);
 }
 
 static void percentiles_of_1_to_1000(void **state)
 {
-	struct rt_samples s = { 0 };
+	uint64_t v[1000];
 	struct rt_summary m;
 
 	(void)state;
 	for (uint64_t i = 0; i < 1000; i++)
-		rt_samples_add(&s, i * 7919 % 1000 + 1); /* a shuffle of 1..1000 */
-	rt_samples_summarize(&s, &m);
+		v[i] = i * 7919 % 1000 + 1; /* a shuffle of 1..1000 */
+	m = summarize(v, 1000);
 	assert_int_equal(m.count, 1000);
 	assert_int_equal(m.min, 1);
 	assert_int_equal(m.median, 500);
-	assert_int_equal(m.p99, 990);
-	assert_int_equal(m.p999, 999);
+	assert_int_equal(m.p99, 989);  /* 990's bucket [988, 991] */
+	assert_int_equal(m.p999, 997); /* 999's bucket [996, 999] */
 	assert_int_equal(m.max, 1000);
 	assert_true(m.mean == 500.5);
-	for (size_t i = 0; i < s.n; i++) /* sorted in place */
-		assert_int_equal(s.v[i], i + 1);
-	rt_samples_free(&s);
-	assert_null(s.v);
-	assert_int_equal(s.n, 0);
-	assert_int_equal(s.cap, 0);
 }
 
+/* Below 256 every value has its own bucket, so nearest rank is exact. */
 static void percentiles_are_nearest_rank(void **state)
 {
 	const uint64_t two[] = { 20, 10 };
@@ -74,25 +199,24 @@ static void percentiles_are_nearest_rank(void **state)
 	assert_int_equal(m.median, 50);
 	assert_int_equal(m.p99, 99);
 	assert_int_equal(m.p999, 100);
-	m = summarize(v, 1001); /* ceil(999.999) = 1000 */
-	assert_int_equal(m.median, 501);
-	assert_int_equal(m.p999, 1000);
-	m = summarize(v, 2000);
-	assert_int_equal(m.p99, 1980);
-	assert_int_equal(m.p999, 1998);
-	/* a ceiling, not rounding: 1.5 -> 2, 59.4 -> 60, 1598.4 -> 1599 */
+	m = summarize(v, 200); /* ranks 100, 198, ceil(199.8) = 200 */
+	assert_int_equal(m.median, 100);
+	assert_int_equal(m.p99, 198);
+	assert_int_equal(m.p999, 200);
+	/* a ceiling, not rounding: 1.5 -> 2, 1598.4 -> 1599 */
 	m = summarize(v, 3);
 	assert_int_equal(m.median, 2);
-	m = summarize(v, 60);
-	assert_int_equal(m.p99, 60);
+	for (size_t i = 0; i < 1600; i++) /* ranks 1..1598 are 1, 1599 is 2 */
+		v[i] = i < 1598 ? 1 : i == 1598 ? 2 : 3;
 	m = summarize(v, 1600);
-	assert_int_equal(m.p999, 1599);
+	assert_int_equal(m.p999, 2);
+	assert_int_equal(m.max, 3);
 }
 
 static void one_sample_and_none(void **state)
 {
-	const uint64_t one[] = { 42 };
-	struct rt_samples s = { 0 };
+	const uint64_t one[] = { 42 }, big[] = { 987654321987ull };
+	static struct rt_hist h;
 	struct rt_summary m;
 
 	(void)state;
@@ -104,14 +228,16 @@ static void one_sample_and_none(void **state)
 	assert_int_equal(m.p999, 42);
 	assert_int_equal(m.max, 42);
 	assert_true(m.mean == 42.0);
+	m = summarize(big, 1); /* clamped to [min, max]: exact */
+	assert_true(m.median == big[0] && m.p99 == big[0] && m.p999 == big[0]);
 	memset(&m, 0xff, sizeof(m));
-	rt_samples_summarize(&s, &m);
+	rt_hist_summarize(&h, &m);
 	assert_int_equal(m.count, 0);
 	assert_int_equal(m.min, 0);
 	assert_int_equal(m.median, 0);
 	assert_int_equal(m.max, 0);
 	assert_true(m.mean == 0.0);
-	rt_samples_free(&s);
+	assert_int_equal(rt_hist_permille(&h, 500), 0);
 }
 
 /* A plain 64-bit sum would wrap here. */
@@ -127,24 +253,30 @@ static void mean_does_not_overflow(void **state)
 	assert_true(m.mean == 9223372036854775808.0);
 	m = summarize(odd, 2);
 	assert_true(m.mean == (double)(UINT64_MAX - 1));
-	m = summarize(far, 3); /* sorting must not compare by subtraction */
+	m = summarize(far, 3);
 	assert_int_equal(m.min, 1);
-	assert_int_equal(m.median, 1ull << 63);
+	assert_true(m.median >= (1ull << 63) && m.median - (1ull << 63) <= (1ull << 55));
 	assert_int_equal(m.max, UINT64_MAX);
 }
 
-static void samples_grow(void **state)
+/* The histogram is a fixed-size value with no pointer: 10^6 samples or
+ * none take the same memory, and there is nothing to free. */
+static void memory_is_constant(void **state)
 {
-	struct rt_samples s = { 0 };
+	static struct rt_hist h;
+	struct rt_summary m;
 
 	(void)state;
-	for (uint64_t i = 0; i < 100000; i++)
-		rt_samples_add(&s, 100000 - i);
-	assert_int_equal(s.n, 100000);
-	assert_true(s.cap >= s.n);
-	assert_int_equal(s.v[0], 100000);
-	assert_int_equal(s.v[99999], 1);
-	rt_samples_free(&s);
+	_Static_assert(sizeof(struct rt_hist) == (5 + RT_HIST_BUCKETS) * sizeof(uint64_t),
+		       "counters and the exact count/min/max/sum, nothing else");
+	_Static_assert(sizeof(struct rt_hist) < 60 * 1024, "58 KiB, as documented");
+	for (uint64_t i = 0; i < 1000000; i++)
+		rt_hist_add(&h, 1000 + i % 5000);
+	rt_hist_summarize(&h, &m);
+	assert_int_equal(m.count, 1000000);
+	assert_int_equal(m.min, 1000);
+	assert_int_equal(m.max, 5999);
+	assert_true(m.mean == 3499.5);
 }
 
 static void summary_json_text(void **state)
@@ -152,19 +284,18 @@ static void summary_json_text(void **state)
 	const uint64_t v[] = { 1000, 3000, 2000, 1500 };
 	const uint64_t slow[] = { 12345678901ull };
 	struct rt_summary m = summarize(v, 4), none = { 0 };
-	struct rt_samples s = { 0 };
+	uint64_t seq[1000];
 	struct rt_json j;
 
 	(void)state;
-	for (uint64_t i = 1; i <= 1000; i++)
-		rt_samples_add(&s, i);
-	rt_samples_summarize(&s, &m);
-	rt_samples_free(&s);
+	for (uint64_t i = 0; i < 1000; i++)
+		seq[i] = i + 1;
+	m = summarize(seq, 1000);
 	rt_json_init(&j);
 	rt_summary_json(&j, &m, 1);
 	assert_string_equal(rt_json_text(&j),
-		"{\"count\":1000,\"min\":1,\"median\":500,\"p99\":990,"
-		"\"p99_9\":999,\"max\":1000,\"mean\":500.5}");
+		"{\"count\":1000,\"min\":1,\"median\":500,\"p99\":989,"
+		"\"p99_9\":997,\"max\":1000,\"mean\":500.5}");
 	rt_json_free(&j);
 
 	/* undivided, the order statistics keep every digit */
@@ -190,11 +321,11 @@ static void summary_json_text(void **state)
 	rt_summary_json(&j, &none, 1000);
 	rt_json_object_end(&j);
 	assert_string_equal(rt_json_text(&j),
-		"{\"lat_us\":{\"count\":4,\"min\":1,\"median\":1.5,\"p99\":3,"
+		"{\"lat_us\":{\"count\":4,\"min\":1,\"median\":1.499,\"p99\":3,"
 		"\"p99_9\":3,\"max\":3,\"mean\":1.875},"
-		"\"lat_ns\":{\"count\":4,\"min\":1000,\"median\":1500,\"p99\":3000,"
+		"\"lat_ns\":{\"count\":4,\"min\":1000,\"median\":1499,\"p99\":3000,"
 		"\"p99_9\":3000,\"max\":3000,\"mean\":1875},"
-		"\"bad_divisor\":{\"count\":4,\"min\":1000,\"median\":1500,\"p99\":3000,"
+		"\"bad_divisor\":{\"count\":4,\"min\":1000,\"median\":1499,\"p99\":3000,"
 		"\"p99_9\":3000,\"max\":3000,\"mean\":1875},"
 		"\"empty\":{\"count\":0,\"min\":0,\"median\":0,\"p99\":0,"
 		"\"p99_9\":0,\"max\":0,\"mean\":0}}");
@@ -233,11 +364,11 @@ static void steps_table(void **state)
 		"step             count     min_us  median_us     p99_us     max_us\n"
 		"resolve-addr         1    1234.57    1234.57    1234.57    1234.57\n"
 		"resolve-route        0          -          -          -          -\n"
-		"connect            100       1.50      50.50      99.50     100.50\n"
+		"connect            100       1.50      50.56      99.58     100.50\n"
 		"disconnect           0          -          -          -          -\n");
 	free(text);
 	rt_steps_free(&st);
-	assert_null(st.samples);
+	assert_null(st.hist);
 	assert_int_equal(st.n, 0);
 }
 
@@ -279,7 +410,7 @@ static void steps_json(void **state)
 		"\"p99\":1234.567,\"p99_9\":1234.567,\"max\":1234.567,\"mean\":1234.567},"
 		"\"resolve-route\":{\"count\":0,\"min\":0,\"median\":0,\"p99\":0,"
 		"\"p99_9\":0,\"max\":0,\"mean\":0},"
-		"\"connect\":{\"count\":100,\"min\":1.5,\"median\":50.5,\"p99\":99.5,"
+		"\"connect\":{\"count\":100,\"min\":1.5,\"median\":50.559,\"p99\":99.583,"
 		"\"p99_9\":100.5,\"max\":100.5,\"mean\":51},"
 		"\"disconnect\":{\"count\":0,\"min\":0,\"median\":0,\"p99\":0,"
 		"\"p99_9\":0,\"max\":0,\"mean\":0}}");
@@ -398,9 +529,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(percentiles_of_1_to_1000),
 		cmocka_unit_test(percentiles_are_nearest_rank),
+		cmocka_unit_test(random_data_within_bound),
+		cmocka_unit_test(adversarial_data_within_bound),
+		cmocka_unit_test(buckets_tile_the_range),
 		cmocka_unit_test(one_sample_and_none),
 		cmocka_unit_test(mean_does_not_overflow),
-		cmocka_unit_test(samples_grow),
+		cmocka_unit_test(memory_is_constant),
 		cmocka_unit_test(summary_json_text),
 		cmocka_unit_test(steps_table),
 		cmocka_unit_test(steps_table_short_names),
