@@ -701,6 +701,7 @@ static int server_accept(struct rstream *x, enum phase ph)
 	set_options(x, x->lfd, ph); /* rsockets inherit the listener's */
 	if (!rt_sock_accept(x->ops, x->lfd, t, &fd, &e)) {
 		stream_init(x, fd);
+		x->s.connected = true;
 		return 0;
 	}
 	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
