@@ -520,10 +520,11 @@ int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
  * more after --timeout). */
 void rt_stream_close(struct rt_stream *s, bool orderly)
 {
-	bool bounded = s->ops->rdma && s->connected && s->timeout_ms > 0;
+	bool bounded;
 
 	if (s->fd < 0)
 		return;
+	bounded = s->ops->rdma && s->connected && s->timeout_ms > 0;
 	if (s->ops->rdma && s->connected && !orderly) {
 		s->fd = -1; /* abandoned: see rsock.h */
 		return;
