@@ -49,7 +49,7 @@ struct rstream_cfg {
 	const char *size;
 	long long port;
 	long long keepalive;
-	const char *modes;
+	int modes; /* MODE_* */
 	long long scale;
 };
 
@@ -92,6 +92,24 @@ struct rstream {
 	struct rt_hist lat; /* the current row's latencies, fixed size */
 };
 
+enum {
+	MODE_SOCKET = 1 << 0, MODE_ASYNC = 1 << 1, MODE_BLOCK = 1 << 2,
+	MODE_NONBLOCK = 1 << 3, MODE_FORK = 1 << 4, MODE_RESOLVE = 1 << 5,
+	MODE_VERIFY = 1 << 6,
+};
+
+/* Upstream's -T words; their first letters are upstream's -T letters. */
+static const struct rt_enum test_modes[] = {
+	{ "socket", MODE_SOCKET, "kernel TCP sockets instead of rsockets" },
+	{ "async", MODE_ASYNC, "poll before every call" },
+	{ "block", MODE_BLOCK, "blocking calls" },
+	{ "nonblock", MODE_NONBLOCK, "non-blocking calls (the default)" },
+	{ "fork", MODE_FORK, "the server runs each client in a process of its own (implies socket)" },
+	{ "resolve", MODE_RESOLVE, "resolve addresses with the RDMA CM" },
+	{ "verify", MODE_VERIFY, "check every byte" },
+	{ NULL, 0, NULL },
+};
+
 #define I(f) RT_OFF_INT(struct rstream_cfg, f)
 #define L(f) RT_OFF_LL(struct rstream_cfg, f)
 #define S(f) RT_OFF_STR(struct rstream_cfg, f)
@@ -116,12 +134,11 @@ static const struct rt_opt rstream_opts[] = {
 	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
 	{ 'k', "keepalive", RT_OPT_INT, L(keepalive), 0, 32767, "0", "SEC",
 	  "TCP keepalive idle time (0: off)", NULL },
-	{ 'T', "test", RT_OPT_STRING, S(modes), 0, 0, NULL, "MODES",
-	  "s|socket: kernel TCP sockets; a|async: poll before every call; b|blocking; "
-	  "n|nonblocking (default); f|fork: a server process per client (implies s); "
-	  "r|resolve: resolve with the RDMA CM; v|verify: check every byte. Combine "
-	  "letters (-T sv) or words with commas (-T socket,verify); for now a "
-	  "repeated -T replaces the earlier one", NULL },
+	{ 'T', "test", RT_OPT_FLAGS, I(modes), 0, 0, NULL, "MODES",
+	  "test modes: s kernel TCP sockets; a poll before every call; b blocking; "
+	  "n non-blocking (the default); f a server process per client (implies s); "
+	  "r resolve with the RDMA CM; v check every byte. -T s -T v, -T sv and "
+	  "-T socket,verify all mean kernel sockets with verification", test_modes },
 	{ 0, "scale", RT_OPT_INT, L(scale), 1, 1000000, "1", "N",
 	  "divide the default series' counts by N (both sides rdmatest with the "
 	  "same N: upstream always runs the full counts)", NULL },
@@ -130,60 +147,19 @@ static const struct rt_opt rstream_opts[] = {
 
 /* ---- options ------------------------------------------------------------------ */
 
-static const struct {
-	const char *word;
-	char letter;
-} mode_words[] = {
-	{ "socket", 's' }, { "async", 'a' }, { "block", 'b' }, { "nonblock", 'n' },
-	{ "resolve", 'r' }, { "verify", 'v' }, { "fork", 'f' },
-};
-
-static bool apply_mode(struct modes *m, char c)
+/* The -T set as switches. Upstream lets the later of b and n win; a set
+ * has no order, so asking for both is an error rather than a guess. */
+static int parse_modes(int bits, struct modes *m, struct rt_error *err)
 {
-	switch (c) {
-	case 's': m->sockets = true; break;
-	case 'a': m->async = true; break;
-	case 'b': m->blocking = true; break;
-	case 'n': m->blocking = false; break;
-	case 'f': m->fork = m->sockets = true; break;
-	case 'r': m->resolve = true; break;
-	case 'v': m->verify = true; break;
-	default: return false;
-	}
-	return true;
-}
-
-/* One comma-separated token: a word upstream knows (matched on its
- * prefix, so "sockets" and "blocking" work), or letters. */
-static bool parse_mode_token(struct modes *m, const char *t, size_t len)
-{
-	for (size_t i = 0; len > 1 && i < ARRAY_SIZE(mode_words); i++) {
-		size_t wl = strlen(mode_words[i].word);
-
-		if (len >= wl && !strncasecmp(t, mode_words[i].word, wl))
-			return apply_mode(m, mode_words[i].letter);
-	}
-	for (size_t i = 0; i < len; i++)
-		if (!strchr("sabnfrv", t[i]))
-			return false;
-	for (size_t i = 0; i < len; i++)
-		apply_mode(m, t[i]);
-	return len > 0;
-}
-
-static int parse_modes(const char *text, struct modes *m, struct rt_error *err)
-{
-	const char *p = text;
-
-	while (p && *p) {
-		size_t len = strcspn(p, ",");
-
-		if (!parse_mode_token(m, p, len))
-			return rt_fail(err, RT_EXIT_USAGE, "--test: invalid value '%.*s' "
-				       "(letters of sabnfrv, or socket, async, blocking, "
-				       "nonblocking, fork, resolve, verify)", (int)len, p);
-		p += len + (p[len] == ',');
-	}
+	if ((bits & MODE_BLOCK) && (bits & MODE_NONBLOCK))
+		return rt_fail(err, RT_EXIT_USAGE, "--test: block and nonblock "
+			       "(b and n) exclude each other");
+	m->sockets = bits & (MODE_SOCKET | MODE_FORK);
+	m->async = bits & MODE_ASYNC;
+	m->blocking = bits & MODE_BLOCK;
+	m->fork = bits & MODE_FORK;
+	m->resolve = bits & MODE_RESOLVE;
+	m->verify = bits & MODE_VERIFY;
 	return 0;
 }
 
@@ -208,7 +184,7 @@ static int configure(struct rstream *x)
 	struct rt_error *err = &x->run->err;
 	const struct rt_opt_table *t = &x->run->tabs[0];
 
-	if (x->cfg->modes && parse_modes(x->cfg->modes, &x->m, err))
+	if (parse_modes(x->cfg->modes, &x->m, err))
 		return -1;
 	if (parse_size(x, err))
 		return -1;
@@ -746,8 +722,10 @@ static int server_accept(struct rstream *x, enum phase ph)
 	rt_error_phase(&x->run->err, "accept");
 	set_options(x, x->lfd, ph); /* rsockets inherit the listener's */
 	rc = rt_sock_accept(x->ops, x->lfd, t, &fd, &e);
-	if (!rc)
+	if (!rc) {
 		stream_init(x, fd);
+		x->s.connected = true;
+	}
 	if (!rc || rc == RT_INTERRUPTED)
 		return rc;
 	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
@@ -806,6 +784,9 @@ static void run_child(struct rstream *x, int report_fd, const struct rt_stream_r
 {
 	int rc;
 
+	/* a parent that died must not kill us at the next heartbeat: the
+	 * write fails instead, and the client still gets its run */
+	signal(SIGPIPE, SIG_IGN);
 	x->ops->close(x->lfd);
 	x->report_fd = report_fd;
 	rc = setup_accepted(x, ph) || run_rows(x, rows, n) ? -1 : 0;

@@ -155,6 +155,75 @@ static int parse_enum(const struct rt_opt *o, const char *text, int *out,
 		       o->name, text, names);
 }
 
+/* The choice a word names: its exact name, else the longest name the
+ * word starts with (upstream rstream reads "blocking" as "block"). */
+static const struct rt_enum *flag_word(const struct rt_enum *c, const char *t,
+				       size_t len)
+{
+	const struct rt_enum *best = NULL;
+
+	for (; c && c->name; c++) {
+		size_t n = strlen(c->name);
+
+		if (n > len || strncasecmp(c->name, t, n))
+			continue;
+		if (n == len)
+			return c;
+		if (!best || n > strlen(best->name))
+			best = c;
+	}
+	return best;
+}
+
+static const struct rt_enum *flag_letter(const struct rt_enum *c, char l)
+{
+	for (; c && c->name; c++)
+		if (c->name[0] == l)
+			return c;
+	return NULL;
+}
+
+/* One comma-separated token: a word, or a run of first letters. */
+static bool flag_token(const struct rt_opt *o, const char *t, size_t len,
+		       int *bits)
+{
+	const struct rt_enum *c = len ? flag_word(o->choices, t, len) : NULL;
+	int add = 0;
+
+	if (c) {
+		*bits |= c->value;
+		return true;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (!(c = flag_letter(o->choices, t[i])))
+			return false;
+		add |= c->value;
+	}
+	*bits |= add;
+	return len > 0;
+}
+
+static int parse_flags(const struct rt_opt *o, const char *text, int *bits,
+		       struct rt_error *err)
+{
+	const char *p = text;
+	char names[200];
+
+	*bits = 0;
+	do {
+		size_t len = strcspn(p, ",");
+
+		if (!flag_token(o, p, len, bits)) {
+			choices_text(o->choices, names, sizeof(names));
+			return rt_fail(err, RT_EXIT_USAGE, "--%s: invalid value '%.*s' "
+				       "(any of: %s; or their first letters)",
+				       o->name, (int)len, p, names);
+		}
+		p += len;
+	} while (*p++ == ',');
+	return 0;
+}
+
 static int parse_number(const struct rt_opt *o, const char *text,
 			long long *out, struct rt_error *err)
 {
@@ -208,6 +277,11 @@ int rt_opt_parse_value(const struct rt_opt *o, const char *text, void *base,
 			return -1;
 		*(int *)dst = iv;
 		return 0;
+	case RT_OPT_FLAGS:
+		if (parse_flags(o, text, &iv, err))
+			return -1;
+		*(int *)dst |= iv;
+		return 0;
 	default:
 		if (parse_number(o, text, &ll, err))
 			return -1;
@@ -222,9 +296,12 @@ int rt_opt_apply_defaults(struct rt_opt_table *tabs, size_t ntabs,
 	for (size_t t = 0; t < ntabs; t++) {
 		const struct rt_opt *o = tabs[t].opts;
 
-		for (; o && o->name; o++)
+		for (; o && o->name; o++) {
+			if (o->kind == RT_OPT_FLAGS) /* parsing adds to the set */
+				*(int *)((char *)tabs[t].base + o->offset) = 0;
 			if (o->def && rt_opt_parse_value(o, o->def, tabs[t].base, err))
 				return -1;
+		}
 		tabs[t].given = 0;
 	}
 	return 0;
@@ -269,7 +346,12 @@ static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
 
 static int take(struct hit h, const char *value, struct rt_error *err)
 {
-	h.tab->given |= 1ULL << (h.opt - h.tab->opts);
+	uint64_t bit = 1ULL << (h.opt - h.tab->opts);
+
+	/* a flag set's first occurrence replaces the default, later ones add */
+	if (h.opt->kind == RT_OPT_FLAGS && !(h.tab->given & bit))
+		*(int *)((char *)h.tab->base + h.opt->offset) = 0;
+	h.tab->given |= bit;
 	return rt_opt_parse_value(h.opt, value, h.tab->base, err);
 }
 

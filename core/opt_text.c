@@ -20,11 +20,15 @@ static void help_default(const struct rt_opt *o, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (o->kind == RT_OPT_ENUM)
+	if (o->kind == RT_OPT_ENUM || o->kind == RT_OPT_FLAGS)
 		for (const struct rt_enum *c = o->choices; c && c->name; c++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-					      n ? "|" : "", c->name);
-	if (names[0] && o->def)
+					      n ? (o->kind == RT_OPT_ENUM ? "|" : ",") : "",
+					      c->name);
+	if (o->kind == RT_OPT_FLAGS)
+		snprintf(buf, len, " (any of %s%s%s; repeats add up)", names,
+			 o->def ? "; default " : "", o->def ? o->def : "");
+	else if (names[0] && o->def)
 		snprintf(buf, len, " (%s; default %s)", names, o->def);
 	else if (names[0])
 		snprintf(buf, len, " (%s)", names);
@@ -53,6 +57,16 @@ void rt_opt_help(FILE *f, const struct rt_opt_table *tabs, size_t ntabs)
 	}
 }
 
+/* The names whose bits are all in the set, in table order. */
+static void flags_json(struct rt_json *j, const struct rt_opt *o, int bits)
+{
+	rt_json_array_begin(j);
+	for (const struct rt_enum *c = o->choices; c && c->name; c++)
+		if (c->value && (bits & c->value) == c->value)
+			rt_json_string(j, c->name);
+	rt_json_array_end(j);
+}
+
 static void value_json(struct rt_json *j, const struct rt_opt *o,
 		       const void *base)
 {
@@ -67,6 +81,9 @@ static void value_json(struct rt_json *j, const struct rt_opt *o,
 		break;
 	case RT_OPT_ENUM:
 		rt_json_string(j, enum_name(o, *(const int *)p));
+		break;
+	case RT_OPT_FLAGS:
+		flags_json(j, o, *(const int *)p);
 		break;
 	case RT_OPT_STRING:
 	case RT_OPT_ADDR:
@@ -87,7 +104,8 @@ static bool unset(const struct rt_opt_table *t, size_t row)
 	const struct rt_opt *o = &t->opts[row];
 
 	return !o->def && !(t->given & (1ULL << row)) &&
-	       o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
+	       o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER &&
+	       o->kind != RT_OPT_FLAGS; /* an empty set is a value */
 }
 
 void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
@@ -101,6 +119,25 @@ void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
 			else
 				value_json(j, &tabs[t].opts[r], tabs[t].base);
 		}
+}
+
+/* A flag set needs choices with distinct first letters (the short form)
+ * and a nonzero value each. */
+static int check_flag_choices(const struct rt_opt *o, struct rt_error *err)
+{
+	if (!(o->choices && o->choices[0].name))
+		return rt_fail(err, RT_EXIT_FAIL, "--%s: flag set without choices", o->name);
+	for (const struct rt_enum *c = o->choices; c->name; c++) {
+		if (!c->name[0] || c->value <= 0)
+			return rt_fail(err, RT_EXIT_FAIL, "--%s: choice '%s' needs a "
+				       "name and a positive value", o->name, c->name);
+		for (const struct rt_enum *d = o->choices; d < c; d++)
+			if (d->name[0] == c->name[0])
+				return rt_fail(err, RT_EXIT_FAIL, "--%s: '%s' and '%s' "
+					       "share the letter %c", o->name, d->name,
+					       c->name, c->name[0]);
+	}
+	return 0;
 }
 
 static int check_row(const struct rt_opt *opts, size_t i, void *scratch,
@@ -118,6 +155,8 @@ static int check_row(const struct rt_opt *opts, size_t i, void *scratch,
 		return rt_fail(err, RT_EXIT_FAIL, "--%s: bad letter", o->name);
 	if (o->kind == RT_OPT_ENUM && !(o->choices && o->choices[0].name))
 		return rt_fail(err, RT_EXIT_FAIL, "--%s: enum without choices", o->name);
+	if (o->kind == RT_OPT_FLAGS && check_flag_choices(o, err))
+		return -1;
 	for (size_t k = 0; k < i; k++) {
 		if (o->letter && opts[k].letter == o->letter)
 			return rt_fail(err, RT_EXIT_FAIL, "-%c used by --%s and --%s",

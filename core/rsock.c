@@ -307,8 +307,10 @@ static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 	if (set_nonblock(s->ops, s->fd, true))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
 				     call(s->ops, "fcntl", c, sizeof(c)));
-	if (s->ops->connect(s->fd, sa, len) == 0)
+	if (s->ops->connect(s->fd, sa, len) == 0) {
+		s->connected = true;
 		return rt_stream_set_wait(s, err);
+	}
 	if (errno != EINPROGRESS && !would_block(errno))
 		return connect_failed(s, a, errno, err);
 	for (;;) {
@@ -330,6 +332,7 @@ static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 		return connect_failed(s, a, errno, err);
 	if (so_err)
 		return connect_failed(s, a, so_err, err);
+	s->connected = true;
 	return rt_stream_set_wait(s, err);
 }
 
@@ -518,12 +521,29 @@ int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
 	}
 }
 
+/* Measured in the lab (rxe, rdma-core 44): when the peer's link is cut,
+ * rclose of the still connected rsocket sends its disconnect, makes the
+ * completion channel blocking and sleeps in ibv_get_cq_event for a send
+ * completion that never comes (strace: read on the channel fd, 90 s and
+ * more after --timeout). */
 void rt_stream_close(struct rt_stream *s, bool orderly)
 {
+	bool bounded;
+
 	if (s->fd < 0)
 		return;
+	bounded = s->ops->rdma && s->connected && s->timeout_ms > 0;
+	if (s->ops->rdma && s->connected && !orderly) {
+		s->fd = -1; /* abandoned: see rsock.h */
+		return;
+	}
+	if (bounded)
+		backstop_arm(s->timeout_ms + 2000, "rshutdown", "(end of the stream)");
 	if (orderly)
 		s->ops->shutdown(s->fd, SHUT_RDWR);
 	s->ops->close(s->fd);
+	if (bounded)
+		backstop_disarm();
 	s->fd = -1;
+	s->connected = false;
 }

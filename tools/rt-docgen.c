@@ -94,7 +94,10 @@ static void man_option(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,
 	roff(f, o->help);
 	fputs(o->help[strlen(o->help) - 1] == '.' ? "\n" : ".\n", f);
 	if (o->choices) {
-		fputs(o->kind == RT_OPT_ENUM ? "One of:\n" : "Also accepted:\n", f);
+		fputs(o->kind == RT_OPT_ENUM ? "One of:\n"
+		      : o->kind == RT_OPT_FLAGS ? "Any of, separated by commas, or their "
+						  "first letters run together:\n"
+		      : "Also accepted:\n", f);
 		for (const struct rt_enum *c = o->choices; c && c->name; c++) {
 			fputs(".RS\n.TP\n.B ", f);
 			roff(f, c->name);
@@ -118,6 +121,8 @@ static void man_option(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,
 	}
 	if (o->kind == RT_OPT_COUNTER)
 		fputs("May be repeated.\n", f);
+	if (o->kind == RT_OPT_FLAGS)
+		fputs("May be repeated: the sets add up.\n", f);
 }
 
 static void man_options(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,

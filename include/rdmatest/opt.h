@@ -24,7 +24,14 @@ enum rt_opt_kind {
 	RT_OPT_STRING,  /* const char * */
 	RT_OPT_ADDR,    /* const char *: host name or address, resolved later */
 	RT_OPT_ENUM,    /* int: one of `choices` (name, or its number) */
+	RT_OPT_FLAGS,   /* int: a set of `choices` (their values OR'd), see below */
 };
+
+/* A flag set's value is choice names separated by commas ("socket,verify")
+ * or the names' first letters run together ("sv"). A name also matches a
+ * longer word that starts with it ("blocking" is "block"), as upstream
+ * rstream reads -T. Every occurrence adds to the set; the first one
+ * replaces the row's default. First letters must differ within a row. */
 
 struct rt_enum {
 	const char *name;
@@ -41,7 +48,7 @@ struct rt_opt {
 	const char *def;  /* default in command-line syntax; NULL: zero/NULL */
 	const char *arg;  /* argument name for help */
 	const char *help;
-	const struct rt_enum *choices; /* ENUM; or extra words for numeric kinds */
+	const struct rt_enum *choices; /* ENUM, FLAGS; or extra words for numeric kinds */
 };
 
 /* Field offsets that fail to compile when the field's type does not match

@@ -62,6 +62,7 @@ struct rt_stream {
 	enum rt_stream_wait wait;
 	long long timeout_ms;   /* a stall: no progress for this long */
 	uint64_t sent, received; /* bytes over this connection */
+	bool connected;         /* connect or accept succeeded (see rt_stream_close) */
 	rt_stream_describe_fn *describe;
 	void *describe_arg;
 };
@@ -93,7 +94,13 @@ int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
  * before closing, so that its close never races the client's last read. */
 int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
 			  uint64_t *extra);
-/* Orderly shutdown and close (when `orderly`), else just close. */
+/* Orderly shutdown and close (when `orderly`), else just close. An
+ * rsocket's close waits without any bound of its own for the peer to
+ * acknowledge the disconnect (rclose runs rshutdown), so for a connected
+ * rsocket an orderly close ends the process with exit 124 after
+ * timeout_ms + 2 s, and a failed one (orderly false) is not closed at all:
+ * its peer may be unreachable, the run is ending, and the kernel reclaims
+ * the QP with the process (at most one rsocket per failed connection). */
 void rt_stream_close(struct rt_stream *s, bool orderly);
 
 #endif

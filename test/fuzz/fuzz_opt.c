@@ -41,6 +41,15 @@ static void check_values(const char *applet, const struct rt_opt_table *t)
 			FUZZ_CHECK(is_choice(o->choices, *(const int *)p),
 				   "%s --%s = %d", applet, o->name, *(const int *)p);
 			break;
+		case RT_OPT_FLAGS: {
+			int all = 0;
+
+			for (const struct rt_enum *c = o->choices; c && c->name; c++)
+				all |= c->value;
+			FUZZ_CHECK((*(const int *)p & ~all) == 0, "%s --%s = %#x",
+				   applet, o->name, (unsigned)*(const int *)p);
+			break;
+		}
 		case RT_OPT_STRING:
 			break;
 		case RT_OPT_ADDR: {

@@ -283,6 +283,136 @@ static void help_and_json_come_from_the_table(void **state)
 	rt_json_free(&j);
 }
 
+/* A flag set (rstream's -T): occurrences add up, in any of three
+ * spellings. Before the kind existed, -T was a string and "-T s -T v"
+ * kept only the v: the run silently used rsockets. */
+enum { F_SOCK = 1, F_ASYNC = 2, F_BLOCK = 4, F_VERIFY = 8 };
+static const struct rt_enum modes[] = {
+	{ "socket", F_SOCK, "kernel sockets" },
+	{ "async", F_ASYNC, "poll first" },
+	{ "block", F_BLOCK, "blocking" },
+	{ "verify", F_VERIFY, "check data" },
+	{ NULL, 0, NULL },
+};
+struct fcfg { int modes; int other; };
+static const struct rt_opt flag_opts[] = {
+	{ 'T', "test", RT_OPT_FLAGS, RT_OFF_INT(struct fcfg, modes), 0, 0, NULL, "MODES",
+	  "test modes", modes },
+	{ 'D', "dflt", RT_OPT_FLAGS, RT_OFF_INT(struct fcfg, other), 0, 0, "async", "MODES",
+	  "modes with a default", modes },
+	{ 0 },
+};
+
+static int parse_flags_argv(struct fcfg *c, struct rt_error *e, struct rt_opt_table *t,
+			    int argc, const char **argv)
+{
+	memset(c, 0, sizeof(*c));
+	memset(e, 0, sizeof(*e));
+	*t = (struct rt_opt_table){ flag_opts, c, 0 };
+	return rt_opt_parse(t, 1, argc, (char **)argv, e);
+}
+
+#define FPARSE(...)                                                            \
+	({                                                                     \
+		const char *argv_[] = { "prog", __VA_ARGS__ };                 \
+		parse_flags_argv(&c, &e, &t, (int)(sizeof(argv_) / sizeof(argv_[0])), argv_); \
+	})
+
+static void flag_sets_accumulate(void **state)
+{
+	struct fcfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(FPARSE("-T", "s", "-T", "v"), 0);
+	assert_int_equal(c.modes, F_SOCK | F_VERIFY);
+	assert_int_equal(FPARSE("-Tsv"), 0);
+	assert_int_equal(c.modes, F_SOCK | F_VERIFY);
+	assert_int_equal(FPARSE("--test=socket,verify", "-T", "b"), 0);
+	assert_int_equal(c.modes, F_SOCK | F_VERIFY | F_BLOCK);
+	/* upstream's fixed-length prefix: "blocking" and "sockets" */
+	assert_int_equal(FPARSE("-T", "Blocking", "-T", "sockets"), 0);
+	assert_int_equal(c.modes, F_BLOCK | F_SOCK);
+	assert_int_equal(FPARSE("-T", "v", "-T", "v"), 0);
+	assert_int_equal(c.modes, F_VERIFY);
+	assert_true(rt_opt_was_given(&t, "test"));
+	/* the default stands until the first occurrence replaces it */
+	assert_int_equal(FPARSE(), 0);
+	assert_int_equal(c.modes, 0);
+	assert_int_equal(c.other, F_ASYNC);
+	assert_int_equal(FPARSE("-D", "v", "-D", "b"), 0);
+	assert_int_equal(c.other, F_VERIFY | F_BLOCK);
+}
+
+static void flag_set_errors_name_the_option(void **state)
+{
+	struct fcfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+
+	(void)state;
+	assert_int_equal(FPARSE("-T", "q"), -1);
+	expect_usage(&e, "--test: invalid value 'q' (any of: socket, async, block, verify");
+	assert_int_equal(FPARSE("-T", "sq"), -1);
+	expect_usage(&e, "invalid value 'sq'");
+	assert_int_equal(FPARSE("-T", ""), -1);
+	expect_usage(&e, "--test: invalid value ''");
+	assert_int_equal(FPARSE("-T", "s,"), -1);
+	expect_usage(&e, "--test: invalid value ''");
+	assert_int_equal(FPARSE("-T", "turbo"), -1);
+	expect_usage(&e, "invalid value 'turbo'");
+	assert_int_equal(FPARSE("-T"), -1);
+	expect_usage(&e, "option -T needs a value");
+}
+
+static void flag_set_help_json_and_checks(void **state)
+{
+	struct fcfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+	struct rt_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	static const struct rt_enum clash[] = {
+		{ "socket", 1, "x" }, { "sync", 2, "y" }, { NULL, 0, NULL },
+	};
+	static const struct rt_opt bad[] = {
+		{ 'T', "test", RT_OPT_FLAGS, RT_OFF_INT(struct fcfg, modes), 0, 0, NULL,
+		  "M", "modes", clash },
+		{ 0 },
+	};
+	static const struct rt_opt none[] = {
+		{ 'T', "test", RT_OPT_FLAGS, RT_OFF_INT(struct fcfg, modes), 0, 0, NULL,
+		  "M", "modes", NULL },
+		{ 0 },
+	};
+
+	(void)state;
+	assert_int_equal(FPARSE("-T", "v", "-T", "s"), 0);
+	rt_opt_help(f, &t, 1);
+	fclose(f);
+	if (!strstr(buf, "  -T, --test MODES             test modes "
+			 "(any of socket,async,block,verify; repeats add up)"))
+		fail_msg("help: %s", buf);
+	assert_non_null(strstr(buf, "default async"));
+	free(buf);
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_opt_to_json(&j, &t, 1);
+	rt_json_finish(&j);
+	assert_string_equal(rt_json_text(&j),
+			    "{\"test\":[\"socket\",\"verify\"],\"dflt\":[\"async\"]}");
+	rt_json_free(&j);
+	assert_int_equal(rt_opt_table_check(flag_opts, &e), 0);
+	assert_int_equal(rt_opt_table_check(bad, &e), -1);
+	assert_non_null(strstr(e.reason, "'socket' and 'sync' share the letter s"));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(rt_opt_table_check(none, &e), -1);
+	assert_non_null(strstr(e.reason, "without choices"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +425,9 @@ int main(void)
 		cmocka_unit_test(earlier_table_owns_a_shared_letter),
 		cmocka_unit_test(table_check_finds_mistakes),
 		cmocka_unit_test(help_and_json_come_from_the_table),
+		cmocka_unit_test(flag_sets_accumulate),
+		cmocka_unit_test(flag_set_errors_name_the_option),
+		cmocka_unit_test(flag_set_help_json_and_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +503,93 @@ static void bind_in_use_names_the_cause(void **state)
 	close(lfd);
 }
 
+/* ---- closing rsockets: never an unbounded wait on the peer ---- */
+
+/* An ops table that claims to be rsockets over real kernel descriptors,
+ * counting closes, with a shutdown that never returns (what rclose does
+ * when the peer's link is cut: it waits for an acknowledgement). */
+static int fake_closes;
+static int fake_close(int fd) { fake_closes++; return close(fd); }
+static int stuck_shutdown(int fd, int how)
+{
+	(void)fd, (void)how;
+	sleep(30); /* longer than the test's own bound: the backstop must end it */
+	return 0;
+}
+
+static struct rt_sock_ops fake_rdma_ops(void)
+{
+	struct rt_sock_ops o = rt_sock_kernel;
+
+	o.rdma = true;
+	o.close = fake_close;
+	o.shutdown = stuck_shutdown;
+	return o;
+}
+
+/* Before the fix the failed connection's rclose hung the run (lab: the
+ * server 90 s past --timeout, blocked in ibv_get_cq_event). */
+static void failed_rsocket_is_abandoned_not_closed(void **state)
+{
+	struct rt_sock_ops o = fake_rdma_ops();
+	struct rt_stream s = { .ops = &o, .timeout_ms = 1000 };
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	fake_closes = 0;
+	s.fd = sv[0], s.connected = true;
+	rt_stream_close(&s, false);
+	assert_int_equal(s.fd, -1);
+	assert_int_equal(fake_closes, 0);
+	/* one that never connected has nobody to wait for: closed */
+	s.fd = sv[0], s.connected = false;
+	rt_stream_close(&s, false);
+	assert_int_equal(fake_closes, 1);
+	close(sv[1]);
+}
+
+static void orderly_rsocket_close_is_bounded(void **state)
+{
+	struct rt_sock_ops o = fake_rdma_ops();
+	uint64_t t0 = rt_now_ns();
+	int sv[2], err[2], st = 0;
+	char buf[512] = "";
+	ssize_t n = 0;
+	pid_t pid;
+
+	(void)state;
+	pair(sv);
+	assert_int_equal(pipe(err), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct rt_stream s = { .ops = &o, .fd = sv[0], .timeout_ms = 100,
+				       .connected = true };
+
+		dup2(err[1], STDERR_FILENO);
+		rt_stream_close(&s, true);
+		_exit(0); /* the close returned: not what a stuck rshutdown does */
+	}
+	close(err[1]);
+	{
+		struct pollfd p = { .fd = err[0], .events = POLLIN };
+
+		if (poll(&p, 1, 10000) == 1)
+			n = read(err[0], buf, sizeof(buf) - 1);
+	}
+	if (n <= 0)
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), RT_EXIT_TIMEOUT);
+	if (!strstr(buf, "rshutdown (end of the stream): no answer within 2.1 s"))
+		fail_msg("stderr: %s", buf);
+	assert_true(rt_now_ns() - t0 < 6000000000ull);
+	close(err[0]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +611,8 @@ int main(void)
 		cmocka_unit_test(accept_times_out_with_124),
 		cmocka_unit_test(refused_connect_is_exit_1),
 		cmocka_unit_test(bind_in_use_names_the_cause),
+		cmocka_unit_test(failed_rsocket_is_abandoned_not_closed),
+		cmocka_unit_test(orderly_rsocket_close_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

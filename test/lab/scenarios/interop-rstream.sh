@@ -79,7 +79,7 @@ both "-T v 4k" rdma "-T v" "-T v" -S 4096 -C 20 -I 3
 both "-T v 1000 x 100" rdma "-T v" "-T v" -S 1000 -C 100
 # ---- kernel TCP against upstream -T s ----
 both "-T s 64k" tcp "-T s" "-T s" -S 65536 -C 50
-both "-T s -T v" tcp "-T sv" "-T s -T v" -S 4096 -C 10 -I 3
+both "-T s -T v" tcp "-T s -T v" "-T s -T v" -S 4096 -C 10 -I 3
 
 # ---- the series between rdmatest peers: two connections, every row ----
 ROWS=8
