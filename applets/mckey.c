@@ -32,12 +32,6 @@
 #include "rdmatest/verify.h"
 #include "rdmatest/xfer.h"
 
-/* Receives kept posted per QP (reposted as used). Deep, because a sender
- * that posts without pause (upstream's does) outruns a receiver that has
- * to wake up to repost: with 256 slots a burst lost datagrams at our own
- * receiver. Bounded in bytes too, for large -S. */
-#define RECV_RING_MAX 4096
-#define RECV_RING_BYTES (8u << 20)
 #define SEND_RING_MAX 128 /* sends in flight per QP */
 /* After its last send completion a sender waits this long at most for its
  * own datagrams to come back to its QPs (the loopback report). */
@@ -62,8 +56,8 @@ struct mckey_cfg {
 
 struct mckey_qp {
 	struct rt_mc_member m;
-	struct rt_buf *recv, *send;
-	uint32_t ring;        /* receive slots */
+	struct rt_mc_ring rx; /* receives, reposted once per reactor round */
+	struct rt_buf *send;
 	uint32_t sq;          /* send slots */
 	uint32_t sender_id;   /* in our datagrams' header */
 	uint64_t posted;      /* sends posted */
@@ -114,8 +108,9 @@ static const struct rt_opt mckey_opts[] = {
 	{ 'l', "block-loopback", RT_OPT_FLAG, I(block_lb), 0, 0, NULL, NULL,
 	  "block multicast loopback (QP create flag BLOCK_SELF_MCAST_LB; needs "
 	  "device support)", NULL },
-	{ 0, "senders", RT_OPT_INT, L(senders), 1, 65536, "1", "N",
-	  "receivers: sender QPs to expect (the total of the senders' -c)", NULL },
+	{ 0, "senders", RT_OPT_INT, L(senders), 0, 65536, NULL, "N",
+	  "receivers: sender QPs to expect (the total of the senders' -c); without "
+	  "it (or 0), each sender heard must send -C", NULL },
 	{ 0, "rate", RT_OPT_INT, L(rate), 0, 10000000, "0", "N",
 	  "senders: at most N datagrams per second in all (0: as fast as the "
 	  "send queues allow)", NULL },
@@ -147,41 +142,36 @@ static size_t slot_len(const struct mckey_ctx *x)
 
 /* ---- setup and join ---- */
 
-static uint32_t ring_depth(uint64_t want, uint32_t max)
+/* Datagrams a QP's receive ring is sized for. A receiver told the
+ * senders (--senders) expects -C from each; one that was not cannot know
+ * how many will come, and takes what the memory ceiling allows. A
+ * sender's first QP sees its own datagrams come back (loopback); its
+ * other QPs post no receives, so the device drops their copies instead of
+ * the sender checking -c times as many. */
+static uint64_t ring_want(const struct mckey_ctx *x, const struct rt_conn *c)
 {
-	return want == 0 ? 1 : want > max ? max : (uint32_t)want;
-}
+	uint64_t count = (uint64_t)x->cfg->count;
 
-static int post_ring(struct rt_conn *c)
-{
-	struct mckey_qp *q = qp_of(c);
-	size_t len = slot_len(ctx_of(c));
-
-	for (uint32_t i = 0; i < q->ring; i++)
-		if (rt_post_recv(&c->res, q->recv, i * len, len, i, &c->err))
-			return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
-	return 0;
+	if (x->cfg->sender)
+		return c->index ? 0 : count * x->nqps;
+	return x->cfg->senders ? count * (uint64_t)x->cfg->senders : UINT64_MAX;
 }
 
 /* Receives are posted before the join (as upstream), so nothing that
- * arrives after the joined line is dropped for want of a buffer. A
- * sender's first QP posts some too, to see the datagrams come back
- * (loopback); its other QPs post none, so the device drops their copies
- * instead of the sender checking -c times as many. */
-static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port)
+ * arrives after the joined line is dropped for want of a buffer. */
+static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t max_wr)
 {
 	struct mckey_ctx *x = ctx_of(c);
 	struct mckey_qp *q = qp_of(c);
-	uint64_t count = (uint64_t)x->cfg->count;
+	uint64_t count = (uint64_t)x->cfg->count, want = ring_want(x, c);
+	uint32_t ring = want ? rt_mc_ring_slots(want, x->nqps, slot_len(x), max_wr) : 0;
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_UD, .sig_all = true };
 
-	q->ring = ring_depth(count * (x->cfg->sender ? x->nqps : (uint64_t)x->cfg->senders),
-			     RT_MIN(RECV_RING_MAX, RECV_RING_BYTES / (uint32_t)slot_len(x)));
-	if (x->cfg->sender && c->index > 0)
-		q->ring = 0;
-	q->sq = x->cfg->sender ? ring_depth(count, SEND_RING_MAX) : 1;
+	q->tally.ring = ring;
+	q->tally.ring_max = rt_mc_ring_slots(UINT64_MAX, x->nqps, slot_len(x), max_wr);
+	q->sq = x->cfg->sender ? (uint32_t)RT_MAX(RT_MIN(count, SEND_RING_MAX), 1) : 1;
 	spec.send_depth = q->sq;
-	spec.recv_depth = RT_MAX(q->ring, 1);
+	spec.recv_depth = RT_MAX(ring, 1);
 	if (x->cfg->block_lb)
 		spec.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
 	if (rt_conn_setup_res(c, &spec)) {
@@ -191,13 +181,22 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port)
 				 "BLOCK_SELF_MCAST_LB): %s", port->dev, strerror(c->err.err_no));
 		return -1;
 	}
-	if (q->ring && !(q->recv = rt_res_buf(&c->res, q->ring * slot_len(x),
-					      IBV_ACCESS_LOCAL_WRITE, &c->err)))
-		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
 	if (x->cfg->sender && !(q->send = rt_res_buf(&c->res, q->sq * (size_t)x->cfg->size,
 						     IBV_ACCESS_LOCAL_WRITE, &c->err)))
 		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
-	return post_ring(c);
+	return ring ? rt_mc_ring_init(&q->rx, c, ring, slot_len(x)) : 0;
+}
+
+/* Reposts what the last reactor round consumed; every wait's predicate
+ * calls it, so a ring never waits longer than a round. */
+static void refill_all(struct mckey_ctx *x)
+{
+	for (size_t i = 0; i < x->cm.nconns; i++) {
+		struct rt_conn *c = x->cm.conns[i];
+
+		if (qp_of(c) && qp_of(c)->rx.npending && c->state != RT_CONN_FAILED)
+			rt_mc_ring_refill(&qp_of(c)->rx, c);
+	}
 }
 
 /* The reactor's addr_resolved hook (and called directly for -M, which
@@ -218,7 +217,7 @@ static int on_addr(struct rt_conn *c)
 		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
 	if (!x->port.dev[0])
 		x->port = port;
-	if (setup_qp(c, &port))
+	if (setup_qp(c, &port, d && d->attr.max_qp_wr > 0 ? (uint32_t)d->attr.max_qp_wr : 0))
 		return -1;
 	q->t_join = rt_now_ns();
 	return rt_mc_join(c, &q->m);
@@ -250,13 +249,18 @@ static int on_recv(struct rt_conn *c, const struct ibv_wc *wc)
 	struct mckey_ctx *x = ctx_of(c);
 	struct mckey_qp *q = qp_of(c);
 	uint64_t slot = RT_WR_N(wc->wr_id), now = rt_now_ns();
-	size_t len = slot_len(x), got = wc->byte_len > RT_MC_GRH_LEN
-						? wc->byte_len - RT_MC_GRH_LEN : 0;
+	uint8_t *payload = rt_mc_ring_payload(&q->rx, slot);
+	size_t got = wc->byte_len > RT_MC_GRH_LEN ? wc->byte_len - RT_MC_GRH_LEN : 0;
 	uint32_t sender;
 	enum rt_mc_class cls;
 
-	cls = rt_mc_tally_add(&q->tally, q->recv->addr + slot * len + RT_MC_GRH_LEN,
-			      got, &sender);
+	if (!payload)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "receive completion of unknown slot %llu",
+				    (unsigned long long)slot);
+	cls = rt_mc_tally_add(&q->tally, payload, RT_MIN(got, q->rx.slot_len - RT_MC_GRH_LEN),
+			      wc->src_qp, &sender);
+	if (rt_mc_ring_take(&q->rx, (uint32_t)slot))
+		rt_mc_tally_dry(&q->tally);
 	if (cls != RT_MC_NEW)
 		rt_dbg(&x->run->log, "%s: %s datagram from QPN 0x%x", c->peer,
 		       rt_mc_class_str(cls), wc->src_qp);
@@ -266,8 +270,6 @@ static int on_recv(struct rt_conn *c, const struct ibv_wc *wc)
 	x->t_last_rx = q->t_last_rx = now;
 	if (!q->t_first_rx)
 		q->t_first_rx = now;
-	if (rt_post_recv(&c->res, q->recv, slot * len, len, slot, &c->err))
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
 	return 0;
 }
 
@@ -331,6 +333,7 @@ static bool sends_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
+	refill_all(x);
 	post_due(x);
 	for (size_t i = 0; i < cm->nconns; i++)
 		if (cm->conns[i]->sends_done < (uint64_t)x->cfg->count)
@@ -345,6 +348,7 @@ static bool loopback_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
+	refill_all(x);
 	if (cm->nconns && qp_of(cm->conns[0])->looped >= x->sent_total)
 		return true;
 	return rt_now_ns() >= x->t_wait_end;
@@ -373,6 +377,7 @@ static bool rx_done(struct rt_cm *cm, void *arg)
 	uint64_t now = rt_now_ns();
 
 	(void)arg;
+	refill_all(x);
 	if (rx_complete(x))
 		return true;
 	if (!x->rx_total)
@@ -385,7 +390,14 @@ static bool clock_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
+	refill_all(x);
 	return rt_now_ns() >= x->t_wait_end;
+}
+
+static bool joins_done(struct rt_cm *cm, void *want)
+{
+	refill_all(cm->applet);
+	return rt_cm_all_established(cm, want);
 }
 
 static void tx_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
@@ -439,25 +451,27 @@ static uint64_t total_missing(struct mckey_ctx *x, uint64_t *expected)
 	*expected = 0;
 	for (size_t i = 0; i < x->cm.nconns; i++) {
 		struct rt_mc_tally *t = &qp_of(x->cm.conns[i])->tally;
-		uint64_t m = rt_mc_tally_missing(t);
-
-		missing += m;
-		*expected += m + t->distinct + t->foreign;
+		missing += rt_mc_tally_missing(t);
+		*expected += rt_mc_tally_expected(t);
 	}
 	return missing;
 }
 
-/* The first short QP's hint, when its shortfall looks like mismatched
- * parameters rather than loss. */
-static const char *mismatch_hint(struct mckey_ctx *x, char *buf, size_t len)
+/* Why datagrams are missing: an overrun QP's hint first (it explains
+ * the loss of the others too), else the first short QP's. */
+static const char *shortfall_hint(struct mckey_ctx *x, char *buf, size_t len)
 {
+	struct rt_mc_tally *first = NULL;
+
 	for (size_t i = 0; i < x->cm.nconns; i++) {
 		struct rt_mc_tally *t = &qp_of(x->cm.conns[i])->tally;
 
-		if (rt_mc_tally_missing(t))
+		if (rt_mc_tally_overrun(t))
 			return rt_mc_tally_hint(t, buf, len);
+		if (!first && rt_mc_tally_missing(t))
+			first = t;
 	}
-	return NULL;
+	return first ? rt_mc_tally_hint(first, buf, len) : NULL;
 }
 
 static int judge_rx(struct mckey_ctx *x)
@@ -484,14 +498,13 @@ static int judge_rx(struct mckey_ctx *x)
 			       "a -S no larger than ours?)",
 			       first_wait_ms(x) / 1000.0, x->group_text);
 	char buf[224];
-	const char *hint = mismatch_hint(x, buf, sizeof(buf));
+	const char *hint = shortfall_hint(x, buf, sizeof(buf));
 
 	return rt_fail(e, RT_EXIT_FAIL, "lost %llu of %llu datagrams: none arrived "
 		       "for %.3g s after the last one (%s)",
 		       (unsigned long long)missing, (unsigned long long)expected,
 		       x->run->common.timeout_ms / 1000.0, hint ? hint :
-		       "dropped on the way, or this receiver was overrun: pace "
-		       "the sender with --rate");
+		       "dropped on the way, or a sender stopped");
 }
 
 static int receive_all(struct mckey_ctx *x)
@@ -533,11 +546,16 @@ static void qp_json(struct rt_json *j, struct mckey_ctx *x, struct rt_conn *c,
 	rt_json_kv_uint(j, "lost", lost);
 	rt_json_kv_uint(j, "duplicates", ty->duplicates);
 	rt_json_kv_uint(j, "out_of_order", ty->out_of_order);
+	rt_json_kv_uint(j, "late", ty->late);
 	rt_json_kv_uint(j, "beyond_count", ty->beyond);
 	rt_json_kv_uint(j, "unverified", ty->foreign);
+	rt_json_kv_uint(j, "untracked", ty->untracked);
 	rt_json_kv_uint(j, "corrupt", ty->corrupt);
 	rt_json_kv_uint(j, "wrong_size", ty->wrong_size);
 	rt_json_kv_uint(j, "senders_seen", ty->nsnd);
+	rt_json_kv_uint(j, "receive_ring", q->rx.slots);
+	rt_json_kv_uint(j, "ring_ran_dry", q->rx.dry);
+	rt_json_kv_uint(j, "overrun", x->cfg->sender ? 0 : rt_mc_tally_overrun(ty));
 	rt_json_kv_double(j, "receive_seconds", q->t_first_rx
 			  ? (double)(q->t_last_rx - q->t_first_rx) / 1e9 : 0);
 	rt_json_object_end(j);
@@ -681,7 +699,7 @@ static struct rt_conn *add_qp(struct mckey_ctx *x, unsigned i)
 
 static int join_all(struct mckey_ctx *x)
 {
-	struct rt_wait w = { .done = rt_cm_all_established, .arg = &x->nqps,
+	struct rt_wait w = { .done = joins_done, .arg = &x->nqps,
 			     .timeout_ms = x->run->common.timeout_ms,
 			     .what = "the multicast joins" };
 
@@ -720,8 +738,10 @@ static void teardown(struct mckey_ctx *x)
 	for (size_t i = 0; i < x->cm.nconns; i++) {
 		struct rt_conn *c = x->cm.conns[i];
 
-		if (c->priv)
+		if (c->priv) {
 			rt_mc_tally_free(&qp_of(c)->tally);
+			rt_mc_ring_free(&qp_of(c)->rx);
+		}
 	}
 	rt_cm_destroy(&x->cm);
 }
@@ -846,9 +866,15 @@ const struct rt_applet applet_mckey = {
 		"joined line once the receives are posted, and counts the datagrams "
 		"of every sender, by sequence number when the sender is rdmatest "
 		"(lost, duplicate, out of order; every byte checked). It ends when "
-		"each QP has -C datagrams from each of --senders senders, or --timeout "
-		"after the last datagram (exit 1: datagrams lost), or when nothing "
-		"came within --accept-timeout (or --timeout) of joining (exit 124). "
+		"each QP has -C datagrams from every sender it heard (and from "
+		"--senders senders, when given), or --timeout after the last "
+		"datagram (exit 1: datagrams lost, the cause named: a receive ring "
+		"that overflowed, loss on the way, or a sender that stopped), or "
+		"when nothing came within --accept-timeout (or --timeout) of "
+		"joining (exit 124). Memory is bounded whatever the group carries: each QP "
+		"posts at most 4096 receives of -S+40 bytes (at most 8 MiB per QP "
+		"and 64 MiB for all QPs) and tracks at most 256 senders (under "
+		"50 KiB); datagrams of further senders count as unverified. "
 		"With -s it sends -C datagrams per QP after --settle, waits for their "
 		"completions and reports how many came back to its own QPs. "
 		"Wire-compatible with rdma-core's mckey; start receivers first.",

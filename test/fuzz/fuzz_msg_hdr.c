@@ -5,7 +5,9 @@
  * keep its counters consistent whatever arrives.
  *
  * Input: bytes 0..3 the expected count per sender, 4..5 the expected
- * size; then datagrams, each a 2-byte length and that many bytes. */
+ * size; then datagrams, each a control byte (bits 0..2: the source QPN;
+ * bit 7: the receive ring ran dry after it), a 2-byte length and that
+ * many bytes. */
 #include "fuzz.h"
 
 #include "rdmatest/mcast.h"
@@ -56,15 +58,28 @@ static void check_tally(const struct rt_mc_tally *t, uint64_t received)
 {
 	FUZZ_CHECK(t->received == received, "received %llu of %llu",
 		   (unsigned long long)t->received, (unsigned long long)received);
-	FUZZ_CHECK(t->received == t->distinct + t->duplicates + t->beyond +
+	uint64_t missing = rt_mc_tally_missing(t);
+	char hint[200];
+
+	FUZZ_CHECK(t->received == t->distinct + t->duplicates + t->late + t->beyond +
 				  t->foreign + t->corrupt, "classes do not add up");
-	FUZZ_CHECK(t->out_of_order <= t->distinct && t->wrong_size <= t->received,
-		   "counters out of bounds");
+	FUZZ_CHECK(t->out_of_order <= t->distinct && t->wrong_size <= t->received &&
+		   t->untracked <= t->foreign, "counters out of bounds");
+	FUZZ_CHECK(t->nsnd <= RT_MC_SENDERS_MAX && t->cap <= RT_MC_SENDERS_MAX,
+		   "%zu senders tracked", t->nsnd);
 	FUZZ_CHECK(memchr(t->problem, '\0', sizeof(t->problem)), "problem unterminated");
-	for (size_t i = 0; i < t->nsnd; i++)
-		FUZZ_CHECK(t->snd[i].distinct <= t->per_sender &&
-			   t->snd[i].next <= t->per_sender, "sender %zu past the count", i);
-	(void)rt_mc_tally_missing(t);
+	for (size_t i = 0; i < t->nsnd; i++) {
+		const struct rt_mc_sender *s = &t->snd[i];
+
+		if (s->key & RT_MC_KEY_QPN)
+			continue;
+		FUZZ_CHECK(s->distinct <= s->next && s->next <= t->per_sender,
+			   "sender %zu past the count", i);
+	}
+	FUZZ_CHECK(rt_mc_tally_overrun(t) <= missing &&
+		   rt_mc_tally_expected(t) >= missing, "overrun or expected off");
+	if (rt_mc_tally_hint(t, hint, sizeof(hint)))
+		FUZZ_CHECK(memchr(hint, '\0', sizeof(hint)) && missing, "hint without loss");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -87,11 +102,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(copy);
 
 	rt_mc_tally_init(&t, per_sender, 1 + per_sender % 7, expect);
+	t.ring = 1 + (uint32_t)(per_sender % 64);
+	t.ring_max = 4096;
 	while (in.n) {
+		uint8_t ctl = fuzz_u8(&in);
 		size_t want = (size_t)fuzz_u64(&in, 2), len;
 		uint8_t *dg = fuzz_bytes(&in, want, &len);
 		uint32_t sender = 0x5a5a5a5a;
-		enum rt_mc_class c = rt_mc_tally_add(&t, dg, len, &sender);
+		enum rt_mc_class c = rt_mc_tally_add(&t, dg, len, ctl & 7, &sender);
 
 		received++;
 		check_decode(dg, len);
@@ -100,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "sender not written");
 		if (c == RT_MC_FOREIGN && (len < RT_MSG_HDR_LEN || be32(dg) != RT_MSG_MAGIC))
 			FUZZ_CHECK(sender == 0, "foreign datagram with sender %u", sender);
+		if (ctl & 0x80)
+			rt_mc_tally_dry(&t);
 		check_tally(&t, received);
 		free(dg);
 	}

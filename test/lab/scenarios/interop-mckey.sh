@@ -232,3 +232,7 @@ rc=$?
 [ "$rc" = 3 ] || fail "exit $rc, wanted 3 (rxe attaches at most 56 QPs to a group)"
 failed || output_has 'attaches at most 56 QPs' || fail "the limit was not named"
 pass
+
+# ---- the same options on both sides, and a receiver overrun (issue 25) ----
+RHOST=a RADDR=$A SHOST=b SADDR=$B
+. "$LAB_SCEN/mckey-same-opts.inc"
