@@ -187,7 +187,7 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t m
 	return ring ? rt_mc_ring_init(&q->rx, c, ring, slot_len(x)) : 0;
 }
 
-/* Reposts what the last reactor round consumed; every wait's predicate
+/* Reposts what the last reactor round consumed; every wait's step hook
  * calls it, so a ring never waits longer than a round. */
 static void refill_all(struct mckey_ctx *x)
 {
@@ -333,8 +333,6 @@ static bool sends_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
-	refill_all(x);
-	post_due(x);
 	for (size_t i = 0; i < cm->nconns; i++)
 		if (cm->conns[i]->sends_done < (uint64_t)x->cfg->count)
 			return false;
@@ -348,7 +346,6 @@ static bool loopback_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
-	refill_all(x);
 	if (cm->nconns && qp_of(cm->conns[0])->looped >= x->sent_total)
 		return true;
 	return rt_now_ns() >= x->t_wait_end;
@@ -377,7 +374,6 @@ static bool rx_done(struct rt_cm *cm, void *arg)
 	uint64_t now = rt_now_ns();
 
 	(void)arg;
-	refill_all(x);
 	if (rx_complete(x))
 		return true;
 	if (!x->rx_total)
@@ -390,14 +386,26 @@ static bool clock_done(struct rt_cm *cm, void *arg)
 	struct mckey_ctx *x = cm->applet;
 
 	(void)arg;
-	refill_all(x);
 	return rt_now_ns() >= x->t_wait_end;
 }
 
 static bool joins_done(struct rt_cm *cm, void *want)
 {
-	refill_all(cm->applet);
 	return rt_cm_all_established(cm, want);
+}
+
+/* Step hooks: the work a wait does each round, before its predicate. */
+static void refill_step(struct rt_cm *cm, void *arg)
+{
+	(void)arg;
+	refill_all(cm->applet);
+}
+
+static void send_step(struct rt_cm *cm, void *arg)
+{
+	refill_all(cm->applet);
+	post_due(cm->applet);
+	(void)arg;
 }
 
 static void tx_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
@@ -417,7 +425,7 @@ static void tx_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
 static int wait_ticking(struct mckey_ctx *x, bool (*done)(struct rt_cm *, void *),
 			long long bound_ms, long long tick_ms, const char *what)
 {
-	struct rt_wait w = { .done = done, .timeout_ms = bound_ms + 2000,
+	struct rt_wait w = { .done = done, .step = refill_step, .timeout_ms = bound_ms + 2000,
 			     .tick_ms = tick_ms, .what = what };
 
 	return rt_cm_run(&x->cm, &w);
@@ -427,7 +435,7 @@ static int wait_ticking(struct mckey_ctx *x, bool (*done)(struct rt_cm *, void *
 
 static int send_all(struct mckey_ctx *x)
 {
-	struct rt_wait w = { .done = sends_done, .timeout_ms = x->run->common.timeout_ms,
+	struct rt_wait w = { .done = sends_done, .step = send_step, .timeout_ms = x->run->common.timeout_ms,
 			     .what = "send completions", .progress = tx_progress };
 
 	if (x->cfg->rate)
@@ -699,7 +707,7 @@ static struct rt_conn *add_qp(struct mckey_ctx *x, unsigned i)
 
 static int join_all(struct mckey_ctx *x)
 {
-	struct rt_wait w = { .done = joins_done, .arg = &x->nqps,
+	struct rt_wait w = { .done = joins_done, .step = refill_step, .arg = &x->nqps,
 			     .timeout_ms = x->run->common.timeout_ms,
 			     .what = "the multicast joins" };
 
