@@ -253,7 +253,8 @@ run_guests() {
 	# for `lab test` the "not ok" lines carry the failures.
 	[ "$nfail" = 0 ] || RUN_FAILED=1
 	[ "$nfail" = 0 ] || [ "$RUN_MODE" = test ] || rc=1
-	return "$rc"
+	# the summary above says why: end here, not through set -e's ERR trap
+	[ "$rc" = 0 ] || exit "$rc"
 }
 
 # Interactive: host a on this terminal, host b (if any) in the background.
