@@ -94,7 +94,7 @@ static const struct rt_opt mckey_opts[] = {
 	  "send (the client role); without it, receive (the server role)", NULL },
 	{ 'b', "bind", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
 	  "local address: the RDMA device and port to join on", NULL },
-	{ 'c', "qps", RT_OPT_INT, L(qps), 0, 1024, "1", "N",
+	{ 'c', "qps", RT_OPT_INT, L(qps), 1, 1024, "1", "N",
 	  "QPs (CM ids), each joined to the group", NULL },
 	{ 'C', "count", RT_OPT_INT, L(count), 0, 1 << 20, "10", "N",
 	  "datagrams each sender QP sends; receivers expect as many from each sender", NULL },

@@ -81,7 +81,7 @@ static const struct rt_opt rping_opts[] = {
 	  "client must complete, fewer is a failure (0: a client that quits "
 	  "early cannot be told from one that finished)", NULL },
 	{ 'S', "size", RT_OPT_SIZE, L(size), 1, 1 << 24, "64", "SIZE",
-	  "ping buffer size; the upstream server reads at most its own -S (default 64)", NULL },
+	  "ping buffer size; the upstream server reads at most its own -S", NULL },
 	{ 'v', "verbose", RT_OPT_COUNTER, I(verbose), 0, 0, NULL, NULL,
 	  "print the ping data (and a latency summary)", NULL },
 	{ 'V', "validate", RT_OPT_COUNTER, I(validate), 0, 0, NULL, NULL,

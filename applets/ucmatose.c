@@ -66,7 +66,7 @@ static const struct rt_opt ucmatose_opts[] = {
 	  "how to read addresses", rt_addr_formats },
 	{ 'P', "port-space", RT_OPT_ENUM, I(ps), 0, 0, "tcp", "PS",
 	  "RDMA port space; both sides must match", rt_port_spaces_rc },
-	{ 'c', "connections", RT_OPT_INT, L(conns), 0, 65536, "1", "N",
+	{ 'c', "connections", RT_OPT_INT, L(conns), 1, 65536, "1", "N",
 	  "connections; the server waits for exactly N", NULL },
 	{ 'C', "count", RT_OPT_INT, L(count), 0, 1 << 20, "10", "N",
 	  "messages per connection in each direction; both sides must match", NULL },

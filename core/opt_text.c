@@ -1,5 +1,6 @@
 /* What is derived from option tables besides parsing: help text, the
  * JSON parameter record, and the table checks the unit tests run. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,70 @@ static int check_flag_choices(const struct rt_opt *o, struct rt_error *err)
 	return 0;
 }
 
+/* True when TEXT holds WORD as a whole token: no letter, digit or '.'
+ * right before or after it ("64" is in "(default 64)", not in "640"). */
+static bool has_token(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return false;
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '.');
+		bool after = isalnum((unsigned char)p[n]) || p[n] == '.';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* True when some token of TEXT (a run of letters, digits and '.') reads
+ * as the number V in KIND's syntax. */
+static bool has_number(const char *text, enum rt_opt_kind kind, long long v)
+{
+	char tok[32];
+	long long w;
+
+	for (const char *p = text; *p;) {
+		size_t n = 0;
+
+		while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '.'))
+			n++;
+		if (n && n < sizeof(tok)) {
+			memcpy(tok, p, n);
+			tok[n] = '\0';
+			if (!rt_parse_ll(tok, kind, &w) && w == v)
+				return true;
+		}
+		p += n ? n : 1;
+	}
+	return false;
+}
+
+/* The help generator appends "(default X)"; a help string that also
+ * speaks of the default and names its value says it twice. Any wording
+ * counts ("default 64", "defaults to 64", "64 by default"), and numbers
+ * in any spelling the parser takes ("512k" for 524288). */
+static bool help_repeats_default(const struct rt_opt *o)
+{
+	long long v;
+
+	if (!o->def || !strcasestr(o->help, "default"))
+		return false;
+	if (has_token(o->help, o->def))
+		return true;
+	switch (o->kind) {
+	case RT_OPT_INT:
+	case RT_OPT_SIZE:
+	case RT_OPT_PORT:
+	case RT_OPT_SECONDS:
+		return !rt_parse_ll(o->def, o->kind, &v) && has_number(o->help, o->kind, v);
+	default:
+		return false;
+	}
+}
+
 static int check_row(const struct rt_opt *opts, size_t i, void *scratch,
 		     struct rt_error *err)
 {
@@ -164,6 +229,10 @@ static int check_row(const struct rt_opt *opts, size_t i, void *scratch,
 		if (!strcmp(opts[k].name, o->name))
 			return rt_fail(err, RT_EXIT_FAIL, "--%s declared twice", o->name);
 	}
+	if (help_repeats_default(o))
+		return rt_fail(err, RT_EXIT_FAIL,
+			       "--%s: the help names the default %s, which --help adds itself",
+			       o->name, o->def);
 	if (o->def && rt_opt_parse_value(o, o->def, scratch, err))
 		return -1; /* the parser named the option and the reason */
 	return 0;

@@ -255,6 +255,40 @@ static void table_check_finds_mistakes(void **state)
 	assert_int_equal(rt_opt_table_check(no_help, &e), -1);
 }
 
+/* One row with the help text and default given; 0 when the check passes. */
+static int check_help(enum rt_opt_kind kind, const char *def, const char *help)
+{
+	struct rt_opt row[2] = {
+		{ 'S', "size", kind, RT_OFF_LL(struct cfg, size), 0, 1 << 30, def, "N", help, NULL },
+		{ 0 },
+	};
+	struct rt_error e = { 0 };
+	int rc = rt_opt_table_check(row, &e);
+
+	if (rc)
+		assert_non_null(strstr(e.reason, "--size: the help names the default"));
+	return rc;
+}
+
+static void table_check_finds_a_repeated_default(void **state)
+{
+	(void)state;
+	/* every wording of the value next to "default" is a repetition */
+	assert_int_equal(check_help(RT_OPT_SIZE, "64", "ping size (default 64)"), -1);
+	assert_int_equal(check_help(RT_OPT_SIZE, "64", "ping size; Default: 64 bytes"), -1);
+	assert_int_equal(check_help(RT_OPT_INT, "64", "ping size, 64 by default"), -1);
+	assert_int_equal(check_help(RT_OPT_INT, "64", "defaults to 64"), -1);
+	/* the value as the parser reads it, in other units */
+	assert_int_equal(check_help(RT_OPT_SIZE, "512k", "buffer (default 524288)"), -1);
+	assert_int_equal(check_help(RT_OPT_SIZE, "524288", "buffer (default 512k)"), -1);
+	assert_int_equal(check_help(RT_OPT_INT, "16", "default 0x10"), -1);
+	/* a default of another thing, or the value without "default", is fine */
+	assert_int_equal(check_help(RT_OPT_SIZE, "64", "ping size (0: the peer's default)"), 0);
+	assert_int_equal(check_help(RT_OPT_SIZE, "64", "at most 64 bytes each"), 0);
+	assert_int_equal(check_help(RT_OPT_SIZE, "64", "default size, at most 640 or 6.4k"), 0);
+	assert_int_equal(check_help(RT_OPT_SIZE, NULL, "default 64"), 0);
+}
+
 static void help_and_json_come_from_the_table(void **state)
 {
 	struct cfg c;
@@ -424,6 +458,7 @@ int main(void)
 		cmocka_unit_test(double_dash_ends_options),
 		cmocka_unit_test(earlier_table_owns_a_shared_letter),
 		cmocka_unit_test(table_check_finds_mistakes),
+		cmocka_unit_test(table_check_finds_a_repeated_default),
 		cmocka_unit_test(help_and_json_come_from_the_table),
 		cmocka_unit_test(flag_sets_accumulate),
 		cmocka_unit_test(flag_set_errors_name_the_option),

@@ -91,6 +91,9 @@ case_end() {
 	t0=$(cat "$LAB_STATE/start")
 	t0=$(($(_now_cs) - t0))
 	note "=== $name: ${result%% *} after $((t0 / 100)).$((t0 / 10 % 10))s ==="
+	if [ -e "$LAB_STATE/row" ]; then
+		printf '@lab ROW %s\t%s\n' "${result%% *}" "$(cat "$LAB_STATE/row")" | _to_console
+	fi
 	if [ "${result%% *}" = FAIL ] || [ "${LAB_VERBOSE:-0}" = 1 ] || [ "${LAB_MODE:-}" = demo ]; then
 		sed 's/^/@lab # /' "$LAB_TRANSCRIPT" | _to_console
 	fi
@@ -288,6 +291,38 @@ _gid_index_local() {
 		esac
 	done
 	echo 1
+}
+
+# ---- demo summary -------------------------------------------------------------
+
+# demo_row APPLET PEER DIRECTION FIGURE: this case is a row of the demo's
+# summary table; its verdict is the case's. `lab demo` prints the table.
+demo_row() {
+	printf '%s\t%s\t%s\t%s' "$(_oneline "$1")" "$(_oneline "$2")" "$(_oneline "$3")" \
+		"$(_oneline "${4:--}")" > "$LAB_STATE/row"
+}
+# json_num FILE KEY...: the number at KEY (nested keys in order, each
+# directly inside the previous one's object) of the JSON document in FILE,
+# e.g. json_num "$OUT" rtt_us median; empty when absent.
+json_num() {
+	local f=$1 re=$2 k
+	shift 2
+	for k; do re="$re\":{[^{}]*\"$k"; done
+	sed -n "s/.*\"$re\":\(-\{0,1\}[0-9][0-9.e+-]*\).*/\1/p" "$f" 2>/dev/null | head -n 1
+}
+# num DIGITS VALUE [UNIT]: VALUE rounded to DIGITS decimals, or "-" when
+# it is missing.
+num() {
+	awk -v d="$1" -v v="$2" -v u="${3:-}" \
+		'BEGIN { if (v == "") print "-"; else printf "%." d "f%s\n", v, (u == "" ? "" : " " u) }'
+}
+# side PEER: how a direction names the side: "rt" for rdmatest, else PEER.
+side() { if [ "$1" = rdmatest ]; then echo rt; else echo "$1"; fi; }
+# ratio A B SCALE UNIT: "A/B*SCALE UNIT" with one decimal, or "-" when
+# either is missing or B is 0.
+ratio() {
+	awk -v a="$1" -v b="$2" -v s="$3" -v u="$4" \
+		'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.1f %s\n", a / b * s, u }'
 }
 
 # ---- fault injection (two hosts) --------------------------------------------------

@@ -7,12 +7,12 @@ LAB_STAMP=$LAB_CACHE/stamp
 LAB_BASE=$LAB_CACHE/base.cpio.gz
 LAB_KERNEL=$LAB_CACHE/vmlinuz
 
-# Host packages the lab needs (installed by `lab setup`). The first group is
-# copied into the guest image, so its versions are part of the cache key.
+# Packages copied into the guest image: their versions are part of the
+# cache key. What the lab installs is the lab group of scripts/packages
+# (scripts/install-deps --lab), which holds these.
 LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core rdmacm-utils perftest
   ibverbs-providers libibverbs1 librdmacm1 libc6 libgcc-s1 coreutils"
-# shellcheck disable=SC2034 # used by setup.sh
-LAB_TOOL_PKGS="qemu-system-x86 cpio gzip kmod xz-utils"
+LAB_INSTALL_DEPS=$LAB_DIR/../../scripts/install-deps
 
 # Files whose content defines the base image (the guest scripts are not
 # among them: they travel in the small per-run archive).
@@ -39,10 +39,11 @@ pkg_candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2; exit }'
 }
 
-# "NAME VERSION" for each of the packages that is installed (one dpkg call).
+# "NAME VERSION" for each of the packages that is installed (one dpkg call;
+# it exits 1 when any is not installed, which under pipefail must not count).
 pkg_versions() {
 	# shellcheck disable=SC2086 # a list of names
-	dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' $1 2>/dev/null |
+	{ dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' $1 2>/dev/null || true; } |
 		awk '$1 == "ii" { print $2, $3 }'
 }
 

@@ -55,6 +55,7 @@ console_to_tap() {
 			[ "$name" != "$rest" ] || why="(no reason given)"
 			if [ "$RUN_MODE" = demo ]; then echo "SKIP $name: $why"; else echo "ok $n - $name # SKIP $why"; fi
 			;;
+		*"@lab ROW "*) echo "${line#*@lab ROW }" >> "$RUN_DIR/rows" ;;
 		*"@lab DATA "*) echo "${line#*@lab DATA }" >> "${LAB_DATA_OUT:-$RUN_DIR/data.jsonl}" ;;
 		*"@lab # "*)
 			rest=${line#*@lab # }
@@ -71,6 +72,22 @@ console_to_tap() {
 		esac
 	done
 	echo "n=$n npass=$npass nfail=$nfail nskip=$nskip end=$end tready=${tready:-0} t0=$t0" > "$state"
+}
+
+# The demo's summary table from the scenarios' rows (demo_row in
+# guest/lib.sh): "VERDICT<tab>APPLET<tab>PEER<tab>DIRECTION<tab>FIGURE".
+demo_summary() {
+	local verdict applet peer dir fig fmt='%-9s %-9s %-30s %-7s %s\n'
+	[ -s "$1" ] || return 0
+	echo
+	echo "summary:"
+	# shellcheck disable=SC2059 # one format for every row
+	printf "$fmt" applet peer direction verdict "headline figure"
+	while IFS=$'\t' read -r verdict applet peer dir fig; do
+		# shellcheck disable=SC2059
+		printf "$fmt" "$applet" "$peer" "$dir" "$verdict" "$fig"
+	done < "$1"
+	echo
 }
 
 # Print the tail of a console file as TAP comments.
@@ -135,7 +152,10 @@ cmd_run() {
 			say "no --binary: running demo-upstream.sh only"
 			RUN_SCENARIOS+=("$LAB_DIR/scenarios/demo-upstream.sh")
 		else
-			for f in "$LAB_DIR"/scenarios/demo-*.sh; do RUN_SCENARIOS+=("$f"); done
+			# one demo-<applet>.sh per applet (demo-upstream.sh is the upstream tools')
+			for f in "$LAB_DIR"/scenarios/demo-*.sh; do
+				[ "${f##*/}" = demo-upstream.sh ] || RUN_SCENARIOS+=("$f")
+			done
 		fi
 	fi
 	if ! cache_valid; then
@@ -210,7 +230,7 @@ run_guests() {
 	local boot_sec=${RDMATEST_LAB_BOOT_TIMEOUT:-90}
 	[ "$RUN_MODE" = demo ] || echo "TAP version 13"
 	for try in 1 2; do
-		rm -f "$RUN_DIR"/*.console "$RUN_DIR/boothang" "$RUN_DIR/timeout"
+		rm -f "$RUN_DIR"/*.console "$RUN_DIR/boothang" "$RUN_DIR/timeout" "$RUN_DIR/rows"
 		boot_guests "$RUN_HOSTS"
 		watchdog "$RUN_TIMEOUT" timeout > /dev/null 2>&1 &
 		WATCHDOG_PID=$!
@@ -245,6 +265,7 @@ run_guests() {
 	echo "# lab: hosts $RUN_HOSTS, guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s," \
 		"run took $(secs $((tend - t0)))s"
 	if [ "$RUN_MODE" = demo ]; then
+		demo_summary "$RUN_DIR/rows"
 		echo "demo: $npass passed, $nfail failed, $nskip skipped"
 	else
 		echo "1..$n"
@@ -253,7 +274,8 @@ run_guests() {
 	# for `lab test` the "not ok" lines carry the failures.
 	[ "$nfail" = 0 ] || RUN_FAILED=1
 	[ "$nfail" = 0 ] || [ "$RUN_MODE" = test ] || rc=1
-	return "$rc"
+	# the summary above says why: end here, not through set -e's ERR trap
+	[ "$rc" = 0 ] || exit "$rc"
 }
 
 # Interactive: host a on this terminal, host b (if any) in the background.

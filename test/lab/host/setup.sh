@@ -3,28 +3,20 @@
 # base initramfs (busybox, iproute2, upstream peers, libraries, modules).
 # Sourced by test/lab/lab after host/common.sh.
 
-# Install what is missing. apt-get update runs only when something is missing
-# or the kernel package cannot be resolved, so a set-up machine stays fast.
+# Install what is missing (scripts/install-deps --lab: the one package
+# list, scripts/packages). apt-get update runs only when something is
+# missing or the kernel package cannot be resolved, so a set-up machine
+# stays fast.
 setup_packages() {
-	local p missing="" have
-	have=" $(pkg_versions "$LAB_IMAGE_PKGS $LAB_TOOL_PKGS" | cut -d' ' -f1 | tr '\n' ' ')"
-	for p in $LAB_IMAGE_PKGS $LAB_TOOL_PKGS; do
-		case $have in *" $p "*) ;; *) missing="$missing $p" ;; esac
-	done
+	"$LAB_INSTALL_DEPS" --lab || die "installing packages failed (scripts/install-deps --lab, above)"
 	resolve_kernel
-	if [ -z "$missing" ] && [ -n "$KPKG" ] && [ "${1:-}" != refresh ]; then
+	if [ -n "$KPKG" ] && [ "${1:-}" != refresh ]; then
 		return 0
 	fi
-	say "installing packages:${missing:- (refreshing apt lists)}"
-	export DEBIAN_FRONTEND=noninteractive
+	say "refreshing apt lists (apt-get update)"
 	apt-get update -q >&2 || die "apt-get update failed"
-	if [ -n "$missing" ]; then
-		# shellcheck disable=SC2086 # word splitting of the package list is wanted
-		apt-get install -y -q --no-install-recommends $missing >&2 ||
-			die "apt-get install failed:$missing"
-	fi
 	resolve_kernel
-	[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-amd64"
+	[ -n "$KPKG" ] || die "cannot resolve the kernel package of linux-image-amd64 (apt-cache depends)"
 }
 
 # Download the kernel .deb into $LAB_CACHE/dl (kept for rebuilds); print its path.

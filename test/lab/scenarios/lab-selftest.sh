@@ -68,6 +68,21 @@ wait_listen b 9999 1 && fail "something listens on 9999?"
 wait_tcp_listen b 9999 1 && fail "something listens on tcp 9999?"
 pass
 
+case_begin demo-summary-helpers 10
+printf '%s\n' 'text {"x":1}' \
+	'{"params":{"count":5},"results":{"n":10,"rtt_us":{"count":3,"median":12.345},"secs":0.5,"neg":-2e-3}}' \
+	> /tmp/lab/j.json
+[ "$(json_num /tmp/lab/j.json rtt_us median)" = 12.345 ] || fail "json_num nested: '$(json_num /tmp/lab/j.json rtt_us median)'"
+[ "$(json_num /tmp/lab/j.json results n)" = 10 ] || fail "json_num results n"
+[ "$(json_num /tmp/lab/j.json neg)" = -2e-3 ] || fail "json_num negative"
+[ -z "$(json_num /tmp/lab/j.json results count)" ] || fail "json_num crossed into a nested object"
+[ -z "$(json_num /tmp/lab/j.json nope)" ] || fail "json_num found a missing key"
+[ "$(num 1 12.345 us)" = "12.3 us" ] || fail "num: '$(num 1 12.345 us)'"
+[ "$(num 1 '' us)" = - ] || fail "num of nothing"
+[ "$(ratio 10 0.5 1 conn/s)" = "20.0 conn/s" ] || fail "ratio: '$(ratio 10 0.5 1 conn/s)'"
+[ "$(ratio 10 0 1 x)" = - ] || fail "ratio by 0"
+pass
+
 case_begin skip 10
 skip "skips are reported as such"
 pass
