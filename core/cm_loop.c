@@ -2,6 +2,7 @@
  * channels, bounded by the wait's idle timeout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,21 +44,6 @@ static int next_event(struct rt_cm *cm, struct rdma_cm_event *copy,
 	copy->param.conn.private_data_len = pd ? len : 0;
 	rdma_ack_cm_event(ev);
 	return 1;
-}
-
-static int drain_events(struct rt_cm *cm)
-{
-	struct rdma_cm_event ev;
-	uint8_t priv[PRIV_MAX];
-	int n = 0, r = 0;
-
-	/* what is left stays queued and keeps the fd readable */
-	while (n < RT_CM_EVENTS_PER_ROUND && (r = next_event(cm, &ev, priv)) > 0) {
-		cm->events++;
-		n++;
-		rt_cm_handle_event(cm, &ev);
-	}
-	return r < 0 ? -1 : n;
 }
 
 static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
@@ -119,6 +105,35 @@ static int poll_cq(struct rt_cm *cm, struct rt_conn *c, int *budget)
 	}
 	cm->completions += (uint64_t)total;
 	return total;
+}
+
+/* Completions queued before a disconnect belong to the run: the applet
+ * counts them before it hears of the disconnect, whatever is left of the
+ * round's budget (the CM channel is read before the CQs). Bounded: after
+ * DISCONNECTED nothing new arrives, and a CQ holds at most its depth. */
+static int settle_cq(struct rt_cm *cm, struct rt_conn *c)
+{
+	int all = INT_MAX;
+
+	return poll_cq(cm, c, &all) < 0 ? -1 : 0;
+}
+
+static int drain_events(struct rt_cm *cm)
+{
+	struct rdma_cm_event ev;
+	uint8_t priv[PRIV_MAX];
+	int n = 0, r = 0;
+
+	/* what is left stays queued and keeps the fd readable */
+	while (n < RT_CM_EVENTS_PER_ROUND && (r = next_event(cm, &ev, priv)) > 0) {
+		cm->events++;
+		n++;
+		if (ev.event == RDMA_CM_EVENT_DISCONNECTED && ev.id->context &&
+		    settle_cq(cm, ev.id->context) < 0)
+			return -1;
+		rt_cm_handle_event(cm, &ev);
+	}
+	return r < 0 ? -1 : n;
 }
 
 /* Each notification costs one unit of the budget, so a flood of them on

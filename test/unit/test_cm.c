@@ -787,6 +787,43 @@ static void cq_left_non_empty_is_polled_without_a_notification(void **state)
 	cq_conn_done(c);
 }
 
+/* A peer that sends its last messages and disconnects at once: the
+ * DISCONNECTED event is read before the CQs in the same round, and more
+ * completions are queued than one round's budget. The applet must see
+ * every one of them counted when it hears of the disconnect. */
+static uint64_t recvs_at_disconnect;
+static void count_at_disconnect(struct rt_conn *c) { recvs_at_disconnect = c->recvs_done; }
+static const struct rt_cm_hooks hooks_disconnect = {
+	.setup = hook_setup,
+	.failed = hook_failed,
+	.disconnected = count_at_disconnect,
+};
+
+static bool conn0_disconnected(struct rt_cm *m, void *arg)
+{
+	(void)arg;
+	return m->conns[0]->state == RT_CONN_DISCONNECTED;
+}
+
+static void completions_before_a_disconnect_are_counted_first(void **state)
+{
+	struct rt_wait w = { .done = conn0_disconnected, .timeout_ms = 2000, .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	cm.hooks = &hooks_disconnect;
+	c = cq_conn();
+	c->state = RT_CONN_ESTABLISHED;
+	recvs_at_disconnect = 0;
+	calls.flood_notifies = 1;
+	calls.cq_entries = 3 * RT_CM_WCS_PER_ROUND;
+	script[script_len++] = event(c->id, RDMA_CM_EVENT_DISCONNECTED, 0);
+	assert_int_equal(write(pipefd[1], "x", 1), 1);
+	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(recvs_at_disconnect, 3 * RT_CM_WCS_PER_ROUND);
+	cq_conn_done(c);
+}
+
 /* ---- no half-built shared state (issue 17, item 4) --------------------- */
 
 static void half_opened_device_is_not_counted(void **state)
@@ -959,6 +996,7 @@ int main(void)
 		T(completion_flood_still_reaches_the_predicate),
 		T(notification_flood_on_an_empty_cq_ends_the_round),
 		T(cq_left_non_empty_is_polled_without_a_notification),
+		T(completions_before_a_disconnect_are_counted_first),
 		T(half_opened_device_is_not_counted),
 		T(silent_setup_failure_fails_the_client),
 		T(silent_setup_failure_fails_and_rejects_the_request),
