@@ -380,6 +380,12 @@ int rt_mc_ring_refill(struct rt_mc_ring *r, struct rt_conn *c)
 {
 	uint32_t n = r->npending;
 
+	/* The reactor takes a bounded number of completions per round; while
+	 * the CQ still holds some, reposting would hide that the device had
+	 * run dry before them (rt_mc_ring_take could never see completed
+	 * reach posted). Refill once the CQ has been read to its end. */
+	if (c->cq_backlog)
+		return 0;
 	r->npending = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (post_slot(r, c, r->pending[i]))

@@ -162,7 +162,9 @@ uint8_t *rt_mc_ring_payload(const struct rt_mc_ring *r, uint64_t slot);
 /* Accounts a completion of slot; true when it took the last posted
  * receive (the ring ran dry). */
 bool rt_mc_ring_take(struct rt_mc_ring *r, uint32_t slot);
-/* Reposts the completed slots; call once per reactor round. */
+/* Reposts the completed slots; call once per reactor round. Does nothing
+ * while c's CQ still holds completions the reactor has not read (its
+ * per-round budget ran out), so that a dry spell stays visible. */
 int rt_mc_ring_refill(struct rt_mc_ring *r, struct rt_conn *c);
 
 /* ---- accounting of received datagrams ---- */

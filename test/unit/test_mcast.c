@@ -564,6 +564,28 @@ static void ring_knows_when_it_ran_dry(void **state)
 	assert_null(rt_mc_ring_payload(&r, 0)); /* no buffer */
 }
 
+/* The reactor reads a bounded number of completions per round. While a
+ * CQ still holds more, a refill would raise `posted` past completions the
+ * device queued while the ring was empty, and the dry spell would never
+ * be seen: no repost until the CQ has been read to its end. */
+static void ring_waits_for_the_cq_backlog_before_refilling(void **state)
+{
+	struct rt_buf none = { 0 };
+	struct rt_mc_ring r = { .buf = &none, .slots = 4, .slot_len = 64, .posted = 4 };
+	struct rt_conn c = { .cq_backlog = true };
+	uint32_t pending[4];
+
+	(void)state;
+	r.pending = pending;
+	assert_false(rt_mc_ring_take(&r, 0));
+	assert_false(rt_mc_ring_take(&r, 1));
+	assert_int_equal(rt_mc_ring_refill(&r, &c), 0);
+	assert_int_equal(r.posted, 4);
+	assert_int_equal(r.npending, 2);
+	assert_false(rt_mc_ring_take(&r, 2));
+	assert_true(rt_mc_ring_take(&r, 3)); /* the dry spell is seen */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +617,7 @@ int main(void)
 		cmocka_unit_test(the_window_slides),
 		cmocka_unit_test(ring_slots_stay_under_the_ceiling),
 		cmocka_unit_test(ring_knows_when_it_ran_dry),
+		cmocka_unit_test(ring_waits_for_the_cq_backlog_before_refilling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
