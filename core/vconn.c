@@ -253,7 +253,7 @@ void rt_vqp_spec_defaults(struct rt_vqp_spec *s)
 	s->max_dest_rd_atomic = 1;
 }
 
-static void path(const struct rt_vdev *d, const struct rt_vqp_spec *s,
+static void fill_path(const struct rt_vdev *d, const struct rt_vqp_spec *s,
 		 struct ibv_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
@@ -296,7 +296,7 @@ static void rtr_attr(const struct rt_vdev *d, const struct rt_vqp_spec *s,
 	a->path_mtu = path_mtu(d, s);
 	a->dest_qp_num = s->remote_qpn;
 	a->rq_psn = s->remote_psn;
-	path(d, s, &a->ah_attr);
+	fill_path(d, s, &a->ah_attr);
 	*mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	if (s->type == IBV_QPT_RC) {
 		a->max_dest_rd_atomic = s->max_dest_rd_atomic;
@@ -403,7 +403,7 @@ struct ibv_ah *rt_vqp_ah(const struct rt_vdev *d, const struct rt_vqp_spec *s,
 	struct ibv_ah_attr ah;
 	struct ibv_ah *h;
 
-	path(d, s, &ah);
+	fill_path(d, s, &ah);
 	h = ibv_create_ah(d->pd, &ah);
 	if (!h)
 		rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_ah to the peer's %s",
