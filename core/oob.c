@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -31,13 +30,6 @@ static const char *span(long long ms, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%lld ms", ms);
 	return buf;
-}
-
-static int nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 /* A dual-stack socket reports IPv4 peers as ::ffff:a.b.c.d; the GID
@@ -80,10 +72,11 @@ static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 	socklen_t len = sizeof(int);
 	int fd, e = 0, n;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    ai->ai_protocol);
 	if (fd < 0)
 		return errno;
-	if (nonblock(fd) || (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
 		e = errno;
 		close(fd);
 		return e;
@@ -173,14 +166,14 @@ static int bind_listen(struct rt_oob *o, const struct sockaddr *sa, socklen_t le
 		       struct rt_error *err)
 {
 	int one = 1, zero = 0;
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0)
 		return rt_fail_errno(err, RT_EXIT_ENV, errno, "socket");
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (sa->sa_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, sa, len) || listen(fd, 1) || nonblock(fd)) {
+	if (bind(fd, sa, len) || listen(fd, 1)) {
 		int e = errno;
 		char s[64];
 
