@@ -36,6 +36,7 @@ struct pair {
 	struct rt_buf *sbuf, *rbuf;
 	struct rt_vqp_spec spec;
 	struct rt_error err;
+	unsigned seen; /* 1 << kind of every good completion so far */
 };
 
 static void put_rec(uint8_t *p, const struct rt_vaddr *a, uint32_t qpn, uint32_t psn)
@@ -69,30 +70,33 @@ static int get_rec(const uint8_t *p, struct rt_vqp_spec *s, struct rt_error *err
 	return 0;
 }
 
-/* Waits for one completion of the given kind within the timeout. */
+/* Waits for the completion of the given kind within the timeout; one of
+ * another kind that comes first is remembered, not lost. */
 static int await(struct pair *p, enum rt_wr_kind kind)
 {
 	uint64_t deadline = rt_deadline_after_ms(p->timeout_ms);
 	struct timespec ms = { 0, 1000000 };
 	struct ibv_wc wc;
 
-	for (;;) {
+	while (!(p->seen & (1u << kind))) {
 		int n = ibv_poll_cq(p->res.cq, 1, &wc);
 
 		if (n < 0)
 			return rt_fail(&p->err, RT_EXIT_FAIL, "ibv_poll_cq failed");
 		if (n && wc.status != IBV_WC_SUCCESS)
 			return rt_wc_fail(&wc, p->oob.peer_name, &p->err);
-		if (n && RT_WR_KIND(wc.wr_id) == kind)
-			return kind == RT_WR_RECV && wc.byte_len != MSG_LEN
-				? rt_fail(&p->err, RT_EXIT_FAIL, "received %u bytes, want %d",
-					  wc.byte_len, MSG_LEN) : 0;
+		if (n && RT_WR_KIND(wc.wr_id) == RT_WR_RECV && wc.byte_len != MSG_LEN)
+			return rt_fail(&p->err, RT_EXIT_FAIL, "received %u bytes, want %d",
+				       wc.byte_len, MSG_LEN);
+		if (n)
+			p->seen |= 1u << RT_WR_KIND(wc.wr_id);
 		if (!n && rt_ms_until(deadline) == 0)
 			return rt_fail(&p->err, RT_EXIT_TIMEOUT, "no %s completion within %lld ms",
 				       rt_wr_kind_str(kind), p->timeout_ms);
 		if (!n)
 			nanosleep(&ms, NULL);
 	}
+	return 0;
 }
 
 static void fill(uint8_t *buf, bool from_client, uint32_t psn)
