@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "rdmatest/oob.h"
@@ -173,6 +175,37 @@ static void wait_server_is_bounded(void **state)
 	assert_non_null(strstr(err.reason, want));
 }
 
+/* --wait-server: a server that comes up 300 ms later is reached. */
+static void late_server_is_reached(void **state)
+{
+	struct rt_oob o;
+	struct rt_error err = { 0 };
+	unsigned port = free_port();
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rt_oob srv;
+		struct timespec late = { 0, 300000000 };
+		char b[4];
+
+		nanosleep(&late, NULL);
+		rt_oob_init(&srv, 3000);
+		_exit(rt_oob_listen(&srv, "127.0.0.1", port, &err) || rt_oob_accept(&srv, &err) ||
+		      rt_oob_read(&srv, b, sizeof(b), &err) || memcmp(b, "late", 4));
+	}
+	rt_oob_init(&o, 1000);
+	assert_int_equal(rt_oob_connect(&o, "127.0.0.1", port, 5000, &err), 0);
+	assert_int_equal(rt_oob_write(&o, "late", 4, &err), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rt_oob_close(&o);
+}
+
 static void accept_is_bounded(void **state)
 {
 	struct rt_oob o;
@@ -222,6 +255,7 @@ int main(void)
 		cmocka_unit_test(write_after_peer_reset),
 		cmocka_unit_test(refused_without_wait),
 		cmocka_unit_test(wait_server_is_bounded),
+		cmocka_unit_test(late_server_is_reached),
 		cmocka_unit_test(accept_is_bounded),
 		cmocka_unit_test(unknown_host_is_usage),
 		cmocka_unit_test(not_connected),
