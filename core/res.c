@@ -27,14 +27,16 @@ static void qp_attr(struct ibv_qp_init_attr_ex *a, struct rt_res *r,
 	}
 }
 
-static int create_qp(struct rt_res *r, struct rdma_cm_id *id,
-		     const struct rt_res_spec *spec, struct rt_error *err)
+/* id is NULL on the verbs-only path: then the QP is always self-managed. */
+static int create_qp(struct rt_res *r, struct ibv_context *ctx,
+		     struct rdma_cm_id *id, const struct rt_res_spec *spec,
+		     struct rt_error *err)
 {
 	struct ibv_qp_init_attr_ex a;
 
 	qp_attr(&a, r, spec);
-	if (spec->self_managed_qp) {
-		r->qp = ibv_create_qp_ex(id->verbs, &a);
+	if (spec->self_managed_qp || !id) {
+		r->qp = ibv_create_qp_ex(ctx, &a);
 		if (!r->qp)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_qp");
 		return 0;
@@ -54,7 +56,8 @@ static int create_qp(struct rt_res *r, struct rdma_cm_id *id,
 	return 0;
 }
 
-int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
+static int create(struct rt_res *r, struct ibv_context *ctx,
+		  struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_comp_channel *channel, void *cq_context,
 		  const struct rt_res_spec *spec, struct rt_error *err)
 {
@@ -62,14 +65,29 @@ int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
 					 : spec->send_depth + spec->recv_depth);
 
 	r->pd = pd;
-	r->cq = ibv_create_cq(id->verbs, depth ? depth : 1, cq_context,
+	r->cq = ibv_create_cq(ctx, depth ? depth : 1, cq_context,
 			      spec->busy_poll ? NULL : channel, 0);
 	if (!r->cq)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno,
 				     "ibv_create_cq (%d entries)", depth);
 	if (!spec->busy_poll && ibv_req_notify_cq(r->cq, 0))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_req_notify_cq");
-	return create_qp(r, id, spec, err);
+	return create_qp(r, ctx, id, spec, err);
+}
+
+int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
+		  struct ibv_comp_channel *channel, void *cq_context,
+		  const struct rt_res_spec *spec, struct rt_error *err)
+{
+	return create(r, id->verbs, id, pd, channel, cq_context, spec, err);
+}
+
+int rt_res_create_verbs(struct rt_res *r, struct ibv_context *ctx,
+			struct ibv_pd *pd, struct ibv_comp_channel *channel,
+			void *cq_context, const struct rt_res_spec *spec,
+			struct rt_error *err)
+{
+	return create(r, ctx, NULL, pd, channel, cq_context, spec, err);
 }
 
 static int reg_fail(size_t len, int e, struct rt_error *err)

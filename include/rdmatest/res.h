@@ -13,7 +13,7 @@
 #include "rdmatest/error.h"
 
 struct rt_res_spec {
-	enum ibv_qp_type qp_type; /* IBV_QPT_RC or IBV_QPT_UD */
+	enum ibv_qp_type qp_type; /* IBV_QPT_RC or IBV_QPT_UD (UC: verbs only) */
 	uint32_t send_depth, recv_depth;
 	uint32_t cq_depth;        /* 0: send_depth + recv_depth */
 	uint32_t max_inline;
@@ -45,6 +45,11 @@ struct rt_res {
 int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_comp_channel *channel, void *cq_context,
 		  const struct rt_res_spec *spec, struct rt_error *err);
+/* The same without the CM (vconn.h): CQ and a self-managed QP on ctx. */
+int rt_res_create_verbs(struct rt_res *r, struct ibv_context *ctx,
+			struct ibv_pd *pd, struct ibv_comp_channel *channel,
+			void *cq_context, const struct rt_res_spec *spec,
+			struct rt_error *err);
 /* Allocates and registers a buffer owned by r (zero-filled). */
 struct rt_buf *rt_res_buf(struct rt_res *r, size_t len, int access,
 			  struct rt_error *err);

@@ -1,0 +1,46 @@
+/* The TCP out-of-band channel of verbs-only applets: one connection over
+ * which the two sides trade QP attributes before any RDMA traffic. It
+ * carries bytes only; every applet defines its own messages on top.
+ * Every wait is bounded and every failure is one line: a refusal, a reset
+ * or a peer that closed early is exit 1, an expired bound exit 124. */
+#ifndef RDMATEST_OOB_H
+#define RDMATEST_OOB_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "rdmatest/error.h"
+
+struct rt_oob {
+	int fd;                /* the connection, -1 when closed */
+	int lfd;               /* the listening socket (servers), -1 */
+	unsigned port;         /* the port listened on (after rt_oob_listen) */
+	long long timeout_ms;  /* bound of each connect attempt, accept, read, write */
+	struct sockaddr_storage local, peer; /* v4-mapped addresses unmapped */
+	char peer_name[64];    /* "192.0.2.2:18515", for errors */
+};
+
+/* Closed channel whose waits are bounded by timeout_ms (> 0). */
+void rt_oob_init(struct rt_oob *o, long long timeout_ms);
+
+/* Client: connects to host:port. A refused connection is retried every
+ * 100 ms until wait_ms has passed (0: one attempt), for servers that are
+ * not up yet. Unknown host: exit 2. */
+int rt_oob_connect(struct rt_oob *o, const char *host, unsigned port,
+		   long long wait_ms, struct rt_error *err);
+/* Server: listens on port (0: any free one, see o->port) on bind_host or,
+ * when NULL, on every IPv4 and IPv6 address. */
+int rt_oob_listen(struct rt_oob *o, const char *bind_host, unsigned port,
+		  struct rt_error *err);
+/* Takes one client within o->timeout_ms and closes the listener: a
+ * verbs-only server serves one peer. */
+int rt_oob_accept(struct rt_oob *o, struct rt_error *err);
+
+/* Exactly len bytes, all of them within o->timeout_ms. */
+int rt_oob_write(struct rt_oob *o, const void *buf, size_t len,
+		 struct rt_error *err);
+int rt_oob_read(struct rt_oob *o, void *buf, size_t len, struct rt_error *err);
+
+void rt_oob_close(struct rt_oob *o);
+
+#endif
