@@ -8,6 +8,7 @@
 #include <infiniband/ib.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/util.h"
 
 const struct rt_enum rt_addr_formats[] = {
 	{ "name", RT_FMT_NAME, "host name or address" },
@@ -143,21 +144,6 @@ int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss)
 	return -1;
 }
 
-/* The netdev named in one ".../class/infiniband/DEV/ports/PORT/gid_attrs/
- * ndevs/0" file, or false (InfiniBand ports have none). */
-static bool read_netdev(const char *path, char *name, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(name, (int)len, f) != NULL;
-	fclose(f);
-	name[strcspn(name, "\n")] = '\0';
-	return ok && name[0];
-}
-
 /* Appends "DEV on NETDEV" (or "DEV port N on NETDEV") for one such path;
  * false once buf is full (the list is only a hint). */
 static bool add_port(const char *path, size_t prefix, char *buf, size_t len)
@@ -166,7 +152,7 @@ static bool add_port(const char *path, size_t prefix, char *buf, size_t len)
 	size_t used = strlen(buf);
 
 	if (sscanf(path + prefix, "/class/infiniband/%63[^/]/ports/%15[^/]/", dev, port) != 2 ||
-	    !read_netdev(path, ndev, sizeof(ndev)))
+	    !rt_read_line(path, ndev, sizeof(ndev)))
 		return true;
 	return snprintf(buf + used, len - used, "%s%s%s%s on %s", used ? ", " : "", dev,
 			strcmp(port, "1") ? " port " : "", strcmp(port, "1") ? port : "",

@@ -88,3 +88,16 @@ size_t rt_strlcpy(char *dst, const char *src, size_t size)
 	}
 	return n;
 }
+
+bool rt_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok && buf[0];
+}

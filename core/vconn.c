@@ -112,18 +112,10 @@ static bool read_attr(const char *sysfs, const struct rt_vdev *d, const char *wh
 		      unsigned idx, char *buf, size_t len)
 {
 	char path[512];
-	FILE *f;
-	bool ok;
 
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s/%u", sysfs,
 		 d->name, d->port, what, idx);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return ok && buf[0];
+	return rt_read_line(path, buf, len);
 }
 
 /* The GID form of an address: IPv4 as ::ffff:a.b.c.d, as RoCE v2 has it. */

@@ -4,6 +4,7 @@
 #ifndef RDMATEST_UTIL_H
 #define RDMATEST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,10 @@ uint64_t rt_deadline_after_ms(int64_t ms);
 /* Milliseconds left until the deadline, for poll(): -1 when there is no
  * deadline, 0 when it has passed. */
 int rt_ms_until(uint64_t deadline);
+
+/* The first line of a small file (sysfs attributes), without its newline;
+ * false when the file cannot be read or the line is empty. */
+bool rt_read_line(const char *path, char *buf, size_t len);
 
 /* Copy with truncation and guaranteed NUL; returns strlen(src). */
 size_t rt_strlcpy(char *dst, const char *src, size_t size);
