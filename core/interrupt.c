@@ -49,13 +49,7 @@ static void on_signal(int sig)
 
 static int make_pipe(void)
 {
-	if (pipe(wake))
-		return -1;
-	for (int i = 0; i < 2; i++)
-		if (fcntl(wake[i], F_SETFL, O_NONBLOCK) ||
-		    fcntl(wake[i], F_SETFD, FD_CLOEXEC))
-			return -1;
-	return 0;
+	return pipe2(wake, O_NONBLOCK | O_CLOEXEC);
 }
 
 int rt_interrupt_install(void)
