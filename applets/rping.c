@@ -56,7 +56,7 @@ struct rping_conn {
 struct rping_ctx {
 	struct rping_cfg *cfg;
 	struct rt_run *run;
-	struct rt_cm cm;
+	struct rt_cm *cm;
 	struct rt_hist rtt;     /* client round trips, ns (58 KiB, fixed) */
 	uint64_t served, clients, failed_clients;
 	bool client_left;       /* single-client server: its client is gone */
@@ -148,39 +148,37 @@ void rping_fill(uint8_t *buf, size_t size, uint64_t n)
 	buf[size - 1] = '\0';
 }
 
-static struct rping_ctx *ctx_of(struct rt_conn *c)
-{
-	return c->cm->applet;
-}
-
 static int fail_peer(struct rt_conn *c, const char *what, const char *why)
 {
-	return rt_conn_fail(c, RT_EXIT_FAIL, "%s: %s: %s", c->peer, what, why);
+	return rt_conn_fail(c, RT_EXIT_FAIL, "%s: %s: %s", rt_conn_peer(c), what, why);
 }
 
 /* ---- resources -------------------------------------------------------- */
 
 static int post_recv(struct rt_conn *c)
 {
-	struct rping_conn *r = c->priv;
+	struct rping_conn *r = rt_conn_data(c);
 
-	return rt_post_recv(&c->res, r->recv, 0, ADVERT_LEN, 0, &c->err) ?
-	       rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason) : 0;
+	return rt_post_recv(rt_conn_res(c), r->recv, 0, ADVERT_LEN, 0, rt_conn_err(c)) ?
+	       rt_conn_fail_recorded(c) : 0;
 }
 
 static int make_buffers(struct rt_conn *c, size_t size)
 {
-	struct rping_conn *r = c->priv;
+	struct rping_conn *r = rt_conn_data(c);
+	struct rt_res *res = rt_conn_res(c);
+	struct rt_error *err = rt_conn_err(c);
+	bool client = !rt_conn_passive(c);
 	int remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 		     IBV_ACCESS_REMOTE_WRITE;
 
-	r->recv = rt_res_buf(&c->res, ADVERT_LEN, IBV_ACCESS_LOCAL_WRITE, &c->err);
-	r->send = r->recv ? rt_res_buf(&c->res, ADVERT_LEN, 0, &c->err) : NULL;
-	r->data = r->send ? rt_res_buf(&c->res, size, remote, &c->err) : NULL;
-	if (r->data && !c->passive)
-		r->start = rt_res_buf(&c->res, size, remote, &c->err);
-	if (!r->data || (!c->passive && !r->start))
-		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
+	r->recv = rt_res_buf(res, ADVERT_LEN, IBV_ACCESS_LOCAL_WRITE, err);
+	r->send = r->recv ? rt_res_buf(res, ADVERT_LEN, 0, err) : NULL;
+	r->data = r->send ? rt_res_buf(res, size, remote, err) : NULL;
+	if (r->data && client)
+		r->start = rt_res_buf(res, size, remote, err);
+	if (!r->data || (client && !r->start))
+		return rt_conn_fail_recorded(c);
 	return 0;
 }
 
@@ -189,7 +187,7 @@ static int self_qp_ready(struct rt_conn *c)
 {
 	if (rt_conn_qp_state(c, IBV_QPS_INIT))
 		return -1;
-	if (c->passive && (rt_conn_qp_state(c, IBV_QPS_RTR) ||
+	if (rt_conn_passive(c) && (rt_conn_qp_state(c, IBV_QPS_RTR) ||
 			   rt_conn_qp_state(c, IBV_QPS_RTS)))
 		return -1;
 	return 0;
@@ -197,14 +195,14 @@ static int self_qp_ready(struct rt_conn *c)
 
 static int setup(struct rt_conn *c)
 {
-	struct rping_ctx *x = ctx_of(c);
+	struct rping_ctx *x = rt_conn_applet(c);
 	struct rt_res_spec spec = {
 		.qp_type = IBV_QPT_RC, .send_depth = 16, .recv_depth = 2,
 		.cq_depth = 32, .self_managed_qp = x->cfg->self_qp,
 	};
 
 	rt_conn_priv(c, sizeof(struct rping_conn));
-	if (c->passive)
+	if (rt_conn_passive(c))
 		x->clients++;
 	if (rt_conn_setup_res(c, &spec) || make_buffers(c, (size_t)x->cfg->size))
 		return -1;
@@ -221,21 +219,21 @@ static int connect_response(struct rt_conn *c)
 	if (rt_conn_qp_state(c, IBV_QPS_INIT) || rt_conn_qp_state(c, IBV_QPS_RTR) ||
 	    rt_conn_qp_state(c, IBV_QPS_RTS))
 		return -1;
-	if (rdma_establish(c->id))
-		return rt_conn_fail(c, RT_EXIT_FAIL, "rdma_establish %s: %m", c->peer);
+	if (rdma_establish(rt_conn_id(c)))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "rdma_establish %s: %m", rt_conn_peer(c));
 	return 0;
 }
 
 static int send_advert(struct rt_conn *c, const struct rping_advert *a)
 {
-	struct rping_conn *r = c->priv;
+	struct rping_conn *r = rt_conn_data(c);
 
 	if (a)
 		rping_advert_encode(r->send->addr, a);
 	else
 		memset(r->send->addr, 0, ADVERT_LEN); /* go-ahead: zeros, as upstream */
-	return rt_post_send(&c->res, r->send, 0, ADVERT_LEN, 0, true, &c->err) ?
-	       rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason) : 0;
+	return rt_post_send(rt_conn_res(c), r->send, 0, ADVERT_LEN, 0, true, rt_conn_err(c)) ?
+	       rt_conn_fail_recorded(c) : 0;
 }
 
 /* ---- server: the protocol runs from completions ------------------------ */
@@ -248,8 +246,9 @@ static void print_data(struct rt_run *run, const char *label, const uint8_t *buf
 
 static int server_advert(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	struct rping_ctx *x = ctx_of(c);
-	struct rping_conn *r = c->priv;
+	struct rping_ctx *x = rt_conn_applet(c);
+	struct rping_conn *r = rt_conn_data(c);
+	struct rt_res *res = rt_conn_res(c);
 	struct rping_advert a;
 	const char *why;
 	size_t n, echo;
@@ -261,8 +260,8 @@ static int server_advert(struct rt_conn *c, const struct ibv_wc *wc)
 	if (r->state == SRV_WAIT_SOURCE) {
 		r->read_len = a.len;
 		r->state = SRV_READING;
-		return rt_post_rdma(&c->res, IBV_WR_RDMA_READ, r->data, 0, a.len,
-				    a.addr, a.rkey, 0, &c->err) ? -1 : 0;
+		return rt_post_rdma(res, IBV_WR_RDMA_READ, r->data, 0, a.len,
+				    a.addr, a.rkey, 0, rt_conn_err(c)) ? -1 : 0;
 	}
 	if (r->state != SRV_WAIT_SINK)
 		return fail_peer(c, "protocol", "advert while an RDMA operation is "
@@ -271,14 +270,14 @@ static int server_advert(struct rt_conn *c, const struct ibv_wc *wc)
 	n = strnlen((const char *)r->data->addr, r->read_len);
 	echo = RT_MIN(n < r->read_len ? n + 1 : r->read_len, (size_t)a.len);
 	r->state = SRV_WRITING;
-	return rt_post_rdma(&c->res, IBV_WR_RDMA_WRITE, r->data, 0, echo, a.addr,
-			    a.rkey, 0, &c->err) ? -1 : 0;
+	return rt_post_rdma(res, IBV_WR_RDMA_WRITE, r->data, 0, echo, a.addr,
+			    a.rkey, 0, rt_conn_err(c)) ? -1 : 0;
 }
 
 static int server_completion(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	struct rping_ctx *x = ctx_of(c);
-	struct rping_conn *r = c->priv;
+	struct rping_ctx *x = rt_conn_applet(c);
+	struct rping_conn *r = rt_conn_data(c);
 
 	switch (RT_WR_KIND(wc->wr_id)) {
 	case RT_WR_RECV:
@@ -306,13 +305,13 @@ static int client_completion(struct rt_conn *c, const struct ibv_wc *wc)
 		return 0;
 	if (wc->byte_len != ADVERT_LEN)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: received a %u-byte control "
-				    "message, expected 16", c->peer, wc->byte_len);
+				    "message, expected 16", rt_conn_peer(c), wc->byte_len);
 	return post_recv(c);
 }
 
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	return c->passive ? server_completion(c, wc) : client_completion(c, wc);
+	return rt_conn_passive(c) ? server_completion(c, wc) : client_completion(c, wc);
 }
 
 struct recv_goal {
@@ -320,17 +319,23 @@ struct recv_goal {
 	uint64_t want, ping;
 };
 
-static bool got_recvs(struct rt_cm *cm, void *arg)
+static bool got_recvs(const struct rt_cm *cm, const void *arg)
 {
-	struct recv_goal *g = arg;
+	const struct recv_goal *g = arg;
 
 	(void)cm;
-	if (g->c->recvs_done >= g->want)
-		return true;
-	if (g->c->state == RT_CONN_DISCONNECTED)
+	return rt_conn_count(g->c, RT_COUNT_RECVS) >= g->want;
+}
+
+/* A server that disconnects mid-ping ends the wait at once. */
+static void fail_if_server_left(struct rt_cm *cm, void *arg)
+{
+	const struct recv_goal *g = arg;
+
+	(void)cm;
+	if (rt_conn_state(g->c) == RT_CONN_DISCONNECTED && !got_recvs(cm, g))
 		rt_conn_fail(g->c, RT_EXIT_FAIL, "%s disconnected during ping %llu",
-			     g->c->peer, (unsigned long long)g->ping);
-	return false;
+			     rt_conn_peer(g->c), (unsigned long long)g->ping);
 }
 
 static int advert_and_wait(struct rping_ctx *x, struct rt_conn *c,
@@ -338,18 +343,17 @@ static int advert_and_wait(struct rping_ctx *x, struct rt_conn *c,
 {
 	struct rping_advert a = { (uintptr_t)b->addr, b->mr->rkey, (uint32_t)x->cfg->size };
 	struct recv_goal g = { c, want, n };
-	struct rt_wait w = { .done = got_recvs, .arg = &g,
-			     .timeout_ms = x->run->common.timeout_ms,
+	struct rt_wait w = { .done = got_recvs, .step = fail_if_server_left, .arg = &g,
 			     .what = "the server's go-ahead" };
 
 	if (send_advert(c, &a))
 		return -1;
-	return rt_cm_run(&x->cm, &w);
+	return rt_cm_run(x->cm, &w);
 }
 
 static int check_echo(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
 {
-	struct rping_conn *r = c->priv;
+	struct rping_conn *r = rt_conn_data(c);
 	size_t size = (size_t)x->cfg->size;
 
 	for (size_t i = 0; x->cfg->validate && i < size; i++)
@@ -365,7 +369,7 @@ static int check_echo(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
 
 static int ping(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
 {
-	struct rping_conn *r = c->priv;
+	struct rping_conn *r = rt_conn_data(c);
 	uint64_t t0 = rt_now_ns();
 	int rc;
 
@@ -386,14 +390,14 @@ static int ping(struct rping_ctx *x, struct rt_conn *c, uint64_t n)
  * later requests are turned away. */
 static bool extra_client(struct rping_ctx *x, struct rt_conn *c)
 {
-	return c->passive && !x->cfg->persistent && c->index > 1;
+	return rt_conn_passive(c) && !x->cfg->persistent && rt_conn_index(c) > 1;
 }
 
 static int server_setup(struct rt_conn *c)
 {
-	if (extra_client(ctx_of(c), c))
+	if (extra_client(rt_conn_applet(c), c))
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: rejected: already serving "
-				    "a client (use -P to serve many)", c->peer);
+				    "a client (use -P to serve many)", rt_conn_peer(c));
 	return setup(c);
 }
 
@@ -402,14 +406,15 @@ static int server_setup(struct rt_conn *c)
  * failure ends the run, whatever state the connection was in. */
 static bool keep_serving(struct rt_conn *c)
 {
-	struct rping_ctx *x = ctx_of(c);
+	struct rping_ctx *x = rt_conn_applet(c);
 
-	if (c->passive && (x->cfg->persistent || extra_client(x, c))) {
+	if (!rt_conn_passive(c))
+		return false;
+	if (x->cfg->persistent || extra_client(x, c)) {
 		x->failed_clients++;
 		return true;
 	}
-	if (c->passive)
-		x->client_left = true;
+	x->client_left = true;
 	return false;
 }
 
@@ -417,17 +422,17 @@ static bool keep_serving(struct rt_conn *c)
  * disconnecting before that many pings is a failure, not a pass. */
 static void peer_left(struct rt_conn *c)
 {
-	struct rping_ctx *x = ctx_of(c);
-	const struct rping_conn *r = c->priv;
+	struct rping_ctx *x = rt_conn_applet(c);
+	const struct rping_conn *r = rt_conn_data(c);
 	unsigned long long k = r ? r->pings : 0;
 
-	if (!c->passive || extra_client(x, c))
+	if (!rt_conn_passive(c) || extra_client(x, c))
 		return;
 	if (!x->cfg->persistent)
 		x->client_left = true;
 	if (x->cfg->count && k < (unsigned long long)x->cfg->count)
 		rt_conn_fail(c, RT_EXIT_FAIL, "%s: client left after %llu of %lld pings",
-			     c->peer, k, x->cfg->count);
+			     rt_conn_peer(c), k, x->cfg->count);
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -438,28 +443,26 @@ static const struct rt_cm_hooks hooks = {
 	.connect_response = connect_response,
 };
 
-static bool first_client(struct rt_cm *cm, void *arg)
+static bool first_client(const struct rt_cm *cm, const void *arg)
 {
 	(void)arg;
-	return ((struct rping_ctx *)cm->applet)->clients > 0;
+	return ((const struct rping_ctx *)rt_cm_applet(cm))->clients > 0;
 }
 
 /* Each round: a client silent past --timeout fails, and finished
  * connections (served, failed, turned away) are released at once. */
 static void serving_step(struct rt_cm *cm, void *arg)
 {
-	struct rping_ctx *x = cm->applet;
-
 	(void)arg;
-	rt_cm_fail_idle(cm, x->run->common.timeout_ms);
+	rt_cm_fail_idle(cm);
 	rt_cm_release_finished(cm);
 }
 
 /* Single-client server: done once its client left, disconnected or
  * failed (the hooks note it). Persistent: never done. */
-static bool serving_done(struct rt_cm *cm, void *arg)
+static bool serving_done(const struct rt_cm *cm, const void *arg)
 {
-	const struct rping_ctx *x = cm->applet;
+	const struct rping_ctx *x = rt_cm_applet(cm);
 
 	(void)arg;
 	return !x->cfg->persistent && x->client_left;
@@ -477,12 +480,14 @@ static int resolve(struct rping_ctx *x, bool passive, struct rdma_addrinfo **ai)
 }
 
 /* Still connected: established, or our DREQ not yet answered. */
-static bool wound_down(struct rt_cm *cm, void *arg)
+static bool wound_down(const struct rt_cm *cm, const void *arg)
 {
+	const struct rt_conn *c;
+
 	(void)arg;
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (cm->conns[i]->state == RT_CONN_ESTABLISHED ||
-		    cm->conns[i]->state == RT_CONN_DISCONNECTING)
+	rt_cm_each(cm, c)
+		if (rt_conn_state(c) == RT_CONN_ESTABLISHED ||
+		    rt_conn_state(c) == RT_CONN_DISCONNECTING)
 			return false;
 	return true;
 }
@@ -491,15 +496,15 @@ static bool wound_down(struct rt_cm *cm, void *arg)
  * --timeout; a persistent server fails if any client failed before. */
 static int server_wind_down(struct rping_ctx *x)
 {
-	struct rt_wait w = { .done = wound_down, .what = "the clients' disconnects",
-			     .timeout_ms = x->run->common.timeout_ms };
+	struct rt_wait w = { .done = wound_down, .what = "the clients' disconnects" };
+	struct rt_conn *c;
 
 	rt_interrupt_wind_down(&x->run->err);
 	rt_error_phase(&x->run->err, "disconnect");
-	for (size_t i = 0; i < x->cm.nconns; i++)
-		if (x->cm.conns[i]->state == RT_CONN_ESTABLISHED)
-			rt_conn_disconnect(x->cm.conns[i]);
-	if (rt_cm_run(&x->cm, &w))
+	rt_cm_each(x->cm, c)
+		if (rt_conn_state(c) == RT_CONN_ESTABLISHED)
+			rt_conn_disconnect(c);
+	if (rt_cm_run(x->cm, &w))
 		return -1;
 	if (x->cfg->persistent && x->failed_clients)
 		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%llu of %llu clients "
@@ -511,46 +516,43 @@ static int server_wind_down(struct rping_ctx *x)
 static int run_server(struct rping_ctx *x)
 {
 	struct rt_wait first = { .done = first_client, .what = "a first client",
-				 .timeout_ms = x->run->common.accept_timeout_ms
-						       ? x->run->common.accept_timeout_ms : -1 };
+				 .timeout_ms = rt_run_accept_bound(x->run) };
 	struct rt_wait serve = { .done = serving_done, .step = serving_step,
-				 .timeout_ms = -1, .tick_ms = 250, .what = "clients" };
+				 .timeout_ms = RT_WAIT_UNBOUNDED, .tick_ms = 250, .what = "clients" };
 	struct rdma_addrinfo *ai;
 	int rc;
 
 	if (resolve(x, true, &ai))
 		return -1;
-	rc = rt_cm_listen(&x->cm, ai->ai_src_addr);
+	rc = rt_cm_listen(x->cm, ai->ai_src_addr);
 	rdma_freeaddrinfo(ai);
 	rt_error_phase(&x->run->err, "accept");
 	if (!rc)
-		rc = rt_cm_run(&x->cm, &first);
+		rc = rt_cm_run(x->cm, &first);
 	if (!rc) {
 		rt_error_phase(&x->run->err, "transfer");
-		rc = rt_cm_run(&x->cm, &serve);
+		rc = rt_cm_run(x->cm, &serve);
 	}
 	return rc == RT_INTERRUPTED ? server_wind_down(x) : rc;
 }
 
 static int client_disconnect(struct rping_ctx *x, struct rt_conn *c)
 {
-	struct rt_wait w = { .done = rt_cm_all_closed, .what = "the disconnect",
-			     .timeout_ms = x->run->common.timeout_ms };
+	struct rt_wait w = { .done = rt_cm_all_closed, .what = "the disconnect" };
 	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
 
 	rt_error_phase(&x->run->err, "disconnect");
 	if (x->cfg->self_qp)
-		ibv_modify_qp(c->res.qp, &err, IBV_QP_STATE); /* as upstream -q */
+		ibv_modify_qp(rt_conn_res(c)->qp, &err, IBV_QP_STATE); /* as upstream -q */
 	if (rt_conn_disconnect(c))
 		return -1;
-	return rt_cm_run(&x->cm, &w);
+	return rt_cm_run(x->cm, &w);
 }
 
 static int run_client(struct rping_ctx *x)
 {
 	unsigned one = 1;
 	struct rt_wait up = { .done = rt_cm_all_established, .arg = &one,
-			      .timeout_ms = x->run->common.timeout_ms,
 			      .what = "the connection" };
 	struct rdma_addrinfo *ai;
 	struct rt_conn *c;
@@ -558,10 +560,10 @@ static int run_client(struct rping_ctx *x)
 
 	if (resolve(x, false, &ai))
 		return -1;
-	c = rt_cm_connect(&x->cm, ai->ai_src_addr, ai->ai_dst_addr);
+	c = rt_cm_connect(x->cm, ai->ai_src_addr, ai->ai_dst_addr);
 	rdma_freeaddrinfo(ai);
 	rt_error_phase(&x->run->err, "connect");
-	if (!c || rt_cm_run(&x->cm, &up))
+	if (!c || rt_cm_run(x->cm, &up))
 		return -1;
 	rt_error_phase(&x->run->err, "transfer");
 	for (uint64_t n = 0; !rc && (!x->cfg->count || n < (uint64_t)x->cfg->count); n++)
@@ -611,6 +613,8 @@ static int rping_main(struct rt_run *run, void *cfgp)
 		.accept_rnr_retry = 6,
 		.conn = { .responder_resources = 1, .initiator_depth = 1,
 			  .retry_count = 7, .rnr_retry_count = 6 },
+		.timeout_ms = run->common.timeout_ms,
+		.wait_server_ms = run->common.wait_server_ms,
 	};
 	bool server = cfg->server;
 	int rc;
@@ -620,14 +624,15 @@ static int rping_main(struct rt_run *run, void *cfgp)
 			       "or -c (client) is required");
 	if (cfg->debug)
 		run->log.debug = true;
-	rc = rt_cm_init(&x.cm, run, &p, &hooks, &x);
+	x.cm = rt_cm_create(&p, &hooks, &x, &run->log, &run->err);
+	rc = x.cm ? 0 : -1;
 	if (!rc)
 		rc = server ? run_server(&x) : run_client(&x);
 	if (!rc || rc == RT_INTERRUPTED || x.rtt.count || x.served)
 		report(&x, server);
 	/* -C 0 and -P end by interrupt; a client only once it pinged */
 	run->interrupt_is_end = server ? cfg->persistent : !cfg->count && x.rtt.count;
-	rt_cm_destroy(&x.cm);
+	rt_cm_destroy(x.cm);
 	return rc;
 }
 

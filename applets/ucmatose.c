@@ -42,7 +42,7 @@ struct ucmatose_cfg {
 struct ucmatose_ctx {
 	struct ucmatose_cfg *cfg;
 	struct rt_run *run;
-	struct rt_cm cm;
+	struct rt_cm *cm;
 	bool server;
 	unsigned conns;      /* connections this side expects */
 	unsigned long count; /* messages per connection, each way */
@@ -86,11 +86,6 @@ static const struct rt_opt ucmatose_opts[] = {
 	{ 0 },
 };
 
-static struct ucmatose_ctx *ctx_of(struct rt_conn *c)
-{
-	return c->cm->applet;
-}
-
 /* Receives land in their own slot with --verify, else all in one buffer
  * (payloads are opaque, as upstream). */
 static size_t slot(struct ucmatose_ctx *x, uint64_t i)
@@ -100,7 +95,7 @@ static size_t slot(struct ucmatose_ctx *x, uint64_t i)
 
 static int setup(struct rt_conn *c)
 {
-	struct ucmatose_ctx *x = ctx_of(c);
+	struct ucmatose_ctx *x = rt_conn_applet(c);
 	unsigned long n = x->count ? x->count : 1;
 	size_t bytes = (size_t)x->cfg->size * (x->cfg->verify ? n : 1);
 	struct rt_res_spec spec = {
@@ -108,33 +103,34 @@ static int setup(struct rt_conn *c)
 		.recv_depth = (uint32_t)n, .sig_all = true,
 	};
 	struct ucmatose_conn *u = rt_conn_priv(c, sizeof(*u));
+	struct rt_res *res = rt_conn_res(c);
 
-	if (x->server && c->index > x->conns) /* index 0 is the listener */
+	if (x->server && rt_conn_index(c) > x->conns) /* index 0 is the listener */
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request "
-				    "beyond -c %u: rejected", c->peer, x->conns);
+				    "beyond -c %u: rejected", rt_conn_peer(c), x->conns);
 	if (rt_conn_setup_res(c, &spec))
 		return -1;
-	u->recv = rt_res_buf(&c->res, bytes, IBV_ACCESS_LOCAL_WRITE, &c->err);
-	u->send = u->recv ? rt_res_buf(&c->res, bytes, IBV_ACCESS_LOCAL_WRITE, &c->err) : NULL;
+	u->recv = rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
+	u->send = u->recv ? rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
 	if (!u->send)
-		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
+		return rt_conn_fail_recorded(c);
 	for (unsigned long i = 0; i < x->count; i++)
-		if (rt_post_recv(&c->res, u->recv, slot(x, i), (size_t)x->cfg->size, i, &c->err))
-			return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+		if (rt_post_recv(res, u->recv, slot(x, i), (size_t)x->cfg->size, i, rt_conn_err(c)))
+			return rt_conn_fail_recorded(c);
 	return 0;
 }
 
 static int check_message(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	struct ucmatose_ctx *x = ctx_of(c);
-	struct ucmatose_conn *u = c->priv;
+	struct ucmatose_ctx *x = rt_conn_applet(c);
+	struct ucmatose_conn *u = rt_conn_data(c);
 	uint64_t seq = RT_WR_N(wc->wr_id);
 	size_t bad = 0;
 	enum rt_msg_status st;
 
 	if (wc->byte_len != (uint32_t)x->cfg->size)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message %llu has %u bytes, "
-				    "expected %lld (does the peer's -S match?)", c->peer,
+				    "expected %lld (does the peer's -S match?)", rt_conn_peer(c),
 				    (unsigned long long)seq, wc->byte_len, x->cfg->size);
 	if (!x->cfg->verify)
 		return 0;
@@ -142,7 +138,7 @@ static int check_message(struct rt_conn *c, const struct ibv_wc *wc)
 			      x->server ? SENDER_CLIENT : SENDER_SERVER, seq, &bad);
 	if (st != RT_MSG_OK)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message %llu: %s at byte %zu "
-				    "(is the peer rdmatest with --verify?)", c->peer,
+				    "(is the peer rdmatest with --verify?)", rt_conn_peer(c),
 				    (unsigned long long)seq, rt_msg_status_str(st), bad);
 	return 0;
 }
@@ -156,59 +152,79 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 
 static int send_all(struct ucmatose_ctx *x, struct rt_conn *c)
 {
-	struct ucmatose_conn *u = c->priv;
+	struct ucmatose_conn *u = rt_conn_data(c);
 	size_t size = (size_t)x->cfg->size;
 
 	for (unsigned long i = 0; i < x->count; i++) {
 		if (x->cfg->verify)
 			rt_msg_fill(u->send->addr + slot(x, i), size,
 				    x->server ? SENDER_SERVER : SENDER_CLIENT, i);
-		if (rt_post_send(&c->res, u->send, slot(x, i), size, i, true, &c->err))
-			return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+		if (rt_post_send(rt_conn_res(c), u->send, slot(x, i), size, i, true,
+				 rt_conn_err(c)))
+			return rt_conn_fail_recorded(c);
 	}
 	return 0;
 }
 
-static bool is_data_conn(struct rt_cm *cm, struct rt_conn *c)
+/* Not yet set up, or turned away: no messages to count. */
+static bool is_data_conn(const struct rt_conn *c)
 {
-	return c != cm->listener && c->state != RT_CONN_FAILED && c->priv;
+	return rt_conn_state(c) != RT_CONN_FAILED && rt_conn_data(c);
 }
 
-/* Waits end early when a peer disconnects before finishing. */
-static bool counted(struct rt_cm *cm, bool recvs)
+static bool counted(const struct rt_cm *cm, enum rt_counter which)
 {
-	struct ucmatose_ctx *x = cm->applet;
-	bool all = true;
+	const struct ucmatose_ctx *x = rt_cm_applet(cm);
+	const struct rt_conn *c;
 
-	for (size_t i = 0; i < cm->nconns; i++) {
-		struct rt_conn *c = cm->conns[i];
-		uint64_t n = recvs ? c->recvs_done : c->sends_done;
+	rt_cm_each(cm, c)
+		if (is_data_conn(c) && rt_conn_count(c, which) < x->count)
+			return false;
+	return true;
+}
 
-		if (!is_data_conn(cm, c) || n >= x->count)
-			continue;
-		all = false;
-		if (c->state == RT_CONN_DISCONNECTED)
+static bool recvs_done(const struct rt_cm *cm, const void *arg)
+{
+	(void)arg;
+	return counted(cm, RT_COUNT_RECVS);
+}
+
+static bool sends_done(const struct rt_cm *cm, const void *arg)
+{
+	(void)arg;
+	return counted(cm, RT_COUNT_SENDS);
+}
+
+/* A peer that disconnects before finishing ends the wait at once. */
+static void fail_early_leavers(struct rt_cm *cm, void *counter)
+{
+	const struct ucmatose_ctx *x = rt_cm_applet(cm);
+	enum rt_counter which = *(const enum rt_counter *)counter;
+	struct rt_conn *c;
+
+	rt_cm_each(cm, c) {
+		uint64_t n = rt_conn_count(c, which);
+
+		if (is_data_conn(c) && n < x->count &&
+		    rt_conn_state(c) == RT_CONN_DISCONNECTED)
 			rt_conn_fail(c, RT_EXIT_FAIL, "%s disconnected after %llu of %lu "
-				     "messages (does its -C match?)", c->peer,
+				     "messages (does its -C match?)", rt_conn_peer(c),
 				     (unsigned long long)n, x->count);
 	}
-	return all;
 }
 
-static bool recvs_done(struct rt_cm *cm, void *arg) { (void)arg; return counted(cm, true); }
-static bool sends_done(struct rt_cm *cm, void *arg) { (void)arg; return counted(cm, false); }
-
-static void data_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
+static void data_progress(const struct rt_cm *cm, const void *arg, char *buf, size_t len)
 {
-	struct ucmatose_ctx *x = cm->applet;
+	const struct ucmatose_ctx *x = rt_cm_applet(cm);
+	const struct rt_conn *c;
 	uint64_t got = 0, sent = 0;
 	unsigned n = 0;
 
 	(void)arg;
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (is_data_conn(cm, cm->conns[i])) {
-			got += cm->conns[i]->recvs_done;
-			sent += cm->conns[i]->sends_done;
+	rt_cm_each(cm, c)
+		if (is_data_conn(c)) {
+			got += rt_conn_count(c, RT_COUNT_RECVS);
+			sent += rt_conn_count(c, RT_COUNT_SENDS);
 			n++;
 		}
 	snprintf(buf, len, "%u connections: received %llu and sent %llu of %llu "
@@ -217,39 +233,46 @@ static void data_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
 		 (unsigned long long)x->count * n);
 }
 
-static int wait_for(struct ucmatose_ctx *x, bool (*done)(struct rt_cm *, void *),
-		    const char *what)
+static int wait_for(struct ucmatose_ctx *x, enum rt_counter which, const char *what)
 {
-	struct rt_wait w = { .done = done, .timeout_ms = x->run->common.timeout_ms,
+	struct rt_wait w = { .done = which == RT_COUNT_RECVS ? recvs_done : sends_done,
+			     .step = fail_early_leavers, .arg = &which,
 			     .what = what, .progress = data_progress };
 
-	return rt_cm_run(&x->cm, &w);
+	return rt_cm_run(x->cm, &w);
+}
+
+static int send_to_all(struct ucmatose_ctx *x)
+{
+	struct rt_conn *c;
+
+	rt_cm_each(x->cm, c)
+		if (is_data_conn(c) && send_all(x, c))
+			return -1;
+	return 0;
 }
 
 static int exchange(struct ucmatose_ctx *x)
 {
 	const struct rt_log *log = &x->run->log;
-	struct rt_cm *cm = &x->cm;
 
 	rt_error_phase(&x->run->err, "transfer");
 	if (x->server) {
 		rt_say(log, "initiating data transfers");
-		for (size_t i = 0; i < cm->nconns; i++)
-			if (is_data_conn(cm, cm->conns[i]) && send_all(x, cm->conns[i]))
-				return -1;
+		if (send_to_all(x))
+			return -1;
 		rt_say(log, "completing sends");
-		if (wait_for(x, sends_done, "send completions"))
+		if (wait_for(x, RT_COUNT_SENDS, "send completions"))
 			return -1;
 	}
 	rt_say(log, "receiving data transfers");
-	if (wait_for(x, recvs_done, "the peer's messages"))
+	if (wait_for(x, RT_COUNT_RECVS, "the peer's messages"))
 		return -1;
 	if (!x->server) {
 		rt_say(log, "sending replies");
-		for (size_t i = 0; i < cm->nconns; i++)
-			if (is_data_conn(cm, cm->conns[i]) && send_all(x, cm->conns[i]))
-				return -1;
-		if (wait_for(x, sends_done, "reply completions"))
+		if (send_to_all(x))
+			return -1;
+		if (wait_for(x, RT_COUNT_SENDS, "reply completions"))
 			return -1;
 	}
 	rt_say(log, "data transfers complete");
@@ -258,9 +281,9 @@ static int exchange(struct ucmatose_ctx *x)
 
 static bool extra_request_only(struct rt_conn *c)
 {
-	struct ucmatose_ctx *x = ctx_of(c);
+	struct ucmatose_ctx *x = rt_conn_applet(c);
 
-	return x->server && c->passive && c->index > x->conns;
+	return x->server && rt_conn_passive(c) && rt_conn_index(c) > x->conns;
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -269,10 +292,10 @@ static const struct rt_cm_hooks hooks = {
 	.failed = extra_request_only,
 };
 
-static bool children_arrived(struct rt_cm *cm, void *arg)
+static bool children_arrived(const struct rt_cm *cm, const void *arg)
 {
 	(void)arg;
-	return cm->nconns > 1; /* the listener plus at least one request */
+	return rt_cm_count(cm) > 0;
 }
 
 static int connect_all(struct ucmatose_ctx *x)
@@ -291,17 +314,18 @@ static int connect_all(struct ucmatose_ctx *x)
 	if (rt_addr_resolve(&q, &ai, &x->run->err))
 		return -1;
 	if (x->server)
-		rc = rt_cm_listen(&x->cm, ai->ai_src_addr);
+		rc = rt_cm_listen(x->cm, ai->ai_src_addr);
 	else
 		for (unsigned i = 0; i < x->conns && !rc; i++)
-			rc = rt_cm_connect(&x->cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
+			rc = rt_cm_connect(x->cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
 	rdma_freeaddrinfo(ai);
 	return rc;
 }
 
-static void connect_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
+static void connect_progress(const struct rt_cm *cm, const void *arg, char *buf,
+			     size_t len)
 {
-	struct ucmatose_ctx *x = cm->applet;
+	const struct ucmatose_ctx *x = rt_cm_applet(cm);
 	char census[120];
 
 	(void)arg;
@@ -312,18 +336,16 @@ static void connect_progress(struct rt_cm *cm, void *arg, char *buf, size_t len)
 static int wait_established(struct ucmatose_ctx *x)
 {
 	struct rt_wait first = { .done = children_arrived,
-				 .timeout_ms = x->run->common.accept_timeout_ms
-						       ? x->run->common.accept_timeout_ms : -1,
+				 .timeout_ms = rt_run_accept_bound(x->run),
 				 .what = "a first client" };
 	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->conns,
-			       .timeout_ms = x->run->common.timeout_ms,
 			       .what = "all connections to be established",
 			       .progress = connect_progress };
 
 	rt_error_phase(&x->run->err, "connect");
-	if (x->server && x->conns && rt_cm_run(&x->cm, &first))
+	if (x->server && x->conns && rt_cm_run(x->cm, &first))
 		return -1;
-	if (rt_cm_run(&x->cm, &all))
+	if (rt_cm_run(x->cm, &all))
 		return -1;
 	x->t_established = rt_now_ns();
 	return 0;
@@ -332,23 +354,24 @@ static int wait_established(struct ucmatose_ctx *x)
 static int disconnect_all(struct ucmatose_ctx *x)
 {
 	struct rt_wait w = { .done = rt_cm_all_closed,
-			     .timeout_ms = x->run->common.timeout_ms,
 			     .what = x->server ? "the clients to disconnect"
 					       : "the server to disconnect" };
 
 	if (x->cfg->migrate) {
 		rt_say(&x->run->log, "migrating to new event channel");
-		if (rt_cm_migrate(&x->cm))
+		if (rt_cm_migrate(x->cm))
 			return -1;
 	}
 	rt_error_phase(&x->run->err, "disconnect");
 	if (x->server) {
+		struct rt_conn *c;
+
 		rt_say(&x->run->log, "cmatose: disconnecting");
-		for (size_t i = 0; i < x->cm.nconns; i++)
-			if (is_data_conn(&x->cm, x->cm.conns[i]))
-				rt_conn_disconnect(x->cm.conns[i]);
+		rt_cm_each(x->cm, c)
+			if (is_data_conn(c))
+				rt_conn_disconnect(c);
 	}
-	if (rt_cm_run(&x->cm, &w))
+	if (rt_cm_run(x->cm, &w))
 		return -1;
 	if (x->server)
 		rt_say(&x->run->log, "disconnected");
@@ -359,19 +382,20 @@ static void report(struct ucmatose_ctx *x)
 {
 	struct rt_json *j = &x->run->results;
 	struct rt_steps steps;
+	const struct rt_conn *c;
 	uint64_t bytes = 0, msgs = 0;
 	double data_s = (double)(x->t_data_done - x->t_established) / 1e9;
 
 	rt_steps_init(&steps, rt_step_names, RT_STEP_COUNT);
-	for (size_t i = 0; i < x->cm.nconns; i++) {
-		struct rt_conn *c = x->cm.conns[i];
+	rt_cm_each(x->cm, c) {
+		const uint64_t *ns = rt_conn_step_ns(c);
 
-		if (!is_data_conn(&x->cm, c))
+		if (!is_data_conn(c))
 			continue;
 		for (int s = 0; s < RT_STEP_COUNT; s++)
-			if (c->step_ns[s])
-				rt_steps_add(&steps, (size_t)s, c->step_ns[s]);
-		msgs += c->recvs_done + c->sends_done;
+			if (ns[s])
+				rt_steps_add(&steps, (size_t)s, ns[s]);
+		msgs += rt_conn_count(c, RT_COUNT_RECVS) + rt_conn_count(c, RT_COUNT_SENDS);
 	}
 	bytes = msgs * (uint64_t)x->cfg->size;
 	if (x->cfg->timing)
@@ -397,6 +421,8 @@ static int run_test(struct ucmatose_ctx *x)
 		 * when a receive is missing, instead of retrying forever */
 		.conn = { .responder_resources = 1, .initiator_depth = 1,
 			  .retry_count = 5, .rnr_retry_count = 0 },
+		.timeout_ms = x->run->common.timeout_ms,
+		.wait_server_ms = x->run->common.wait_server_ms,
 	};
 
 	if (rt_opt_was_given(&x->run->tabs[0], "tos") && !x->server)
@@ -404,7 +430,8 @@ static int run_test(struct ucmatose_ctx *x)
 	if (rt_opt_was_given(&x->run->tabs[0], "ack-timeout"))
 		p.ack_timeout = (int)x->cfg->ack_timeout;
 	rt_say(&x->run->log, "cmatose: starting %s", x->server ? "server" : "client");
-	if (rt_cm_init(&x->cm, x->run, &p, &hooks, x) || connect_all(x))
+	x->cm = rt_cm_create(&p, &hooks, x, &x->run->log, &x->run->err);
+	if (!x->cm || connect_all(x))
 		return -1;
 	if (!x->server)
 		rt_say(&x->run->log, "cmatose: connecting");
@@ -435,7 +462,7 @@ static int ucmatose_main(struct rt_run *run, void *cfgp)
 	if (cfg->conns == 0) /* as upstream: nothing to do */
 		return 0;
 	rc = run_test(&x);
-	rt_cm_destroy(&x.cm);
+	rt_cm_destroy(x.cm);
 	return rc;
 }
 

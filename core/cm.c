@@ -9,19 +9,15 @@
 #include <string.h>
 
 #include "rdmatest/addr.h"
-#include "rdmatest/cm.h"
+#include "cm_priv.h"
 #include "rdmatest/util.h"
-
-const char *const rt_step_names[RT_STEP_COUNT] = {
-	"resolve addr", "resolve route", "create qp", "connect", "disconnect",
-};
 
 /* Resolution gives up a little before the wait that covers it, so an
  * unanswered ARP ends as an ADDR_ERROR that names the cause, not as a
  * bare timeout. */
 static int resolve_ms(const struct rt_cm *cm)
 {
-	long long ms = cm->run->common.timeout_ms;
+	long long ms = cm->params.timeout_ms;
 
 	if (ms <= 0 || ms >= 0x7fffffff)
 		return 10000;
@@ -59,6 +55,12 @@ int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)
 	return rc;
 }
 
+int rt_conn_fail_recorded(struct rt_conn *c)
+{
+	return rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
+			    c->err.set ? c->err.reason : "failed (no cause recorded)");
+}
+
 static int conn_fail_errno(struct rt_conn *c, int exit_code, int e,
 			   const char *call)
 {
@@ -87,6 +89,7 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		cm->conns = rt_xrealloc(cm->conns, cm->conns_cap * sizeof(*cm->conns));
 	}
+	c->slot = cm->nconns;
 	cm->conns[cm->nconns++] = c;
 	id->context = c;
 	return c;
@@ -113,25 +116,31 @@ static int check_devices(struct rt_error *err)
 	return 0;
 }
 
-int rt_cm_init(struct rt_cm *cm, struct rt_run *run,
-	       const struct rt_cm_params *params,
-	       const struct rt_cm_hooks *hooks, void *applet)
+struct rt_cm *rt_cm_create(const struct rt_cm_params *params,
+			   const struct rt_cm_hooks *hooks, void *applet,
+			   struct rt_log *log, struct rt_error *err)
 {
-	memset(cm, 0, sizeof(*cm));
-	cm->run = run;
+	struct rt_cm *cm;
+
+	rt_error_phase(err, "setup");
+	if (check_devices(err))
+		return NULL;
+	cm = rt_xcalloc(1, sizeof(*cm));
+	cm->log = log;
+	cm->err = err;
 	cm->params = *params;
 	cm->hooks = hooks;
 	cm->applet = applet;
-	rt_error_phase(&run->err, "setup");
-	if (check_devices(&run->err))
-		return -1;
 	cm->ch = rdma_create_event_channel();
 	if (!cm->ch)
-		return rt_fail_errno(&run->err, RT_EXIT_ENV, errno,
-				     "rdma_create_event_channel (is rdma_ucm loaded?)");
-	if (set_nonblocking(cm->ch->fd))
-		return rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "fcntl");
-	return 0;
+		rt_fail_errno(err, RT_EXIT_ENV, errno,
+			      "rdma_create_event_channel (is rdma_ucm loaded?)");
+	else if (set_nonblocking(cm->ch->fd))
+		rt_fail_errno(err, RT_EXIT_FAIL, errno, "fcntl");
+	else
+		return cm;
+	rt_cm_destroy(cm);
+	return NULL;
 }
 
 /* Undoes a half-opened device, keeping the errno that made it fail. */
@@ -203,8 +212,7 @@ int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
 	if (check_limits(c, d, spec))
 		return -1;
 	return rt_res_create(&c->res, c->id, d->pd, d->channel, c, spec, &c->err)
-		       ? rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason)
-		       : 0;
+		       ? rt_conn_fail_recorded(c) : 0;
 }
 
 static size_t sockaddr_len(const struct sockaddr *sa)
@@ -261,7 +269,7 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 	struct rt_conn *c;
 
 	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps)) {
-		rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+		rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "rdma_create_id");
 		return NULL;
 	}
 	c = conn_new(cm, id, false);
@@ -290,10 +298,10 @@ static int bind_fail(struct rt_cm *cm, int e, const char *addr)
 	char ports[256];
 
 	if (e == EADDRNOTAVAIL || e == ENODEV)
-		return rt_fail(&cm->run->err, RT_EXIT_ENV, "rdma_bind_addr %s: %s (no "
+		return rt_fail(cm->err, RT_EXIT_ENV, "rdma_bind_addr %s: %s (no "
 			       "RDMA device owns this address; RDMA ports with IP: %s)",
 			       addr, strerror(e), rt_rdma_netdevs("/sys", ports, sizeof(ports)));
-	return rt_fail(&cm->run->err, RT_EXIT_FAIL, "rdma_bind_addr %s: %s%s", addr,
+	return rt_fail(cm->err, RT_EXIT_FAIL, "rdma_bind_addr %s: %s%s", addr,
 		       strerror(e), e == EADDRINUSE ? " (another server holds this port)" : "");
 }
 
@@ -302,16 +310,16 @@ int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)
 	struct rdma_cm_id *id;
 	struct rt_conn *c;
 
-	rt_error_phase(&cm->run->err, "listen");
+	rt_error_phase(cm->err, "listen");
 	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps))
-		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "rdma_create_id");
 	c = conn_new(cm, id, false);
 	rt_addr_str(addr, c->peer, sizeof(c->peer));
 	cm->listener = c;
 	if (rdma_bind_addr(id, addr))
 		return bind_fail(cm, errno, c->peer);
 	if (rdma_listen(id, cm->params.backlog))
-		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 				     "rdma_listen %s", c->peer);
 	c->state = RT_CONN_LISTENING;
 	return 0;
@@ -323,7 +331,7 @@ struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
 	struct rt_conn *c;
 
 	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps)) {
-		rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+		rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "rdma_create_id");
 		return NULL;
 	}
 	c = conn_new(cm, id, false);
@@ -366,7 +374,7 @@ static int set_u8_option(struct rt_conn *c, int name, int value,
 
 	if (value < 0)
 		return 0;
-	rt_dbg(&c->cm->run->log, "%s: set %s %u", c->peer, what, v);
+	rt_dbg(c->cm->log, "%s: set %s %u", c->peer, what, v);
 	if (rdma_set_option(c->id, RDMA_OPTION_ID, name, &v, sizeof(v)))
 		return rt_conn_fail(c, RT_EXIT_FAIL, "setting %s on %s: %s", what,
 				    c->peer, strerror(errno));
@@ -487,7 +495,7 @@ static bool server_not_up(const struct rdma_cm_event *ev)
 static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
 {
 	struct rt_cm *cm = c->cm;
-	long long bound = cm->run->common.wait_server_ms;
+	long long bound = cm->params.wait_server_ms;
 	uint64_t now = rt_now_ns();
 	struct rdma_cm_id *id;
 
@@ -495,7 +503,7 @@ static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
 	    now - c->first_try >= (uint64_t)bound * 1000000u ||
 	    rdma_create_id(cm->ch, &id, c, cm->params.ps))
 		return false;
-	rt_dbg(&cm->run->log, "%s: %s (%s); retrying", c->peer,
+	rt_dbg(cm->log, "%s: %s (%s); retrying", c->peer,
 	       rdma_event_str(ev->event), rt_cm_explain(ev->event, ev->status));
 	rt_res_destroy(&c->res);
 	rdma_destroy_id(c->id);
@@ -558,7 +566,7 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 
 	if (c)
 		c->last_progress = rt_now_ns();
-	rt_dbg(&cm->run->log, "event %s status %d on %s",
+	rt_dbg(cm->log, "event %s status %d on %s",
 	       rdma_event_str(ev->event), ev->status, c ? c->peer : "new id");
 	if (!c && ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return; /* an id with no connection: nothing to move on */
@@ -590,7 +598,7 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 		on_join(c, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		rt_warn(&cm->run->log, "%s: address change event", c->peer);
+		rt_warn(cm->log, "%s: address change event", c->peer);
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		break;
@@ -604,7 +612,7 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 		on_error_event(c, ev);
 		break;
 	default:
-		rt_dbg(&cm->run->log, "ignoring event %s", rdma_event_str(ev->event));
+		rt_dbg(cm->log, "ignoring event %s", rdma_event_str(ev->event));
 	}
 }
 
@@ -623,10 +631,13 @@ int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state)
 	return 0;
 }
 
-void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms)
+void rt_cm_fail_idle(struct rt_cm *cm)
 {
+	long long timeout_ms = cm->params.timeout_ms;
 	uint64_t now = rt_now_ns();
 
+	if (timeout_ms <= 0)
+		return;
 	for (size_t i = 0; i < cm->nconns; i++) {
 		struct rt_conn *c = cm->conns[i];
 
@@ -650,14 +661,17 @@ static void conn_free(struct rt_conn *c)
 	free(c);
 }
 
+/* The rest move up one place, so iteration stays in creation order. */
 void rt_cm_release(struct rt_cm *cm, struct rt_conn *c)
 {
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (cm->conns[i] == c) {
-			cm->conns[i] = cm->conns[--cm->nconns];
-			conn_free(c);
-			return;
-		}
+	if (c->slot >= cm->nconns || cm->conns[c->slot] != c)
+		return;
+	for (size_t i = c->slot + 1; i < cm->nconns; i++) {
+		cm->conns[i - 1] = cm->conns[i];
+		cm->conns[i - 1]->slot = i - 1;
+	}
+	cm->nconns--;
+	conn_free(c);
 }
 
 void rt_cm_release_finished(struct rt_cm *cm)
@@ -673,6 +687,8 @@ void rt_cm_release_finished(struct rt_cm *cm)
 
 void rt_cm_destroy(struct rt_cm *cm)
 {
+	if (!cm)
+		return;
 	for (size_t i = 0; i < cm->nconns; i++)
 		conn_free(cm->conns[i]);
 	free(cm->conns);
@@ -684,5 +700,5 @@ void rt_cm_destroy(struct rt_cm *cm)
 	}
 	if (cm->ch)
 		rdma_destroy_event_channel(cm->ch);
-	memset(cm, 0, sizeof(*cm));
+	free(cm);
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdmatest/cm.h"
+#include "cm_priv.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
@@ -24,7 +24,7 @@ static int next_event(struct rt_cm *cm, struct rdma_cm_event *copy,
 
 	if (rdma_get_cm_event(cm->ch, &ev))
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
-		       rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+		       rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 				     "rdma_get_cm_event");
 	*copy = *ev;
 	if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN ||
@@ -52,7 +52,7 @@ static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 		/* the QP went to error: a disconnect or an earlier failed
 		 * completion, each reported on its own */
-		rt_dbg(&c->cm->run->log, "%s: flushed %s", c->peer,
+		rt_dbg(c->cm->log, "%s: flushed %s", c->peer,
 		       rt_wr_kind_str(RT_WR_KIND(wc->wr_id)));
 		return;
 	}
@@ -60,7 +60,7 @@ static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 		if (c->state == RT_CONN_FAILED)
 			return;
 		rt_wc_fail(wc, c->peer, &c->err);
-		rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+		rt_conn_fail_recorded(c);
 		return;
 	}
 	switch (RT_WR_KIND(wc->wr_id)) {
@@ -94,7 +94,7 @@ static int poll_cq(struct rt_cm *cm, struct rt_conn *c, int *budget)
 			break;
 		}
 		if ((n = ibv_poll_cq(c->res.cq, want, wc)) < 0)
-			return rt_fail(&cm->run->err, RT_EXIT_FAIL, "ibv_poll_cq %s failed",
+			return rt_fail(cm->err, RT_EXIT_FAIL, "ibv_poll_cq %s failed",
 				       c->peer);
 		for (int i = 0; i < n; i++)
 			on_wc(c, &wc[i]);
@@ -156,14 +156,14 @@ static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch, int *bud
 		(*budget)--;
 		/* re-arm before draining, so nothing lands unnoticed */
 		if (ibv_req_notify_cq(cq, 0))
-			return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+			return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 					     "ibv_req_notify_cq");
 		if ((r = poll_cq(cm, c, budget)) < 0)
 			return -1;
 		n += r + 1;
 	}
 	if (errno != EAGAIN && errno != EWOULDBLOCK)
-		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "ibv_get_cq_event");
+		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "ibv_get_cq_event");
 	return n;
 }
 
@@ -200,14 +200,14 @@ static void report_failures(struct rt_cm *cm)
 {
 	for (size_t i = 0; cm->failures_pending && i < cm->nconns; i++) {
 		struct rt_conn *c = cm->conns[i];
-		struct rt_error *e = &cm->run->err;
+		struct rt_error *e = cm->err;
 
 		if (c->state != RT_CONN_FAILED || c->failure_reported)
 			continue;
 		c->failure_reported = true;
 		cm->failures_pending--;
 		if (cm->hooks->failed && cm->hooks->failed(c)) {
-			rt_warn(&cm->run->log, "%s", c->err.reason);
+			rt_warn(cm->log, "%s", c->err.reason);
 			continue;
 		}
 		if (!e->set) {
@@ -247,7 +247,7 @@ static int one_round(struct rt_cm *cm, int timeout)
 	n = poll(fds, (nfds_t)nfds, timeout);
 	if (n < 0)
 		return errno == EINTR ? 0 :
-		       rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno, "poll");
+		       rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "poll");
 	if (n > 0 && fds[0].revents) {
 		if ((r = drain_events(cm)) < 0)
 			return -1;
@@ -269,7 +269,7 @@ static int one_round(struct rt_cm *cm, int timeout)
 	return progress;
 }
 
-static int timed_out(struct rt_cm *cm, const struct rt_wait *w)
+static int timed_out(struct rt_cm *cm, const struct rt_wait *w, long long bound_ms)
 {
 	char how[160] = "", census[160];
 
@@ -277,11 +277,11 @@ static int timed_out(struct rt_cm *cm, const struct rt_wait *w)
 		w->progress(cm, w->arg, how, sizeof(how));
 	else
 		rt_cm_census(cm, how, sizeof(how));
-	rt_fail(&cm->run->err, RT_EXIT_TIMEOUT,
+	rt_fail(cm->err, RT_EXIT_TIMEOUT,
 		"timed out after %.3g s without progress waiting for %s (%s)",
-		w->timeout_ms / 1000.0, w->what, how);
+		bound_ms / 1000.0, w->what, how);
 	rt_cm_census(cm, census, sizeof(census));
-	rt_dbg(&cm->run->log, "at timeout: %s", census);
+	rt_dbg(cm->log, "at timeout: %s", census);
 	return -1;
 }
 
@@ -294,12 +294,21 @@ static int poll_ms(uint64_t deadline, long long tick_ms)
 	return left;
 }
 
+/* A wait's idle bound in ms, or -1 for none. */
+static long long wait_bound(const struct rt_cm *cm, const struct rt_wait *w)
+{
+	if (w->timeout_ms == RT_WAIT_STEP_BOUND)
+		return cm->params.timeout_ms > 0 ? cm->params.timeout_ms : -1;
+	return w->timeout_ms < 0 ? -1 : w->timeout_ms;
+}
+
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 {
-	uint64_t deadline = w->timeout_ms < 0 ? 0 : rt_deadline_after_ms(w->timeout_ms);
+	long long bound = wait_bound(cm, w);
+	uint64_t deadline = bound < 0 ? 0 : rt_deadline_after_ms(bound);
 	int r;
 
-	rt_log_flush(&cm->run->log);
+	rt_log_flush(cm->log);
 	for (;;) {
 		bool finished;
 
@@ -310,17 +319,17 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 		finished = w->done(cm, w->arg);
 
 		report_failures(cm);
-		if (cm->run->err.set)
+		if (cm->err->set)
 			return -1;
 		if (finished)
 			return 0;
 		if (deadline && !rt_ms_until(deadline))
-			return timed_out(cm, w);
+			return timed_out(cm, w, bound);
 		r = one_round(cm, poll_ms(deadline, w->tick_ms));
 		if (r < 0)
 			return -1;
-		if (r > 0 && w->timeout_ms >= 0)
-			deadline = rt_deadline_after_ms(w->timeout_ms);
+		if (r > 0 && bound >= 0)
+			deadline = rt_deadline_after_ms(bound);
 	}
 }
 
@@ -336,7 +345,7 @@ static int migrate_undo(struct rt_cm *cm, struct rdma_event_channel *ch,
 		back = back && !rdma_migrate_id(cm->conns[i]->id, cm->ch);
 	if (back)
 		rdma_destroy_event_channel(ch);
-	return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, e, "%s%s%s", call,
+	return rt_fail_errno(cm->err, RT_EXIT_FAIL, e, "%s%s%s", call,
 			     peer ? " " : "", peer ? peer : "");
 }
 
@@ -346,7 +355,7 @@ int rt_cm_migrate(struct rt_cm *cm)
 	int flags;
 
 	if (!ch)
-		return rt_fail_errno(&cm->run->err, RT_EXIT_FAIL, errno,
+		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 				     "rdma_create_event_channel (migrate)");
 	flags = fcntl(ch->fd, F_GETFL);
 	if (flags < 0 || fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK))
@@ -358,98 +367,4 @@ int rt_cm_migrate(struct rt_cm *cm)
 	rdma_destroy_event_channel(cm->ch);
 	cm->ch = ch;
 	return 0;
-}
-
-bool rt_cm_all_established(struct rt_cm *cm, void *want_count)
-{
-	unsigned want = *(unsigned *)want_count, n = 0;
-
-	for (size_t i = 0; i < cm->nconns; i++)
-		n += cm->conns[i]->state >= RT_CONN_ESTABLISHED &&
-		     cm->conns[i]->state != RT_CONN_FAILED;
-	return n >= want;
-}
-
-bool rt_cm_all_closed(struct rt_cm *cm, void *unused)
-{
-	(void)unused;
-	for (size_t i = 0; i < cm->nconns; i++) {
-		enum rt_conn_state s = cm->conns[i]->state;
-
-		if (cm->conns[i] != cm->listener && s != RT_CONN_DISCONNECTED &&
-		    s != RT_CONN_FAILED)
-			return false;
-	}
-	return true;
-}
-
-const char *rt_conn_state_str(enum rt_conn_state s)
-{
-	static const char *const names[] = {
-		"idle", "listening", "resolving address", "resolving route",
-		"connecting", "accepting", "established", "disconnecting",
-		"disconnected", "failed",
-	};
-
-	return (size_t)s < ARRAY_SIZE(names) ? names[s] : "?";
-}
-
-void rt_cm_census(struct rt_cm *cm, char *buf, size_t len)
-{
-	unsigned count[RT_CONN_FAILED + 1] = { 0 }, total = 0;
-	const char *sep = ":";
-	size_t n;
-
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (cm->conns[i] != cm->listener) {
-			count[cm->conns[i]->state]++;
-			total++;
-		}
-	n = (size_t)snprintf(buf, len, "%u connection%s", total, total == 1 ? "" : "s");
-	for (int s = 0; s <= RT_CONN_FAILED && n < len; s++)
-		if (count[s]) {
-			n += (size_t)snprintf(buf + n, len - n, "%s %u %s", sep,
-					      count[s], rt_conn_state_str(s));
-			sep = ",";
-		}
-	if (total == 0 && cm->listener && n < len)
-		snprintf(buf + n, len - n, "; listening on %s", cm->listener->peer);
-}
-
-const char *rt_cm_explain(enum rdma_cm_event_type ev, int status)
-{
-	switch (ev) {
-	case RDMA_CM_EVENT_REJECTED:
-		if (status == 8)
-			return "rejected: nothing listening on that port "
-			       "(reject reason 8, invalid service ID)";
-		if (status == 28)
-			return "rejected by the peer application (consumer reject, "
-			       "reason 28: server busy, full or refusing)";
-		return "connection rejected by the peer";
-	case RDMA_CM_EVENT_ADDR_ERROR:
-		if (status == -ENODEV || status == -EADDRNOTAVAIL)
-			return "no RDMA device owns this address or a route to it";
-		if (status == -ETIMEDOUT)
-			return "address resolution timed out (ARP/neighbour unanswered: is the host up?)";
-		if (status == -ENETUNREACH || status == -EHOSTUNREACH)
-			return "no route to the host";
-		return "address resolution failed";
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-		return status == -ETIMEDOUT ? "route resolution timed out" :
-		       "route resolution failed";
-	case RDMA_CM_EVENT_UNREACHABLE:
-		return status == -ETIMEDOUT
-			       ? "peer unreachable: no answer to the connect request "
-				 "(host down, or UDP port 4791 blocked for RoCE)"
-			       : "peer unreachable (GID or MTU mismatch, or no path)";
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-		return "connection error while establishing";
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		return "the RDMA device was removed";
-	case RDMA_CM_EVENT_MULTICAST_ERROR:
-		return "the multicast group reported an error";
-	default:
-		return "unexpected event";
-	}
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_priv.h"
 #include "rdmatest/mcast.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"

@@ -140,3 +140,8 @@ int rt_run_finish(struct rt_run *run, int rc)
 	rt_interrupt_restore();
 	return code;
 }
+
+long long rt_run_accept_bound(const struct rt_run *run)
+{
+	return run->common.accept_timeout_ms > 0 ? run->common.accept_timeout_ms : -1;
+}

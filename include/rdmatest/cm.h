@@ -11,8 +11,9 @@
 #include <stdint.h>
 #include <rdma/rdma_cma.h>
 
+#include "rdmatest/error.h"
+#include "rdmatest/log.h"
 #include "rdmatest/res.h"
-#include "rdmatest/run.h"
 
 struct rt_cm;
 struct rt_conn;
@@ -40,33 +41,6 @@ enum rt_step {
 	RT_STEP_COUNT,
 };
 extern const char *const rt_step_names[RT_STEP_COUNT];
-
-struct rt_conn {
-	struct rt_cm *cm;
-	struct rdma_cm_id *id;
-	enum rt_conn_state state;
-	bool passive;          /* accepted from a listener */
-	bool disconnect_sent;  /* rdma_disconnect already called */
-	unsigned index;        /* creation order, from 0 */
-	struct rt_res res;
-	struct rt_error err;   /* this connection's own failure */
-	uint64_t step_start;   /* when the current step began */
-	uint64_t last_progress; /* last event or completion of this connection */
-	uint64_t step_ns[RT_STEP_COUNT];
-	uint64_t sends_done, recvs_done, rdma_done; /* successful completions */
-	struct rdma_conn_param req; /* what the peer asked for (passive side) */
-	struct rdma_ud_param ud;     /* join or SIDR result (UD) */
-	bool failure_reported;
-	bool was_established;
-	bool cq_backlog;       /* the last poll stopped at the round's budget */
-	char peer[64];         /* peer address, for messages */
-	/* active side: where to (re)connect, for --wait-server retries */
-	struct sockaddr_storage src, dst;
-	bool has_src;
-	uint64_t first_try, retry_at; /* ns; retry_at 0: none pending */
-	unsigned retries;
-	void *priv;            /* the applet's per-connection state */
-};
 
 struct rt_cm_hooks {
 	/* Address resolved (active side). Without this hook the reactor goes
@@ -98,9 +72,11 @@ struct rt_cm_params {
 	uint8_t accept_rnr_retry;    /* passive side's RNR retry for the peer */
 	int backlog;
 	bool busy_poll;        /* poll CQs instead of waiting on channels */
+	/* Bounds, from the command line (--timeout, --wait-server): the
+	 * reactor never reads the run's options itself. */
+	long long timeout_ms;      /* a CM step, a wait's idle time, an idle peer */
+	long long wait_server_ms;  /* active side: retry a refused connect this long */
 };
-
-#define RT_CM_MAX_DEVICES 8
 
 /* Work per reactor round, after which the loop goes back to the wait's
  * deadline and predicate: at most RT_CM_EVENTS_PER_ROUND CM events, and
@@ -111,6 +87,7 @@ struct rt_cm_params {
 #define RT_CM_EVENTS_PER_ROUND 64
 #define RT_CM_WCS_PER_ROUND 256
 
+/* A device's resources shared by its connections. */
 struct rt_cm_device {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
@@ -118,28 +95,15 @@ struct rt_cm_device {
 	struct ibv_device_attr attr;
 };
 
-struct rt_cm {
-	struct rt_run *run;
-	struct rdma_event_channel *ch;
-	struct rt_cm_params params;
-	const struct rt_cm_hooks *hooks;
-	void *applet;          /* the applet's context, for hooks */
-	struct rt_conn **conns;
-	size_t nconns, conns_cap;
-	struct rt_cm_device devs[RT_CM_MAX_DEVICES];
-	size_t ndevs;
-	struct rt_conn *listener;
-	unsigned next_index;
-	uint64_t events, completions; /* progress counters */
-	unsigned failures_pending;
-	size_t poll_next;      /* where the next CQ sweep starts (fairness) */
-};
-
-/* Creates the event channel; no device means exit 3 with the reason. */
-int rt_cm_init(struct rt_cm *cm, struct rt_run *run,
-	       const struct rt_cm_params *params,
-	       const struct rt_cm_hooks *hooks, void *applet);
-/* Destroys every connection (QPs, CQs, buffers, ids) and the channel. */
+/* Creates the reactor and its event channel. Failures are recorded in
+ * `err` (no device: exit 3 with the reason) and return NULL. The reactor
+ * logs to `log` and records run-ending failures in `err`; `applet` is
+ * handed back by rt_cm_applet and rt_conn_applet. */
+struct rt_cm *rt_cm_create(const struct rt_cm_params *params,
+			   const struct rt_cm_hooks *hooks, void *applet,
+			   struct rt_log *log, struct rt_error *err);
+/* Destroys every connection (QPs, CQs, buffers, ids), the channel and
+ * the reactor; NULL is a no-op. */
 void rt_cm_destroy(struct rt_cm *cm);
 
 /* The device's shared PD and completion channel (created on first use). */
@@ -156,20 +120,56 @@ int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr);
 /* Creates and binds an id without connecting (multicast joins). */
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 
+/* ---- what an applet may ask of a connection --------------------------- */
+
+/* Connections in creation order, the listener left out:
+ *   struct rt_conn *c;
+ *   rt_cm_each(cm, c) ...
+ * Releasing connections inside the loop is not allowed (step hooks
+ * release after their loops). */
+struct rt_conn *rt_cm_next(const struct rt_cm *cm, const struct rt_conn *prev);
+#define rt_cm_each(cm, c) for ((c) = rt_cm_next((cm), NULL); (c); (c) = rt_cm_next((cm), (c)))
+/* How many connections there are (the listener not counted). */
+size_t rt_cm_count(const struct rt_cm *cm);
+/* The applet context given to rt_cm_create. */
+void *rt_cm_applet(const struct rt_cm *cm);
+void *rt_conn_applet(const struct rt_conn *c);
+
+enum rt_conn_state rt_conn_state(const struct rt_conn *c);
+bool rt_conn_passive(const struct rt_conn *c);  /* accepted from a listener */
+unsigned rt_conn_index(const struct rt_conn *c); /* creation order; 0 is the listener on a server */
+const char *rt_conn_peer(const struct rt_conn *c); /* "192.0.2.1:7174", for messages */
+struct rdma_cm_id *rt_conn_id(const struct rt_conn *c);
+struct rt_res *rt_conn_res(struct rt_conn *c);
+/* The per-step setup times (ns), for the timing table. */
+const uint64_t *rt_conn_step_ns(const struct rt_conn *c);
+/* The join or SIDR result of a UD connection. */
+const struct rdma_ud_param *rt_conn_ud(const struct rt_conn *c);
+
+/* Successful completions the reactor counted on a connection. */
+enum rt_counter { RT_COUNT_SENDS, RT_COUNT_RECVS, RT_COUNT_RDMA };
+uint64_t rt_conn_count(const struct rt_conn *c, enum rt_counter which);
+/* Every connection has counted at least n, or failed (a failed one
+ * never will; its failure is reported on its own). */
+bool rt_cm_all_reached(const struct rt_cm *cm, enum rt_counter which, uint64_t n);
+
+/* ---- what an applet may do to a connection ---------------------------- */
+
 /* Sends a DREQ (once) and marks the connection disconnecting. */
 int rt_conn_disconnect(struct rt_conn *c);
 /* The applet's per-connection state, allocated zeroed on first use and
  * zeroed again on later calls (a --wait-server retry runs setup anew);
- * freed with the connection. */
+ * freed with the connection. rt_conn_data gives it back (NULL before). */
 void *rt_conn_priv(struct rt_conn *c, size_t size);
+void *rt_conn_data(const struct rt_conn *c);
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
 /* Moves a self-managed QP (rping -q) to INIT, RTR or RTS with the
  * attributes the CM computed for this connection. */
 int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state);
 /* Fails every connection that has been waiting for its peer longer than
- * timeout_ms (a peer that vanished without a disconnect). */
-void rt_cm_fail_idle(struct rt_cm *cm, long long timeout_ms);
+ * the reactor's timeout_ms (a peer that vanished without a disconnect). */
+void rt_cm_fail_idle(struct rt_cm *cm);
 /* Destroys a finished (disconnected or failed, and reported) connection
  * and drops it from the list, so long-running servers do not grow. */
 void rt_cm_release(struct rt_cm *cm, struct rt_conn *c);
@@ -180,49 +180,51 @@ void rt_cm_release_finished(struct rt_cm *cm);
 /* Records a per-connection failure; the reactor reports it. */
 int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The connection's error record, for core calls that take one
+ * (rt_res_buf, rt_post_*). When such a call fails, rt_conn_fail_recorded
+ * makes what it recorded the connection's failure; returns -1. */
+struct rt_error *rt_conn_err(struct rt_conn *c);
+int rt_conn_fail_recorded(struct rt_conn *c);
+/* After a hook (or a call made like one) returned rc: a failure it did
+ * not record itself becomes a connection failure naming `what`. */
+int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what);
+
+/* ---- waiting ------------------------------------------------------------ */
+
+/* The reactor's own bound (params.timeout_ms), as a wait's timeout. */
+#define RT_WAIT_STEP_BOUND 0
+#define RT_WAIT_UNBOUNDED (-1)
 
 /* One bounded wait of the reactor. */
 struct rt_wait {
-	/* true when the wait is over; may fail the run to end it early */
-	bool (*done)(struct rt_cm *cm, void *arg);
+	/* true when the wait is over; only asks (work goes in step) */
+	bool (*done)(const struct rt_cm *cm, const void *arg);
 	void *arg;
-	/* optional, called before each done(): the wait's own work (failing
-	 * idle connections, releasing finished ones), so done() can stay a
-	 * plain question */
+	/* optional, called before each done(): the wait's own work (posting
+	 * the next sends, failing idle connections, releasing finished ones) */
 	void (*step)(struct rt_cm *cm, void *arg);
-	long long timeout_ms; /* ends the wait when nothing happens this long; -1: no bound */
+	/* ends the wait when nothing happens this long: RT_WAIT_STEP_BOUND
+	 * (0, the default) is the reactor's timeout_ms, RT_WAIT_UNBOUNDED none */
+	long long timeout_ms;
 	long long tick_ms;    /* if > 0, done() is also called at least this often */
 	const char *what;     /* "the server's messages", for the timeout message */
 	/* optional: how far it got, e.g. "4 of 10 messages on connection 2" */
-	void (*progress)(struct rt_cm *cm, void *arg, char *buf, size_t len);
+	void (*progress)(const struct rt_cm *cm, const void *arg, char *buf, size_t len);
 };
 
 /* Runs the reactor until the wait is done (0), or the run fails or the
- * wait times out (-1, run->err set), or SIGINT/SIGTERM arrived and the
- * applet has not begun winding down (RT_INTERRUPTED, interrupt.h). */
+ * wait times out (-1, the error recorded), or SIGINT/SIGTERM arrived and
+ * the applet has not begun winding down (RT_INTERRUPTED, interrupt.h). */
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w);
-
-/* Reactor internals shared by cm.c and cm_loop.c. */
-void rt_conn_resolve(struct rt_conn *c);
-/* Starts the --wait-server retries that are due; returns how many. */
-int rt_cm_retry_due(struct rt_cm *cm, int *next_ms);
-
-/* After a hook returned rc: a failure the hook did not record itself
- * becomes a connection failure naming `what`. Returns rc. */
-int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what);
-
-/* Handles one (copied, already acknowledged) CM event; the loop calls it,
- * and unit tests drive it with scripted events. */
-void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev);
 
 /* Moves every id to a fresh event channel (ucmatose -m). */
 int rt_cm_migrate(struct rt_cm *cm);
 
 /* Ready-made predicates: arg points to an unsigned count of connections. */
-bool rt_cm_all_established(struct rt_cm *cm, void *want_count);
-bool rt_cm_all_closed(struct rt_cm *cm, void *unused);
+bool rt_cm_all_established(const struct rt_cm *cm, const void *want_count);
+bool rt_cm_all_closed(const struct rt_cm *cm, const void *unused);
 /* "8 connections: 3 established, 5 resolving route" */
-void rt_cm_census(struct rt_cm *cm, char *buf, size_t len);
+void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len);
 
 const char *rt_conn_state_str(enum rt_conn_state s);
 

@@ -38,6 +38,10 @@ struct rt_run {
 
 extern const struct rt_opt rt_common_opts[];
 
+/* The bound of a server's wait for its first client, as a wait timeout:
+ * --accept-timeout, or -1 (none) when it is 0. */
+long long rt_run_accept_bound(const struct rt_run *run);
+
 /* Catches SIGINT/SIGTERM for the run (interrupt.h) and prepares the last
  * words of an exit from a signal handler. */
 void rt_run_start(struct rt_run *run);

@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rdmatest/cm.h"
+#include "cm_priv.h"
+#include "rdmatest/run.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
@@ -46,7 +47,7 @@ static int pipefd[2];
 static struct ibv_comp_channel fake_comp = { .fd = -1 };
 static struct ibv_pd fake_pd;
 static struct rt_run run;
-static struct rt_cm cm;
+static struct rt_cm *cm;
 
 static struct rdma_cm_id *fake_id(void)
 {
@@ -150,7 +151,7 @@ int __wrap_rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event
 	if (calls.flood_events > 0) {
 		calls.flood_events--;
 		*ev = rt_xcalloc(1, sizeof(**ev));
-		(*ev)->id = cm.conns[0]->id;
+		(*ev)->id = cm->conns[0]->id;
 		(*ev)->event = RDMA_CM_EVENT_TIMEWAIT_EXIT; /* handled as a no-op */
 		return 0;
 	}
@@ -313,23 +314,24 @@ static int setup_cm(void **state)
 	memset(&run, 0, sizeof(run));
 	script_len = script_pos = 0;
 	assert_int_equal(pipe2(pipefd, O_NONBLOCK), 0);
-	run.common.timeout_ms = 10000;
 	rt_log_init(&run.log, "test", false, true, false);
-	memset(&cm, 0, sizeof(cm));
-	cm.run = &run;
-	cm.params = p;
-	cm.hooks = &hooks;
-	cm.ch = __wrap_rdma_create_event_channel();
+	cm = rt_xcalloc(1, sizeof(*cm));
+	cm->log = &run.log;
+	cm->err = &run.err;
+	cm->params = p;
+	cm->hooks = &hooks;
+	cm->ch = __wrap_rdma_create_event_channel();
+	cm->params.timeout_ms = 10000;
 	return 0;
 }
 
 static int teardown_cm(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < cm.nconns; i++)
-		if (cm.conns[i]->res.cq == &fake_cq)
-			cm.conns[i]->res.cq = NULL; /* a test that stopped early */
-	rt_cm_destroy(&cm);
+	for (size_t i = 0; cm && i < cm->nconns; i++)
+		if (cm->conns[i]->res.cq == &fake_cq)
+			cm->conns[i]->res.cq = NULL; /* a test that stopped early */
+	rt_cm_destroy(cm);
 	close(pipefd[0]);
 	close(pipefd[1]);
 	return 0;
@@ -352,22 +354,22 @@ static void deliver(struct rdma_cm_event *ev)
 	struct rdma_cm_event copy = *ev;
 
 	__wrap_rdma_ack_cm_event(ev);
-	rt_cm_handle_event(&cm, &copy);
+	rt_cm_handle_event(cm, &copy);
 }
 
 static struct rt_conn *client(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(7471),
 				   .sin_addr.s_addr = htonl(0xc0000201) };
-	struct rt_conn *c = rt_cm_connect(&cm, NULL, (struct sockaddr *)&dst);
+	struct rt_conn *c = rt_cm_connect(cm, NULL, (struct sockaddr *)&dst);
 
 	assert_non_null(c);
 	assert_string_equal(c->peer, "192.0.2.1:7471");
 	return c;
 }
 
-static bool always(struct rt_cm *m, void *a) { (void)m, (void)a; return true; }
-static bool never(struct rt_cm *m, void *a) { (void)m, (void)a; return false; }
+static bool always(const struct rt_cm *m, const void *a) { (void)m, (void)a; return true; }
+static bool never(const struct rt_cm *m, const void *a) { (void)m, (void)a; return false; }
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -376,7 +378,7 @@ static void client_resolves_sets_tos_and_connects(void **state)
 	struct rt_conn *c;
 
 	(void)state;
-	cm.params.tos = 0x28;
+	cm->params.tos = 0x28;
 	c = client();
 	assert_int_equal(calls.resolve_addr, 1);
 	assert_int_equal(calls.resolve_timeout, 7500); /* 3/4 of --timeout */
@@ -394,7 +396,7 @@ static void client_resolves_sets_tos_and_connects(void **state)
 	deliver(event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0));
 	assert_int_equal(c->state, RT_CONN_ESTABLISHED);
 	assert_int_equal(calls.established, 1);
-	assert_true(rt_cm_all_established(&cm, &(unsigned){ 1 }));
+	assert_true(rt_cm_all_established(cm, &(unsigned){ 1 }));
 }
 
 static void failed_setup_never_connects(void **state)
@@ -415,8 +417,8 @@ static struct rt_conn *listener(void)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(7471) };
 
-	assert_int_equal(rt_cm_listen(&cm, (struct sockaddr *)&any), 0);
-	return cm.listener;
+	assert_int_equal(rt_cm_listen(cm, (struct sockaddr *)&any), 0);
+	return cm->listener;
 }
 
 static void server_accepts_with_clipped_resources(void **state)
@@ -431,8 +433,8 @@ static void server_accepts_with_clipped_resources(void **state)
 	ev->param.conn.initiator_depth = 4;
 	ev->param.conn.responder_resources = 4;
 	deliver(ev);
-	assert_int_equal(cm.nconns, 2);
-	c = cm.conns[1];
+	assert_int_equal(cm->nconns, 2);
+	c = cm->conns[1];
 	assert_true(c->passive);
 	assert_int_equal(calls.setup, 1);
 	assert_int_equal(calls.accept, 1);
@@ -455,7 +457,7 @@ static void refused_request_is_rejected(void **state)
 	deliver(ev);
 	assert_int_equal(calls.accept, 0);
 	assert_int_equal(calls.reject, 1);
-	assert_int_equal(cm.conns[1]->state, RT_CONN_FAILED);
+	assert_int_equal(cm->conns[1]->state, RT_CONN_FAILED);
 }
 
 static void peer_disconnect_is_answered_once(void **state)
@@ -475,7 +477,7 @@ static void peer_disconnect_is_answered_once(void **state)
 	assert_int_equal(calls.disconnect, 2);
 	deliver(event(b->id, RDMA_CM_EVENT_DISCONNECTED, 0));
 	assert_int_equal(calls.disconnect, 2);
-	assert_true(rt_cm_all_closed(&cm, NULL));
+	assert_true(rt_cm_all_closed(cm, NULL));
 }
 
 static void error_events_name_the_cause(void **state)
@@ -496,6 +498,90 @@ static void error_events_name_the_cause(void **state)
 	assert_non_null(strstr(b->err.reason, "no RDMA device owns this address"));
 }
 
+/* ---- the applet's view: iteration, counters, bounds from params ------- */
+
+static struct rt_conn *accepted(struct rt_conn *l)
+{
+	struct rdma_cm_event *ev = event(fake_id(), RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+
+	ev->listen_id = l->id;
+	deliver(ev);
+	return cm->conns[cm->nconns - 1];
+}
+
+static void each_skips_the_listener_and_keeps_creation_order(void **state)
+{
+	struct rt_conn *l, *a, *b, *d, *c;
+	struct rt_conn *seen[4];
+	size_t n = 0;
+
+	(void)state;
+	l = listener();
+	a = accepted(l);
+	b = accepted(l);
+	d = accepted(l);
+	assert_int_equal(rt_cm_count(cm), 3);
+	assert_true(rt_conn_passive(a));
+	assert_ptr_equal(rt_conn_applet(a), rt_cm_applet(cm));
+	rt_conn_fail(a, RT_EXIT_FAIL, "gone");
+	a->failure_reported = true;
+	rt_cm_release_finished(cm); /* the first leaves; the rest move up */
+	rt_cm_each(cm, c)
+		seen[n++] = c;
+	assert_int_equal(n, 2);
+	assert_ptr_equal(seen[0], b);
+	assert_ptr_equal(seen[1], d);
+	assert_int_equal(rt_cm_count(cm), 2);
+	assert_string_equal(rt_conn_peer(b), b->peer);
+}
+
+static void all_reached_ignores_failed_connections(void **state)
+{
+	struct rt_conn *l, *a, *b;
+
+	(void)state;
+	l = listener();
+	a = accepted(l);
+	b = accepted(l);
+	a->recvs_done = 3;
+	b->recvs_done = 2;
+	assert_int_equal(rt_conn_count(a, RT_COUNT_RECVS), 3);
+	assert_false(rt_cm_all_reached(cm, RT_COUNT_RECVS, 3));
+	assert_true(rt_cm_all_reached(cm, RT_COUNT_RECVS, 2));
+	assert_false(rt_cm_all_reached(cm, RT_COUNT_SENDS, 1));
+	rt_conn_fail(b, RT_EXIT_FAIL, "gone");
+	assert_true(rt_cm_all_reached(cm, RT_COUNT_RECVS, 3));
+}
+
+static void fail_recorded_keeps_the_first_cause(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	c = client();
+	rt_fail(rt_conn_err(c), RT_EXIT_ENV, "cannot register 4 GiB");
+	assert_int_equal(rt_conn_fail_recorded(c), -1);
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_int_equal(c->err.exit_code, RT_EXIT_ENV);
+	assert_string_equal(c->err.reason, "cannot register 4 GiB");
+	assert_int_equal(cm->failures_pending, 1);
+}
+
+/* A wait without its own bound takes the reactor's, from the params. */
+static void default_wait_bound_comes_from_the_params(void **state)
+{
+	struct rt_wait w = { .done = never, .what = "the peer" };
+	uint64_t t0 = rt_now_ns();
+
+	(void)state;
+	cm->params.timeout_ms = 60;
+	client();
+	assert_int_equal(rt_cm_run(cm, &w), -1);
+	assert_true(rt_now_ns() - t0 >= 60 * 1000000ULL);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	assert_non_null(strstr(run.err.reason, "timed out after 0.06 s"));
+}
+
 static void loop_times_out_with_a_reason(void **state)
 {
 	struct rt_wait w = { .done = never, .timeout_ms = 50, .what = "the peer" };
@@ -503,7 +589,7 @@ static void loop_times_out_with_a_reason(void **state)
 
 	(void)state;
 	client();
-	assert_int_equal(rt_cm_run(&cm, &w), -1);
+	assert_int_equal(rt_cm_run(cm, &w), -1);
 	assert_true(rt_now_ns() - t0 >= 50 * 1000000ULL);
 	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
 	if (!strstr(run.err.reason, "waiting for the peer (1 connection: 1 resolving address)"))
@@ -527,13 +613,13 @@ static void loop_returns_on_interrupt(void **state)
 		kill(getppid(), SIGINT);
 		_exit(0);
 	}
-	assert_int_equal(rt_cm_run(&cm, &w), RT_INTERRUPTED);
+	assert_int_equal(rt_cm_run(cm, &w), RT_INTERRUPTED);
 	waitpid(pid, NULL, 0);
 	assert_false(run.err.set);
 	assert_int_equal(rt_interrupt_signal(), SIGINT);
 	rt_interrupt_wind_down(&run.err); /* then waits run as before */
 	w.timeout_ms = 20;
-	assert_int_equal(rt_cm_run(&cm, &w), -1);
+	assert_int_equal(rt_cm_run(cm, &w), -1);
 	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
 	rt_interrupt_restore();
 }
@@ -550,9 +636,9 @@ static void loop_delivers_scripted_events(void **state)
 	script[script_len++] = event(c->id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
 	script[script_len++] = event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0);
 	assert_int_equal(write(pipefd[1], "x", 1), 1);
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(c->state, RT_CONN_ESTABLISHED);
-	assert_int_equal(cm.events, 3);
+	assert_int_equal(cm->events, 3);
 	assert_false(run.err.set);
 }
 
@@ -565,13 +651,13 @@ static void failure_hook_decides(void **state)
 	calls.keep_going = true;
 	c = client();
 	rt_conn_fail(c, RT_EXIT_FAIL, "first");
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(calls.failed_hook, 1);
 	assert_false(run.err.set);
 	calls.keep_going = false;
 	c = client();
 	rt_conn_fail(c, RT_EXIT_FAIL, "second");
-	assert_int_equal(rt_cm_run(&cm, &w), -1);
+	assert_int_equal(rt_cm_run(cm, &w), -1);
 	assert_int_equal(calls.failed_hook, 2);
 	assert_string_equal(run.err.reason, "second");
 }
@@ -581,9 +667,9 @@ static void migrate_moves_every_id(void **state)
 	(void)state;
 	client();
 	client();
-	assert_int_equal(rt_cm_migrate(&cm), 0);
+	assert_int_equal(rt_cm_migrate(cm), 0);
 	assert_int_equal(calls.migrate, 2);
-	assert_ptr_equal(cm.conns[0]->id->channel, cm.ch);
+	assert_ptr_equal(cm->conns[0]->id->channel, cm->ch);
 }
 
 static void destroy_tells_established_peers(void **state)
@@ -594,10 +680,10 @@ static void destroy_tells_established_peers(void **state)
 	c = client();
 	deliver(event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0));
 	client();
-	rt_cm_destroy(&cm);
+	rt_cm_destroy(cm);
+	cm = NULL; /* freed; teardown has nothing left to do */
 	assert_int_equal(calls.disconnect, 1);
 	assert_int_equal(calls.destroy_id, 2);
-	cm.ch = __wrap_rdma_create_event_channel(); /* for teardown */
 }
 
 static void wait_server_retries_until_the_bound(void **state)
@@ -607,7 +693,7 @@ static void wait_server_retries_until_the_bound(void **state)
 	int next = -1;
 
 	(void)state;
-	run.common.wait_server_ms = 60000;
+	cm->params.wait_server_ms = 60000;
 	c = client();
 	first = c->id;
 	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
@@ -617,10 +703,10 @@ static void wait_server_retries_until_the_bound(void **state)
 	assert_ptr_not_equal(c->id, first);
 	assert_ptr_equal(c->id->context, c);
 	assert_int_equal(calls.destroy_id, 1);
-	assert_int_equal(rt_cm_retry_due(&cm, &next), 0); /* not yet due */
+	assert_int_equal(rt_cm_retry_due(cm, &next), 0); /* not yet due */
 	assert_true(next > 0 && next <= 201);
 	c->retry_at = rt_now_ns() - 1;
-	assert_int_equal(rt_cm_retry_due(&cm, &next), 1);
+	assert_int_equal(rt_cm_retry_due(cm, &next), 1);
 	assert_int_equal(calls.resolve_addr, 2);
 	assert_int_equal(c->state, RT_CONN_RESOLVING_ADDR);
 	/* past the bound the same event is a failure */
@@ -638,7 +724,7 @@ static void no_retry_without_wait_server_or_after_established(void **state)
 	a = client();
 	deliver(event(a->id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT));
 	assert_int_equal(a->state, RT_CONN_FAILED);
-	run.common.wait_server_ms = 60000;
+	cm->params.wait_server_ms = 60000;
 	b = client();
 	deliver(event(b->id, RDMA_CM_EVENT_ESTABLISHED, 0));
 	deliver(event(b->id, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT));
@@ -675,13 +761,20 @@ struct counting_goal {
 	int calls, want;
 };
 
-/* true on its want-th call: the loop must come back to it that often */
-static bool nth_call(struct rt_cm *m, void *arg)
+/* The step counts the rounds; the predicate is true on the want-th:
+ * the loop must come back to them that often. */
+static void count_round(struct rt_cm *m, void *arg)
 {
-	struct counting_goal *g = arg;
+	(void)m;
+	((struct counting_goal *)arg)->calls++;
+}
+
+static bool nth_call(const struct rt_cm *m, const void *arg)
+{
+	const struct counting_goal *g = arg;
 
 	(void)m;
-	return ++g->calls >= g->want;
+	return g->calls >= g->want;
 }
 
 /* Before the bound, the first drain ran until the fake's cap (100,000
@@ -689,17 +782,17 @@ static bool nth_call(struct rt_cm *m, void *arg)
 static void event_flood_still_reaches_the_predicate(void **state)
 {
 	struct counting_goal g = { .want = 3 };
-	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+	struct rt_wait w = { .done = nth_call, .step = count_round, .arg = &g, .timeout_ms = 2000,
 			     .what = "x" };
 
 	(void)state;
 	client();
 	calls.flood_events = FLOOD_CAP;
 	assert_int_equal(write(pipefd[1], "x", 1), 1);
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(g.calls, 3);
 	/* two rounds ran between the three checks */
-	assert_int_equal(cm.events, 2 * RT_CM_EVENTS_PER_ROUND);
+	assert_int_equal(cm->events, 2 * RT_CM_EVENTS_PER_ROUND);
 	assert_false(run.err.set);
 }
 
@@ -715,9 +808,9 @@ static struct rt_conn *cq_conn(void)
 	assert_int_equal(pipe2(flood_pipe, O_NONBLOCK), 0);
 	assert_int_equal(write(flood_pipe[1], "x", 1), 1);
 	flood_comp.fd = flood_pipe[0];
-	cm.devs[0] = (struct rt_cm_device){ .verbs = &fake_ctx, .pd = &fake_pd,
+	cm->devs[0] = (struct rt_cm_device){ .verbs = &fake_ctx, .pd = &fake_pd,
 					    .channel = &flood_comp };
-	cm.ndevs = 1;
+	cm->ndevs = 1;
 	c->res.cq = &fake_cq;
 	notified = c;
 	return c;
@@ -733,7 +826,7 @@ static void cq_conn_done(struct rt_conn *c)
 static void completion_flood_still_reaches_the_predicate(void **state)
 {
 	struct counting_goal g = { .want = 3 };
-	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+	struct rt_wait w = { .done = nth_call, .step = count_round, .arg = &g, .timeout_ms = 2000,
 			     .what = "x" };
 	struct rt_conn *c;
 
@@ -741,7 +834,7 @@ static void completion_flood_still_reaches_the_predicate(void **state)
 	c = cq_conn();
 	calls.flood_notifies = FLOOD_CAP;
 	calls.cq_entries = FLOOD_CAP;
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(g.calls, 3);
 	/* each round: its budget, less one per notification taken */
 	assert_true(c->recvs_done > 0 && c->recvs_done < 2 * RT_CM_WCS_PER_ROUND);
@@ -752,19 +845,19 @@ static void completion_flood_still_reaches_the_predicate(void **state)
 static void notification_flood_on_an_empty_cq_ends_the_round(void **state)
 {
 	struct counting_goal g = { .want = 2 };
-	struct rt_wait w = { .done = nth_call, .arg = &g, .timeout_ms = 2000,
+	struct rt_wait w = { .done = nth_call, .step = count_round, .arg = &g, .timeout_ms = 2000,
 			     .what = "x" };
 	struct rt_conn *c;
 
 	(void)state;
 	c = cq_conn();
 	calls.flood_notifies = FLOOD_CAP;
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(calls.flood_notifies, FLOOD_CAP - RT_CM_WCS_PER_ROUND);
 	cq_conn_done(c);
 }
 
-static bool got_all(struct rt_cm *m, void *arg)
+static bool got_all(const struct rt_cm *m, const void *arg)
 {
 	(void)arg;
 	return m->conns[0]->recvs_done == 1000;
@@ -781,9 +874,9 @@ static void cq_left_non_empty_is_polled_without_a_notification(void **state)
 	c = cq_conn();
 	calls.flood_notifies = 1;
 	calls.cq_entries = 1000;
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_false(c->cq_backlog);
-	assert_int_equal(cm.completions, 1000);
+	assert_int_equal(cm->completions, 1000);
 	cq_conn_done(c);
 }
 
@@ -799,7 +892,7 @@ static const struct rt_cm_hooks hooks_disconnect = {
 	.disconnected = count_at_disconnect,
 };
 
-static bool conn0_disconnected(struct rt_cm *m, void *arg)
+static bool conn0_disconnected(const struct rt_cm *m, const void *arg)
 {
 	(void)arg;
 	return m->conns[0]->state == RT_CONN_DISCONNECTED;
@@ -811,7 +904,7 @@ static void completions_before_a_disconnect_are_counted_first(void **state)
 	struct rt_conn *c;
 
 	(void)state;
-	cm.hooks = &hooks_disconnect;
+	cm->hooks = &hooks_disconnect;
 	c = cq_conn();
 	c->state = RT_CONN_ESTABLISHED;
 	recvs_at_disconnect = 0;
@@ -819,7 +912,7 @@ static void completions_before_a_disconnect_are_counted_first(void **state)
 	calls.cq_entries = 3 * RT_CM_WCS_PER_ROUND;
 	script[script_len++] = event(c->id, RDMA_CM_EVENT_DISCONNECTED, 0);
 	assert_int_equal(write(pipefd[1], "x", 1), 1);
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(recvs_at_disconnect, 3 * RT_CM_WCS_PER_ROUND);
 	cq_conn_done(c);
 }
@@ -833,25 +926,25 @@ static void half_opened_device_is_not_counted(void **state)
 
 	(void)state;
 	calls.fail_channel = true;
-	assert_null(rt_cm_device(&cm, &dev));
+	assert_null(rt_cm_device(cm, &dev));
 	assert_int_equal(errno, EMFILE);
-	assert_int_equal(cm.ndevs, 0);
+	assert_int_equal(cm->ndevs, 0);
 	assert_int_equal(calls.dealloc_pd, 1);
 	calls.fail_channel = false;
 	calls.fail_query = true;
-	assert_null(rt_cm_device(&cm, &dev));
-	assert_int_equal(cm.ndevs, 0);
+	assert_null(rt_cm_device(cm, &dev));
+	assert_int_equal(cm->ndevs, 0);
 	assert_int_equal(calls.dealloc_pd, 2);
 	assert_int_equal(calls.destroy_comp, 1);
 	/* a later connection on the device gets a whole one */
 	calls.fail_query = false;
-	d = rt_cm_device(&cm, &dev);
+	d = rt_cm_device(cm, &dev);
 	assert_non_null(d);
 	assert_ptr_equal(d->pd, &fake_pd);
 	assert_ptr_equal(d->channel, &fake_comp);
 	assert_int_equal(d->attr.max_qp_rd_atom, 2);
-	assert_int_equal(cm.ndevs, 1);
-	assert_ptr_equal(rt_cm_device(&cm, &dev), d);
+	assert_int_equal(cm->ndevs, 1);
+	assert_ptr_equal(rt_cm_device(cm, &dev), d);
 }
 
 static void silent_setup_failure_fails_the_client(void **state)
@@ -866,7 +959,7 @@ static void silent_setup_failure_fails_the_client(void **state)
 	assert_int_equal(calls.connect, 0);
 	assert_int_equal(c->state, RT_CONN_FAILED);
 	assert_string_equal(c->err.reason, "connection setup failed");
-	assert_int_equal(cm.failures_pending, 1);
+	assert_int_equal(cm->failures_pending, 1);
 }
 
 static void silent_setup_failure_fails_and_rejects_the_request(void **state)
@@ -882,8 +975,8 @@ static void silent_setup_failure_fails_and_rejects_the_request(void **state)
 	deliver(ev);
 	assert_int_equal(calls.accept, 0);
 	assert_int_equal(calls.reject, 1);
-	assert_int_equal(cm.conns[1]->state, RT_CONN_FAILED);
-	assert_string_equal(cm.conns[1]->err.reason, "connection setup failed");
+	assert_int_equal(cm->conns[1]->state, RT_CONN_FAILED);
+	assert_string_equal(cm->conns[1]->err.reason, "connection setup failed");
 }
 
 static void failed_accept_rejects(void **state)
@@ -899,26 +992,26 @@ static void failed_accept_rejects(void **state)
 	deliver(ev);
 	assert_int_equal(calls.accept, 1);
 	assert_int_equal(calls.reject, 1);
-	assert_int_equal(cm.conns[1]->state, RT_CONN_FAILED);
-	assert_non_null(strstr(cm.conns[1]->err.reason, "rdma_accept"));
+	assert_int_equal(cm->conns[1]->state, RT_CONN_FAILED);
+	assert_non_null(strstr(cm->conns[1]->err.reason, "rdma_accept"));
 }
 
 static void failed_migration_keeps_the_old_channel_and_frees_the_new(void **state)
 {
-	struct rdma_event_channel *old = cm.ch;
+	struct rdma_event_channel *old = cm->ch;
 
 	(void)state;
 	client();
 	client();
 	client();
 	calls.fail_migrate_at = 3; /* the third id refuses */
-	assert_int_equal(rt_cm_migrate(&cm), -1);
+	assert_int_equal(rt_cm_migrate(cm), -1);
 	assert_non_null(strstr(run.err.reason, "rdma_migrate_id 192.0.2.1:7471"));
 	assert_int_equal(calls.live_channels, 1);
-	assert_ptr_equal(cm.ch, old);
-	for (size_t i = 0; i < cm.nconns; i++)
-		assert_true(cm.conns[i]->id->channel == NULL ||
-			    cm.conns[i]->id->channel == old);
+	assert_ptr_equal(cm->ch, old);
+	for (size_t i = 0; i < cm->nconns; i++)
+		assert_true(cm->conns[i]->id->channel == NULL ||
+			    cm->conns[i]->id->channel == old);
 }
 
 /* Rejected and finished clients of a server must not stay allocated
@@ -938,12 +1031,12 @@ static void release_finished_keeps_what_is_live(void **state)
 	failed->failure_reported = true;
 	rt_conn_fail(unreported, RT_EXIT_FAIL, "not yet reported");
 	live->state = RT_CONN_ESTABLISHED;
-	rt_cm_release_finished(&cm);
-	assert_int_equal(cm.nconns, 3);
+	rt_cm_release_finished(cm);
+	assert_int_equal(cm->nconns, 3);
 	assert_int_equal(calls.destroy_id, 2);
-	for (size_t i = 0; i < cm.nconns; i++)
-		assert_true(cm.conns[i] == l || cm.conns[i] == unreported ||
-			    cm.conns[i] == live);
+	for (size_t i = 0; i < cm->nconns; i++)
+		assert_true(cm->conns[i] == l || cm->conns[i] == unreported ||
+			    cm->conns[i] == live);
 }
 
 static int steps;
@@ -954,7 +1047,7 @@ static void count_step(struct rt_cm *m, void *arg)
 	steps++;
 }
 
-static bool after_two_steps(struct rt_cm *m, void *arg)
+static bool after_two_steps(const struct rt_cm *m, const void *arg)
 {
 	(void)m, (void)arg;
 	return steps == 2;
@@ -969,7 +1062,7 @@ static void step_runs_before_each_check(void **state)
 	(void)state;
 	steps = 0;
 	client();
-	assert_int_equal(rt_cm_run(&cm, &w), 0);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(steps, 2);
 }
 
@@ -989,6 +1082,10 @@ int main(void)
 		T(failure_hook_decides),
 		T(migrate_moves_every_id),
 		T(destroy_tells_established_peers),
+		T(each_skips_the_listener_and_keeps_creation_order),
+		T(all_reached_ignores_failed_connections),
+		T(fail_recorded_keeps_the_first_cause),
+		T(default_wait_bound_comes_from_the_params),
 		T(wait_server_retries_until_the_bound),
 		T(no_retry_without_wait_server_or_after_established),
 		T(events_on_an_id_without_a_connection_are_ignored),

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "cm_priv.h"
 #include "rdmatest/mcast.h"
 #include "rdmatest/verify.h"
 

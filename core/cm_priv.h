@@ -1,0 +1,67 @@
+/* The reactor's own structures, for core/cm*.c and core modules that
+ * extend the reactor (mcast.c) and their unit tests. Applets see
+ * struct rt_cm and struct rt_conn only through cm.h. */
+#ifndef RDMATEST_CM_PRIV_H
+#define RDMATEST_CM_PRIV_H
+
+#include "rdmatest/cm.h"
+
+struct rt_conn {
+	struct rt_cm *cm;
+	struct rdma_cm_id *id;
+	enum rt_conn_state state;
+	bool passive;          /* accepted from a listener */
+	bool disconnect_sent;  /* rdma_disconnect already called */
+	unsigned index;        /* creation order, from 0 */
+	size_t slot;           /* where it is in cm->conns */
+	struct rt_res res;
+	struct rt_error err;   /* this connection's own failure */
+	uint64_t step_start;   /* when the current step began */
+	uint64_t last_progress; /* last event or completion of this connection */
+	uint64_t step_ns[RT_STEP_COUNT];
+	uint64_t sends_done, recvs_done, rdma_done; /* successful completions */
+	struct rdma_conn_param req; /* what the peer asked for (passive side) */
+	struct rdma_ud_param ud;     /* join or SIDR result (UD) */
+	bool failure_reported;
+	bool was_established;
+	bool cq_backlog;       /* the last poll stopped at the round's budget */
+	char peer[64];         /* peer address, for messages */
+	/* active side: where to (re)connect, for --wait-server retries */
+	struct sockaddr_storage src, dst;
+	bool has_src;
+	uint64_t first_try, retry_at; /* ns; retry_at 0: none pending */
+	unsigned retries;
+	void *priv;            /* the applet's per-connection state */
+};
+
+/* Devices a reactor can drive at once (one completion channel each). */
+#define RT_CM_MAX_DEVICES 8
+
+struct rt_cm {
+	struct rt_log *log;
+	struct rt_error *err;   /* the run's: failures that end it */
+	struct rdma_event_channel *ch;
+	struct rt_cm_params params;
+	const struct rt_cm_hooks *hooks;
+	void *applet;          /* the applet's context, for hooks */
+	struct rt_conn **conns;
+	size_t nconns, conns_cap;
+	struct rt_cm_device devs[RT_CM_MAX_DEVICES];
+	size_t ndevs;
+	struct rt_conn *listener;
+	unsigned next_index;
+	uint64_t events, completions; /* progress counters */
+	unsigned failures_pending;
+	size_t poll_next;      /* where the next CQ sweep starts (fairness) */
+};
+
+/* Starts resolving towards c->dst (again, for a --wait-server retry). */
+void rt_conn_resolve(struct rt_conn *c);
+/* Starts the --wait-server retries that are due; returns how many. */
+int rt_cm_retry_due(struct rt_cm *cm, int *next_ms);
+
+/* Handles one (copied, already acknowledged) CM event; the loop calls it,
+ * and unit tests drive it with scripted events. */
+void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev);
+
+#endif
