@@ -62,33 +62,31 @@ struct rping_ctx {
 	bool client_left;       /* single-client server: its client is gone */
 };
 
-#define I(f) RT_OFF_INT(struct rping_cfg, f)
-#define L(f) RT_OFF_LL(struct rping_cfg, f)
-#define S(f) RT_OFF_STR(struct rping_cfg, f)
+#define RT_CFG struct rping_cfg
 
 static const struct rt_opt rping_opts[] = {
-	{ 's', "server", RT_OPT_FLAG, I(server), 0, 0, NULL, NULL, "run as the server", NULL },
-	{ 'c', "client", RT_OPT_FLAG, I(client), 0, 0, NULL, NULL, "run as the client", NULL },
-	{ 'a', "addr", RT_OPT_ADDR, S(addr), 0, 0, NULL, "ADDR",
+	{ 's', "server", RT_OPT_FLAG, RT_I(server), 0, 0, NULL, NULL, "run as the server", NULL },
+	{ 'c', "client", RT_OPT_FLAG, RT_I(client), 0, 0, NULL, NULL, "run as the client", NULL },
+	{ 'a', "addr", RT_OPT_ADDR, RT_S(addr), 0, 0, NULL, "ADDR",
 	  "server: address to listen on (default any); client: the server's address", NULL },
-	{ 'I', "source", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	{ 'I', "source", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "client: source address to connect from", NULL },
-	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7174", "PORT", "port", NULL },
-	{ 'P', "persistent", RT_OPT_FLAG, I(persistent), 0, 0, NULL, NULL,
+	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "7174", "PORT", "port", NULL },
+	{ 'P', "persistent", RT_OPT_FLAG, RT_I(persistent), 0, 0, NULL, NULL,
 	  "server: serve clients, many at once, until killed", NULL },
-	{ 'C', "count", RT_OPT_INT, L(count), 0, 0, "0", "N",
+	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 0, "0", "N",
 	  "client: number of pings (0: until interrupted); server: pings each "
 	  "client must complete, fewer is a failure (0: a client that quits "
 	  "early cannot be told from one that finished)", NULL },
-	{ 'S', "size", RT_OPT_SIZE, L(size), 1, 1 << 24, "64", "SIZE",
+	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 1, 1 << 24, "64", "SIZE",
 	  "ping buffer size; the upstream server reads at most its own -S", NULL },
-	{ 'v', "verbose", RT_OPT_COUNTER, I(verbose), 0, 0, NULL, NULL,
+	{ 'v', "verbose", RT_OPT_COUNTER, RT_I(verbose), 0, 0, NULL, NULL,
 	  "print the ping data (and a latency summary)", NULL },
-	{ 'V', "validate", RT_OPT_COUNTER, I(validate), 0, 0, NULL, NULL,
+	{ 'V', "validate", RT_OPT_COUNTER, RT_I(validate), 0, 0, NULL, NULL,
 	  "client: check the echoed data", NULL },
-	{ 'd', "trace", RT_OPT_COUNTER, I(debug), 0, 0, NULL, NULL,
+	{ 'd', "trace", RT_OPT_COUNTER, RT_I(debug), 0, 0, NULL, NULL,
 	  "trace CM events and completions on stderr (like --debug)", NULL },
-	{ 'q', "self-qp", RT_OPT_FLAG, I(self_qp), 0, 0, NULL, NULL,
+	{ 'q', "self-qp", RT_OPT_FLAG, RT_I(self_qp), 0, 0, NULL, NULL,
 	  "create the QP and move it through INIT/RTR/RTS here, not in the CM", NULL },
 	{ 0 },
 };
@@ -637,7 +635,7 @@ static int rping_main(struct rt_run *run, void *cfgp)
 }
 
 const struct rt_applet applet_rping = {
-	.name = "rping",
+	RT_APPLET_OF(rping),
 	.summary = "RDMA READ/WRITE ping-pong between a client and a server",
 	.synopsis = "-s [-vVdqP] [-a address] [-p port] [-C count] [-S size]\n"
 		    "       rping -c [-vVdq] [-a address] [-I address] [-p port] "
@@ -649,7 +647,4 @@ const struct rt_applet applet_rping = {
 		"bounded by --timeout, adverts from the peer are validated before "
 		"any RDMA is posted, -P serves many clients concurrently from one "
 		"thread, and -v adds round-trip percentiles.",
-	.opts = rping_opts,
-	.cfg_size = sizeof(struct rping_cfg),
-	.main = rping_main,
 };

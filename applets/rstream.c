@@ -381,7 +381,7 @@ static void tick(struct rstream *x, uint64_t now)
 		return;
 	bytes = x->s.sent + x->s.received - x->row_start_bytes;
 	total = rt_stream_row_bytes(x->row);
-	fprintf(stderr, "\r%s: %s %3llu%%", x->run->applet->name, x->row->name,
+	fprintf(stderr, "\r%s: %s %3llu%%", x->run->name, x->row->name,
 		(unsigned long long)(total ? bytes * 100 / total : 0));
 	x->progress_shown = true;
 }

@@ -53,35 +53,33 @@ struct ucmatose_conn {
 	struct rt_buf *recv, *send;
 };
 
-#define I(f) RT_OFF_INT(struct ucmatose_cfg, f)
-#define L(f) RT_OFF_LL(struct ucmatose_cfg, f)
-#define S(f) RT_OFF_STR(struct ucmatose_cfg, f)
+#define RT_CFG struct ucmatose_cfg
 
 static const struct rt_opt ucmatose_opts[] = {
-	{ 's', "server-addr", RT_OPT_ADDR, S(dst), 0, 0, NULL, "ADDR",
+	{ 's', "server-addr", RT_OPT_ADDR, RT_S(dst), 0, 0, NULL, "ADDR",
 	  "server address: run as the client and connect to ADDR", NULL },
-	{ 'b', "bind", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "local address to bind (server) or to connect from (client)", NULL },
-	{ 'f', "format", RT_OPT_ENUM, I(format), 0, 0, "name", "FMT",
+	{ 'f', "format", RT_OPT_ENUM, RT_I(format), 0, 0, "name", "FMT",
 	  "how to read addresses", rt_addr_formats },
-	{ 'P', "port-space", RT_OPT_ENUM, I(ps), 0, 0, "tcp", "PS",
+	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "tcp", "PS",
 	  "RDMA port space; both sides must match", rt_port_spaces_rc },
-	{ 'c', "connections", RT_OPT_INT, L(conns), 1, 65536, "1", "N",
+	{ 'c', "connections", RT_OPT_INT, RT_L(conns), 1, 65536, "1", "N",
 	  "connections; the server waits for exactly N", NULL },
-	{ 'C', "count", RT_OPT_INT, L(count), 0, 1 << 20, "10", "N",
+	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",
 	  "messages per connection in each direction; both sides must match", NULL },
-	{ 'S', "size", RT_OPT_SIZE, L(size), 0, 1 << 30, "100", "SIZE",
+	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 0, 1 << 30, "100", "SIZE",
 	  "message size in bytes (0: connect only); both sides must match", NULL },
-	{ 't', "tos", RT_OPT_INT, L(tos), 0, 255, NULL, "TOS",
+	{ 't', "tos", RT_OPT_INT, RT_L(tos), 0, 255, NULL, "TOS",
 	  "type of service for the client's connections", NULL },
-	{ 'a', "ack-timeout", RT_OPT_INT, L(ack_timeout), 0, 31, NULL, "T",
+	{ 'a', "ack-timeout", RT_OPT_INT, RT_L(ack_timeout), 0, 31, NULL, "T",
 	  "QP ACK timeout exponent (4.096 us * 2^T)", NULL },
-	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
-	{ 'm', "migrate", RT_OPT_FLAG, I(migrate), 0, 0, NULL, NULL,
+	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "7471", "PORT", "port", NULL },
+	{ 'm', "migrate", RT_OPT_FLAG, RT_I(migrate), 0, 0, NULL, NULL,
 	  "move every id to a new event channel before disconnecting", NULL },
-	{ 0, "verify", RT_OPT_FLAG, I(verify), 0, 0, NULL, NULL,
+	{ 0, "verify", RT_OPT_FLAG, RT_I(verify), 0, 0, NULL, NULL,
 	  "fill and check every payload (both sides must be rdmatest with --verify)", NULL },
-	{ 0, "timing", RT_OPT_FLAG, I(timing), 0, 0, NULL, NULL,
+	{ 0, "timing", RT_OPT_FLAG, RT_I(timing), 0, 0, NULL, NULL,
 	  "print the connection-setup timing table (always in --json)", NULL },
 	{ 0 },
 };
@@ -467,7 +465,7 @@ static int ucmatose_main(struct rt_run *run, void *cfgp)
 }
 
 const struct rt_applet applet_ucmatose = {
-	.name = "ucmatose",
+	RT_APPLET_OF(ucmatose),
 	.summary = "RDMA CM connection test: N RC connections exchanging messages",
 	.synopsis = "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-P tcp|ib] "
 		    "[-c connections] [-C message_count] [-S message_size] [-t tos] "
@@ -478,7 +476,4 @@ const struct rt_applet applet_ucmatose = {
 		"With -s it is the client. Wire-compatible with rdma-core's ucmatose; "
 		"unlike it, every completion is checked, every wait is bounded by "
 		"--timeout, and a count or size mismatch ends with a clear error.",
-	.opts = ucmatose_opts,
-	.cfg_size = sizeof(struct ucmatose_cfg),
-	.main = ucmatose_main,
 };

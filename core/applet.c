@@ -31,17 +31,17 @@ size_t rt_applet_count(void)
 	return ARRAY_SIZE(rt_applets) - 1;
 }
 
-static void tables_init(struct rt_run *run, void *cfg)
+static void tables_init(struct rt_run *run, const struct rt_applet *a, void *cfg)
 {
-	run->tabs[0] = (struct rt_opt_table){ run->applet->opts, cfg, 0 };
+	run->tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0 };
 	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0 };
 }
 
 static void print_help(const struct rt_applet *a)
 {
-	struct rt_run run = { .applet = a };
+	struct rt_run run = { .name = a->name };
 
-	tables_init(&run, NULL);
+	tables_init(&run, a, NULL);
 	printf("Usage: %s %s\n\n%s\n", a->name, a->synopsis, a->summary);
 	if (a->description)
 		printf("\n%s\n", a->description);
@@ -62,7 +62,7 @@ static bool wants(int argc, char **argv, const char *word)
 
 int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
 {
-	struct rt_run run = { .applet = a };
+	struct rt_run run = { .name = a->name };
 	void *cfg;
 	int rc = -1;
 
@@ -75,7 +75,7 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
 		return RT_EXIT_OK;
 	}
 	cfg = rt_xcalloc(1, a->cfg_size ? a->cfg_size : 1);
-	tables_init(&run, cfg);
+	tables_init(&run, a, cfg);
 	rt_json_init(&run.results);
 	rt_json_object_begin(&run.results);
 	rt_error_phase(&run.err, "options");

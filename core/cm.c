@@ -2,7 +2,6 @@
  * cm_loop.c). Each event is copied and acknowledged before it is handled,
  * so handlers may destroy ids without deadlocking librdmacm. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,13 +94,6 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 	return c;
 }
 
-static int set_nonblocking(int fd)
-{
-	int flags = fcntl(fd, F_GETFL);
-
-	return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-}
-
 static int check_devices(struct rt_error *err)
 {
 	int n = 0;
@@ -135,7 +127,7 @@ struct rt_cm *rt_cm_create(const struct rt_cm_params *params,
 	if (!cm->ch)
 		rt_fail_errno(err, RT_EXIT_ENV, errno,
 			      "rdma_create_event_channel (is rdma_ucm loaded?)");
-	else if (set_nonblocking(cm->ch->fd))
+	else if (rt_set_nonblock(cm->ch->fd))
 		rt_fail_errno(err, RT_EXIT_FAIL, errno, "fcntl");
 	else
 		return cm;
@@ -172,7 +164,7 @@ struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
 	d->verbs = verbs;
 	d->pd = ibv_alloc_pd(verbs);
 	d->channel = d->pd ? ibv_create_comp_channel(verbs) : NULL;
-	if (d->channel && !set_nonblocking(d->channel->fd) &&
+	if (d->channel && !rt_set_nonblock(d->channel->fd) &&
 	    !ibv_query_device(verbs, &d->attr)) {
 		cm->ndevs++;
 		return d;

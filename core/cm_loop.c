@@ -1,7 +1,6 @@
 /* The reactor loop: poll() over the CM channel and the completion
  * channels, bounded by the wait's idle timeout. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -352,13 +351,11 @@ static int migrate_undo(struct rt_cm *cm, struct rdma_event_channel *ch,
 int rt_cm_migrate(struct rt_cm *cm)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int flags;
 
 	if (!ch)
 		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 				     "rdma_create_event_channel (migrate)");
-	flags = fcntl(ch->fd, F_GETFL);
-	if (flags < 0 || fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK))
+	if (rt_set_nonblock(ch->fd))
 		return migrate_undo(cm, ch, 0, errno, "fcntl", NULL);
 	for (size_t i = 0; i < cm->nconns; i++)
 		if (rdma_migrate_id(cm->conns[i]->id, ch))

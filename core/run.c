@@ -3,26 +3,24 @@
 #include <string.h>
 
 #include "config.h"
-#include "rdmatest/applet.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
 
-#define C(f) RT_OFF_INT(struct rt_common, f)
-#define L(f) RT_OFF_LL(struct rt_common, f)
+#define RT_CFG struct rt_common
 
 const struct rt_opt rt_common_opts[] = {
-	{ 0, "json", RT_OPT_FLAG, C(json), 0, 0, NULL, NULL,
+	{ 0, "json", RT_OPT_FLAG, RT_I(json), 0, 0, NULL, NULL,
 	  "print one JSON document with parameters, outcome and results on stdout; human text goes to stderr", NULL },
-	{ 0, "timeout", RT_OPT_SECONDS, L(timeout_ms), 1, 86400000, "10", "SEC",
+	{ 0, "timeout", RT_OPT_SECONDS, RT_L(timeout_ms), 1, 86400000, "10", "SEC",
 	  "bound on every single network wait (resolution, connect, each completion or data wait)", NULL },
-	{ 0, "accept-timeout", RT_OPT_SECONDS, L(accept_timeout_ms), 0, 86400000, "0", "SEC",
+	{ 0, "accept-timeout", RT_OPT_SECONDS, RT_L(accept_timeout_ms), 0, 86400000, "0", "SEC",
 	  "server/receiver: give up when no peer arrives within SEC (0: servers wait indefinitely, receivers use --timeout)", NULL },
-	{ 0, "wait-server", RT_OPT_SECONDS, L(wait_server_ms), 0, 86400000, "0", "SEC",
+	{ 0, "wait-server", RT_OPT_SECONDS, RT_L(wait_server_ms), 0, 86400000, "0", "SEC",
 	  "client: retry connecting while the server is not up yet, for at most SEC", NULL },
-	{ 'q', "quiet", RT_OPT_FLAG, C(quiet), 0, 0, NULL, NULL,
+	{ 'q', "quiet", RT_OPT_FLAG, RT_I(quiet), 0, 0, NULL, NULL,
 	  "print nothing but errors (and the JSON document)", NULL },
-	{ 0, "debug", RT_OPT_FLAG, C(debug), 0, 0, NULL, NULL,
+	{ 0, "debug", RT_OPT_FLAG, RT_I(debug), 0, 0, NULL, NULL,
 	  "trace CM events, completions and state changes on stderr", NULL },
 	{ 0 },
 };
@@ -61,7 +59,7 @@ static char *document(struct rt_run *run, const struct rt_error *e, int code,
 	rt_json_object_begin(&doc);
 	rt_json_kv_string(&doc, "tool", "rdmatest");
 	rt_json_kv_string(&doc, "version", RT_VERSION);
-	rt_json_kv_string(&doc, "applet", run->applet->name);
+	rt_json_kv_string(&doc, "applet", run->name);
 	rt_json_key(&doc, "params");
 	rt_json_object_begin(&doc);
 	rt_opt_to_json(&doc, run->tabs, 2);
@@ -86,12 +84,12 @@ static void last_words(void *ctx, int code, const char *reason, char **line,
 	struct rt_run *run = ctx;
 	struct rt_error e = run->err;
 	struct rt_json results;
-	size_t len = strlen(run->applet->name) + strlen(reason) + 4;
+	size_t len = strlen(run->name) + strlen(reason) + 4;
 
 	if (!e.set)
 		rt_fail(&e, code, "%s", reason);
 	*line = rt_xmalloc(len);
-	snprintf(*line, len, "%s: %s\n", run->applet->name, reason);
+	snprintf(*line, len, "%s: %s\n", run->name, reason);
 	*doc = NULL;
 	if (!run->common.json)
 		return;
@@ -125,7 +123,7 @@ int rt_run_finish(struct rt_run *run, int rc)
 	if (run->err.set) {
 		code = run->err.exit_code;
 		rt_log_flush(&run->log);
-		fprintf(stderr, "%s: %s\n", run->applet->name, run->err.reason);
+		fprintf(stderr, "%s: %s\n", run->name, run->err.reason);
 	}
 	if (run->common.json) {
 		char *doc = document(run, &run->err, code, sig, &run->results);

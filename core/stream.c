@@ -3,6 +3,7 @@
 
 #include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
+#include "rdmatest/util.h"
 
 /* ---- ladder ---- */
 
@@ -89,19 +90,10 @@ void rt_stream_row_format(char *buf, size_t len, const struct rt_stream_row *r,
 
 /* ---- sync block ---- */
 
-static void put_be32(uint8_t *p, uint64_t v)
+/* The sync block has 32-bit fields; larger values saturate. */
+static uint32_t clamp_u32(uint64_t v)
 {
-	uint32_t x = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-
-	p[0] = (uint8_t)(x >> 24);
-	p[1] = (uint8_t)(x >> 16);
-	p[2] = (uint8_t)(x >> 8);
-	p[3] = (uint8_t)x;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 void rt_stream_sync_encode(uint8_t *buf, char role, const struct rt_stream_row *r)
@@ -110,9 +102,9 @@ void rt_stream_sync_encode(uint8_t *buf, char role, const struct rt_stream_row *
 	buf[1] = 't';
 	buf[2] = (uint8_t)role;
 	buf[3] = 1;
-	put_be32(buf + 4, r->size);
-	put_be32(buf + 8, r->count);
-	put_be32(buf + 12, r->iters);
+	rt_put_be32(buf + 4, clamp_u32(r->size));
+	rt_put_be32(buf + 8, clamp_u32(r->count));
+	rt_put_be32(buf + 12, clamp_u32(r->iters));
 }
 
 bool rt_stream_sync_decode(const uint8_t *buf, struct rt_stream_sync *out)
@@ -121,9 +113,9 @@ bool rt_stream_sync_decode(const uint8_t *buf, struct rt_stream_sync *out)
 	    (buf[2] != 'c' && buf[2] != 's'))
 		return false;
 	out->role = (char)buf[2];
-	out->size = get_be32(buf + 4);
-	out->count = get_be32(buf + 8);
-	out->iters = get_be32(buf + 12);
+	out->size = rt_get_be32(buf + 4);
+	out->count = rt_get_be32(buf + 8);
+	out->iters = rt_get_be32(buf + 12);
 	return true;
 }
 

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,4 +101,33 @@ bool rt_read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return ok && buf[0];
+}
+
+void rt_put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+void rt_put_be64(uint8_t *p, uint64_t v)
+{
+	rt_put_be32(p, (uint32_t)(v >> 32));
+	rt_put_be32(p + 4, (uint32_t)v);
+}
+
+uint32_t rt_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+uint64_t rt_get_be64(const uint8_t *p)
+{
+	return (uint64_t)rt_get_be32(p) << 32 | rt_get_be32(p + 4);
+}
+
+int rt_set_nonblock(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }

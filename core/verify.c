@@ -1,6 +1,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmatest/util.h"
 #include "rdmatest/verify.h"
 
 /* splitmix64: the golden-ratio step and its output mix. Each output word
@@ -43,29 +44,6 @@ static void put_le64(uint8_t *p, uint64_t v)
 	p[5] = (uint8_t)(v >> 40);
 	p[6] = (uint8_t)(v >> 48);
 	p[7] = (uint8_t)(v >> 56);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 void rt_pattern_fill(uint8_t *buf, size_t len, uint64_t seed, uint64_t seq)
@@ -139,14 +117,14 @@ int rt_msg_hdr_encode(uint8_t *buf, size_t cap, const struct rt_msg_hdr *h)
 {
 	if (cap < RT_MSG_HDR_LEN)
 		return -1;
-	put_be32(buf, RT_MSG_MAGIC);
+	rt_put_be32(buf, RT_MSG_MAGIC);
 	buf[4] = RT_MSG_VERSION;
 	buf[5] = h->flags;
 	buf[6] = 0;
 	buf[7] = 0;
-	put_be32(buf + 8, h->sender);
-	put_be32(buf + 12, h->len);
-	put_be64(buf + 16, h->seq);
+	rt_put_be32(buf + 8, h->sender);
+	rt_put_be32(buf + 12, h->len);
+	rt_put_be64(buf + 16, h->seq);
 	return RT_MSG_HDR_LEN;
 }
 
@@ -158,14 +136,14 @@ static enum rt_msg_status decode(const uint8_t *buf, size_t len,
 
 	if (len < RT_MSG_HDR_LEN)
 		return RT_MSG_SHORT;
-	if (get_be32(buf) != RT_MSG_MAGIC)
+	if (rt_get_be32(buf) != RT_MSG_MAGIC)
 		return RT_MSG_BAD_MAGIC;
 	if (buf[4] != RT_MSG_VERSION)
 		return RT_MSG_BAD_VERSION;
 	h->flags = buf[5];
-	h->sender = get_be32(buf + 8);
-	h->len = get_be32(buf + 12);
-	h->seq = get_be64(buf + 16);
+	h->sender = rt_get_be32(buf + 8);
+	h->len = rt_get_be32(buf + 12);
+	h->seq = rt_get_be64(buf + 16);
 	for (off = 5; off < 8; off++) {	/* flags and reserved */
 		if (buf[off]) {
 			*bad = off;

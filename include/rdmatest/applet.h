@@ -21,6 +21,11 @@ struct rt_applet {
 	int (*main)(struct rt_run *run, void *cfg);
 };
 
+/* The descriptor's fixed part for an applet `n` whose file defines
+ * n_opts and n_main and whose config struct is RT_CFG (opt.h). */
+#define RT_APPLET_OF(n) \
+	.name = #n, .opts = n##_opts, .cfg_size = sizeof(RT_CFG), .main = n##_main
+
 /* NULL-terminated, sorted by name. */
 extern const struct rt_applet *const rt_applets[];
 

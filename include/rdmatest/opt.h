@@ -61,6 +61,12 @@ struct rt_opt {
 #define RT_OFF_LL(type, field) RT_OPT_TYPED_(type, field, long long)
 #define RT_OFF_STR(type, field) RT_OPT_TYPED_(type, field, const char *)
 
+/* The same for the config struct a file names once, toybox's FOR_xxx
+ * way: `#define RT_CFG struct rping_cfg`, then rows say RT_I(count). */
+#define RT_I(field) RT_OFF_INT(RT_CFG, field)
+#define RT_L(field) RT_OFF_LL(RT_CFG, field)
+#define RT_S(field) RT_OFF_STR(RT_CFG, field)
+
 /* One table and the struct it writes into. `given` records which rows the
  * command line set (bit i = row i). */
 struct rt_opt_table {

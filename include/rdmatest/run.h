@@ -11,8 +11,6 @@
 #include "rdmatest/log.h"
 #include "rdmatest/opt.h"
 
-struct rt_applet;
-
 /* Options every applet takes (rt_common_opts). */
 struct rt_common {
 	int json;
@@ -24,7 +22,7 @@ struct rt_common {
 };
 
 struct rt_run {
-	const struct rt_applet *applet;
+	const char *name;       /* the applet's, for messages and the JSON */
 	struct rt_common common;
 	struct rt_log log;
 	struct rt_error err;

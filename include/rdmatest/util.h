@@ -30,6 +30,16 @@ int rt_ms_until(uint64_t deadline);
  * false when the file cannot be read or the line is empty. */
 bool rt_read_line(const char *path, char *buf, size_t len);
 
+/* Big-endian (network order) integers in byte buffers of any alignment. */
+void rt_put_be32(uint8_t *p, uint32_t v);
+void rt_put_be64(uint8_t *p, uint64_t v);
+uint32_t rt_get_be32(const uint8_t *p);
+uint64_t rt_get_be64(const uint8_t *p);
+
+/* Sets O_NONBLOCK on a file descriptor (event and completion channels);
+ * -1 with errno on failure. */
+int rt_set_nonblock(int fd);
+
 /* Copy with truncation and guaranteed NUL; returns strlen(src). */
 size_t rt_strlcpy(char *dst, const char *src, size_t size);
 

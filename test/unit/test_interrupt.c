@@ -26,7 +26,7 @@ static const struct rt_applet fake = { .name = "fake", .opts = no_opts };
 static void run_init(struct rt_run *run, bool json)
 {
 	memset(run, 0, sizeof(*run));
-	run->applet = &fake;
+	run->name = fake.name;
 	run->tabs[0] = (struct rt_opt_table){ no_opts, NULL, 0 };
 	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0 };
 	run->common.json = json;
