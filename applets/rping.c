@@ -91,6 +91,17 @@ static const struct rt_opt rping_opts[] = {
 	{ 0 },
 };
 
+RT_APPLET(rping, "RDMA READ/WRITE ping-pong between a client and a server",
+	  "-s [-vVdqP] [-a address] [-p port] [-C count] [-S size]\n"
+	  "       rping -c [-vVdq] [-a address] [-I address] [-p port] "
+	  "[-C count] [-S size]",
+	  "The client sends its buffer's address; the server RDMA-READs it "
+	  "and RDMA-WRITEs it back into the client's second buffer. "
+	  "Wire-compatible with rdma-core's rping. Unlike it, every wait is "
+	  "bounded by --timeout, adverts from the peer are validated before "
+	  "any RDMA is posted, -P serves many clients concurrently from one "
+	  "thread, and -v adds round-trip percentiles.");
+
 /* ---- the advert: untrusted bytes in, checked values out ---------------- */
 
 void rping_advert_encode(uint8_t out[ADVERT_LEN], const struct rping_advert *a)
@@ -633,18 +644,3 @@ static int rping_main(struct rt_run *run, void *cfgp)
 	rt_cm_destroy(x.cm);
 	return rc;
 }
-
-const struct rt_applet applet_rping = {
-	RT_APPLET_OF(rping),
-	.summary = "RDMA READ/WRITE ping-pong between a client and a server",
-	.synopsis = "-s [-vVdqP] [-a address] [-p port] [-C count] [-S size]\n"
-		    "       rping -c [-vVdq] [-a address] [-I address] [-p port] "
-		    "[-C count] [-S size]",
-	.description =
-		"The client sends its buffer's address; the server RDMA-READs it "
-		"and RDMA-WRITEs it back into the client's second buffer. "
-		"Wire-compatible with rdma-core's rping. Unlike it, every wait is "
-		"bounded by --timeout, adverts from the peer are validated before "
-		"any RDMA is posted, -P serves many clients concurrently from one "
-		"thread, and -v adds round-trip percentiles.",
-};

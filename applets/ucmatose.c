@@ -84,6 +84,16 @@ static const struct rt_opt ucmatose_opts[] = {
 	{ 0 },
 };
 
+RT_APPLET(ucmatose, "RDMA CM connection test: N RC connections exchanging messages",
+	  "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-P tcp|ib] "
+	  "[-c connections] [-C message_count] [-S message_size] [-t tos] "
+	  "[-a ack_timeout] [-p port] [-m] [--verify] [--timing]",
+	  "Without -s it is the server: it waits for -c connections, sends -C "
+	  "messages of -S bytes on each, receives as many back and disconnects. "
+	  "With -s it is the client. Wire-compatible with rdma-core's ucmatose; "
+	  "unlike it, every completion is checked, every wait is bounded by "
+	  "--timeout, and a count or size mismatch ends with a clear error.");
+
 /* Receives land in their own slot with --verify, else all in one buffer
  * (payloads are opaque, as upstream). */
 static size_t slot(struct ucmatose_ctx *x, uint64_t i)
@@ -463,17 +473,3 @@ static int ucmatose_main(struct rt_run *run, void *cfgp)
 	rt_cm_destroy(x.cm);
 	return rc;
 }
-
-const struct rt_applet applet_ucmatose = {
-	RT_APPLET_OF(ucmatose),
-	.summary = "RDMA CM connection test: N RC connections exchanging messages",
-	.synopsis = "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-P tcp|ib] "
-		    "[-c connections] [-C message_count] [-S message_size] [-t tos] "
-		    "[-a ack_timeout] [-p port] [-m] [--verify] [--timing]",
-	.description =
-		"Without -s it is the server: it waits for -c connections, sends -C "
-		"messages of -S bytes on each, receives as many back and disconnects. "
-		"With -s it is the client. Wire-compatible with rdma-core's ucmatose; "
-		"unlike it, every completion is checked, every wait is bounded by "
-		"--timeout, and a count or size mismatch ends with a clear error.",
-};

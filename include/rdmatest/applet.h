@@ -21,10 +21,17 @@ struct rt_applet {
 	int (*main)(struct rt_run *run, void *cfg);
 };
 
-/* The descriptor's fixed part for an applet `n` whose file defines
- * n_opts and n_main and whose config struct is RT_CFG (opt.h). */
-#define RT_APPLET_OF(n) \
-	.name = #n, .opts = n##_opts, .cfg_size = sizeof(RT_CFG), .main = n##_main
+/* An applet file says who it is right after its option table, the way
+ * toybox's NEWTOY lines do: RT_APPLET(rping, summary, synopsis,
+ * description) defines applet_rping from rping_opts, the file's RT_CFG
+ * (opt.h) and rping_main, which the file defines further down. */
+#define RT_APPLET(n, summary_, synopsis_, description_)                      \
+	static int n##_main(struct rt_run *run, void *cfg);                  \
+	const struct rt_applet applet_##n = {                                \
+		.name = #n, .summary = summary_, .synopsis = synopsis_,      \
+		.description = description_, .opts = n##_opts,               \
+		.cfg_size = sizeof(RT_CFG), .main = n##_main,                \
+	}
 
 /* NULL-terminated, sorted by name. */
 extern const struct rt_applet *const rt_applets[];
