@@ -170,18 +170,10 @@ double rt_ud_rx_seconds(const struct rt_ud_rx *rx, size_t n)
 void rt_ud_rx_json(struct rt_json *j, const struct rt_ud_rx *q, bool receiver)
 {
 	const struct rt_mc_tally *t = &q->tally;
+	struct rt_ud_rx_sum s = { 0 };
 
-	rt_json_kv_uint(j, "received", t->received);
-	rt_json_kv_uint(j, "distinct", t->distinct);
-	rt_json_kv_uint(j, "lost", receiver ? rt_mc_tally_missing(t) : 0);
-	rt_json_kv_uint(j, "duplicates", t->duplicates);
-	rt_json_kv_uint(j, "out_of_order", t->out_of_order);
-	rt_json_kv_uint(j, "late", t->late);
-	rt_json_kv_uint(j, "beyond_count", t->beyond);
-	rt_json_kv_uint(j, "unverified", t->foreign);
-	rt_json_kv_uint(j, "untracked", t->untracked);
-	rt_json_kv_uint(j, "corrupt", t->corrupt);
-	rt_json_kv_uint(j, "wrong_size", t->wrong_size);
+	rt_ud_rx_sum_add(&s, q, receiver);
+	rt_ud_rx_sum_json(j, &s, true);
 	rt_json_kv_uint(j, "senders_seen", t->nsnd);
 	rt_json_kv_uint(j, "receive_ring", q->ring.slots);
 	rt_json_kv_uint(j, "ring_ran_dry", q->ring.dry);
@@ -199,18 +191,32 @@ void rt_ud_rx_sum_add(struct rt_ud_rx_sum *s, const struct rt_ud_rx *q, bool rec
 	s->lost += receiver ? rt_mc_tally_missing(t) : 0;
 	s->dup += t->duplicates;
 	s->ooo += t->out_of_order;
+	s->late += t->late;
+	s->beyond += t->beyond;
 	s->foreign += t->foreign;
+	s->untracked += t->untracked;
 	s->corrupt += t->corrupt;
+	s->wrong_size += t->wrong_size;
 }
 
-void rt_ud_rx_sum_json(struct rt_json *j, const struct rt_ud_rx_sum *s)
+void rt_ud_rx_sum_json(struct rt_json *j, const struct rt_ud_rx_sum *s, bool all)
 {
 	rt_json_kv_uint(j, "received", s->received);
+	if (all)
+		rt_json_kv_uint(j, "distinct", s->distinct);
 	rt_json_kv_uint(j, "lost", s->lost);
 	rt_json_kv_uint(j, "duplicates", s->dup);
 	rt_json_kv_uint(j, "out_of_order", s->ooo);
+	if (all) {
+		rt_json_kv_uint(j, "late", s->late);
+		rt_json_kv_uint(j, "beyond_count", s->beyond);
+	}
 	rt_json_kv_uint(j, "unverified", s->foreign);
+	if (all)
+		rt_json_kv_uint(j, "untracked", s->untracked);
 	rt_json_kv_uint(j, "corrupt", s->corrupt);
+	if (all)
+		rt_json_kv_uint(j, "wrong_size", s->wrong_size);
 }
 
 void rt_ud_rx_sum_str(const struct rt_ud_rx_sum *s, unsigned nqps, char *buf,

@@ -70,12 +70,14 @@ double rt_ud_rx_seconds(const struct rt_ud_rx *rx, size_t n);
 void rt_ud_rx_json(struct rt_json *j, const struct rt_ud_rx *q, bool receiver);
 
 struct rt_ud_rx_sum {
-	uint64_t received, distinct, lost, dup, ooo, foreign, corrupt;
+	uint64_t received, distinct, lost, dup, ooo, late, beyond, foreign;
+	uint64_t untracked, corrupt, wrong_size;
 };
-/* Adds one QP's counts to s. */
+/* Adds one QP's counts to s (lost only for a receiver). */
 void rt_ud_rx_sum_add(struct rt_ud_rx_sum *s, const struct rt_ud_rx *q, bool receiver);
-/* The sum as members of the open JSON object. */
-void rt_ud_rx_sum_json(struct rt_json *j, const struct rt_ud_rx_sum *s);
+/* The sum as members of the open JSON object: received, lost,
+ * duplicates, out_of_order, unverified, corrupt; `all` adds the rest. */
+void rt_ud_rx_sum_json(struct rt_json *j, const struct rt_ud_rx_sum *s, bool all);
 /* "received 40 datagrams on 2 QPs: 0 lost, 0 duplicate, 0 out of order"
  * (and unverified and corrupt ones when there are any). */
 void rt_ud_rx_sum_str(const struct rt_ud_rx_sum *s, unsigned nqps, char *buf,
