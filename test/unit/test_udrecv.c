@@ -219,6 +219,7 @@ static void the_verdict_names_what_went_wrong(void **state)
 	assert_int_equal(rt_ud_rx_judge(r->rx, QPS, 2000, &e), -1);
 	assert_non_null(strstr(e.reason, "QP 1: a datagram of 56 bytes, expected 64 "
 			       "(does the sender's -S match?)"));
+	rt_mc_tally_free(&r->rx[1].tally);
 	rt_mc_tally_init(&r->rx[1].tally, 4, 1, SIZE);
 	r->mem[0][2 * (SIZE + RT_MC_GRH_LEN) + RT_MC_GRH_LEN + 40] ^= 1;
 	r->rx[0].ring.npending = 0;
