@@ -16,6 +16,13 @@ void rt_ud_send_step(struct rt_cm *cm, void *flow)
 	struct rt_ud_lane *failed;
 
 	rt_ud_refill_step(cm, flow);
+	/* a connection that failed or left meanwhile sends no more */
+	for (size_t i = 0; i < f->tx->nlanes; i++) {
+		const struct rt_conn *c = f->tx->lanes[i].owner;
+
+		if (c && c->state != RT_CONN_ESTABLISHED)
+			f->tx->lanes[i].ready = false;
+	}
 	failed = rt_ud_tx_post_due(f->tx, rt_now_ns());
 	if (failed && failed->owner)
 		rt_conn_hook_result(failed->owner, -1, "posting a send");

@@ -27,8 +27,9 @@ struct rt_ud_flow {
 
 /* Step: reposts what the rings consumed. */
 void rt_ud_refill_step(struct rt_cm *cm, void *flow);
-/* Step: reposts, then posts the sends that are due; a failed post fails
- * the connection that owns its lane (lane owners are struct rt_conn). */
+/* Step: reposts, then posts the sends that are due on the lanes whose
+ * connection is established; a failed post fails the connection that
+ * owns its lane (lane owners are struct rt_conn). */
 void rt_ud_send_step(struct rt_cm *cm, void *flow);
 /* Every lane has its send completions. */
 bool rt_ud_sent(struct rt_cm *cm, void *flow);

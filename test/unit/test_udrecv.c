@@ -301,6 +301,12 @@ static void flow_steps_work_and_predicates_only_answer(void **state)
 	assert_int_equal(nsend + nrecv, 0);
 	rt_ud_refill_step(&r->cm, &f);
 	assert_int_equal(nrecv, 1);
+	r->conn[1].state = RT_CONN_FAILED;
+	rt_ud_send_step(&r->cm, &f);
+	assert_int_equal(nsend, 2); /* lane 1's connection failed: it stopped */
+	assert_false(tx.lanes[1].ready);
+	r->conn[1].state = RT_CONN_ESTABLISHED;
+	tx.lanes[1].ready = true;
 	rt_ud_send_step(&r->cm, &f);
 	assert_int_equal(nsend, 4);
 	for (unsigned i = 0; i < QPS; i++) {
