@@ -194,6 +194,17 @@ int rt_mc_check_qps(unsigned qps, bool send_only, int max_attach,
 		       qps, p->dev, max_attach);
 }
 
+void rt_mc_port_json(struct rt_json *j, const struct rt_mc_port *p)
+{
+	bool known = p->dev[0];
+
+	rt_json_kv_string(j, "device", known ? p->dev : NULL);
+	rt_json_kv_uint(j, "port", p->port);
+	rt_json_kv_int(j, "active_mtu", p->mtu);
+	rt_json_kv_string(j, "link_layer", !known ? NULL
+			  : p->ethernet ? "ethernet" : "infiniband");
+}
+
 /* ---- joining and leaving ---- */
 
 /* The kernel's internal ENOTSUPP (524) reaches user space from some
@@ -278,6 +289,36 @@ int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
 	return rc;
 }
 
+void rt_mc_explain_resolve(struct rt_conn *c, enum rdma_port_space ps, bool bound)
+{
+	const char *hint = NULL;
+	size_t n = strlen(c->err.reason);
+
+	if (strcmp(c->err.phase, "resolve-addr"))
+		return;
+	if (ps == RDMA_PS_IPOIB && strstr(c->err.reason, strerror(EINVAL))) {
+		hint = " (port space ipoib needs InfiniBand; on RoCE use -p udp)";
+		c->err.exit_code = RT_EXIT_ENV;
+	} else if (!bound) {
+		hint = " (no route to the group: give -b with a local address "
+		       "of the RDMA device)";
+	}
+	if (hint && n < sizeof(c->err.reason))
+		snprintf(c->err.reason + n, sizeof(c->err.reason) - n, "%s", hint);
+}
+
+void rt_mc_member_json(struct rt_json *j, const struct rt_mc_member *m)
+{
+	rt_json_key(j, "join");
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "dgid", m->dgid);
+	rt_json_kv_uint(j, "mlid", m->mlid);
+	rt_json_kv_uint(j, "sl", m->sl);
+	rt_json_kv_uint(j, "qkey", m->qkey);
+	rt_json_kv_uint(j, "remote_qpn", m->qpn);
+	rt_json_object_end(j);
+}
+
 void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 {
 	int st = c->err.status;
@@ -331,7 +372,7 @@ uint32_t rt_mc_ring_slots(uint64_t want, unsigned nqps, size_t slot_len,
 static int post_slot(struct rt_mc_ring *r, struct rt_conn *c, uint32_t slot)
 {
 	if (rt_post_recv(&c->res, r->buf, slot * r->slot_len, r->slot_len, slot, &c->err))
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s", c->err.reason);
+		return rt_conn_hook_result(c, -1, "posting a receive");
 	r->posted++;
 	return 0;
 }
@@ -342,7 +383,7 @@ int rt_mc_ring_init(struct rt_mc_ring *r, struct rt_conn *c, uint32_t slots,
 	memset(r, 0, sizeof(*r));
 	r->buf = rt_res_buf(&c->res, slots * slot_len, IBV_ACCESS_LOCAL_WRITE, &c->err);
 	if (!r->buf)
-		return rt_conn_fail(c, c->err.exit_code, "%s", c->err.reason);
+		return rt_conn_hook_result(c, -1, "the receive ring");
 	r->slots = slots;
 	r->slot_len = slot_len;
 	r->pending = rt_xcalloc(slots, sizeof(*r->pending));

@@ -22,6 +22,7 @@
 
 #include "rdmatest/cm.h"
 #include "rdmatest/error.h"
+#include "rdmatest/json.h"
 
 /* Receives of UD datagrams start with the 40-byte GRH area. */
 #define RT_MC_GRH_LEN 40
@@ -81,6 +82,8 @@ int rt_mc_check_group(const struct sockaddr *group, const struct rt_mc_port *p,
  * one group takes (max_mcast_qp_attach, 56 on rxe). Environment error. */
 int rt_mc_check_qps(unsigned qps, bool send_only, int max_attach,
 		    const struct rt_mc_port *p, struct rt_error *err);
+/* device, port, active_mtu, link_layer (null before a port was queried). */
+void rt_mc_port_json(struct rt_json *j, const struct rt_mc_port *p);
 
 /* ---- joining and leaving ---- */
 
@@ -116,6 +119,12 @@ int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
 /* Rewrites a MULTICAST_ERROR failure of c into a message that says what
  * the join was and, for refused send-only joins, exit 3. */
 void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m);
+/* Adds the likely cause to a failed address resolution of a group: port
+ * space ipoib on RoCE (exit 3), or no route when the id was not bound to
+ * a local address (-b). Other failures are left alone. */
+void rt_mc_explain_resolve(struct rt_conn *c, enum rdma_port_space ps, bool bound);
+/* "join": {dgid, mlid, sl, qkey, remote_qpn} of a joined member. */
+void rt_mc_member_json(struct rt_json *j, const struct rt_mc_member *m);
 
 /* ---- the receive ring ---- */
 
