@@ -11,21 +11,16 @@
  * probably differs. Two rdmatest peers also compare their parameters in
  * the sync bytes, which upstream never reads (see stream.h). */
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <rdma/rsocket.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/child.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
 #include "rdmatest/stats.h"
@@ -34,8 +29,6 @@
 
 #define DEFAULT_BUF (1 << 19)   /* SO_SNDBUF/SO_RCVBUF without -B */
 #define MAX_SIZE (1LL << 30)
-#define TICK_NS 250000000ull    /* progress line and fork heartbeat period */
-#define PROGRESS_AFTER_NS 1000000000ull
 #define PEER_DIFFERS (-2)       /* the sync showed the peer's parameters differ */
 
 struct rstream_cfg {
@@ -61,13 +54,6 @@ struct modes {
 enum phase { PHASE_LAT, PHASE_BW, PHASE_CUSTOM };
 enum step { STEP_SYNC, STEP_FORWARD, STEP_BACK };
 
-struct endpoint {
-	struct sockaddr_storage dst, src;
-	socklen_t dst_len, src_len;
-	void *route;
-	size_t route_len;
-};
-
 struct rstream {
 	struct rstream_cfg *cfg;
 	struct rt_run *run;
@@ -75,7 +61,7 @@ struct rstream {
 	bool server, custom, all;
 	uint64_t size; /* custom rows */
 	const struct rt_sock_ops *ops;
-	struct endpoint ep;
+	struct rt_sockaddr ep;
 	int lfd;
 	struct rt_stream s;
 	uint8_t *sbuf, *rbuf;
@@ -83,12 +69,11 @@ struct rstream {
 	/* where we are, for messages and progress */
 	unsigned conn;
 	const struct rt_stream_row *row;
-	uint64_t iter, xfer, row_start_bytes, row_t0;
+	uint64_t iter, xfer, row_start_bytes;
 	enum step step;
-	/* progress line (stderr is a terminal) and fork heartbeat */
-	bool tty, progress_shown;
-	uint64_t last_tick;
-	int report_fd; /* fork child: pipe to the parent, else -1 */
+	bool tty; /* a progress line on stderr */
+	struct rt_progress progress;
+	struct rt_child_share *child; /* in a fork child (-T f), else NULL */
 	struct rt_hist lat; /* the current row's latencies, fixed size */
 };
 
@@ -201,28 +186,9 @@ static int configure(struct rstream *x)
 	return 0;
 }
 
-/* ---- addresses --------------------------------------------------------------- */
+/* ---- addresses and socket options ------------------------------------------- */
 
-static int copy_sa(struct sockaddr_storage *ss, socklen_t *len,
-		   const struct sockaddr *sa, size_t sa_len)
-{
-	if (!sa || sa_len > sizeof(*ss))
-		return -1;
-	memcpy(ss, sa, sa_len);
-	*len = (socklen_t)sa_len;
-	return 0;
-}
-
-static void clear_port(struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = 0;
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = 0;
-}
-
-/* With -T r (or -f gid): rdma_getaddrinfo, keeping a route if one came. */
-static int resolve_rdma(struct rstream *x, struct endpoint *ep)
+static int resolve(struct rstream *x)
 {
 	struct rt_addr_query q = {
 		.node = x->server ? x->cfg->src : x->cfg->dst, .port = x->cfg->port,
@@ -230,109 +196,21 @@ static int resolve_rdma(struct rstream *x, struct endpoint *ep)
 		.format = x->cfg->format, .passive = x->server,
 		.what = x->server ? "-b" : "-s",
 	};
-	struct rdma_addrinfo *ai;
-	int rc = 0;
-
-	if (rt_addr_resolve(&q, &ai, &x->run->err))
-		return -1;
-	if (x->server)
-		rc = copy_sa(&ep->dst, &ep->dst_len, ai->ai_src_addr, ai->ai_src_len);
-	else
-		rc = copy_sa(&ep->dst, &ep->dst_len, ai->ai_dst_addr, ai->ai_dst_len);
-	if (!rc && !x->server && x->cfg->src &&
-	    !copy_sa(&ep->src, &ep->src_len, ai->ai_src_addr, ai->ai_src_len))
-		clear_port(&ep->src);
-	if (!rc && !x->server && ai->ai_route && ai->ai_route_len) {
-		ep->route = rt_xmalloc(ai->ai_route_len);
-		memcpy(ep->route, ai->ai_route, ai->ai_route_len);
-		ep->route_len = ai->ai_route_len;
-	}
-	rdma_freeaddrinfo(ai);
-	if (rc)
-		return rt_fail(&x->run->err, RT_EXIT_USAGE, "%s: no usable address",
-			       q.what);
-	return 0;
-}
-
-static int lookup(struct rstream *x, const char *node, const char *what,
-		  bool passive, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	char port[16];
-	int ret;
-
-	if (x->cfg->format == RT_FMT_IP || x->cfg->format == RT_FMT_IPV6)
-		hints.ai_flags |= AI_NUMERICHOST;
-	if (x->cfg->format == RT_FMT_IPV6)
-		hints.ai_family = AF_INET6;
-	if (passive)
-		hints.ai_flags |= AI_PASSIVE;
-	snprintf(port, sizeof(port), "%lld", x->cfg->port);
-	ret = getaddrinfo(node, port, &hints, &ai);
-	if (ret)
-		return rt_fail(&x->run->err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s",
-			       what, node ? node : "(any)",
-			       ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
-	ret = copy_sa(ss, len, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return ret ? rt_fail(&x->run->err, RT_EXIT_USAGE, "%s: no usable address", what) : 0;
-}
-
-static int resolve(struct rstream *x)
-{
-	struct endpoint *ep = &x->ep;
 
 	rt_error_phase(&x->run->err, "resolve-addr");
-	if (x->m.resolve)
-		return resolve_rdma(x, ep);
-	if (x->server)
-		return lookup(x, x->cfg->src, "-b", true, &ep->dst, &ep->dst_len);
-	if (lookup(x, x->cfg->dst, "-s", false, &ep->dst, &ep->dst_len))
-		return -1;
-	if (x->cfg->src && lookup(x, x->cfg->src, "-b", true, &ep->src, &ep->src_len))
-		return -1;
-	clear_port(&ep->src); /* upstream binds the server's port: a reconnect fails */
-	return 0;
+	return rt_addr_lookup(&q, x->m.resolve, &x->ep, &x->run->err);
 }
 
-/* ---- socket options ------------------------------------------------------------ */
-
-static void keepalive(struct rstream *x, int fd)
-{
-	const struct rt_sock_ops *o = x->ops;
-	int on = 1, idle = (int)x->cfg->keepalive, v = 0;
-	socklen_t len = sizeof(v);
-
-	if (o->setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on))) {
-		rt_warn(&x->run->log, "%s SO_KEEPALIVE: %s", x->ops->rdma
-			? "rsetsockopt" : "setsockopt", strerror(errno));
-		return;
-	}
-	if (o->setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)))
-		rt_warn(&x->run->log, "TCP_KEEPIDLE %d: %s", idle, strerror(errno));
-	if (!o->getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
-		rt_say(&x->run->log, "Keepalive: %s", v ? "ON" : "OFF");
-	len = sizeof(v);
-	if (!o->getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len))
-		rt_say(&x->run->log, "  time: %i", v);
-}
-
-/* As upstream: buffers, no Nagle, the phase's inline size, keepalive.
- * Failures other than keepalive's are ignored, as upstream (rsockets
- * take some only before connecting). */
+/* As upstream: buffers, no Nagle, the phase's inline size, keepalive. */
 static void set_options(struct rstream *x, int fd, enum phase ph)
 {
-	const struct rt_sock_ops *o = x->ops;
-	int buf = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF, one = 1;
-	int inl = ph == PHASE_LAT ? (int)x->cfg->inline_size : 0;
+	struct rt_sock_tuning t = {
+		.bufsize = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF,
+		.nodelay = true, .keepalive_s = (int)x->cfg->keepalive,
+		.inline_size = ph == PHASE_CUSTOM ? -1 : ph == PHASE_LAT ? (int)x->cfg->inline_size : 0,
+	};
 
-	o->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	o->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	o->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (o->rdma && ph != PHASE_CUSTOM && o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &inl, sizeof(inl)))
-		rt_dbg(&x->run->log, "rsetsockopt RDMA_INLINE %d: %s", inl, strerror(errno));
-	if (x->cfg->keepalive)
-		keepalive(x, fd);
+	rt_sock_tune(x->ops, fd, &t, &x->run->log);
 }
 
 /* ---- messages -------------------------------------------------------------------- */
@@ -358,32 +236,20 @@ static void describe(void *arg, char *where, size_t wlen, char *hint, size_t hle
 			 "sides or neither, the same --scale, no -S/-C/-I) and the same -T v?");
 }
 
-static void progress_clear(struct rstream *x)
-{
-	if (!x->progress_shown)
-		return;
-	fprintf(stderr, "\r\033[K");
-	x->progress_shown = false;
-}
-
-/* Called per transfer: a progress line on a terminal for rows that run
- * longer than a second, and the fork child's heartbeat. */
+/* Called per transfer: the fork child's heartbeat, and a progress line on
+ * a terminal for rows that run longer than a second. */
 static void tick(struct rstream *x, uint64_t now)
 {
 	uint64_t bytes, total;
 
-	if (now - x->last_tick < TICK_NS)
-		return;
-	x->last_tick = now;
-	if (x->report_fd >= 0 && write(x->report_fd, ".", 1) < 0)
-		x->report_fd = -1; /* the parent went away: nothing to report to */
-	if (!x->tty || now - x->row_t0 < PROGRESS_AFTER_NS)
+	if (x->child)
+		rt_child_beat(x->child);
+	if (!rt_progress_due(&x->progress, now))
 		return;
 	bytes = x->s.sent + x->s.received - x->row_start_bytes;
 	total = rt_stream_row_bytes(x->row);
-	fprintf(stderr, "\r%s: %s %3llu%%", x->run->applet->name, x->row->name,
-		(unsigned long long)(total ? bytes * 100 / total : 0));
-	x->progress_shown = true;
+	rt_progress_show(&x->progress, "%s: %s %3llu%%", x->run->applet->name, x->row->name,
+			 (unsigned long long)(total ? bytes * 100 / total : 0));
 }
 
 /* ---- one row ---------------------------------------------------------------------- */
@@ -551,15 +417,15 @@ static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 	char line[160];
 	struct rt_json j;
 
-	progress_clear(x);
+	rt_progress_clear(&x->progress);
 	rt_stream_row_format(line, sizeof(line), x->row, usec);
 	rt_say(&x->run->log, "%s", line);
 	rt_json_init(&j);
 	row_json(x, &j, usec, lat);
 	rt_json_finish(&j);
-	if (x->report_fd >= 0)
-		dprintf(x->report_fd, "R%s\n", rt_json_text(&j));
-	else
+	if (x->child && !rt_child_result(x->child, rt_json_text(&j)))
+		rt_warn(&x->run->log, "row %s: no room for its JSON record", x->row->name);
+	else if (!x->child)
 		rt_json_raw(&x->run->results, rt_json_text(&j));
 	rt_json_free(&j);
 }
@@ -589,14 +455,15 @@ static int run_row(struct rstream *x, const struct rt_stream_row *r)
 	memset(&x->lat, 0, sizeof(x->lat));
 	x->row_start_bytes = x->s.sent + x->s.received;
 	rc = sync_row(x);
-	t0 = x->row_t0 = rt_now_ns();
+	t0 = rt_now_ns();
+	rt_progress_start(&x->progress, x->tty ? stderr : NULL, t0);
 	if (!rc)
 		rc = iterate(x, &x->lat);
 	if (!rc)
 		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
 	else
 		report_partial(x, t0);
-	progress_clear(x);
+	rt_progress_clear(&x->progress);
 	return rc;
 }
 
@@ -657,11 +524,11 @@ static int adopt(struct rt_error *dst, const struct rt_error *src)
 
 static int connect_once(struct rstream *x, enum phase ph, struct rt_error *e)
 {
-	struct endpoint *ep = &x->ep;
+	struct rt_sockaddr *ep = &x->ep;
 	char a[80];
 	int fd;
 
-	if (rt_sock_open(x->ops, ep->dst.ss_family, &fd, e))
+	if (rt_sock_open(x->ops, ep->addr.ss_family, &fd, e))
 		return -1;
 	stream_init(x, fd);
 	set_options(x, fd, ph);
@@ -672,7 +539,7 @@ static int connect_once(struct rstream *x, enum phase ph, struct rt_error *e)
 	if (ep->route && x->ops->setsockopt(fd, SOL_RDMA, RDMA_ROUTE, ep->route,
 					    (socklen_t)ep->route_len))
 		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");
-	return rt_stream_connect(&x->s, (struct sockaddr *)&ep->dst, ep->dst_len,
+	return rt_stream_connect(&x->s, (struct sockaddr *)&ep->addr, ep->addr_len,
 				 x->run->common.timeout_ms, e);
 }
 
@@ -704,10 +571,10 @@ static int client_connect(struct rstream *x, enum phase ph)
 static int server_listen(struct rstream *x)
 {
 	rt_error_phase(&x->run->err, "listen");
-	if (rt_sock_open(x->ops, x->ep.dst.ss_family, &x->lfd, &x->run->err))
+	if (rt_sock_open(x->ops, x->ep.addr.ss_family, &x->lfd, &x->run->err))
 		return -1;
-	return rt_sock_listen(x->ops, x->lfd, (struct sockaddr *)&x->ep.dst,
-			      x->ep.dst_len, &x->run->err);
+	return rt_sock_listen(x->ops, x->lfd, (struct sockaddr *)&x->ep.addr,
+			      x->ep.addr_len, &x->run->err);
 }
 
 /* The first client may take --accept-timeout (0: forever); the second
@@ -742,13 +609,6 @@ static int setup_accepted(struct rstream *x, enum phase ph)
 
 /* ---- fork (-T f): a server process per client ------------------------------------------ */
 
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if (*s == '\t' || *s == '\n')
-			*s = ' ';
-}
-
 /* An interrupt is recorded here, where the row and the byte count that
  * it cut short are known; interrupted runs keep the rows done so far. */
 static void interrupted(struct rstream *x)
@@ -758,166 +618,72 @@ static void interrupted(struct rstream *x)
 
 	if (!sig || x->run->err.set)
 		return;
-	progress_clear(x);
+	rt_progress_clear(&x->progress);
 	describe(x, where, sizeof(where), hint, sizeof(hint));
 	rt_fail(&x->run->err, rt_interrupt_exit_code(sig), "%s: interrupted by %s",
 		where, rt_interrupt_name(sig));
 }
 
-/* The child's last words: exit code, verify counters, phase, reason. */
-static void child_report(struct rstream *x, int rc)
-{
-	struct rt_error *e = &x->run->err;
+struct forked {
+	struct rstream *x;
+	const struct rt_stream_row *rows;
+	size_t n;
+	enum phase ph;
+};
 
+static int serve_child(struct rt_child_share *share, void *arg)
+{
+	struct forked *f = arg;
+	struct rstream *x = f->x;
+	struct rt_error *e = &x->run->err;
+	int rc;
+
+	x->child = share;
+	x->ops->close(x->lfd);
+	rc = setup_accepted(x, f->ph) || run_rows(x, f->rows, f->n) ? -1 : 0;
+	rt_stream_close(&x->s, rc == 0 || !e->set); /* done, or interrupted */
 	if (rc)
 		interrupted(x); /* a no-op unless a signal came and nothing failed */
 	if (rc && !e->set)
 		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
-	sanitize(e->reason);
-	dprintf(x->report_fd, "E%d\t%u\t%u\t%llu\t%s\t%s\n", e->set ? e->exit_code : 0,
-		x->v.fill_next, x->v.check_next, (unsigned long long)x->v.checked,
-		e->phase, e->set ? e->reason : "");
-}
-
-static void run_child(struct rstream *x, int report_fd, const struct rt_stream_row *rows,
-		      size_t n, enum phase ph)
-{
-	int rc;
-
-	/* a parent that died must not kill us at the next heartbeat: the
-	 * write fails instead, and the client still gets its run */
-	signal(SIGPIPE, SIG_IGN);
-	x->ops->close(x->lfd);
-	x->report_fd = report_fd;
-	rc = setup_accepted(x, ph) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0 || !x->run->err.set);
-	child_report(x, rc);
+	rt_child_error(share, e);
 	rt_log_flush(&x->run->log);
-	fflush(NULL);
-	_exit(0);
+	return e->set ? e->exit_code : 0;
 }
 
-static void parent_line(struct rstream *x, char *line, bool *ended)
+/* A child that exited 0 moved every byte of its rows, so the -T v
+ * counters of the next connection go on from there without a report. */
+static void skip_rows(struct rt_stream_verify *v, const struct rt_stream_row *rows, size_t n)
 {
-	struct rt_error *e = &x->run->err;
-	unsigned fill, check;
-	unsigned long long checked;
-	int code, pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t each_way = RT_STREAM_SYNC_LEN + rt_stream_row_bytes(&rows[i]) / 2;
 
-	if (line[0] == 'R') {
-		rt_json_raw(&x->run->results, line + 1);
-		return;
-	}
-	if (line[0] != 'E' || sscanf(line + 1, "%d\t%u\t%u\t%llu\t%n", &code, &fill,
-				     &check, &checked, &pos) < 4 || !pos)
-		return;
-	*ended = true;
-	x->v.fill_next = (uint8_t)fill;
-	x->v.check_next = (uint8_t)check;
-	x->v.checked = checked;
-	if (code) {
-		char *phase = line + 1 + pos, *reason = strchr(phase, '\t');
-
-		if (reason)
-			*reason++ = '\0';
-		rt_error_phase(e, phase);
-		rt_fail(e, code, "%s", reason ? reason : "server process failed");
+		v->fill_next = (uint8_t)(v->fill_next + each_way);
+		v->check_next = (uint8_t)(v->check_next + each_way);
+		v->checked += each_way;
 	}
 }
 
-/* Reads the child's reports until EOF; silence longer than the child's
- * own bound (its waits end after --timeout) means it hangs. An interrupt
- * of the parent alone is passed on: the child stops and reports where. */
-static int parent_collect(struct rstream *x, int rfd, pid_t child, bool *ended)
-{
-	long long bound = 2 * x->run->common.timeout_ms + 1000;
-	char buf[4096], *acc = NULL;
-	bool passed_on = false;
-	size_t len = 0;
-	int rc = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = rfd, .events = POLLIN };
-		ssize_t n;
-
-		if (rt_interrupt_signal() && !passed_on) {
-			kill(child, rt_interrupt_signal());
-			passed_on = true;
-		}
-		if (poll(&p, 1, (int)bound) == 0) {
-			rc = rt_fail(&x->run->err, RT_EXIT_TIMEOUT, "the server process of "
-				     "connection %u reported nothing for %g s", x->conn,
-				     (double)bound / 1000);
-			break;
-		}
-		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
-			continue; /* EINTR: look at the interrupt again */
-		n = read(rfd, buf, sizeof(buf));
-		if (n <= 0 && !(n < 0 && errno == EINTR))
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '.' && len == 0)
-				continue; /* heartbeat */
-			acc = rt_xrealloc(acc, len + 1);
-			acc[len++] = buf[i] == '\n' ? '\0' : buf[i];
-			if (buf[i] == '\n') {
-				parent_line(x, acc, ended);
-				len = 0;
-			}
-		}
-	}
-	free(acc);
-	return rc;
-}
-
-static int reap(struct rstream *x, pid_t pid, bool ended)
-{
-	int st = 0;
-
-	for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(pid, &st, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	if (!ended && WIFSIGNALED(st))
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "the server process of "
-			       "connection %u died of signal %d", x->conn, WTERMSIG(st));
-	if (!ended)
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "the server process of "
-			       "connection %u ended without a report", x->conn);
-	return x->run->err.set ? -1 : 0;
-}
-
+/* The child's waits end after --timeout; silence for twice that means it hangs. */
 static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 			size_t n, enum phase ph)
 {
-	bool ended = false;
-	int pfd[2], rc;
-	pid_t pid;
+	struct forked f = { .x = x, .rows = rows, .n = n, .ph = ph };
+	struct rt_child c;
+	char what[64];
 
-	if (pipe(pfd))
-		return rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "pipe");
 	rt_log_flush(&x->run->log);
-	fflush(NULL); /* or the child prints our buffered lines again */
-	pid = fork();
-	if (pid < 0)
-		return rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "fork");
-	if (pid == 0) {
-		close(pfd[0]);
-		run_child(x, pfd[1], rows, n, ph);
-	}
-	close(pfd[1]);
+	if (rt_child_start(&c, serve_child, &f, &x->run->err))
+		return -1;
 	x->ops->close(x->s.fd); /* the child's copy carries the connection */
 	x->s.fd = -1;
-	rc = parent_collect(x, pfd[0], pid, &ended);
-	close(pfd[0]);
-	if (rc) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return rc;
-	}
-	return reap(x, pid, ended);
+	snprintf(what, sizeof(what), "the server process of connection %u", x->conn);
+	if (rt_child_wait(&c, 2 * x->run->common.timeout_ms + 1000, what,
+			  &x->run->results, &x->run->err))
+		return -1;
+	if (x->m.verify)
+		skip_rows(&x->v, rows, n);
+	return 0;
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
@@ -1037,7 +803,7 @@ static int run_all(struct rstream *x)
 
 static int rstream_main(struct rt_run *run, void *cfgp)
 {
-	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1, .report_fd = -1,
+	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1,
 			     .tty = isatty(STDERR_FILENO) && !run->common.quiet };
 	int rc;
 
@@ -1050,7 +816,7 @@ static int rstream_main(struct rt_run *run, void *cfgp)
 		x.ops->close(x.lfd);
 	free(x.sbuf);
 	free(x.rbuf);
-	free(x.ep.route);
+	rt_sockaddr_free(&x.ep);
 	return rc;
 }
 

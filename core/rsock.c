@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,6 +198,46 @@ int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
 }
 
 /* ---- connected streams ------------------------------------------------------------ */
+
+/* ---- tuning ----------------------------------------------------------------- */
+
+static void keepalive(const struct rt_sock_ops *o, int fd, int idle,
+		      const struct rt_log *log)
+{
+	int on = 1, v = 0;
+	socklen_t len = sizeof(v);
+
+	if (o->setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on))) {
+		rt_warn(log, "%s SO_KEEPALIVE: %s", o->rdma ? "rsetsockopt" : "setsockopt",
+			strerror(errno));
+		return;
+	}
+	if (o->setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)))
+		rt_warn(log, "TCP_KEEPIDLE %d: %s", idle, strerror(errno));
+	if (!o->getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
+		rt_say(log, "Keepalive: %s", v ? "ON" : "OFF");
+	len = sizeof(v);
+	if (!o->getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len))
+		rt_say(log, "  time: %i", v);
+}
+
+void rt_sock_tune(const struct rt_sock_ops *o, int fd,
+		  const struct rt_sock_tuning *t, const struct rt_log *log)
+{
+	int one = 1;
+
+	if (t->bufsize) {
+		o->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &t->bufsize, sizeof(t->bufsize));
+		o->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->bufsize, sizeof(t->bufsize));
+	}
+	if (t->nodelay)
+		o->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->rdma && t->inline_size >= 0 &&
+	    o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &t->inline_size, sizeof(t->inline_size)))
+		rt_dbg(log, "rsetsockopt RDMA_INLINE %d: %s", t->inline_size, strerror(errno));
+	if (t->keepalive_s)
+		keepalive(o, fd, t->keepalive_s, log);
+}
 
 int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err)
 {

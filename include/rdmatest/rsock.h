@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "rdmatest/error.h"
+#include "rdmatest/log.h"
 
 struct rt_sock_ops {
 	const char *name; /* "socket" or "rsocket" */
@@ -39,6 +40,21 @@ struct rt_sock_ops {
 
 extern const struct rt_sock_ops rt_sock_kernel;
 extern const struct rt_sock_ops rt_sock_rdma;
+
+/* Socket tuning, as rdma-core's stream tools do it. */
+struct rt_sock_tuning {
+	int bufsize;     /* SO_SNDBUF and SO_RCVBUF; 0: left alone */
+	bool nodelay;    /* TCP_NODELAY */
+	int inline_size; /* rsockets' RDMA_INLINE; -1: left alone */
+	int keepalive_s; /* SO_KEEPALIVE with this TCP_KEEPIDLE; 0: off */
+};
+
+/* Applies t to fd. Only keepalive failures are reported (warnings): the
+ * rest are hints, and rsockets take some only before connecting. With
+ * keepalive the values read back are said as upstream does ("Keepalive:
+ * ON", "  time: 7"). */
+void rt_sock_tune(const struct rt_sock_ops *ops, int fd,
+		  const struct rt_sock_tuning *t, const struct rt_log *log);
 
 /* How a stream waits when a call would block. Every wait ends by the
  * stall timeout whatever the mode. */
