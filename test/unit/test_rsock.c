@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -590,10 +591,65 @@ static void orderly_rsocket_close_is_bounded(void **state)
 	close(sv[1]);
 }
 
+/* ---- tuning, read back from a real TCP socket ---- */
+
+static int int_opt(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+
+	assert_int_equal(getsockopt(fd, level, name, &v, &len), 0);
+	return v;
+}
+
+static void tuning_is_read_back(void **state)
+{
+	struct rt_sock_tuning t = { .bufsize = 256 * 1024, .nodelay = true,
+				    .inline_size = 64, .keepalive_s = 7 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct rt_log log = { .prefix = "t", .human = out, .diag = out };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	rt_sock_tune(&rt_sock_kernel, fd, &t, &log);
+	fclose(out);
+	/* Linux doubles the buffer sizes it is asked for (socket(7)) */
+	assert_true(int_opt(fd, SOL_SOCKET, SO_SNDBUF) >= 256 * 1024);
+	assert_true(int_opt(fd, SOL_SOCKET, SO_RCVBUF) >= 256 * 1024);
+	assert_int_not_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_not_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 7);
+	assert_string_equal(text, "Keepalive: ON\n  time: 7\n"); /* upstream's lines */
+	free(text);
+	close(fd);
+}
+
+static void tuning_leaves_what_is_zero(void **state)
+{
+	struct rt_sock_tuning t = { .inline_size = -1 };
+	struct rt_log log = { .prefix = "t", .human = stdout, .diag = stderr };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int snd = int_opt(fd, SOL_SOCKET, SO_SNDBUF);
+
+	(void)state;
+	rt_sock_tune(&rt_sock_kernel, fd, &t, &log);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_SNDBUF), snd);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ladder_is_upstreams),
+		cmocka_unit_test(tuning_is_read_back),
+		cmocka_unit_test(tuning_leaves_what_is_zero),
 		cmocka_unit_test(rows_follow_the_iteration_rule),
 		cmocka_unit_test(header_is_byte_exact),
 		cmocka_unit_test(rows_are_byte_exact),
