@@ -202,14 +202,20 @@ static int resolve(struct rstream *x)
 }
 
 /* As upstream: buffers, no Nagle, the phase's inline size, keepalive. */
-static void set_options(struct rstream *x, int fd, enum phase ph)
+static void tuning(struct rstream *x, enum phase ph, struct rt_sock_tuning *t)
 {
-	struct rt_sock_tuning t = {
+	*t = (struct rt_sock_tuning){
 		.bufsize = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF,
 		.nodelay = true, .keepalive_s = (int)x->cfg->keepalive,
 		.inline_size = ph == PHASE_CUSTOM ? -1 : ph == PHASE_LAT ? (int)x->cfg->inline_size : 0,
 	};
+}
 
+static void set_options(struct rstream *x, int fd, enum phase ph)
+{
+	struct rt_sock_tuning t;
+
+	tuning(x, ph, &t);
 	rt_sock_tune(x->ops, fd, &t, &x->run->log);
 }
 
@@ -288,14 +294,6 @@ static int recv_xfer(struct rstream *x, size_t len)
 	return bad < 0 ? 0 : verify_failed(x, bad, x->step == STEP_SYNC);
 }
 
-static bool is_counter_run(const uint8_t *b, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if ((uint8_t)(b[i - 1] + 1) != b[i])
-			return false;
-	return true;
-}
-
 /* Without -T v the peer's sync bytes are free: an rdmatest peer's block
  * names its row; 16 counter bytes mean the peer verifies and we do not. */
 static int check_peer_sync(struct rstream *x)
@@ -304,20 +302,19 @@ static int check_peer_sync(struct rstream *x)
 	struct rt_stream_sync p;
 	char where[128], hint[160];
 
+	enum rt_sync_verdict v = rt_stream_sync_check(x->rbuf, x->server ? 's' : 'c', r, &p);
+
+	if (v == RT_SYNC_OK)
+		return 0;
 	describe(x, where, sizeof(where), hint, sizeof(hint));
-	if (is_counter_run(x->rbuf, RT_STREAM_SYNC_LEN)) {
+	if (v == RT_SYNC_VERIFIES)
 		rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer sends verification "
 			"data: it uses -T v, this side does not", where);
-		return PEER_DIFFERS;
-	}
-	if (!rt_stream_sync_decode(x->rbuf, &p) || p.role == (x->server ? 's' : 'c'))
-		return 0; /* upstream's stale bytes, or our own block echoed */
-	if (p.size == r->size && p.count == r->count && p.iters == r->iters)
-		return 0;
-	rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer runs -S %u -C %u -I %u, "
-		"this side -S %llu -C %llu -I %llu: %s", where, p.size, p.count,
-		p.iters, (unsigned long long)r->size, (unsigned long long)r->count,
-		(unsigned long long)r->iters, hint);
+	else
+		rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer runs -S %u -C %u -I %u, "
+			"this side -S %llu -C %llu -I %llu: %s", where, p.size, p.count,
+			p.iters, (unsigned long long)r->size, (unsigned long long)r->count,
+			(unsigned long long)r->iters, hint);
 	return PEER_DIFFERS;
 }
 
@@ -387,30 +384,6 @@ static int iterate(struct rstream *x, struct rt_hist *lat)
 	return 0;
 }
 
-static void row_json(struct rstream *x, struct rt_json *j, double usec,
-		     struct rt_hist *lat)
-{
-	const struct rt_stream_row *r = x->row;
-	struct rt_summary sum;
-
-	rt_json_object_begin(j);
-	rt_json_kv_string(j, "name", r->name);
-	rt_json_kv_uint(j, "connection", x->conn);
-	rt_json_kv_uint(j, "size", r->size);
-	rt_json_kv_uint(j, "transfers", r->count);
-	rt_json_kv_uint(j, "iterations", r->iters);
-	rt_json_kv_uint(j, "bytes", rt_stream_row_bytes(r));
-	rt_json_kv_double(j, "seconds", usec / 1e6);
-	rt_json_kv_double(j, "gbps", rt_stream_gbps(r, usec));
-	rt_json_kv_double(j, "usec_per_xfer", rt_stream_usec_per_xfer(r, usec));
-	if (lat->count) {
-		rt_hist_summarize(lat, &sum);
-		rt_json_key(j, "latency_us");
-		rt_summary_json(j, &sum, 1000);
-	}
-	rt_json_object_end(j);
-}
-
 /* The row's JSON goes into the results, or to the parent from a fork child. */
 static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 {
@@ -421,7 +394,7 @@ static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
 	rt_stream_row_format(line, sizeof(line), x->row, usec);
 	rt_say(&x->run->log, "%s", line);
 	rt_json_init(&j);
-	row_json(x, &j, usec, lat);
+	rt_stream_row_json(&j, x->row, x->conn, usec, lat);
 	rt_json_finish(&j);
 	if (x->child && !rt_child_result(x->child, rt_json_text(&j)))
 		rt_warn(&x->run->log, "row %s: no room for its JSON record", x->row->name);
@@ -511,61 +484,15 @@ static void stream_init(struct rstream *x, int fd)
 	};
 }
 
-/* Records another record's failure as the run's. */
-static int adopt(struct rt_error *dst, const struct rt_error *src)
-{
-	bool was_set = dst->set;
-
-	rt_fail(dst, src->exit_code, "%s", src->reason);
-	if (!was_set)
-		dst->err_no = src->err_no;
-	return -1;
-}
-
-static int connect_once(struct rstream *x, enum phase ph, struct rt_error *e)
-{
-	struct rt_sockaddr *ep = &x->ep;
-	char a[80];
-	int fd;
-
-	if (rt_sock_open(x->ops, ep->addr.ss_family, &fd, e))
-		return -1;
-	stream_init(x, fd);
-	set_options(x, fd, ph);
-	if (ep->src_len && x->ops->bind(fd, (struct sockaddr *)&ep->src, ep->src_len))
-		return rt_fail_errno(e, errno == EADDRNOTAVAIL ? RT_EXIT_ENV : RT_EXIT_FAIL,
-				     errno, "%sbind %s", x->ops->rdma ? "r" : "",
-				     rt_addr_str((struct sockaddr *)&ep->src, a, sizeof(a)));
-	if (ep->route && x->ops->setsockopt(fd, SOL_RDMA, RDMA_ROUTE, ep->route,
-					    (socklen_t)ep->route_len))
-		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");
-	return rt_stream_connect(&x->s, (struct sockaddr *)&ep->addr, ep->addr_len,
-				 x->run->common.timeout_ms, e);
-}
-
-/* --wait-server: a server that is not up yet gets another try every
- * 200 ms on a fresh socket, until the bound passes. */
 static int client_connect(struct rstream *x, enum phase ph)
 {
-	long long bound = x->run->common.wait_server_ms;
-	uint64_t until = rt_deadline_after_ms(bound);
+	struct rt_sock_tuning t;
 
 	rt_error_phase(&x->run->err, "connect");
-	for (;;) {
-		struct rt_error e = { 0 };
-		int rc = connect_once(x, ph, &e);
-
-		if (!rc)
-			return 0;
-		rt_stream_close(&x->s, false);
-		if (rc == RT_INTERRUPTED)
-			return rc;
-		if (bound <= 0 || rt_ms_until(until) < 200 ||
-		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
-			return adopt(&x->run->err, &e);
-		rt_dbg(&x->run->log, "%s; retrying", e.reason);
-		usleep(200000);
-	}
+	stream_init(x, -1);
+	tuning(x, ph, &t);
+	return rt_stream_dial(&x->s, &x->ep, &t, x->run->common.wait_server_ms,
+			      &x->run->log, &x->run->err);
 }
 
 static int server_listen(struct rstream *x)
@@ -598,7 +525,7 @@ static int server_accept(struct rstream *x, enum phase ph)
 	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
 		return rt_fail(&x->run->err, e.exit_code, "the client did not come back "
 			       "for the bandwidth rows within %g s", (double)t / 1000);
-	return adopt(&x->run->err, &e);
+	return rt_error_adopt(&x->run->err, &e);
 }
 
 static int setup_accepted(struct rstream *x, enum phase ph)
@@ -711,23 +638,6 @@ static int connection(struct rstream *x, unsigned conn, enum phase ph,
 	return rc;
 }
 
-static size_t ladder_rows(struct rstream *x, enum rt_row_kind k, struct rt_stream_row *rows)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < RT_STREAM_LADDER_LEN; i++) {
-		struct rt_stream_row *r = &rows[n];
-
-		if (!x->all && !rt_stream_ladder_default(i))
-			continue;
-		rt_stream_row_init(r, k, rt_stream_ladder_size(i), 0, 0);
-		r->count = RT_MAX(r->count / (uint64_t)x->cfg->scale, 1);
-		r->iters = RT_MAX(r->iters / (uint64_t)x->cfg->scale, 1);
-		n++;
-	}
-	return n;
-}
-
 static int series(struct rstream *x)
 {
 	struct rt_stream_row rows[RT_STREAM_LADDER_LEN];
@@ -738,10 +648,10 @@ static int series(struct rstream *x)
 				   (uint64_t)x->cfg->count, (uint64_t)x->cfg->iters);
 		return connection(x, 1, PHASE_CUSTOM, rows, 1);
 	}
-	n = ladder_rows(x, RT_ROW_LAT, rows);
+	n = rt_stream_series(RT_ROW_LAT, x->all, (uint64_t)x->cfg->scale, rows);
 	if (connection(x, 1, PHASE_LAT, rows, n))
 		return -1;
-	n = ladder_rows(x, RT_ROW_BW, rows);
+	n = rt_stream_series(RT_ROW_BW, x->all, (uint64_t)x->cfg->scale, rows);
 	return connection(x, 2, PHASE_BW, rows, n);
 }
 

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "rdmatest/addr.h"
 #include "rdmatest/error.h"
 #include "rdmatest/log.h"
 
@@ -100,6 +101,13 @@ int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err);
 /* Connects s->fd within timeout_ms: a refusal is exit 1, no answer 124. */
 int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
 		      socklen_t len, long long timeout_ms, struct rt_error *err);
+/* A client's whole connect: a fresh socket of s->ops, tuned with t, bound
+ * to a->src, given a->route, connected to a->addr within s->timeout_ms.
+ * With wait_server_ms > 0 a refused or unanswered connect is tried again
+ * every 200 ms on a fresh socket, until that bound passes. */
+int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,
+		   const struct rt_sock_tuning *t, long long wait_server_ms,
+		   const struct rt_log *log, struct rt_error *err);
 int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
 		       struct rt_error *err);
 int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
