@@ -10,26 +10,22 @@
  * closes or stalls ends the run with the row, the byte count and what
  * probably differs. Two rdmatest peers also compare their parameters in
  * the sync bytes, which upstream never reads (see stream.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <rdma/rsocket.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
 #include "rdmatest/child.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
-#include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
+#include "rdmatest/stream_test.h"
 #include "rdmatest/util.h"
 
 #define DEFAULT_BUF (1 << 19)   /* SO_SNDBUF/SO_RCVBUF without -B */
 #define MAX_SIZE (1LL << 30)
-#define PEER_DIFFERS (-2)       /* the sync showed the peer's parameters differ */
 
 struct rstream_cfg {
 	const char *dst;
@@ -52,7 +48,6 @@ struct modes {
 
 /* Which socket options a connection gets, as upstream. */
 enum phase { PHASE_LAT, PHASE_BW, PHASE_CUSTOM };
-enum step { STEP_SYNC, STEP_FORWARD, STEP_BACK };
 
 struct rstream {
 	struct rstream_cfg *cfg;
@@ -64,17 +59,7 @@ struct rstream {
 	struct rt_sockaddr ep;
 	int lfd;
 	struct rt_stream s;
-	uint8_t *sbuf, *rbuf;
-	struct rt_stream_verify v;
-	/* where we are, for messages and progress */
-	unsigned conn;
-	const struct rt_stream_row *row;
-	uint64_t iter, xfer, row_start_bytes;
-	enum step step;
-	bool tty; /* a progress line on stderr */
-	struct rt_progress progress;
-	struct rt_child_share *child; /* in a fork child (-T f), else NULL */
-	struct rt_hist lat; /* the current row's latencies, fixed size */
+	struct rt_stream_test t; /* the rows over s */
 };
 
 enum {
@@ -164,6 +149,21 @@ static int parse_size(struct rstream *x, struct rt_error *err)
 	return 0;
 }
 
+static void test_init(struct rstream *x)
+{
+	struct rt_run *run = x->run;
+
+	x->t = (struct rt_stream_test){
+		.s = &x->s, .server = x->server, .verify = x->m.verify,
+		.hint = x->custom ? "do -S/-C/-I and -T v match on both sides?" :
+			"does the peer run the same series (-S all on both sides or neither, "
+			"the same --scale, no -S/-C/-I) and the same -T v?",
+		.name = run->applet->name, .log = &run->log, .err = &run->err,
+		.progress_out = isatty(STDERR_FILENO) && !run->common.quiet ? stderr : NULL,
+		.results = &run->results,
+	};
+}
+
 static int configure(struct rstream *x)
 {
 	struct rt_error *err = &x->run->err;
@@ -183,6 +183,7 @@ static int configure(struct rstream *x)
 		x->m.resolve = true;
 	x->ops = x->m.sockets ? &rt_sock_kernel : &rt_sock_rdma;
 	x->server = !x->cfg->dst;
+	test_init(x);
 	return 0;
 }
 
@@ -219,259 +220,6 @@ static void set_options(struct rstream *x, int fd, enum phase ph)
 	rt_sock_tune(x->ops, fd, &t, &x->run->log);
 }
 
-/* ---- messages -------------------------------------------------------------------- */
-
-static void describe(void *arg, char *where, size_t wlen, char *hint, size_t hlen)
-{
-	struct rstream *x = arg;
-	const struct rt_stream_row *r = x->row;
-	static const char *const dir[] = { "sync", "client to server", "server to client" };
-
-	if (!r)
-		snprintf(where, wlen, "connection %u", x->conn);
-	else if (x->step == STEP_SYNC)
-		snprintf(where, wlen, "row %s: sync", r->name);
-	else
-		snprintf(where, wlen, "row %s (iteration %llu of %llu, transfer %llu of %llu, %s)",
-			 r->name, (unsigned long long)x->iter + 1, (unsigned long long)r->iters,
-			 (unsigned long long)x->xfer + 1, (unsigned long long)r->count, dir[x->step]);
-	if (x->custom)
-		snprintf(hint, hlen, "do -S/-C/-I and -T v match on both sides?");
-	else
-		snprintf(hint, hlen, "does the peer run the same series (-S all on both "
-			 "sides or neither, the same --scale, no -S/-C/-I) and the same -T v?");
-}
-
-/* Called per transfer: the fork child's heartbeat, and a progress line on
- * a terminal for rows that run longer than a second. */
-static void tick(struct rstream *x, uint64_t now)
-{
-	uint64_t bytes, total;
-
-	if (x->child)
-		rt_child_beat(x->child);
-	if (!rt_progress_due(&x->progress, now))
-		return;
-	bytes = x->s.sent + x->s.received - x->row_start_bytes;
-	total = rt_stream_row_bytes(x->row);
-	rt_progress_show(&x->progress, "%s: %s %3llu%%", x->run->applet->name, x->row->name,
-			 (unsigned long long)(total ? bytes * 100 / total : 0));
-}
-
-/* ---- one row ---------------------------------------------------------------------- */
-
-static int send_xfer(struct rstream *x, size_t len)
-{
-	if (x->m.verify)
-		rt_stream_verify_fill(&x->v, x->sbuf, len);
-	return rt_stream_send_all(&x->s, x->sbuf, len, &x->run->err);
-}
-
-static int verify_failed(struct rstream *x, int64_t byte, bool sync)
-{
-	struct rt_stream_sync peer;
-	char where[128], hint[160];
-	bool plain = sync && rt_stream_sync_decode(x->rbuf, &peer) &&
-		     peer.role != (x->server ? 's' : 'c');
-
-	rt_say(&x->run->log, "data verification failed byte %lld", (long long)byte);
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: data verification failed at byte "
-		"%lld of the stream from the peer: %s", where, (long long)byte,
-		plain ? "the peer (rdmatest) does not use -T v" : "does the peer use -T v too?");
-	return sync ? PEER_DIFFERS : -1;
-}
-
-static int recv_xfer(struct rstream *x, size_t len)
-{
-	int64_t bad;
-
-	if (rt_stream_recv_all(&x->s, x->rbuf, len, &x->run->err))
-		return -1;
-	if (!x->m.verify)
-		return 0;
-	bad = rt_stream_verify_check(&x->v, x->rbuf, len);
-	return bad < 0 ? 0 : verify_failed(x, bad, x->step == STEP_SYNC);
-}
-
-/* Without -T v the peer's sync bytes are free: an rdmatest peer's block
- * names its row; 16 counter bytes mean the peer verifies and we do not. */
-static int check_peer_sync(struct rstream *x)
-{
-	const struct rt_stream_row *r = x->row;
-	struct rt_stream_sync p;
-	char where[128], hint[160];
-
-	enum rt_sync_verdict v = rt_stream_sync_check(x->rbuf, x->server ? 's' : 'c', r, &p);
-
-	if (v == RT_SYNC_OK)
-		return 0;
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	if (v == RT_SYNC_VERIFIES)
-		rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer sends verification "
-			"data: it uses -T v, this side does not", where);
-	else
-		rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer runs -S %u -C %u -I %u, "
-			"this side -S %llu -C %llu -I %llu: %s", where, p.size, p.count,
-			p.iters, (unsigned long long)r->size, (unsigned long long)r->count,
-			(unsigned long long)r->iters, hint);
-	return PEER_DIFFERS;
-}
-
-static int send_sync(struct rstream *x)
-{
-	if (!x->m.verify) {
-		rt_stream_sync_encode(x->sbuf, x->server ? 's' : 'c', x->row);
-		return rt_stream_send_all(&x->s, x->sbuf, RT_STREAM_SYNC_LEN, &x->run->err);
-	}
-	return send_xfer(x, RT_STREAM_SYNC_LEN);
-}
-
-static int recv_sync(struct rstream *x)
-{
-	int rc = recv_xfer(x, RT_STREAM_SYNC_LEN);
-
-	if (rc || x->m.verify)
-		return rc;
-	return check_peer_sync(x);
-}
-
-/* A server that finds the client's parameters differ still answers the
- * sync before it closes: then the client can name the difference too. */
-static int sync_row(struct rstream *x)
-{
-	int rc;
-
-	x->step = STEP_SYNC;
-	if (!x->server)
-		return send_sync(x) || recv_sync(x) ? -1 : 0;
-	rc = recv_sync(x);
-	if (rc == PEER_DIFFERS)
-		send_sync(x); /* best effort; the first error stays the record */
-	return rc || send_sync(x) ? -1 : 0;
-}
-
-/* One direction of one iteration: `count` transfers. */
-static int one_way(struct rstream *x, enum step st)
-{
-	bool sending = x->server == (st == STEP_BACK);
-	size_t size = (size_t)x->row->size;
-
-	x->step = st;
-	for (x->xfer = 0; x->xfer < x->row->count; x->xfer++) {
-		if (sending ? send_xfer(x, size) : recv_xfer(x, size))
-			return -1;
-		tick(x, rt_now_ns());
-	}
-	return 0;
-}
-
-static int iterate(struct rstream *x, struct rt_hist *lat)
-{
-	const struct rt_stream_row *r = x->row;
-	uint64_t t = rt_now_ns();
-
-	for (x->iter = 0; x->iter < r->iters; x->iter++) {
-		uint64_t now;
-
-		if (one_way(x, STEP_FORWARD) || one_way(x, STEP_BACK))
-			return -1;
-		now = rt_now_ns();
-		if (r->iters > 1) /* comparable with usec/xfer */
-			rt_hist_add(lat, (now - t) / (2 * r->count));
-		t = now;
-	}
-	return 0;
-}
-
-/* The row's JSON goes into the results, or to the parent from a fork child. */
-static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
-{
-	char line[160];
-	struct rt_json j;
-
-	rt_progress_clear(&x->progress);
-	rt_stream_row_format(line, sizeof(line), x->row, usec);
-	rt_say(&x->run->log, "%s", line);
-	rt_json_init(&j);
-	rt_stream_row_json(&j, x->row, x->conn, usec, lat);
-	rt_json_finish(&j);
-	if (x->child && !rt_child_result(x->child, rt_json_text(&j)))
-		rt_warn(&x->run->log, "row %s: no room for its JSON record", x->row->name);
-	else if (!x->child)
-		rt_json_raw(&x->run->results, rt_json_text(&j));
-	rt_json_free(&j);
-}
-
-/* After an interrupt, the iterations done so far as a row of their own
- * (ping(8)'s summary so far); the message still names where it stopped. */
-static void report_partial(struct rstream *x, uint64_t t0)
-{
-	const struct rt_stream_row *whole = x->row;
-	struct rt_stream_row done = *whole;
-
-	if (!x->iter || x->run->err.set || !rt_interrupt_signal())
-		return;
-	done.iters = x->iter;
-	x->row = &done;
-	report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
-	x->row = whole;
-}
-
-static int run_row(struct rstream *x, const struct rt_stream_row *r)
-{
-	uint64_t t0;
-	int rc;
-
-	x->row = r;
-	x->iter = x->xfer = 0;
-	memset(&x->lat, 0, sizeof(x->lat));
-	x->row_start_bytes = x->s.sent + x->s.received;
-	rc = sync_row(x);
-	t0 = rt_now_ns();
-	rt_progress_start(&x->progress, x->tty ? stderr : NULL, t0);
-	if (!rc)
-		rc = iterate(x, &x->lat);
-	if (!rc)
-		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
-	else
-		report_partial(x, t0);
-	rt_progress_clear(&x->progress);
-	return rc;
-}
-
-/* The server lets the client close first: upstream's -T a client fails
- * (POLLHUP) when the disconnect overtakes its last read. Bytes after the
- * last row mean the client ran more than we did. */
-static int await_client_close(struct rstream *x)
-{
-	char where[128], hint[160];
-	uint64_t extra = 0;
-	long long t = x->run->common.timeout_ms;
-	int rc = rt_stream_await_close(&x->s, t, &extra);
-
-	if (rc == RT_INTERRUPTED || (!rc && !extra))
-		return rc;
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	if (extra)
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the client sent %llu "
-			       "bytes after the last row: %s", where,
-			       (unsigned long long)extra, hint);
-	rt_warn(&x->run->log, "%s: the client did not close within %g s", where,
-		(double)t / 1000);
-	return 0;
-}
-
-static int run_rows(struct rstream *x, const struct rt_stream_row *rows, size_t n)
-{
-	rt_error_phase(&x->run->err, "transfer");
-	for (size_t i = 0; i < n; i++)
-		if (run_row(x, &rows[i]))
-			return -1;
-	x->row = NULL;
-	return x->server ? await_client_close(x) : 0;
-}
-
 /* ---- connections ----------------------------------------------------------------------- */
 
 static void stream_init(struct rstream *x, int fd)
@@ -480,7 +228,7 @@ static void stream_init(struct rstream *x, int fd)
 		.ops = x->ops, .fd = fd,
 		.wait = x->m.blocking ? RT_WAIT_BLOCK : x->m.async ? RT_WAIT_POLL : RT_WAIT_SPIN,
 		.timeout_ms = x->run->common.timeout_ms,
-		.describe = describe, .describe_arg = x,
+		.describe = rt_stream_test_describe, .describe_arg = &x->t,
 	};
 }
 
@@ -509,7 +257,7 @@ static int server_listen(struct rstream *x)
 static int server_accept(struct rstream *x, enum phase ph)
 {
 	long long first = x->run->common.accept_timeout_ms;
-	long long t = x->conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
+	long long t = x->t.conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
 	struct rt_error e = { 0 };
 	int fd, rc;
 
@@ -522,7 +270,7 @@ static int server_accept(struct rstream *x, enum phase ph)
 	}
 	if (!rc || rc == RT_INTERRUPTED)
 		return rc;
-	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
+	if (x->t.conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
 		return rt_fail(&x->run->err, e.exit_code, "the client did not come back "
 			       "for the bandwidth rows within %g s", (double)t / 1000);
 	return rt_error_adopt(&x->run->err, &e);
@@ -535,21 +283,6 @@ static int setup_accepted(struct rstream *x, enum phase ph)
 }
 
 /* ---- fork (-T f): a server process per client ------------------------------------------ */
-
-/* An interrupt is recorded here, where the row and the byte count that
- * it cut short are known; interrupted runs keep the rows done so far. */
-static void interrupted(struct rstream *x)
-{
-	char where[128], hint[160];
-	int sig = rt_interrupt_signal();
-
-	if (!sig || x->run->err.set)
-		return;
-	rt_progress_clear(&x->progress);
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	rt_fail(&x->run->err, rt_interrupt_exit_code(sig), "%s: interrupted by %s",
-		where, rt_interrupt_name(sig));
-}
 
 struct forked {
 	struct rstream *x;
@@ -565,30 +298,17 @@ static int serve_child(struct rt_child_share *share, void *arg)
 	struct rt_error *e = &x->run->err;
 	int rc;
 
-	x->child = share;
+	x->t.child = share;
 	x->ops->close(x->lfd);
-	rc = setup_accepted(x, f->ph) || run_rows(x, f->rows, f->n) ? -1 : 0;
+	rc = setup_accepted(x, f->ph) || rt_stream_test_rows(&x->t, f->rows, f->n) ? -1 : 0;
 	rt_stream_close(&x->s, rc == 0 || !e->set); /* done, or interrupted */
-	if (rc)
-		interrupted(x); /* a no-op unless a signal came and nothing failed */
+	if (rc) /* a no-op unless a signal came and nothing failed */
+		rt_stream_test_interrupted(&x->t);
 	if (rc && !e->set)
 		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
 	rt_child_error(share, e);
 	rt_log_flush(&x->run->log);
 	return e->set ? e->exit_code : 0;
-}
-
-/* A child that exited 0 moved every byte of its rows, so the -T v
- * counters of the next connection go on from there without a report. */
-static void skip_rows(struct rt_stream_verify *v, const struct rt_stream_row *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t each_way = RT_STREAM_SYNC_LEN + rt_stream_row_bytes(&rows[i]) / 2;
-
-		v->fill_next = (uint8_t)(v->fill_next + each_way);
-		v->check_next = (uint8_t)(v->check_next + each_way);
-		v->checked += each_way;
-	}
 }
 
 /* The child's waits end after --timeout; silence for twice that means it hangs. */
@@ -604,12 +324,12 @@ static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 		return -1;
 	x->ops->close(x->s.fd); /* the child's copy carries the connection */
 	x->s.fd = -1;
-	snprintf(what, sizeof(what), "the server process of connection %u", x->conn);
+	snprintf(what, sizeof(what), "the server process of connection %u", x->t.conn);
 	if (rt_child_wait(&c, 2 * x->run->common.timeout_ms + 1000, what,
 			  &x->run->results, &x->run->err))
 		return -1;
 	if (x->m.verify)
-		skip_rows(&x->v, rows, n);
+		rt_stream_verify_skip(&x->t.v, rows, n);
 	return 0;
 }
 
@@ -621,19 +341,19 @@ static int connection(struct rstream *x, unsigned conn, enum phase ph,
 	bool orderly;
 	int rc;
 
-	x->conn = conn;
-	x->row = NULL;
+	x->t.conn = conn;
+	x->t.row = NULL;
 	if (x->server ? server_accept(x, ph) : client_connect(x, ph)) {
-		interrupted(x);
+		rt_stream_test_interrupted(&x->t);
 		rt_stream_close(&x->s, false);
 		return -1;
 	}
 	if (x->server && x->m.fork)
 		return serve_forked(x, rows, n, ph);
-	rc = (x->server && setup_accepted(x, ph)) || run_rows(x, rows, n) ? -1 : 0;
+	rc = (x->server && setup_accepted(x, ph)) || rt_stream_test_rows(&x->t, rows, n) ? -1 : 0;
 	orderly = rc == 0 || !x->run->err.set; /* done, or interrupted */
 	if (rc)
-		interrupted(x); /* while x->row still points into rows */
+		rt_stream_test_interrupted(&x->t); /* while x->t.row still points into rows */
 	rt_stream_close(&x->s, orderly);
 	return rc;
 }
@@ -689,7 +409,7 @@ static void results_tail(struct rstream *x)
 
 	rt_json_array_end(j);
 	if (x->m.verify)
-		rt_json_kv_uint(j, "verified_bytes", x->v.checked);
+		rt_json_kv_uint(j, "verified_bytes", x->t.v.checked);
 }
 
 static int run_all(struct rstream *x)
@@ -697,8 +417,8 @@ static int run_all(struct rstream *x)
 	size_t buflen = x->custom ? (size_t)x->size : RT_STREAM_LADDER_MAX;
 
 	buflen = RT_MAX(buflen, (size_t)RT_STREAM_SYNC_LEN);
-	x->sbuf = rt_xcalloc(1, buflen);
-	x->rbuf = rt_xcalloc(1, buflen);
+	x->t.sbuf = rt_xcalloc(1, buflen);
+	x->t.rbuf = rt_xcalloc(1, buflen);
 	if (resolve(x))
 		return -1;
 	if (x->server && server_listen(x))
@@ -713,8 +433,7 @@ static int run_all(struct rstream *x)
 
 static int rstream_main(struct rt_run *run, void *cfgp)
 {
-	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1,
-			     .tty = isatty(STDERR_FILENO) && !run->common.quiet };
+	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1 };
 	int rc;
 
 	x.s.fd = -1;
@@ -724,8 +443,8 @@ static int rstream_main(struct rt_run *run, void *cfgp)
 	rt_stream_close(&x.s, false);
 	if (x.lfd >= 0)
 		x.ops->close(x.lfd);
-	free(x.sbuf);
-	free(x.rbuf);
+	free(x.t.sbuf);
+	free(x.t.rbuf);
 	rt_sockaddr_free(&x.ep);
 	return rc;
 }

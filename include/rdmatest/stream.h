@@ -110,5 +110,9 @@ void rt_stream_verify_fill(struct rt_stream_verify *v, uint8_t *buf, size_t n);
  * failure leaves the expected counter past the bad byte. */
 int64_t rt_stream_verify_check(struct rt_stream_verify *v, const uint8_t *buf,
 			       size_t n);
+/* Advances both counters past whole rows (each with its sync) moved
+ * elsewhere: a -T f server process that exited 0 moved every byte. */
+void rt_stream_verify_skip(struct rt_stream_verify *v, const struct rt_stream_row *rows,
+			   size_t n);
 
 #endif
