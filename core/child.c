@@ -16,8 +16,10 @@
 int rt_child_start(struct rt_child *c, rt_child_fn *fn, void *arg,
 		   struct rt_error *err)
 {
-	void *m = mmap(NULL, sizeof(*c->share), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t len = sizeof(*c->share);
+	/* MAP_ANONYMOUS wants fd -1 (mmap(2)); cppcheck's model does not know it */
+	/* cppcheck-suppress invalidFunctionArg */
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	c->share = NULL;
 	if (m == MAP_FAILED)
@@ -27,7 +29,7 @@ int rt_child_start(struct rt_child *c, rt_child_fn *fn, void *arg,
 	if (c->pid < 0) {
 		int e = errno;
 
-		munmap(m, sizeof(*c->share));
+		munmap(m, len);
 		return rt_fail_errno(err, RT_EXIT_ENV, e, "fork");
 	}
 	if (c->pid == 0) {

@@ -3,6 +3,7 @@
 
 #include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
+#include "rdmatest/util.h"
 
 /* ---- ladder ---- */
 
@@ -161,8 +162,8 @@ size_t rt_stream_series(enum rt_row_kind k, bool all, uint64_t scale,
 		if (!all && !rt_stream_ladder_default(i))
 			continue;
 		rt_stream_row_init(r, k, rt_stream_ladder_size(i), 0, 0);
-		r->count = r->count / scale ? r->count / scale : 1;
-		r->iters = r->iters / scale ? r->iters / scale : 1;
+		r->count = RT_MAX(r->count / scale, 1);
+		r->iters = RT_MAX(r->iters / scale, 1);
 		n++;
 	}
 	return n;
