@@ -16,6 +16,26 @@
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 
+/* Exits with *arg, or dies of signal -*arg. */
+static int ends(struct rt_child_share *s, void *arg)
+{
+	int how = *(int *)arg;
+
+	(void)s;
+	if (how < 0)
+		raise(-how);
+	return how;
+}
+
+/* Starts a child and waits for it: rt_child_wait's return. */
+static int run(rt_child_fn *fn, void *arg, long long bound, struct rt_error *err)
+{
+	struct rt_child c;
+
+	assert_int_equal(rt_child_start(&c, fn, arg, err), 0);
+	return rt_child_wait(&c, bound, "the job", NULL, err);
+}
+
 static int passes_with_rows(struct rt_child_share *s, void *arg)
 {
 	(void)arg;
@@ -58,53 +78,34 @@ static int fails_with_reason(struct rt_child_share *s, void *arg)
 
 static void child_record_is_the_verdict(void **state)
 {
-	struct rt_child c;
 	struct rt_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(rt_child_start(&c, fails_with_reason, NULL, &err), 0);
-	assert_int_equal(rt_child_wait(&c, 5000, "child", NULL, &err), -1);
+	assert_int_equal(run(fails_with_reason, NULL, 5000, &err), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_TIMEOUT);
 	assert_int_equal(err.err_no, 110);
 	assert_string_equal(err.phase, "transfer");
 	assert_non_null(strstr(err.reason, "row 4k: no data for 3 s"));
 }
 
-static int exits_1(struct rt_child_share *s, void *arg)
-{
-	(void)s;
-	(void)arg;
-	return 1;
-}
-
 static void exit_without_reason_is_named(void **state)
 {
-	struct rt_child c;
 	struct rt_error err = { 0 };
+	int how = 1;
 
 	(void)state;
-	assert_int_equal(rt_child_start(&c, exits_1, NULL, &err), 0);
-	assert_int_equal(rt_child_wait(&c, 5000, "the job", NULL, &err), -1);
+	assert_int_equal(run(ends, &how, 5000, &err), -1);
 	assert_int_equal(err.exit_code, 1);
 	assert_string_equal(err.reason, "the job ended with exit 1 and no reason");
 }
 
-static int dies(struct rt_child_share *s, void *arg)
-{
-	(void)s;
-	(void)arg;
-	raise(SIGKILL);
-	return 0;
-}
-
 static void signal_death_is_a_failure(void **state)
 {
-	struct rt_child c;
 	struct rt_error err = { 0 };
+	int how = -SIGKILL;
 
 	(void)state;
-	assert_int_equal(rt_child_start(&c, dies, NULL, &err), 0);
-	assert_int_equal(rt_child_wait(&c, 5000, "the job", NULL, &err), -1);
+	assert_int_equal(run(ends, &how, 5000, &err), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
 	assert_string_equal(err.reason, "the job died of signal 9");
 }

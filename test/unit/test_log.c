@@ -13,12 +13,33 @@
 
 #define MS 1000000ull
 
+/* Output caught in memory: open, write, then close and compare. */
+struct caught {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *catch_open(struct caught *c)
+{
+	c->text = NULL;
+	c->f = open_memstream(&c->text, &c->len);
+	assert_non_null(c->f);
+	return c->f;
+}
+
+static void catch_is(struct caught *c, const char *want)
+{
+	fclose(c->f);
+	assert_string_equal(c->text, want);
+	free(c->text);
+}
+
 static void progress_waits_a_second_then_every_250ms(void **state)
 {
 	struct rt_progress p = { 0 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	struct caught c;
+	FILE *out = catch_open(&c);
 
 	(void)state;
 	rt_progress_start(&p, out, 5000 * MS);
@@ -31,18 +52,16 @@ static void progress_waits_a_second_then_every_250ms(void **state)
 	rt_progress_show(&p, "x: %s %3d%%", "row", 42);
 	rt_progress_clear(&p);
 	rt_progress_clear(&p); /* cleared once only */
-	fclose(out);
-	assert_string_equal(text, "\rx: row   7%\rx: row  42%\r\033[K");
-	free(text);
+	catch_is(&c, "\rx: row   7%\rx: row  42%\r\033[K");
 }
 
-/* A line never shown is never cleared: nothing on a non-terminal. */
-static void no_output_without_a_stream(void **state)
+/* Nothing without a stream, nor a clear for a line never shown; a new
+ * task clears the last one's line and times itself afresh. */
+static void quiet_until_shown_and_rearmed_per_task(void **state)
 {
 	struct rt_progress p = { 0 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	struct caught c;
+	FILE *out = catch_open(&c);
 
 	(void)state;
 	rt_progress_start(&p, NULL, 0);
@@ -51,36 +70,18 @@ static void no_output_without_a_stream(void **state)
 	rt_progress_clear(&p);
 	rt_progress_start(&p, out, 0);
 	rt_progress_clear(&p);
-	fclose(out);
-	assert_string_equal(text, "");
-	free(text);
-}
-
-/* A new task clears the last one's line and times itself afresh. */
-static void restart_clears_and_rearms(void **state)
-{
-	struct rt_progress p = { 0 };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-
-	(void)state;
-	rt_progress_start(&p, out, 0);
 	assert_true(rt_progress_due(&p, 2000 * MS));
 	rt_progress_show(&p, "a");
 	rt_progress_start(&p, out, 2000 * MS);
 	assert_false(rt_progress_due(&p, 2500 * MS));
-	fclose(out);
-	assert_string_equal(text, "\ra\r\033[K");
-	free(text);
+	catch_is(&c, "\ra\r\033[K");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(progress_waits_a_second_then_every_250ms),
-		cmocka_unit_test(no_output_without_a_stream),
-		cmocka_unit_test(restart_clears_and_rearms),
+		cmocka_unit_test(quiet_until_shown_and_rearmed_per_task),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

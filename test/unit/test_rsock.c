@@ -646,94 +646,92 @@ static void tuning_leaves_what_is_zero(void **state)
 
 /* ---- rt_stream_dial: a whole client connect ---- */
 
-static struct rt_stream dial_stream(struct ctx *c)
+struct dial {
+	struct sockaddr_in sin;
+	struct rt_sockaddr a;
+	struct rt_sock_tuning t;
+	struct rt_log log;
+	struct rt_error e;
+	struct ctx c;
+	struct rt_stream s;
+	int lfd; /* -1: nobody listens on sin's port */
+};
+
+static void dial_init(struct dial *d, bool listening)
 {
-	return (struct rt_stream){ .ops = &rt_sock_kernel, .fd = -1, .wait = RT_WAIT_SPIN,
-				   .timeout_ms = 2000, .describe = describe, .describe_arg = c };
+	memset(d, 0, sizeof(*d));
+	d->lfd = listener(&d->sin);
+	if (!listening) {
+		close(d->lfd);
+		d->lfd = -1;
+	}
+	memcpy(&d->a.addr, &d->sin, sizeof(d->sin));
+	d->a.addr_len = sizeof(d->sin);
+	d->t.inline_size = -1;
+	d->log = (struct rt_log){ .prefix = "t", .human = stdout, .diag = stderr };
+	d->s = (struct rt_stream){ .ops = &rt_sock_kernel, .fd = -1, .wait = RT_WAIT_SPIN,
+				   .timeout_ms = 2000, .describe = describe, .describe_arg = &d->c };
 }
 
 static void dial_binds_the_source_and_tunes(void **state)
 {
-	struct sockaddr_in sin, local;
-	struct rt_sockaddr a = { 0 };
-	struct rt_sock_tuning t = { .nodelay = true, .inline_size = -1 };
-	struct rt_log log = { .prefix = "t", .human = stdout, .diag = stderr };
-	struct rt_error e = { 0 };
-	struct ctx c = { 0 };
-	struct rt_stream s = dial_stream(&c);
+	struct dial d;
+	struct sockaddr_in local;
 	socklen_t len = sizeof(local);
-	int lfd = listener(&sin), afd;
+	int afd;
 
 	(void)state;
-	memcpy(&a.addr, &sin, sizeof(sin));
-	a.addr_len = sizeof(sin);
-	assert_int_equal(rt_addr_parse_numeric("127.0.0.1", &a.src), 0);
-	a.src_len = sizeof(struct sockaddr_in);
-	assert_int_equal(rt_stream_dial(&s, &a, &t, 0, &log, &e), 0);
-	assert_false(e.set);
-	assert_true(s.connected);
-	assert_int_not_equal(int_opt(s.fd, IPPROTO_TCP, TCP_NODELAY), 0);
-	assert_int_equal(getsockname(s.fd, (struct sockaddr *)&local, &len), 0);
+	dial_init(&d, true);
+	d.t.nodelay = true;
+	assert_int_equal(rt_addr_parse_numeric("127.0.0.1", &d.a.src), 0);
+	d.a.src_len = sizeof(struct sockaddr_in);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), 0);
+	assert_false(d.e.set);
+	assert_true(d.s.connected);
+	assert_int_not_equal(int_opt(d.s.fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(getsockname(d.s.fd, (struct sockaddr *)&local, &len), 0);
 	assert_int_equal(local.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
-	assert_int_equal(rt_sock_accept(&rt_sock_kernel, lfd, 2000, &afd, &e), 0);
+	assert_int_equal(rt_sock_accept(&rt_sock_kernel, d.lfd, 2000, &afd, &d.e), 0);
 	close(afd);
-	rt_stream_close(&s, false);
-	close(lfd);
+	rt_stream_close(&d.s, false);
+	close(d.lfd);
 }
 
 /* A closed port: one refused try without --wait-server, exit 1. */
 static void dial_refused_is_exit_1(void **state)
 {
-	struct sockaddr_in sin;
-	struct rt_sockaddr a = { 0 };
-	struct rt_sock_tuning t = { .inline_size = -1 };
-	struct rt_log log = { .prefix = "t", .human = stdout, .diag = stderr };
-	struct rt_error e = { 0 };
-	struct ctx c = { 0 };
-	struct rt_stream s = dial_stream(&c);
-	int lfd = listener(&sin);
+	struct dial d;
 
 	(void)state;
-	close(lfd); /* nobody listens on that port now */
-	memcpy(&a.addr, &sin, sizeof(sin));
-	a.addr_len = sizeof(sin);
-	assert_int_equal(rt_stream_dial(&s, &a, &t, 0, &log, &e), -1);
-	assert_int_equal(e.exit_code, RT_EXIT_FAIL);
-	assert_non_null(strstr(e.reason, "refused"));
-	assert_int_equal(s.fd, -1);
+	dial_init(&d, false);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), -1);
+	assert_int_equal(d.e.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(d.e.reason, "refused"));
+	assert_int_equal(d.s.fd, -1);
 }
 
 /* --wait-server: the server comes up 300 ms after the first try. */
 static void dial_retries_until_the_server_is_up(void **state)
 {
-	struct sockaddr_in sin;
-	struct rt_sockaddr a = { 0 };
-	struct rt_sock_tuning t = { .inline_size = -1 };
-	struct rt_log log = { .prefix = "t", .human = stdout, .diag = stderr };
-	struct rt_error e = { 0 };
-	struct ctx c = { 0 };
-	struct rt_stream s = dial_stream(&c);
-	int lfd = listener(&sin), st, one = 1;
+	struct dial d;
+	int st, one = 1;
 	pid_t pid;
 
 	(void)state;
-	close(lfd);
-	memcpy(&a.addr, &sin, sizeof(sin));
-	a.addr_len = sizeof(sin);
+	dial_init(&d, false);
 	pid = fork();
 	if (pid == 0) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0), cfd;
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 		usleep(300000);
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 1))
+		if (bind(fd, (struct sockaddr *)&d.sin, sizeof(d.sin)) || listen(fd, 1))
 			_exit(2);
-		cfd = accept(fd, NULL, NULL);
-		_exit(cfd < 0);
+		_exit(accept(fd, NULL, NULL) < 0);
 	}
-	assert_int_equal(rt_stream_dial(&s, &a, &t, 3000, &log, &e), 0);
-	assert_false(e.set);
-	rt_stream_close(&s, true);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 3000, &d.log, &d.e), 0);
+	assert_false(d.e.set);
+	rt_stream_close(&d.s, true);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(st, 0);
 }

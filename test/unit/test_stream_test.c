@@ -84,6 +84,21 @@ static pid_t server(int fd, const struct rt_stream_row *rows, size_t n, bool ver
 	_exit(rc ? x->err.exit_code : 0);
 }
 
+/* A client side here and a server child over a socketpair: the server
+ * runs srows, the client gets ready; returns the server's pid. */
+static pid_t pair_up(struct side *c, const struct rt_stream_row *srows, size_t n,
+		     bool verify, bool stall)
+{
+	int sv[2];
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = server(sv[1], srows, n, verify, stall);
+	close(sv[1]);
+	side_init(c, sv[0], false, verify);
+	return pid;
+}
+
 static int server_exit(pid_t pid)
 {
 	int st;
@@ -96,17 +111,13 @@ static void rows_pass_with_lines_and_records(void **state)
 {
 	struct rt_stream_row rows[2];
 	struct side *c = calloc(1, sizeof(*c));
-	int sv[2];
 	pid_t pid;
 
 	(void)state;
 	rt_stream_row_init(&rows[0], RT_ROW_CUSTOM, 100, 5, 3);
 	rt_stream_row_init(&rows[1], RT_ROW_LAT, 64, 0, 0);
 	rows[1].iters = 10;
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = server(sv[1], rows, 2, false, false);
-	close(sv[1]);
-	side_init(c, sv[0], false, false);
+	pid = pair_up(c, rows, 2, false, false);
 	assert_int_equal(rt_stream_test_rows(&c->t, rows, 2), 0);
 	rt_stream_close(&c->s, true);
 	side_end(c);
@@ -126,15 +137,11 @@ static void verified_rows_count_every_byte(void **state)
 {
 	struct rt_stream_row r;
 	struct side *c = calloc(1, sizeof(*c));
-	int sv[2];
 	pid_t pid;
 
 	(void)state;
 	rt_stream_row_init(&r, RT_ROW_CUSTOM, 1000, 10, 3);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = server(sv[1], &r, 1, true, false);
-	close(sv[1]);
-	side_init(c, sv[0], false, true);
+	pid = pair_up(c, &r, 1, true, false);
 	assert_int_equal(rt_stream_test_rows(&c->t, &r, 1), 0);
 	rt_stream_close(&c->s, true);
 	side_end(c);
@@ -150,16 +157,12 @@ static void differing_rows_are_named_at_the_sync(void **state)
 {
 	struct rt_stream_row mine, theirs;
 	struct side *c = calloc(1, sizeof(*c));
-	int sv[2];
 	pid_t pid;
 
 	(void)state;
 	rt_stream_row_init(&mine, RT_ROW_CUSTOM, 1000, 50, 1);
 	rt_stream_row_init(&theirs, RT_ROW_CUSTOM, 1000, 100, 1);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = server(sv[1], &theirs, 1, false, false);
-	close(sv[1]);
-	side_init(c, sv[0], false, false);
+	pid = pair_up(c, &theirs, 1, false, false);
 	assert_int_equal(rt_stream_test_rows(&c->t, &mine, 1), -1);
 	rt_stream_close(&c->s, false);
 	side_end(c);
@@ -176,21 +179,17 @@ static void stalled_peer_is_124_naming_the_row(void **state)
 	struct rt_stream_row r;
 	struct side *c = calloc(1, sizeof(*c));
 	uint64_t t0 = rt_now_ns();
-	int sv[2];
 	pid_t pid;
 
 	(void)state;
 	rt_stream_row_init(&r, RT_ROW_CUSTOM, 100, 1, 1);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = server(sv[1], &r, 1, false, true);
-	side_init(c, sv[0], false, false);
+	pid = pair_up(c, &r, 1, false, true);
 	assert_int_equal(rt_stream_test_rows(&c->t, &r, 1), -1);
 	assert_true((rt_now_ns() - t0) / 1000000 < 3000);
 	assert_int_equal(c->err.exit_code, RT_EXIT_TIMEOUT);
 	assert_non_null(strstr(c->err.reason, "row custom: sync"));
 	kill(pid, SIGKILL);
 	server_exit(pid);
-	close(sv[1]);
 	rt_stream_close(&c->s, false);
 	side_end(c);
 	side_free(c);
