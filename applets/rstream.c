@@ -10,33 +10,22 @@
  * closes or stalls ends the run with the row, the byte count and what
  * probably differs. Two rdmatest peers also compare their parameters in
  * the sync bytes, which upstream never reads (see stream.h). */
-#include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <rdma/rsocket.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/child.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/rsock.h"
-#include "rdmatest/stats.h"
 #include "rdmatest/stream.h"
+#include "rdmatest/stream_test.h"
 #include "rdmatest/util.h"
 
 #define DEFAULT_BUF (1 << 19)   /* SO_SNDBUF/SO_RCVBUF without -B */
 #define MAX_SIZE (1LL << 30)
-#define TICK_NS 250000000ull    /* progress line and fork heartbeat period */
-#define PROGRESS_AFTER_NS 1000000000ull
-#define PEER_DIFFERS (-2)       /* the sync showed the peer's parameters differ */
 
 struct rstream_cfg {
 	const char *dst;
@@ -59,14 +48,6 @@ struct modes {
 
 /* Which socket options a connection gets, as upstream. */
 enum phase { PHASE_LAT, PHASE_BW, PHASE_CUSTOM };
-enum step { STEP_SYNC, STEP_FORWARD, STEP_BACK };
-
-struct endpoint {
-	struct sockaddr_storage dst, src;
-	socklen_t dst_len, src_len;
-	void *route;
-	size_t route_len;
-};
 
 struct rstream {
 	struct rstream_cfg *cfg;
@@ -75,21 +56,10 @@ struct rstream {
 	bool server, custom, all;
 	uint64_t size; /* custom rows */
 	const struct rt_sock_ops *ops;
-	struct endpoint ep;
+	struct rt_sockaddr ep;
 	int lfd;
 	struct rt_stream s;
-	uint8_t *sbuf, *rbuf;
-	struct rt_stream_verify v;
-	/* where we are, for messages and progress */
-	unsigned conn;
-	const struct rt_stream_row *row;
-	uint64_t iter, xfer, row_start_bytes, row_t0;
-	enum step step;
-	/* progress line (stderr is a terminal) and fork heartbeat */
-	bool tty, progress_shown;
-	uint64_t last_tick;
-	int report_fd; /* fork child: pipe to the parent, else -1 */
-	struct rt_hist lat; /* the current row's latencies, fixed size */
+	struct rt_stream_test t; /* the rows over s */
 };
 
 enum {
@@ -179,6 +149,21 @@ static int parse_size(struct rstream *x, struct rt_error *err)
 	return 0;
 }
 
+static void test_init(struct rstream *x)
+{
+	struct rt_run *run = x->run;
+
+	x->t = (struct rt_stream_test){
+		.s = &x->s, .server = x->server, .verify = x->m.verify,
+		.hint = x->custom ? "do -S/-C/-I and -T v match on both sides?" :
+			"does the peer run the same series (-S all on both sides or neither, "
+			"the same --scale, no -S/-C/-I) and the same -T v?",
+		.name = run->name, .log = &run->log, .err = &run->err,
+		.progress_out = isatty(STDERR_FILENO) && !run->common.quiet ? stderr : NULL,
+		.results = &run->results,
+	};
+}
+
 static int configure(struct rstream *x)
 {
 	struct rt_error *err = &x->run->err;
@@ -198,31 +183,13 @@ static int configure(struct rstream *x)
 		x->m.resolve = true;
 	x->ops = x->m.sockets ? &rt_sock_kernel : &rt_sock_rdma;
 	x->server = !x->cfg->dst;
+	test_init(x);
 	return 0;
 }
 
-/* ---- addresses --------------------------------------------------------------- */
+/* ---- addresses and socket options ------------------------------------------- */
 
-static int copy_sa(struct sockaddr_storage *ss, socklen_t *len,
-		   const struct sockaddr *sa, size_t sa_len)
-{
-	if (!sa || sa_len > sizeof(*ss))
-		return -1;
-	memcpy(ss, sa, sa_len);
-	*len = (socklen_t)sa_len;
-	return 0;
-}
-
-static void clear_port(struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = 0;
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = 0;
-}
-
-/* With -T r (or -f gid): rdma_getaddrinfo, keeping a route if one came. */
-static int resolve_rdma(struct rstream *x, struct endpoint *ep)
+static int resolve(struct rstream *x)
 {
 	struct rt_addr_query q = {
 		.node = x->server ? x->cfg->src : x->cfg->dst, .port = x->cfg->port,
@@ -230,406 +197,27 @@ static int resolve_rdma(struct rstream *x, struct endpoint *ep)
 		.format = x->cfg->format, .passive = x->server,
 		.what = x->server ? "-b" : "-s",
 	};
-	struct rdma_addrinfo *ai;
-	int rc = 0;
-
-	if (rt_addr_resolve(&q, &ai, &x->run->err))
-		return -1;
-	if (x->server)
-		rc = copy_sa(&ep->dst, &ep->dst_len, ai->ai_src_addr, ai->ai_src_len);
-	else
-		rc = copy_sa(&ep->dst, &ep->dst_len, ai->ai_dst_addr, ai->ai_dst_len);
-	if (!rc && !x->server && x->cfg->src &&
-	    !copy_sa(&ep->src, &ep->src_len, ai->ai_src_addr, ai->ai_src_len))
-		clear_port(&ep->src);
-	if (!rc && !x->server && ai->ai_route && ai->ai_route_len) {
-		ep->route = rt_xmalloc(ai->ai_route_len);
-		memcpy(ep->route, ai->ai_route, ai->ai_route_len);
-		ep->route_len = ai->ai_route_len;
-	}
-	rdma_freeaddrinfo(ai);
-	if (rc)
-		return rt_fail(&x->run->err, RT_EXIT_USAGE, "%s: no usable address",
-			       q.what);
-	return 0;
-}
-
-static int lookup(struct rstream *x, const char *node, const char *what,
-		  bool passive, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
-	char port[16];
-	int ret;
-
-	if (x->cfg->format == RT_FMT_IP || x->cfg->format == RT_FMT_IPV6)
-		hints.ai_flags |= AI_NUMERICHOST;
-	if (x->cfg->format == RT_FMT_IPV6)
-		hints.ai_family = AF_INET6;
-	if (passive)
-		hints.ai_flags |= AI_PASSIVE;
-	snprintf(port, sizeof(port), "%lld", x->cfg->port);
-	ret = getaddrinfo(node, port, &hints, &ai);
-	if (ret)
-		return rt_fail(&x->run->err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s",
-			       what, node ? node : "(any)",
-			       ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
-	ret = copy_sa(ss, len, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-	return ret ? rt_fail(&x->run->err, RT_EXIT_USAGE, "%s: no usable address", what) : 0;
-}
-
-static int resolve(struct rstream *x)
-{
-	struct endpoint *ep = &x->ep;
 
 	rt_error_phase(&x->run->err, "resolve-addr");
-	if (x->m.resolve)
-		return resolve_rdma(x, ep);
-	if (x->server)
-		return lookup(x, x->cfg->src, "-b", true, &ep->dst, &ep->dst_len);
-	if (lookup(x, x->cfg->dst, "-s", false, &ep->dst, &ep->dst_len))
-		return -1;
-	if (x->cfg->src && lookup(x, x->cfg->src, "-b", true, &ep->src, &ep->src_len))
-		return -1;
-	clear_port(&ep->src); /* upstream binds the server's port: a reconnect fails */
-	return 0;
+	return rt_addr_lookup(&q, x->m.resolve, &x->ep, &x->run->err);
 }
 
-/* ---- socket options ------------------------------------------------------------ */
-
-static void keepalive(struct rstream *x, int fd)
+/* As upstream: buffers, no Nagle, the phase's inline size, keepalive. */
+static void tuning(struct rstream *x, enum phase ph, struct rt_sock_tuning *t)
 {
-	const struct rt_sock_ops *o = x->ops;
-	int on = 1, idle = (int)x->cfg->keepalive, v = 0;
-	socklen_t len = sizeof(v);
-
-	if (o->setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on))) {
-		rt_warn(&x->run->log, "%s SO_KEEPALIVE: %s", x->ops->rdma
-			? "rsetsockopt" : "setsockopt", strerror(errno));
-		return;
-	}
-	if (o->setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)))
-		rt_warn(&x->run->log, "TCP_KEEPIDLE %d: %s", idle, strerror(errno));
-	if (!o->getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
-		rt_say(&x->run->log, "Keepalive: %s", v ? "ON" : "OFF");
-	len = sizeof(v);
-	if (!o->getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len))
-		rt_say(&x->run->log, "  time: %i", v);
+	*t = (struct rt_sock_tuning){
+		.bufsize = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF,
+		.nodelay = true, .keepalive_s = (int)x->cfg->keepalive,
+		.inline_size = ph == PHASE_CUSTOM ? -1 : ph == PHASE_LAT ? (int)x->cfg->inline_size : 0,
+	};
 }
 
-/* As upstream: buffers, no Nagle, the phase's inline size, keepalive.
- * Failures other than keepalive's are ignored, as upstream (rsockets
- * take some only before connecting). */
 static void set_options(struct rstream *x, int fd, enum phase ph)
 {
-	const struct rt_sock_ops *o = x->ops;
-	int buf = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF, one = 1;
-	int inl = ph == PHASE_LAT ? (int)x->cfg->inline_size : 0;
+	struct rt_sock_tuning t;
 
-	o->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	o->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	o->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (o->rdma && ph != PHASE_CUSTOM && o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &inl, sizeof(inl)))
-		rt_dbg(&x->run->log, "rsetsockopt RDMA_INLINE %d: %s", inl, strerror(errno));
-	if (x->cfg->keepalive)
-		keepalive(x, fd);
-}
-
-/* ---- messages -------------------------------------------------------------------- */
-
-static void describe(void *arg, char *where, size_t wlen, char *hint, size_t hlen)
-{
-	struct rstream *x = arg;
-	const struct rt_stream_row *r = x->row;
-	static const char *const dir[] = { "sync", "client to server", "server to client" };
-
-	if (!r)
-		snprintf(where, wlen, "connection %u", x->conn);
-	else if (x->step == STEP_SYNC)
-		snprintf(where, wlen, "row %s: sync", r->name);
-	else
-		snprintf(where, wlen, "row %s (iteration %llu of %llu, transfer %llu of %llu, %s)",
-			 r->name, (unsigned long long)x->iter + 1, (unsigned long long)r->iters,
-			 (unsigned long long)x->xfer + 1, (unsigned long long)r->count, dir[x->step]);
-	if (x->custom)
-		snprintf(hint, hlen, "do -S/-C/-I and -T v match on both sides?");
-	else
-		snprintf(hint, hlen, "does the peer run the same series (-S all on both "
-			 "sides or neither, the same --scale, no -S/-C/-I) and the same -T v?");
-}
-
-static void progress_clear(struct rstream *x)
-{
-	if (!x->progress_shown)
-		return;
-	fprintf(stderr, "\r\033[K");
-	x->progress_shown = false;
-}
-
-/* Called per transfer: a progress line on a terminal for rows that run
- * longer than a second, and the fork child's heartbeat. */
-static void tick(struct rstream *x, uint64_t now)
-{
-	uint64_t bytes, total;
-
-	if (now - x->last_tick < TICK_NS)
-		return;
-	x->last_tick = now;
-	if (x->report_fd >= 0 && write(x->report_fd, ".", 1) < 0)
-		x->report_fd = -1; /* the parent went away: nothing to report to */
-	if (!x->tty || now - x->row_t0 < PROGRESS_AFTER_NS)
-		return;
-	bytes = x->s.sent + x->s.received - x->row_start_bytes;
-	total = rt_stream_row_bytes(x->row);
-	fprintf(stderr, "\r%s: %s %3llu%%", x->run->name, x->row->name,
-		(unsigned long long)(total ? bytes * 100 / total : 0));
-	x->progress_shown = true;
-}
-
-/* ---- one row ---------------------------------------------------------------------- */
-
-static int send_xfer(struct rstream *x, size_t len)
-{
-	if (x->m.verify)
-		rt_stream_verify_fill(&x->v, x->sbuf, len);
-	return rt_stream_send_all(&x->s, x->sbuf, len, &x->run->err);
-}
-
-static int verify_failed(struct rstream *x, int64_t byte, bool sync)
-{
-	struct rt_stream_sync peer;
-	char where[128], hint[160];
-	bool plain = sync && rt_stream_sync_decode(x->rbuf, &peer) &&
-		     peer.role != (x->server ? 's' : 'c');
-
-	rt_say(&x->run->log, "data verification failed byte %lld", (long long)byte);
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: data verification failed at byte "
-		"%lld of the stream from the peer: %s", where, (long long)byte,
-		plain ? "the peer (rdmatest) does not use -T v" : "does the peer use -T v too?");
-	return sync ? PEER_DIFFERS : -1;
-}
-
-static int recv_xfer(struct rstream *x, size_t len)
-{
-	int64_t bad;
-
-	if (rt_stream_recv_all(&x->s, x->rbuf, len, &x->run->err))
-		return -1;
-	if (!x->m.verify)
-		return 0;
-	bad = rt_stream_verify_check(&x->v, x->rbuf, len);
-	return bad < 0 ? 0 : verify_failed(x, bad, x->step == STEP_SYNC);
-}
-
-static bool is_counter_run(const uint8_t *b, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		if ((uint8_t)(b[i - 1] + 1) != b[i])
-			return false;
-	return true;
-}
-
-/* Without -T v the peer's sync bytes are free: an rdmatest peer's block
- * names its row; 16 counter bytes mean the peer verifies and we do not. */
-static int check_peer_sync(struct rstream *x)
-{
-	const struct rt_stream_row *r = x->row;
-	struct rt_stream_sync p;
-	char where[128], hint[160];
-
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	if (is_counter_run(x->rbuf, RT_STREAM_SYNC_LEN)) {
-		rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer sends verification "
-			"data: it uses -T v, this side does not", where);
-		return PEER_DIFFERS;
-	}
-	if (!rt_stream_sync_decode(x->rbuf, &p) || p.role == (x->server ? 's' : 'c'))
-		return 0; /* upstream's stale bytes, or our own block echoed */
-	if (p.size == r->size && p.count == r->count && p.iters == r->iters)
-		return 0;
-	rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the peer runs -S %u -C %u -I %u, "
-		"this side -S %llu -C %llu -I %llu: %s", where, p.size, p.count,
-		p.iters, (unsigned long long)r->size, (unsigned long long)r->count,
-		(unsigned long long)r->iters, hint);
-	return PEER_DIFFERS;
-}
-
-static int send_sync(struct rstream *x)
-{
-	if (!x->m.verify) {
-		rt_stream_sync_encode(x->sbuf, x->server ? 's' : 'c', x->row);
-		return rt_stream_send_all(&x->s, x->sbuf, RT_STREAM_SYNC_LEN, &x->run->err);
-	}
-	return send_xfer(x, RT_STREAM_SYNC_LEN);
-}
-
-static int recv_sync(struct rstream *x)
-{
-	int rc = recv_xfer(x, RT_STREAM_SYNC_LEN);
-
-	if (rc || x->m.verify)
-		return rc;
-	return check_peer_sync(x);
-}
-
-/* A server that finds the client's parameters differ still answers the
- * sync before it closes: then the client can name the difference too. */
-static int sync_row(struct rstream *x)
-{
-	int rc;
-
-	x->step = STEP_SYNC;
-	if (!x->server)
-		return send_sync(x) || recv_sync(x) ? -1 : 0;
-	rc = recv_sync(x);
-	if (rc == PEER_DIFFERS)
-		send_sync(x); /* best effort; the first error stays the record */
-	return rc || send_sync(x) ? -1 : 0;
-}
-
-/* One direction of one iteration: `count` transfers. */
-static int one_way(struct rstream *x, enum step st)
-{
-	bool sending = x->server == (st == STEP_BACK);
-	size_t size = (size_t)x->row->size;
-
-	x->step = st;
-	for (x->xfer = 0; x->xfer < x->row->count; x->xfer++) {
-		if (sending ? send_xfer(x, size) : recv_xfer(x, size))
-			return -1;
-		tick(x, rt_now_ns());
-	}
-	return 0;
-}
-
-static int iterate(struct rstream *x, struct rt_hist *lat)
-{
-	const struct rt_stream_row *r = x->row;
-	uint64_t t = rt_now_ns();
-
-	for (x->iter = 0; x->iter < r->iters; x->iter++) {
-		uint64_t now;
-
-		if (one_way(x, STEP_FORWARD) || one_way(x, STEP_BACK))
-			return -1;
-		now = rt_now_ns();
-		if (r->iters > 1) /* comparable with usec/xfer */
-			rt_hist_add(lat, (now - t) / (2 * r->count));
-		t = now;
-	}
-	return 0;
-}
-
-static void row_json(struct rstream *x, struct rt_json *j, double usec,
-		     struct rt_hist *lat)
-{
-	const struct rt_stream_row *r = x->row;
-	struct rt_summary sum;
-
-	rt_json_object_begin(j);
-	rt_json_kv_string(j, "name", r->name);
-	rt_json_kv_uint(j, "connection", x->conn);
-	rt_json_kv_uint(j, "size", r->size);
-	rt_json_kv_uint(j, "transfers", r->count);
-	rt_json_kv_uint(j, "iterations", r->iters);
-	rt_json_kv_uint(j, "bytes", rt_stream_row_bytes(r));
-	rt_json_kv_double(j, "seconds", usec / 1e6);
-	rt_json_kv_double(j, "gbps", rt_stream_gbps(r, usec));
-	rt_json_kv_double(j, "usec_per_xfer", rt_stream_usec_per_xfer(r, usec));
-	if (lat->count) {
-		rt_hist_summarize(lat, &sum);
-		rt_json_key(j, "latency_us");
-		rt_summary_json(j, &sum, 1000);
-	}
-	rt_json_object_end(j);
-}
-
-/* The row's JSON goes into the results, or to the parent from a fork child. */
-static void report_row(struct rstream *x, double usec, struct rt_hist *lat)
-{
-	char line[160];
-	struct rt_json j;
-
-	progress_clear(x);
-	rt_stream_row_format(line, sizeof(line), x->row, usec);
-	rt_say(&x->run->log, "%s", line);
-	rt_json_init(&j);
-	row_json(x, &j, usec, lat);
-	rt_json_finish(&j);
-	if (x->report_fd >= 0)
-		dprintf(x->report_fd, "R%s\n", rt_json_text(&j));
-	else
-		rt_json_raw(&x->run->results, rt_json_text(&j));
-	rt_json_free(&j);
-}
-
-/* After an interrupt, the iterations done so far as a row of their own
- * (ping(8)'s summary so far); the message still names where it stopped. */
-static void report_partial(struct rstream *x, uint64_t t0)
-{
-	const struct rt_stream_row *whole = x->row;
-	struct rt_stream_row done = *whole;
-
-	if (!x->iter || x->run->err.set || !rt_interrupt_signal())
-		return;
-	done.iters = x->iter;
-	x->row = &done;
-	report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
-	x->row = whole;
-}
-
-static int run_row(struct rstream *x, const struct rt_stream_row *r)
-{
-	uint64_t t0;
-	int rc;
-
-	x->row = r;
-	x->iter = x->xfer = 0;
-	memset(&x->lat, 0, sizeof(x->lat));
-	x->row_start_bytes = x->s.sent + x->s.received;
-	rc = sync_row(x);
-	t0 = x->row_t0 = rt_now_ns();
-	if (!rc)
-		rc = iterate(x, &x->lat);
-	if (!rc)
-		report_row(x, (double)(rt_now_ns() - t0) / 1e3, &x->lat);
-	else
-		report_partial(x, t0);
-	progress_clear(x);
-	return rc;
-}
-
-/* The server lets the client close first: upstream's -T a client fails
- * (POLLHUP) when the disconnect overtakes its last read. Bytes after the
- * last row mean the client ran more than we did. */
-static int await_client_close(struct rstream *x)
-{
-	char where[128], hint[160];
-	uint64_t extra = 0;
-	long long t = x->run->common.timeout_ms;
-	int rc = rt_stream_await_close(&x->s, t, &extra);
-
-	if (rc == RT_INTERRUPTED || (!rc && !extra))
-		return rc;
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	if (extra)
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: the client sent %llu "
-			       "bytes after the last row: %s", where,
-			       (unsigned long long)extra, hint);
-	rt_warn(&x->run->log, "%s: the client did not close within %g s", where,
-		(double)t / 1000);
-	return 0;
-}
-
-static int run_rows(struct rstream *x, const struct rt_stream_row *rows, size_t n)
-{
-	rt_error_phase(&x->run->err, "transfer");
-	for (size_t i = 0; i < n; i++)
-		if (run_row(x, &rows[i]))
-			return -1;
-	x->row = NULL;
-	return x->server ? await_client_close(x) : 0;
+	tuning(x, ph, &t);
+	rt_sock_tune(x->ops, fd, &t, &x->run->log);
 }
 
 /* ---- connections ----------------------------------------------------------------------- */
@@ -640,74 +228,28 @@ static void stream_init(struct rstream *x, int fd)
 		.ops = x->ops, .fd = fd,
 		.wait = x->m.blocking ? RT_WAIT_BLOCK : x->m.async ? RT_WAIT_POLL : RT_WAIT_SPIN,
 		.timeout_ms = x->run->common.timeout_ms,
-		.describe = describe, .describe_arg = x,
+		.describe = rt_stream_test_describe, .describe_arg = &x->t,
 	};
 }
 
-/* Records another record's failure as the run's. */
-static int adopt(struct rt_error *dst, const struct rt_error *src)
-{
-	bool was_set = dst->set;
-
-	rt_fail(dst, src->exit_code, "%s", src->reason);
-	if (!was_set)
-		dst->err_no = src->err_no;
-	return -1;
-}
-
-static int connect_once(struct rstream *x, enum phase ph, struct rt_error *e)
-{
-	struct endpoint *ep = &x->ep;
-	char a[80];
-	int fd;
-
-	if (rt_sock_open(x->ops, ep->dst.ss_family, &fd, e))
-		return -1;
-	stream_init(x, fd);
-	set_options(x, fd, ph);
-	if (ep->src_len && x->ops->bind(fd, (struct sockaddr *)&ep->src, ep->src_len))
-		return rt_fail_errno(e, errno == EADDRNOTAVAIL ? RT_EXIT_ENV : RT_EXIT_FAIL,
-				     errno, "%sbind %s", x->ops->rdma ? "r" : "",
-				     rt_addr_str((struct sockaddr *)&ep->src, a, sizeof(a)));
-	if (ep->route && x->ops->setsockopt(fd, SOL_RDMA, RDMA_ROUTE, ep->route,
-					    (socklen_t)ep->route_len))
-		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");
-	return rt_stream_connect(&x->s, (struct sockaddr *)&ep->dst, ep->dst_len,
-				 x->run->common.timeout_ms, e);
-}
-
-/* --wait-server: a server that is not up yet gets another try every
- * 200 ms on a fresh socket, until the bound passes. */
 static int client_connect(struct rstream *x, enum phase ph)
 {
-	long long bound = x->run->common.wait_server_ms;
-	uint64_t until = rt_deadline_after_ms(bound);
+	struct rt_sock_tuning t;
 
 	rt_error_phase(&x->run->err, "connect");
-	for (;;) {
-		struct rt_error e = { 0 };
-		int rc = connect_once(x, ph, &e);
-
-		if (!rc)
-			return 0;
-		rt_stream_close(&x->s, false);
-		if (rc == RT_INTERRUPTED)
-			return rc;
-		if (bound <= 0 || rt_ms_until(until) < 200 ||
-		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
-			return adopt(&x->run->err, &e);
-		rt_dbg(&x->run->log, "%s; retrying", e.reason);
-		usleep(200000);
-	}
+	stream_init(x, -1);
+	tuning(x, ph, &t);
+	return rt_stream_dial(&x->s, &x->ep, &t, x->run->common.wait_server_ms,
+			      &x->run->log, &x->run->err);
 }
 
 static int server_listen(struct rstream *x)
 {
 	rt_error_phase(&x->run->err, "listen");
-	if (rt_sock_open(x->ops, x->ep.dst.ss_family, &x->lfd, &x->run->err))
+	if (rt_sock_open(x->ops, x->ep.addr.ss_family, &x->lfd, &x->run->err))
 		return -1;
-	return rt_sock_listen(x->ops, x->lfd, (struct sockaddr *)&x->ep.dst,
-			      x->ep.dst_len, &x->run->err);
+	return rt_sock_listen(x->ops, x->lfd, (struct sockaddr *)&x->ep.addr,
+			      x->ep.addr_len, &x->run->err);
 }
 
 /* The first client may take --accept-timeout (0: forever); the second
@@ -715,7 +257,7 @@ static int server_listen(struct rstream *x)
 static int server_accept(struct rstream *x, enum phase ph)
 {
 	long long first = x->run->common.accept_timeout_ms;
-	long long t = x->conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
+	long long t = x->t.conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
 	struct rt_error e = { 0 };
 	int fd, rc;
 
@@ -728,10 +270,10 @@ static int server_accept(struct rstream *x, enum phase ph)
 	}
 	if (!rc || rc == RT_INTERRUPTED)
 		return rc;
-	if (x->conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
+	if (x->t.conn > 1 && e.exit_code == RT_EXIT_TIMEOUT)
 		return rt_fail(&x->run->err, e.exit_code, "the client did not come back "
 			       "for the bandwidth rows within %g s", (double)t / 1000);
-	return adopt(&x->run->err, &e);
+	return rt_error_adopt(&x->run->err, &e);
 }
 
 static int setup_accepted(struct rstream *x, enum phase ph)
@@ -742,182 +284,53 @@ static int setup_accepted(struct rstream *x, enum phase ph)
 
 /* ---- fork (-T f): a server process per client ------------------------------------------ */
 
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if (*s == '\t' || *s == '\n')
-			*s = ' ';
-}
+struct forked {
+	struct rstream *x;
+	const struct rt_stream_row *rows;
+	size_t n;
+	enum phase ph;
+};
 
-/* An interrupt is recorded here, where the row and the byte count that
- * it cut short are known; interrupted runs keep the rows done so far. */
-static void interrupted(struct rstream *x)
+static int serve_child(struct rt_child_share *share, void *arg)
 {
-	char where[128], hint[160];
-	int sig = rt_interrupt_signal();
-
-	if (!sig || x->run->err.set)
-		return;
-	progress_clear(x);
-	describe(x, where, sizeof(where), hint, sizeof(hint));
-	rt_fail(&x->run->err, rt_interrupt_exit_code(sig), "%s: interrupted by %s",
-		where, rt_interrupt_name(sig));
-}
-
-/* The child's last words: exit code, verify counters, phase, reason. */
-static void child_report(struct rstream *x, int rc)
-{
+	struct forked *f = arg;
+	struct rstream *x = f->x;
 	struct rt_error *e = &x->run->err;
-
-	if (rc)
-		interrupted(x); /* a no-op unless a signal came and nothing failed */
-	if (rc && !e->set)
-		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
-	sanitize(e->reason);
-	dprintf(x->report_fd, "E%d\t%u\t%u\t%llu\t%s\t%s\n", e->set ? e->exit_code : 0,
-		x->v.fill_next, x->v.check_next, (unsigned long long)x->v.checked,
-		e->phase, e->set ? e->reason : "");
-}
-
-static void run_child(struct rstream *x, int report_fd, const struct rt_stream_row *rows,
-		      size_t n, enum phase ph)
-{
 	int rc;
 
-	/* a parent that died must not kill us at the next heartbeat: the
-	 * write fails instead, and the client still gets its run */
-	signal(SIGPIPE, SIG_IGN);
+	x->t.child = share;
 	x->ops->close(x->lfd);
-	x->report_fd = report_fd;
-	rc = setup_accepted(x, ph) || run_rows(x, rows, n) ? -1 : 0;
-	rt_stream_close(&x->s, rc == 0 || !x->run->err.set);
-	child_report(x, rc);
+	rc = setup_accepted(x, f->ph) || rt_stream_test_rows(&x->t, f->rows, f->n) ? -1 : 0;
+	rt_stream_close(&x->s, rc == 0 || !e->set); /* done, or interrupted */
+	if (rc) /* a no-op unless a signal came and nothing failed */
+		rt_stream_test_interrupted(&x->t);
+	if (rc && !e->set)
+		rt_fail(e, RT_EXIT_FAIL, "failed (no reason recorded)");
+	rt_child_error(share, e);
 	rt_log_flush(&x->run->log);
-	fflush(NULL);
-	_exit(0);
+	return e->set ? e->exit_code : 0;
 }
 
-static void parent_line(struct rstream *x, char *line, bool *ended)
-{
-	struct rt_error *e = &x->run->err;
-	unsigned fill, check;
-	unsigned long long checked;
-	int code, pos = 0;
-
-	if (line[0] == 'R') {
-		rt_json_raw(&x->run->results, line + 1);
-		return;
-	}
-	if (line[0] != 'E' || sscanf(line + 1, "%d\t%u\t%u\t%llu\t%n", &code, &fill,
-				     &check, &checked, &pos) < 4 || !pos)
-		return;
-	*ended = true;
-	x->v.fill_next = (uint8_t)fill;
-	x->v.check_next = (uint8_t)check;
-	x->v.checked = checked;
-	if (code) {
-		char *phase = line + 1 + pos, *reason = strchr(phase, '\t');
-
-		if (reason)
-			*reason++ = '\0';
-		rt_error_phase(e, phase);
-		rt_fail(e, code, "%s", reason ? reason : "server process failed");
-	}
-}
-
-/* Reads the child's reports until EOF; silence longer than the child's
- * own bound (its waits end after --timeout) means it hangs. An interrupt
- * of the parent alone is passed on: the child stops and reports where. */
-static int parent_collect(struct rstream *x, int rfd, pid_t child, bool *ended)
-{
-	long long bound = 2 * x->run->common.timeout_ms + 1000;
-	char buf[4096], *acc = NULL;
-	bool passed_on = false;
-	size_t len = 0;
-	int rc = 0;
-
-	for (;;) {
-		struct pollfd p = { .fd = rfd, .events = POLLIN };
-		ssize_t n;
-
-		if (rt_interrupt_signal() && !passed_on) {
-			kill(child, rt_interrupt_signal());
-			passed_on = true;
-		}
-		if (poll(&p, 1, (int)bound) == 0) {
-			rc = rt_fail(&x->run->err, RT_EXIT_TIMEOUT, "the server process of "
-				     "connection %u reported nothing for %g s", x->conn,
-				     (double)bound / 1000);
-			break;
-		}
-		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
-			continue; /* EINTR: look at the interrupt again */
-		n = read(rfd, buf, sizeof(buf));
-		if (n <= 0 && !(n < 0 && errno == EINTR))
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '.' && len == 0)
-				continue; /* heartbeat */
-			acc = rt_xrealloc(acc, len + 1);
-			acc[len++] = buf[i] == '\n' ? '\0' : buf[i];
-			if (buf[i] == '\n') {
-				parent_line(x, acc, ended);
-				len = 0;
-			}
-		}
-	}
-	free(acc);
-	return rc;
-}
-
-static int reap(struct rstream *x, pid_t pid, bool ended)
-{
-	int st = 0;
-
-	for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(pid, &st, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	if (!ended && WIFSIGNALED(st))
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "the server process of "
-			       "connection %u died of signal %d", x->conn, WTERMSIG(st));
-	if (!ended)
-		return rt_fail(&x->run->err, RT_EXIT_FAIL, "the server process of "
-			       "connection %u ended without a report", x->conn);
-	return x->run->err.set ? -1 : 0;
-}
-
+/* The child's waits end after --timeout; silence for twice that means it hangs. */
 static int serve_forked(struct rstream *x, const struct rt_stream_row *rows,
 			size_t n, enum phase ph)
 {
-	bool ended = false;
-	int pfd[2], rc;
-	pid_t pid;
+	struct forked f = { .x = x, .rows = rows, .n = n, .ph = ph };
+	struct rt_child c;
+	char what[64];
 
-	if (pipe(pfd))
-		return rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "pipe");
 	rt_log_flush(&x->run->log);
-	fflush(NULL); /* or the child prints our buffered lines again */
-	pid = fork();
-	if (pid < 0)
-		return rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "fork");
-	if (pid == 0) {
-		close(pfd[0]);
-		run_child(x, pfd[1], rows, n, ph);
-	}
-	close(pfd[1]);
+	if (rt_child_start(&c, serve_child, &f, &x->run->err))
+		return -1;
 	x->ops->close(x->s.fd); /* the child's copy carries the connection */
 	x->s.fd = -1;
-	rc = parent_collect(x, pfd[0], pid, &ended);
-	close(pfd[0]);
-	if (rc) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return rc;
-	}
-	return reap(x, pid, ended);
+	snprintf(what, sizeof(what), "the server process of connection %u", x->t.conn);
+	if (rt_child_wait(&c, 2 * x->run->common.timeout_ms + 1000, what,
+			  &x->run->results, &x->run->err))
+		return -1;
+	if (x->m.verify)
+		rt_stream_verify_skip(&x->t.v, rows, n);
+	return 0;
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
@@ -928,38 +341,21 @@ static int connection(struct rstream *x, unsigned conn, enum phase ph,
 	bool orderly;
 	int rc;
 
-	x->conn = conn;
-	x->row = NULL;
+	x->t.conn = conn;
+	x->t.row = NULL;
 	if (x->server ? server_accept(x, ph) : client_connect(x, ph)) {
-		interrupted(x);
+		rt_stream_test_interrupted(&x->t);
 		rt_stream_close(&x->s, false);
 		return -1;
 	}
 	if (x->server && x->m.fork)
 		return serve_forked(x, rows, n, ph);
-	rc = (x->server && setup_accepted(x, ph)) || run_rows(x, rows, n) ? -1 : 0;
+	rc = (x->server && setup_accepted(x, ph)) || rt_stream_test_rows(&x->t, rows, n) ? -1 : 0;
 	orderly = rc == 0 || !x->run->err.set; /* done, or interrupted */
 	if (rc)
-		interrupted(x); /* while x->row still points into rows */
+		rt_stream_test_interrupted(&x->t); /* while x->t.row still points into rows */
 	rt_stream_close(&x->s, orderly);
 	return rc;
-}
-
-static size_t ladder_rows(struct rstream *x, enum rt_row_kind k, struct rt_stream_row *rows)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < RT_STREAM_LADDER_LEN; i++) {
-		struct rt_stream_row *r = &rows[n];
-
-		if (!x->all && !rt_stream_ladder_default(i))
-			continue;
-		rt_stream_row_init(r, k, rt_stream_ladder_size(i), 0, 0);
-		r->count = RT_MAX(r->count / (uint64_t)x->cfg->scale, 1);
-		r->iters = RT_MAX(r->iters / (uint64_t)x->cfg->scale, 1);
-		n++;
-	}
-	return n;
 }
 
 static int series(struct rstream *x)
@@ -972,10 +368,10 @@ static int series(struct rstream *x)
 				   (uint64_t)x->cfg->count, (uint64_t)x->cfg->iters);
 		return connection(x, 1, PHASE_CUSTOM, rows, 1);
 	}
-	n = ladder_rows(x, RT_ROW_LAT, rows);
+	n = rt_stream_series(RT_ROW_LAT, x->all, (uint64_t)x->cfg->scale, rows);
 	if (connection(x, 1, PHASE_LAT, rows, n))
 		return -1;
-	n = ladder_rows(x, RT_ROW_BW, rows);
+	n = rt_stream_series(RT_ROW_BW, x->all, (uint64_t)x->cfg->scale, rows);
 	return connection(x, 2, PHASE_BW, rows, n);
 }
 
@@ -1013,7 +409,7 @@ static void results_tail(struct rstream *x)
 
 	rt_json_array_end(j);
 	if (x->m.verify)
-		rt_json_kv_uint(j, "verified_bytes", x->v.checked);
+		rt_json_kv_uint(j, "verified_bytes", x->t.v.checked);
 }
 
 static int run_all(struct rstream *x)
@@ -1021,8 +417,8 @@ static int run_all(struct rstream *x)
 	size_t buflen = x->custom ? (size_t)x->size : RT_STREAM_LADDER_MAX;
 
 	buflen = RT_MAX(buflen, (size_t)RT_STREAM_SYNC_LEN);
-	x->sbuf = rt_xcalloc(1, buflen);
-	x->rbuf = rt_xcalloc(1, buflen);
+	x->t.sbuf = rt_xcalloc(1, buflen);
+	x->t.rbuf = rt_xcalloc(1, buflen);
 	if (resolve(x))
 		return -1;
 	if (x->server && server_listen(x))
@@ -1037,8 +433,7 @@ static int run_all(struct rstream *x)
 
 static int rstream_main(struct rt_run *run, void *cfgp)
 {
-	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1, .report_fd = -1,
-			     .tty = isatty(STDERR_FILENO) && !run->common.quiet };
+	struct rstream x = { .cfg = cfgp, .run = run, .lfd = -1 };
 	int rc;
 
 	x.s.fd = -1;
@@ -1048,9 +443,9 @@ static int rstream_main(struct rt_run *run, void *cfgp)
 	rt_stream_close(&x.s, false);
 	if (x.lfd >= 0)
 		x.ops->close(x.lfd);
-	free(x.sbuf);
-	free(x.rbuf);
-	free(x.ep.route);
+	free(x.t.sbuf);
+	free(x.t.rbuf);
+	rt_sockaddr_free(&x.ep);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #include <glob.h>
 #include <netdb.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/ib.h>
@@ -175,4 +176,103 @@ const char *rt_rdma_netdevs(const char *sysfs, char *buf, size_t len)
 	if (!buf[0])
 		snprintf(buf, len, "none");
 	return buf;
+}
+
+/* ---- stream socket addresses ---------------------------------------------- */
+
+static int copy_sa(struct sockaddr_storage *ss, socklen_t *len,
+		   const struct sockaddr *sa, size_t sa_len)
+{
+	if (!sa || sa_len > sizeof(*ss))
+		return -1;
+	memcpy(ss, sa, sa_len);
+	*len = (socklen_t)sa_len;
+	return 0;
+}
+
+static void clear_port(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = 0;
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = 0;
+}
+
+static int no_address(const struct rt_addr_query *q, struct rt_error *err)
+{
+	return rt_fail(err, RT_EXIT_USAGE, "%s: no usable address",
+		       q->what ? q->what : "address");
+}
+
+static int lookup_cm(const struct rt_addr_query *q, struct rt_sockaddr *out,
+		     struct rt_error *err)
+{
+	struct rdma_addrinfo *ai;
+	int rc;
+
+	if (rt_addr_resolve(q, &ai, err))
+		return -1;
+	if (q->passive)
+		rc = copy_sa(&out->addr, &out->addr_len, ai->ai_src_addr, ai->ai_src_len);
+	else
+		rc = copy_sa(&out->addr, &out->addr_len, ai->ai_dst_addr, ai->ai_dst_len);
+	if (!rc && !q->passive && q->src &&
+	    !copy_sa(&out->src, &out->src_len, ai->ai_src_addr, ai->ai_src_len))
+		clear_port(&out->src);
+	if (!rc && !q->passive && ai->ai_route && ai->ai_route_len) {
+		out->route = rt_xmalloc(ai->ai_route_len);
+		memcpy(out->route, ai->ai_route, ai->ai_route_len);
+		out->route_len = ai->ai_route_len;
+	}
+	rdma_freeaddrinfo(ai);
+	return rc ? no_address(q, err) : 0;
+}
+
+static int lookup_ip(const struct rt_addr_query *q, const char *node, bool passive,
+		     const char *what, struct sockaddr_storage *ss, socklen_t *len,
+		     struct rt_error *err)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	char port[16];
+	int ret;
+
+	if (q->format == RT_FMT_IP || q->format == RT_FMT_IPV6)
+		hints.ai_flags |= AI_NUMERICHOST;
+	if (q->format == RT_FMT_IPV6)
+		hints.ai_family = AF_INET6;
+	if (passive)
+		hints.ai_flags |= AI_PASSIVE;
+	snprintf(port, sizeof(port), "%lld", q->port);
+	ret = getaddrinfo(node, port, &hints, &ai);
+	if (ret)
+		return rt_fail(err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s", what,
+			       node ? node : "(any)", gai_reason(ret, errno));
+	ret = copy_sa(ss, len, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return ret ? no_address(q, err) : 0;
+}
+
+int rt_addr_lookup(const struct rt_addr_query *q, bool rdma_cm,
+		   struct rt_sockaddr *out, struct rt_error *err)
+{
+	const char *what = q->what ? q->what : "address";
+
+	memset(out, 0, sizeof(*out));
+	if (rdma_cm || q->format == RT_FMT_GID)
+		return lookup_cm(q, out, err);
+	if (lookup_ip(q, q->node, q->passive, what, &out->addr, &out->addr_len, err))
+		return -1;
+	if (q->passive || !q->src)
+		return 0;
+	if (lookup_ip(q, q->src, true, "source", &out->src, &out->src_len, err))
+		return -1;
+	clear_port(&out->src); /* a source with the server's port fails a reconnect */
+	return 0;
+}
+
+void rt_sockaddr_free(struct rt_sockaddr *a)
+{
+	free(a->route);
+	a->route = NULL;
+	a->route_len = 0;
 }

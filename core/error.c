@@ -44,6 +44,17 @@ int rt_fail_errno(struct rt_error *e, int exit_code, int err_no,
 	return -1;
 }
 
+int rt_error_adopt(struct rt_error *e, const struct rt_error *from)
+{
+	if (e->set)
+		return -1;
+	e->set = true;
+	e->exit_code = from->exit_code;
+	e->err_no = from->err_no;
+	rt_strlcpy(e->reason, from->reason, sizeof(e->reason));
+	return -1;
+}
+
 void rt_error_phase(struct rt_error *e, const char *phase)
 {
 	if (!e->set)

@@ -60,3 +60,42 @@ void rt_log_flush(const struct rt_log *l)
 {
 	fflush(l->human);
 }
+
+void rt_progress_start(struct rt_progress *p, FILE *out, uint64_t now)
+{
+	rt_progress_clear(p);
+	p->out = out;
+	p->t0 = p->last = now;
+}
+
+bool rt_progress_due(struct rt_progress *p, uint64_t now)
+{
+	if (!p->out || now - p->t0 < RT_PROGRESS_AFTER_NS ||
+	    now - p->last < RT_PROGRESS_EVERY_NS)
+		return false;
+	p->last = now;
+	return true;
+}
+
+void rt_progress_show(struct rt_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->out)
+		return;
+	fputc('\r', p->out);
+	va_start(ap, fmt);
+	vfprintf(p->out, fmt, ap);
+	va_end(ap);
+	fflush(p->out);
+	p->shown = true;
+}
+
+void rt_progress_clear(struct rt_progress *p)
+{
+	if (!p->shown)
+		return;
+	fputs("\r\033[K", p->out);
+	fflush(p->out);
+	p->shown = false;
+}

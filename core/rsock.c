@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,6 +197,46 @@ int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
 	}
 }
 
+/* ---- tuning ----------------------------------------------------------------- */
+
+static void keepalive(const struct rt_sock_ops *o, int fd, int idle,
+		      const struct rt_log *log)
+{
+	int on = 1, v = 0;
+	socklen_t len = sizeof(v);
+
+	if (o->setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on))) {
+		rt_warn(log, "%s SO_KEEPALIVE: %s", o->rdma ? "rsetsockopt" : "setsockopt",
+			strerror(errno));
+		return;
+	}
+	if (o->setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)))
+		rt_warn(log, "TCP_KEEPIDLE %d: %s", idle, strerror(errno));
+	if (!o->getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
+		rt_say(log, "Keepalive: %s", v ? "ON" : "OFF");
+	len = sizeof(v);
+	if (!o->getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len))
+		rt_say(log, "  time: %i", v);
+}
+
+void rt_sock_tune(const struct rt_sock_ops *o, int fd,
+		  const struct rt_sock_tuning *t, const struct rt_log *log)
+{
+	int one = 1;
+
+	if (t->bufsize) {
+		o->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &t->bufsize, sizeof(t->bufsize));
+		o->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->bufsize, sizeof(t->bufsize));
+	}
+	if (t->nodelay)
+		o->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->rdma && t->inline_size >= 0 &&
+	    o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &t->inline_size, sizeof(t->inline_size)))
+		rt_dbg(log, "rsetsockopt RDMA_INLINE %d: %s", t->inline_size, strerror(errno));
+	if (t->keepalive_s)
+		keepalive(o, fd, t->keepalive_s, log);
+}
+
 /* ---- connected streams ------------------------------------------------------------ */
 
 int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err)
@@ -334,6 +376,52 @@ static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 		return connect_failed(s, a, so_err, err);
 	s->connected = true;
 	return rt_stream_set_wait(s, err);
+}
+
+/* One try: a fresh socket in s->fd, closed by the caller on failure. */
+static int dial_once(struct rt_stream *s, const struct rt_sockaddr *a,
+		     const struct rt_sock_tuning *t, const struct rt_log *log,
+		     struct rt_error *e)
+{
+	const struct rt_sock_ops *o = s->ops;
+	char c[16], buf[80];
+
+	s->sent = s->received = 0;
+	if (rt_sock_open(o, a->addr.ss_family, &s->fd, e))
+		return -1;
+	rt_sock_tune(o, s->fd, t, log);
+	if (a->src_len && o->bind(s->fd, (const struct sockaddr *)&a->src, a->src_len))
+		return rt_fail_errno(e, errno == EADDRNOTAVAIL ? RT_EXIT_ENV : RT_EXIT_FAIL,
+				     errno, "%s %s", call(o, "bind", c, sizeof(c)),
+				     rt_addr_str((const struct sockaddr *)&a->src, buf, sizeof(buf)));
+	if (a->route && o->setsockopt(s->fd, SOL_RDMA, RDMA_ROUTE, a->route,
+				      (socklen_t)a->route_len))
+		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");
+	return rt_stream_connect(s, (const struct sockaddr *)&a->addr, a->addr_len,
+				 s->timeout_ms, e);
+}
+
+int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,
+		   const struct rt_sock_tuning *t, long long wait_server_ms,
+		   const struct rt_log *log, struct rt_error *err)
+{
+	uint64_t until = rt_deadline_after_ms(wait_server_ms);
+
+	for (;;) {
+		struct rt_error e = { 0 };
+		int rc = dial_once(s, a, t, log, &e);
+
+		if (!rc)
+			return 0;
+		rt_stream_close(s, false);
+		if (rc == RT_INTERRUPTED)
+			return rc;
+		if (wait_server_ms <= 0 || rt_ms_until(until) < 200 ||
+		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
+			return rt_error_adopt(err, &e);
+		rt_dbg(log, "%s; retrying", e.reason);
+		usleep(200000);
+	}
 }
 
 /* ---- send_all / recv_all -------------------------------------------------------------- */

@@ -37,6 +37,24 @@ struct rt_addr_query {
 int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
 		    struct rt_error *err);
 
+/* A socket address to bind, listen on or connect to, with what came with
+ * it: the client's source (port 0, so that a reconnect can bind it again)
+ * and, from the RDMA CM, a route for rsockets' RDMA_ROUTE. */
+struct rt_sockaddr {
+	struct sockaddr_storage addr, src;
+	socklen_t addr_len, src_len; /* src_len 0: no source */
+	void *route;                 /* rt_sockaddr_free releases it */
+	size_t route_len;
+};
+
+/* Resolves q->node (and q->src for an active side) for a stream socket:
+ * with getaddrinfo, or with rdma_getaddrinfo when `rdma_cm` (which also
+ * reads gids). A passive side gets the address to listen on. Unknown
+ * names are exit 2, no RDMA device exit 3, one line naming q->what. */
+int rt_addr_lookup(const struct rt_addr_query *q, bool rdma_cm,
+		   struct rt_sockaddr *out, struct rt_error *err);
+void rt_sockaddr_free(struct rt_sockaddr *a);
+
 /* "192.0.2.1:7471", "[fe80::1]:7471", "gid fe80::…" or "?" */
 const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /* Parses a numeric IPv4/IPv6 address (no port) into a sockaddr_storage. */

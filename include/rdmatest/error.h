@@ -35,6 +35,9 @@ int rt_fail(struct rt_error *e, int exit_code, const char *fmt, ...)
 /* Same, with the errno of the failing call (appended as ": strerror"). */
 int rt_fail_errno(struct rt_error *e, int exit_code, int err_no,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Records the failure held in another record (a retry's, a child's),
+ * reason and errno as they are, unless one is recorded already. */
+int rt_error_adopt(struct rt_error *e, const struct rt_error *from);
 /* Annotations for the JSON verdict; they do not change an earlier record. */
 void rt_error_phase(struct rt_error *e, const char *phase);
 void rt_error_event(struct rt_error *e, const char *event, int status);

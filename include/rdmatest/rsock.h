@@ -16,7 +16,9 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "rdmatest/addr.h"
 #include "rdmatest/error.h"
+#include "rdmatest/log.h"
 
 struct rt_sock_ops {
 	const char *name; /* "socket" or "rsocket" */
@@ -39,6 +41,21 @@ struct rt_sock_ops {
 
 extern const struct rt_sock_ops rt_sock_kernel;
 extern const struct rt_sock_ops rt_sock_rdma;
+
+/* Socket tuning, as rdma-core's stream tools do it. */
+struct rt_sock_tuning {
+	int bufsize;     /* SO_SNDBUF and SO_RCVBUF; 0: left alone */
+	bool nodelay;    /* TCP_NODELAY */
+	int inline_size; /* rsockets' RDMA_INLINE; -1: left alone */
+	int keepalive_s; /* SO_KEEPALIVE with this TCP_KEEPIDLE; 0: off */
+};
+
+/* Applies t to fd. Only keepalive failures are reported (warnings): the
+ * rest are hints, and rsockets take some only before connecting. With
+ * keepalive the values read back are said as upstream does ("Keepalive:
+ * ON", "  time: 7"). */
+void rt_sock_tune(const struct rt_sock_ops *ops, int fd,
+		  const struct rt_sock_tuning *t, const struct rt_log *log);
 
 /* How a stream waits when a call would block. Every wait ends by the
  * stall timeout whatever the mode. */
@@ -84,6 +101,13 @@ int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err);
 /* Connects s->fd within timeout_ms: a refusal is exit 1, no answer 124. */
 int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
 		      socklen_t len, long long timeout_ms, struct rt_error *err);
+/* A client's whole connect: a fresh socket of s->ops, tuned with t, bound
+ * to a->src, given a->route, connected to a->addr within s->timeout_ms.
+ * With wait_server_ms > 0 a refused or unanswered connect is tried again
+ * every 200 ms on a fresh socket, until that bound passes. */
+int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,
+		   const struct rt_sock_tuning *t, long long wait_server_ms,
+		   const struct rt_log *log, struct rt_error *err);
 int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
 		       struct rt_error *err);
 int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,

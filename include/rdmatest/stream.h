@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rdmatest/json.h"
+#include "rdmatest/stats.h"
+
 /* ---- the size ladder ------------------------------------------------------ */
 
 /* Upstream's sizes: 64, then 2^k and 1.5 * 2^k for k = 7..22 (33 in all).
@@ -40,6 +43,17 @@ uint64_t rt_stream_row_bytes(const struct rt_stream_row *r);
 double rt_stream_gbps(const struct rt_stream_row *r, double usec);
 double rt_stream_usec_per_xfer(const struct rt_stream_row *r, double usec);
 
+/* The rows of a series of one kind: the default sizes, or every ladder
+ * size when `all`, with counts and iterations divided by `scale` (at
+ * least 1 each). rows holds RT_STREAM_LADDER_LEN; returns how many. */
+size_t rt_stream_series(enum rt_row_kind k, bool all, uint64_t scale,
+			struct rt_stream_row *rows);
+
+/* A row's JSON record: parameters, time, rates, and latency percentiles
+ * (lat in ns) when lat has samples. */
+void rt_stream_row_json(struct rt_json *j, const struct rt_stream_row *r,
+			unsigned conn, double usec, const struct rt_hist *lat);
+
 /* The table, byte for byte as upstream prints it (no newline):
  * "name      bytes   xfers   iters   total       time     Gb/sec    usec/xfer"
  * "4k_lat    4k      1       10k     78m         0.09s      6.94       4.72" */
@@ -67,6 +81,17 @@ void rt_stream_sync_encode(uint8_t *buf, char role, const struct rt_stream_row *
 /* true when buf holds a block (of either role). */
 bool rt_stream_sync_decode(const uint8_t *buf, struct rt_stream_sync *out);
 
+/* What a peer's sync block says to a side that does not verify (role
+ * ours). Upstream's stale bytes and our own block echoed say nothing. */
+enum rt_sync_verdict {
+	RT_SYNC_OK,
+	RT_SYNC_VERIFIES, /* 16 counter bytes: the peer uses -T v */
+	RT_SYNC_DIFFERS,  /* an rdmatest peer runs other parameters: see *peer */
+};
+enum rt_sync_verdict rt_stream_sync_check(const uint8_t *buf, char role,
+					  const struct rt_stream_row *r,
+					  struct rt_stream_sync *peer);
+
 /* ---- verification (-T v) -------------------------------------------------------- */
 
 /* Upstream's semantics, without its globals: every byte sent is the next
@@ -85,5 +110,9 @@ void rt_stream_verify_fill(struct rt_stream_verify *v, uint8_t *buf, size_t n);
  * failure leaves the expected counter past the bad byte. */
 int64_t rt_stream_verify_check(struct rt_stream_verify *v, const uint8_t *buf,
 			       size_t n);
+/* Advances both counters past whole rows (each with its sync) moved
+ * elsewhere: a -T f server process that exited 0 moved every byte. */
+void rt_stream_verify_skip(struct rt_stream_verify *v, const struct rt_stream_row *rows,
+			   size_t n);
 
 #endif

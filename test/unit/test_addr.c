@@ -1,5 +1,6 @@
-/* Unit tests for core/addr.c: numeric parsing and printing, and the list
- * of RDMA ports with IP that errors name, read from a fake sysfs tree. */
+/* Unit tests for core/addr.c: numeric parsing and printing, stream socket
+ * lookup over getaddrinfo, and the list of RDMA ports with IP that errors
+ * name, read from a fake sysfs tree. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "rdmatest/addr.h"
@@ -65,11 +68,108 @@ static void rdma_ports_with_ip_are_listed(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- rt_addr_lookup over getaddrinfo ---- */
+
+static void lookup_numeric_ipv4_with_port(void **state)
+{
+	struct rt_addr_query q = { .node = "192.0.2.7", .port = 7471, .format = RT_FMT_IP,
+				   .what = "-s" };
+	struct rt_sockaddr a;
+	struct rt_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rt_addr_lookup(&q, false, &a, &err), 0);
+	assert_false(err.set);
+	assert_int_equal(a.addr_len, sizeof(struct sockaddr_in));
+	assert_string_equal(rt_addr_str((struct sockaddr *)&a.addr, buf, sizeof(buf)),
+			    "192.0.2.7:7471");
+	assert_int_equal(a.src_len, 0);
+	assert_null(a.route);
+	rt_sockaddr_free(&a);
+}
+
+static void lookup_numeric_ipv6_with_port(void **state)
+{
+	struct rt_addr_query q = { .node = "2001:db8::5", .port = 9, .format = RT_FMT_IPV6 };
+	struct rt_sockaddr a;
+	struct rt_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rt_addr_lookup(&q, false, &a, &err), 0);
+	assert_int_equal(a.addr.ss_family, AF_INET6);
+	assert_string_equal(rt_addr_str((struct sockaddr *)&a.addr, buf, sizeof(buf)),
+			    "[2001:db8::5]:9");
+	rt_sockaddr_free(&a);
+}
+
+/* A client's source keeps its address but not the port: a reconnect
+ * from the same port would fail while the first is in TIME_WAIT. */
+static void lookup_source_has_port_zero(void **state)
+{
+	struct rt_addr_query q = { .node = "192.0.2.7", .port = 7471, .src = "192.0.2.1",
+				   .format = RT_FMT_IP };
+	struct rt_sockaddr a;
+	struct rt_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rt_addr_lookup(&q, false, &a, &err), 0);
+	assert_int_equal(a.src_len, sizeof(struct sockaddr_in));
+	assert_string_equal(rt_addr_str((struct sockaddr *)&a.src, buf, sizeof(buf)),
+			    "192.0.2.1:0");
+	rt_sockaddr_free(&a);
+}
+
+static void lookup_passive_wildcard(void **state)
+{
+	struct rt_addr_query q = { .port = 7471, .passive = true, .src = "192.0.2.1" };
+	struct rt_sockaddr a;
+	struct rt_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rt_addr_lookup(&q, false, &a, &err), 0);
+	rt_addr_str((struct sockaddr *)&a.addr, buf, sizeof(buf));
+	assert_true(!strcmp(buf, "0.0.0.0:7471") || !strcmp(buf, "[::]:7471"));
+	assert_int_equal(a.src_len, 0); /* a passive side has no source */
+	rt_sockaddr_free(&a);
+}
+
+/* Names getaddrinfo cannot take in the format: one line, exit 2, naming
+ * the option and the name. */
+static void lookup_bad_names_are_one_usage_line(void **state)
+{
+	static const struct rt_addr_query bad[] = {
+		{ .node = "not-an-ip", .port = 1, .format = RT_FMT_IP, .what = "-s" },
+		{ .node = "192.0.2.7", .port = 1, .format = RT_FMT_IPV6, .what = "-b" },
+	};
+	static const char *const want[] = { "-s not-an-ip: cannot resolve: ",
+					    "-b 192.0.2.7: cannot resolve: " };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct rt_sockaddr a;
+		struct rt_error err = { 0 };
+
+		assert_int_equal(rt_addr_lookup(&bad[i], false, &a, &err), -1);
+		assert_int_equal(err.exit_code, 2);
+		assert_non_null(strstr(err.reason, want[i]));
+		assert_null(strchr(err.reason, '\n'));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numeric_addresses_round_trip),
 		cmocka_unit_test(rdma_ports_with_ip_are_listed),
+		cmocka_unit_test(lookup_numeric_ipv4_with_port),
+		cmocka_unit_test(lookup_numeric_ipv6_with_port),
+		cmocka_unit_test(lookup_source_has_port_zero),
+		cmocka_unit_test(lookup_passive_wildcard),
+		cmocka_unit_test(lookup_bad_names_are_one_usage_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -590,10 +591,255 @@ static void orderly_rsocket_close_is_bounded(void **state)
 	close(sv[1]);
 }
 
+/* ---- tuning, read back from a real TCP socket ---- */
+
+static int int_opt(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+
+	assert_int_equal(getsockopt(fd, level, name, &v, &len), 0);
+	return v;
+}
+
+static void tuning_is_read_back(void **state)
+{
+	struct rt_sock_tuning t = { .bufsize = 256 * 1024, .nodelay = true,
+				    .inline_size = 64, .keepalive_s = 7 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct rt_log log = { .prefix = "t", .human = out, .diag = out };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	rt_sock_tune(&rt_sock_kernel, fd, &t, &log);
+	fclose(out);
+	/* Linux doubles the buffer sizes it is asked for (socket(7)) */
+	assert_true(int_opt(fd, SOL_SOCKET, SO_SNDBUF) >= 256 * 1024);
+	assert_true(int_opt(fd, SOL_SOCKET, SO_RCVBUF) >= 256 * 1024);
+	assert_int_not_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_not_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 7);
+	assert_string_equal(text, "Keepalive: ON\n  time: 7\n"); /* upstream's lines */
+	free(text);
+	close(fd);
+}
+
+static void tuning_leaves_what_is_zero(void **state)
+{
+	struct rt_sock_tuning t = { .inline_size = -1 };
+	struct rt_log log = { .prefix = "t", .human = stdout, .diag = stderr };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int snd = int_opt(fd, SOL_SOCKET, SO_SNDBUF);
+
+	(void)state;
+	rt_sock_tune(&rt_sock_kernel, fd, &t, &log);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_SNDBUF), snd);
+	assert_int_equal(int_opt(fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(int_opt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	close(fd);
+}
+
+/* ---- rt_stream_dial: a whole client connect ---- */
+
+struct dial {
+	struct sockaddr_in sin;
+	struct rt_sockaddr a;
+	struct rt_sock_tuning t;
+	struct rt_log log;
+	struct rt_error e;
+	struct ctx c;
+	struct rt_stream s;
+	int lfd; /* -1: nobody listens on sin's port */
+};
+
+static void dial_init(struct dial *d, bool listening)
+{
+	memset(d, 0, sizeof(*d));
+	d->lfd = listener(&d->sin);
+	if (!listening) {
+		close(d->lfd);
+		d->lfd = -1;
+	}
+	memcpy(&d->a.addr, &d->sin, sizeof(d->sin));
+	d->a.addr_len = sizeof(d->sin);
+	d->t.inline_size = -1;
+	d->log = (struct rt_log){ .prefix = "t", .human = stdout, .diag = stderr };
+	d->s = (struct rt_stream){ .ops = &rt_sock_kernel, .fd = -1, .wait = RT_WAIT_SPIN,
+				   .timeout_ms = 2000, .describe = describe, .describe_arg = &d->c };
+}
+
+static void dial_binds_the_source_and_tunes(void **state)
+{
+	struct dial d;
+	struct sockaddr_in local;
+	socklen_t len = sizeof(local);
+	int afd;
+
+	(void)state;
+	dial_init(&d, true);
+	d.t.nodelay = true;
+	assert_int_equal(rt_addr_parse_numeric("127.0.0.1", &d.a.src), 0);
+	d.a.src_len = sizeof(struct sockaddr_in);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), 0);
+	assert_false(d.e.set);
+	assert_true(d.s.connected);
+	assert_int_not_equal(int_opt(d.s.fd, IPPROTO_TCP, TCP_NODELAY), 0);
+	assert_int_equal(getsockname(d.s.fd, (struct sockaddr *)&local, &len), 0);
+	assert_int_equal(local.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	assert_int_equal(rt_sock_accept(&rt_sock_kernel, d.lfd, 2000, &afd, &d.e), 0);
+	close(afd);
+	rt_stream_close(&d.s, false);
+	close(d.lfd);
+}
+
+/* A closed port: one refused try without --wait-server, exit 1. */
+static void dial_refused_is_exit_1(void **state)
+{
+	struct dial d;
+
+	(void)state;
+	dial_init(&d, false);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), -1);
+	assert_int_equal(d.e.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(d.e.reason, "refused"));
+	assert_int_equal(d.s.fd, -1);
+}
+
+/* --wait-server: the server comes up 300 ms after the first try. */
+static void dial_retries_until_the_server_is_up(void **state)
+{
+	struct dial d;
+	int st, one = 1;
+	pid_t pid;
+
+	(void)state;
+	dial_init(&d, false);
+	pid = fork();
+	if (pid == 0) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		usleep(300000);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&d.sin, sizeof(d.sin)) || listen(fd, 1))
+			_exit(2);
+		_exit(accept(fd, NULL, NULL) < 0);
+	}
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 3000, &d.log, &d.e), 0);
+	assert_false(d.e.set);
+	rt_stream_close(&d.s, true);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(st, 0);
+}
+
+/* ---- series, records and the sync check ---- */
+
+static void series_rows_and_scale(void **state)
+{
+	struct rt_stream_row rows[RT_STREAM_LADDER_LEN], big;
+
+	(void)state;
+	assert_int_equal(rt_stream_series(RT_ROW_LAT, false, 1, rows), 4);
+	assert_string_equal(rows[0].name, "64_lat");
+	assert_string_equal(rows[3].name, "1m_lat");
+	assert_int_equal(rt_stream_series(RT_ROW_BW, true, 1, rows), RT_STREAM_LADDER_LEN);
+	rt_stream_row_init(&big, RT_ROW_BW, 64, 0, 0);
+	assert_int_equal(rt_stream_series(RT_ROW_BW, false, 100, rows), 4);
+	assert_int_equal(rows[0].count, big.count / 100);
+	assert_int_equal(rows[0].iters, 1);
+	rt_stream_series(RT_ROW_LAT, false, 1000000, rows);
+	assert_int_equal(rows[3].count, 1); /* never below one */
+	assert_int_equal(rows[3].iters, 1);
+}
+
+static void row_record_has_latency_only_with_samples(void **state)
+{
+	struct rt_stream_row r;
+	struct rt_hist lat = { 0 };
+	struct rt_json j;
+
+	(void)state;
+	rt_stream_row_init(&r, RT_ROW_CUSTOM, 1000, 10, 3);
+	rt_json_init(&j);
+	rt_stream_row_json(&j, &r, 2, 1e6, &lat);
+	rt_json_finish(&j);
+	assert_non_null(strstr(rt_json_text(&j), "{\"name\":\"custom\",\"connection\":2,"
+			       "\"size\":1000,\"transfers\":10,\"iterations\":3,\"bytes\":60000,"
+			       "\"seconds\":1"));
+	assert_null(strstr(rt_json_text(&j), "latency_us"));
+	rt_json_free(&j);
+	rt_hist_add(&lat, 5000);
+	rt_json_init(&j);
+	rt_stream_row_json(&j, &r, 1, 1e6, &lat);
+	rt_json_finish(&j);
+	assert_non_null(strstr(rt_json_text(&j), "\"latency_us\":{\"count\":1,"));
+	rt_json_free(&j);
+}
+
+static void sync_check_tells_the_three_cases(void **state)
+{
+	struct rt_stream_row r, other;
+	struct rt_stream_sync p;
+	struct rt_stream_verify v = { .fill_next = 77 };
+	uint8_t b[RT_STREAM_SYNC_LEN];
+
+	(void)state;
+	rt_stream_row_init(&r, RT_ROW_CUSTOM, 1000, 50, 1);
+	rt_stream_row_init(&other, RT_ROW_CUSTOM, 1000, 100, 1);
+	rt_stream_sync_encode(b, 's', &r);
+	assert_int_equal(rt_stream_sync_check(b, 'c', &r, &p), RT_SYNC_OK);
+	rt_stream_sync_encode(b, 'c', &other); /* our own block echoed */
+	assert_int_equal(rt_stream_sync_check(b, 'c', &r, &p), RT_SYNC_OK);
+	rt_stream_sync_encode(b, 's', &other);
+	assert_int_equal(rt_stream_sync_check(b, 'c', &r, &p), RT_SYNC_DIFFERS);
+	assert_int_equal(p.count, 100);
+	rt_stream_verify_fill(&v, b, sizeof(b));
+	assert_int_equal(rt_stream_sync_check(b, 'c', &r, &p), RT_SYNC_VERIFIES);
+	memset(b, 0, sizeof(b)); /* upstream's stale buffer */
+	assert_int_equal(rt_stream_sync_check(b, 'c', &r, &p), RT_SYNC_OK);
+}
+
+/* Skipping rows leaves the counters where moving their bytes would. */
+static void verify_skip_matches_moving_the_bytes(void **state)
+{
+	static uint8_t buf[RT_STREAM_SYNC_LEN + 3 * 1000 * 7];
+	struct rt_stream_row rows[2];
+	struct rt_stream_verify moved = { .fill_next = 9, .check_next = 200 }, skipped = moved;
+
+	(void)state;
+	rt_stream_row_init(&rows[0], RT_ROW_CUSTOM, 1000, 7, 3);
+	rt_stream_row_init(&rows[1], RT_ROW_CUSTOM, 3, 1, 1);
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = RT_STREAM_SYNC_LEN + rows[i].size * rows[i].count * rows[i].iters;
+		struct rt_stream_verify peer = { .fill_next = moved.check_next };
+
+		rt_stream_verify_fill(&moved, buf, n); /* what we send */
+		rt_stream_verify_fill(&peer, buf, n);  /* what the peer sends us */
+		assert_int_equal(rt_stream_verify_check(&moved, buf, n), -1);
+	}
+	rt_stream_verify_skip(&skipped, rows, 2);
+	assert_int_equal(skipped.fill_next, moved.fill_next);
+	assert_int_equal(skipped.check_next, moved.check_next);
+	assert_int_equal(skipped.checked, moved.checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ladder_is_upstreams),
+		cmocka_unit_test(tuning_is_read_back),
+		cmocka_unit_test(tuning_leaves_what_is_zero),
+		cmocka_unit_test(dial_binds_the_source_and_tunes),
+		cmocka_unit_test(dial_refused_is_exit_1),
+		cmocka_unit_test(dial_retries_until_the_server_is_up),
+		cmocka_unit_test(series_rows_and_scale),
+		cmocka_unit_test(row_record_has_latency_only_with_samples),
+		cmocka_unit_test(sync_check_tells_the_three_cases),
+		cmocka_unit_test(verify_skip_matches_moving_the_bytes),
 		cmocka_unit_test(rows_follow_the_iteration_rule),
 		cmocka_unit_test(header_is_byte_exact),
 		cmocka_unit_test(rows_are_byte_exact),

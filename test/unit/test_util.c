@@ -49,12 +49,34 @@ static void first_failure_wins(void **state)
 	assert_string_equal(rt_exit_name(124), "timeout");
 }
 
+/* A retry's record becomes the run's as it is: no second ": strerror",
+ * the run's phase kept, and never over an earlier failure. */
+static void adopt_keeps_reason_and_errno(void **state)
+{
+	struct rt_error run = { 0 }, retry = { 0 };
+
+	(void)state;
+	rt_error_phase(&run, "connect");
+	rt_fail_errno(&retry, RT_EXIT_TIMEOUT, 110, "connect 192.0.2.9:7471");
+	assert_int_equal(rt_error_adopt(&run, &retry), -1);
+	assert_true(run.set);
+	assert_int_equal(run.exit_code, RT_EXIT_TIMEOUT);
+	assert_int_equal(run.err_no, 110);
+	assert_string_equal(run.reason, retry.reason);
+	assert_string_equal(run.phase, "connect");
+	rt_fail(&retry, 1, "ignored");
+	retry.exit_code = 3;
+	assert_int_equal(rt_error_adopt(&run, &retry), -1);
+	assert_int_equal(run.exit_code, RT_EXIT_TIMEOUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deadlines),
 		cmocka_unit_test(strlcpy_truncates),
 		cmocka_unit_test(first_failure_wins),
+		cmocka_unit_test(adopt_keeps_reason_and_errno),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
