@@ -61,7 +61,7 @@ struct mckey_qp {
 struct mckey_ctx {
 	struct mckey_cfg *cfg;
 	struct rt_run *run;
-	struct rt_cm cm;
+	struct rt_cm *cm;
 	struct sockaddr_storage group, src;
 	char group_text[64];
 	struct rt_mc_port port; /* of the first id set up */
@@ -72,54 +72,68 @@ struct mckey_ctx {
 	uint64_t t_wait_end;
 };
 
-#define I(f) RT_OFF_INT(struct mckey_cfg, f)
-#define L(f) RT_OFF_LL(struct mckey_cfg, f)
-#define S(f) RT_OFF_STR(struct mckey_cfg, f)
+#define RT_CFG struct mckey_cfg
 
 static const struct rt_opt mckey_opts[] = {
-	{ 'm', "group", RT_OPT_ADDR, S(group), 0, 0, NULL, "ADDR",
+	{ 'm', "group", RT_OPT_ADDR, RT_S(group), 0, 0, NULL, "ADDR",
 	  "IP multicast group to join (0.0.0.0: let the InfiniBand SA assign one)", NULL },
-	{ 'M', "mgid", RT_OPT_STRING, S(mgid), 0, 0, NULL, "GID",
+	{ 'M', "mgid", RT_OPT_STRING, RT_S(mgid), 0, 0, NULL, "GID",
 	  "unmapped (AF_IB) multicast GID to join instead, e.g. ff0e::1 (0: "
 	  "SA-assigned); needs -b", NULL },
-	{ 's', "sender", RT_OPT_FLAG, I(sender), 0, 0, NULL, NULL,
+	{ 's', "sender", RT_OPT_FLAG, RT_I(sender), 0, 0, NULL, NULL,
 	  "send (the client role); without it, receive (the server role)", NULL },
-	{ 'b', "bind", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "local address: the RDMA device and port to join on", NULL },
-	{ 'c', "qps", RT_OPT_INT, L(qps), 1, 1024, "1", "N",
+	{ 'c', "qps", RT_OPT_INT, RT_L(qps), 1, 1024, "1", "N",
 	  "QPs (CM ids), each joined to the group", NULL },
-	{ 'C', "count", RT_OPT_INT, L(count), 0, 1 << 20, "10", "N",
+	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",
 	  "datagrams each sender QP sends; receivers expect as many from each sender", NULL },
-	{ 'S', "size", RT_OPT_SIZE, L(size), 0, RT_MC_MAX_MTU, "100", "SIZE",
+	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 0, RT_MC_MAX_MTU, "100", "SIZE",
 	  "datagram size in bytes, at most the path MTU; both sides must match", NULL },
-	{ 'p', "port-space", RT_OPT_ENUM, I(ps), 0, 0, "udp", "PS",
+	{ 'p', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "udp", "PS",
 	  "RDMA port space; both sides must match", rt_port_spaces_ud },
-	{ 'o', "send-only", RT_OPT_FLAG, I(send_only), 0, 0, NULL, NULL,
+	{ 'o', "send-only", RT_OPT_FLAG, RT_I(send_only), 0, 0, NULL, NULL,
 	  "senders: join as a send-only full member (the QP is not attached and "
 	  "receives nothing)", NULL },
-	{ 'l', "block-loopback", RT_OPT_FLAG, I(block_lb), 0, 0, NULL, NULL,
+	{ 'l', "block-loopback", RT_OPT_FLAG, RT_I(block_lb), 0, 0, NULL, NULL,
 	  "block multicast loopback (QP create flag BLOCK_SELF_MCAST_LB; needs "
 	  "device support)", NULL },
-	{ 0, "senders", RT_OPT_INT, L(senders), 0, 65536, NULL, "N",
+	{ 0, "senders", RT_OPT_INT, RT_L(senders), 0, 65536, NULL, "N",
 	  "receivers: sender QPs to expect (the total of the senders' -c); without "
 	  "it (or 0), each sender heard must send -C", NULL },
-	{ 0, "rate", RT_OPT_INT, L(rate), 0, 10000000, "0", "N",
+	{ 0, "rate", RT_OPT_INT, RT_L(rate), 0, 10000000, "0", "N",
 	  "senders: at most N datagrams per second in all (0: as fast as the "
 	  "send queues allow)", NULL },
-	{ 0, "settle", RT_OPT_SECONDS, L(settle_ms), 0, 60000, "1", "SEC",
+	{ 0, "settle", RT_OPT_SECONDS, RT_L(settle_ms), 0, 60000, "1", "SEC",
 	  "senders: wait SEC after joining before sending, for switches to be "
 	  "programmed (upstream waits 3)", NULL },
 	{ 0 },
 };
 
-static struct mckey_ctx *ctx_of(struct rt_conn *c)
-{
-	return c->cm->applet;
-}
+RT_APPLET(mckey, "RDMA CM multicast test: UD QPs joined to a group, datagrams counted",
+	  "-m group_addr | -M mgid -b bind_addr [-s] [-b bind_addr] [-c qps] "
+	  "[-C count] [-S size] [-p udp|ipoib] [-o] [-l] [--senders N] "
+	  "[--rate N] [--settle SEC]",
+	  "Without -s it receives: it joins the group with -c QPs, prints the "
+	  "joined line once the receives are posted, and counts the datagrams "
+	  "of every sender, by sequence number when the sender is rdmatest "
+	  "(lost, duplicate, out of order; every byte checked). It ends when "
+	  "each QP has -C datagrams from every sender it heard (and from "
+	  "--senders senders, when given), or --timeout after the last "
+	  "datagram (exit 1: datagrams lost, the cause named: a receive ring "
+	  "that overflowed, loss on the way, or a sender that stopped), or "
+	  "when nothing came within --accept-timeout (or --timeout) of "
+	  "joining (exit 124). Memory is bounded whatever the group carries: each QP "
+	  "posts at most 4096 receives of -S+40 bytes (at most 8 MiB per QP "
+	  "and 64 MiB for all QPs) and tracks at most 256 senders (under "
+	  "50 KiB); datagrams of further senders count as unverified. "
+	  "With -s it sends -C datagrams per QP after --settle, waits for their "
+	  "completions and reports how many came back to its own QPs. "
+	  "Wire-compatible with rdma-core's mckey; start receivers first.");
 
-static struct mckey_qp *qp_of(struct rt_conn *c)
+static struct mckey_qp *qp_of(const struct rt_conn *c)
 {
-	return c->priv;
+	return rt_conn_data(c);
 }
 
 /* ---- setup and join ---- */
@@ -143,7 +157,7 @@ static uint64_t ring_want(const struct mckey_ctx *x, const struct mckey_qp *q)
  * arrives after the joined line is dropped for want of a buffer. */
 static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t max_wr)
 {
-	struct mckey_ctx *x = ctx_of(c);
+	struct mckey_ctx *x = rt_conn_applet(c);
 	struct mckey_qp *q = qp_of(c);
 	uint32_t ring = rt_ud_rx_slots(&x->rx[q->i], ring_want(x, q), x->nqps, max_wr);
 	uint32_t sq = x->cfg->sender ? rt_ud_tx_depth((uint64_t)x->cfg->count, SEND_RING_MAX) : 1;
@@ -153,13 +167,15 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t m
 	if (x->cfg->block_lb)
 		spec.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
 	if (rt_conn_setup_res(c, &spec)) {
-		if (x->cfg->block_lb && c->err.exit_code == RT_EXIT_ENV && c->err.err_no)
-			snprintf(c->err.reason, sizeof(c->err.reason), "-l: %s cannot "
+		struct rt_error *e = rt_conn_err(c);
+
+		if (x->cfg->block_lb && e->exit_code == RT_EXIT_ENV && e->err_no)
+			snprintf(e->reason, sizeof(e->reason), "-l: %s cannot "
 				 "block multicast loopback (QP create flag "
-				 "BLOCK_SELF_MCAST_LB): %s", port->dev, strerror(c->err.err_no));
+				 "BLOCK_SELF_MCAST_LB): %s", port->dev, strerror(e->err_no));
 		return -1;
 	}
-	if (x->cfg->sender && rt_ud_lane_setup(&x->tx, q->i, &c->res, sq, &c->err))
+	if (x->cfg->sender && rt_ud_lane_setup(&x->tx, q->i, rt_conn_res(c), sq, rt_conn_err(c)))
 		return rt_conn_hook_result(c, -1, "the send buffer");
 	return rt_ud_rx_post(&x->rx[q->i], ring, x->nqps, max_wr);
 }
@@ -168,17 +184,18 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t m
  * has nothing to resolve): check the port, build the QP, join. */
 static int on_addr(struct rt_conn *c)
 {
-	struct mckey_ctx *x = ctx_of(c);
+	struct mckey_ctx *x = rt_conn_applet(c);
 	struct mckey_qp *q = qp_of(c);
-	struct rt_cm_device *d = c->id->verbs ? rt_cm_device(c->cm, c->id->verbs) : NULL;
+	const struct rt_cm_device *d = rt_conn_device(c);
+	struct rt_error *e = rt_conn_err(c);
 	struct rt_mc_port port;
 
-	rt_strlcpy(c->err.phase, "setup", sizeof(c->err.phase));
-	if (rt_mc_port_query(c->id, &port, &c->err) ||
-	    rt_mc_check_size(x->cfg->size, x->cfg->count, &port, &c->err) ||
-	    rt_mc_check_group((struct sockaddr *)&x->group, &port, &c->err) ||
+	rt_error_phase(e, "setup");
+	if (rt_mc_port_query(rt_conn_id(c), &port, e) ||
+	    rt_mc_check_size(x->cfg->size, x->cfg->count, &port, e) ||
+	    rt_mc_check_group((struct sockaddr *)&x->group, &port, e) ||
 	    (d && rt_mc_check_qps(x->nqps, x->cfg->send_only,
-				  d->attr.max_mcast_qp_attach, &port, &c->err)))
+				  d->attr.max_mcast_qp_attach, &port, e)))
 		return rt_conn_hook_result(c, -1, "checking the port");
 	if (!x->port.dev[0])
 		x->port = port;
@@ -190,9 +207,9 @@ static int on_addr(struct rt_conn *c)
 
 static int on_joined(struct rt_conn *c)
 {
-	struct mckey_ctx *x = ctx_of(c);
+	struct mckey_ctx *x = rt_conn_applet(c);
 	struct mckey_qp *q = qp_of(c);
-	const struct rt_log *log = &c->cm->run->log;
+	const struct rt_log *log = &x->run->log;
 
 	q->t_joined = rt_now_ns();
 	if (rt_mc_on_join(c, &q->m))
@@ -201,7 +218,7 @@ static int on_joined(struct rt_conn *c)
 		rt_ud_lane_ready(&x->tx.lanes[q->i], q->m.ah, q->m.qpn, q->m.qkey);
 	rt_say(log, "mckey: joined dgid: %s mlid 0x%x sl %d", q->m.dgid, q->m.mlid, q->m.sl);
 	rt_log_flush(log);
-	rt_strlcpy(c->err.phase, "transfer", sizeof(c->err.phase));
+	rt_error_phase(rt_conn_err(c), "transfer");
 	return 0;
 }
 
@@ -209,7 +226,7 @@ static int on_joined(struct rt_conn *c)
 
 static int on_completion(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	struct mckey_ctx *x = ctx_of(c);
+	struct mckey_ctx *x = rt_conn_applet(c);
 	struct mckey_qp *q = qp_of(c);
 	enum rt_mc_class cls;
 	uint32_t sender;
@@ -221,7 +238,7 @@ static int on_completion(struct rt_conn *c, const struct ibv_wc *wc)
 	if (rt_ud_rx_take(&x->rx[q->i], wc, rt_now_ns(), &cls, &sender))
 		return -1;
 	if (cls != RT_MC_NEW)
-		rt_dbg(&x->run->log, "%s: %s datagram from QPN 0x%x", c->peer,
+		rt_dbg(&x->run->log, "%s: %s datagram from QPN 0x%x", rt_conn_peer(c),
 		       rt_mc_class_str(cls), wc->src_qp);
 	if (cls != RT_MC_FOREIGN && x->cfg->sender && rt_ud_tx_own(&x->tx, sender))
 		q->looped++;
@@ -230,9 +247,9 @@ static int on_completion(struct rt_conn *c, const struct ibv_wc *wc)
 
 /* Ends when every datagram came back to the first QP, or at the end of
  * the linger (always so with -o or -l). */
-static bool loopback_done(struct rt_cm *cm, void *arg)
+static bool loopback_done(const struct rt_cm *cm, const void *arg)
 {
-	struct mckey_ctx *x = cm->applet;
+	const struct mckey_ctx *x = rt_cm_applet(cm);
 
 	(void)arg;
 	if (x->nqps && qp_of(x->rx[0].conn)->looped >= x->tx.posted)
@@ -249,17 +266,17 @@ static long long first_wait_ms(const struct mckey_ctx *x)
 	return co->accept_timeout_ms > 0 ? co->accept_timeout_ms : co->timeout_ms;
 }
 
-static bool clock_done(struct rt_cm *cm, void *arg)
+static bool clock_done(const struct rt_cm *cm, const void *arg)
 {
-	struct mckey_ctx *x = cm->applet;
+	const struct mckey_ctx *x = rt_cm_applet(cm);
 
 	(void)arg;
 	return rt_now_ns() >= x->t_wait_end;
 }
 
-static bool joins_done(struct rt_cm *cm, void *flow)
+static bool joins_done(const struct rt_cm *cm, const void *flow)
 {
-	struct mckey_ctx *x = cm->applet;
+	const struct mckey_ctx *x = rt_cm_applet(cm);
 
 	(void)flow;
 	return rt_cm_all_established(cm, &x->nqps);
@@ -267,13 +284,13 @@ static bool joins_done(struct rt_cm *cm, void *flow)
 
 /* A wait the predicate ends itself (by the clock); the reactor's own
  * bound is only a backstop. Every wait reposts receives each round. */
-static int wait_ticking(struct mckey_ctx *x, bool (*done)(struct rt_cm *, void *),
+static int wait_ticking(struct mckey_ctx *x, bool (*done)(const struct rt_cm *, const void *),
 			long long bound_ms, long long tick_ms, const char *what)
 {
 	struct rt_wait w = { .done = done, .step = rt_ud_refill_step, .arg = &x->flow,
 			     .timeout_ms = bound_ms + 2000, .tick_ms = tick_ms, .what = what };
 
-	return rt_cm_run(&x->cm, &w);
+	return rt_cm_run(x->cm, &w);
 }
 
 /* ---- the two roles ---- */
@@ -281,7 +298,7 @@ static int wait_ticking(struct mckey_ctx *x, bool (*done)(struct rt_cm *, void *
 static int send_all(struct mckey_ctx *x)
 {
 	struct rt_wait w = { .done = rt_ud_sent, .step = rt_ud_send_step, .arg = &x->flow,
-			     .timeout_ms = x->run->common.timeout_ms, .what = "send completions",
+			     .what = "send completions",
 			     .progress = rt_ud_send_progress,
 			     .tick_ms = rt_ud_tx_tick_ms(x->cfg->rate) };
 
@@ -291,7 +308,7 @@ static int send_all(struct mckey_ctx *x)
 	rt_say(&x->run->log, "initiating data transfers");
 	rt_error_phase(&x->run->err, "transfer");
 	rt_ud_tx_start(&x->tx, rt_now_ns());
-	if (rt_cm_run(&x->cm, &w))
+	if (rt_cm_run(x->cm, &w))
 		return -1;
 	x->t_wait_end = rt_deadline_after_ms(LOOPBACK_LINGER_MS);
 	return wait_ticking(x, loopback_done, LOOPBACK_LINGER_MS, 10, "loopback datagrams");
@@ -332,7 +349,7 @@ static void qp_json(struct rt_json *j, struct mckey_ctx *x, unsigned i)
 	struct mckey_qp *q = qp_of(c);
 
 	rt_json_object_begin(j);
-	rt_json_kv_uint(j, "qpn", c->res.qp ? c->res.qp->qp_num : 0);
+	rt_json_kv_uint(j, "qpn", rt_conn_res(c)->qp ? rt_conn_res(c)->qp->qp_num : 0);
 	rt_json_kv_bool(j, "joined", q->m.joined);
 	rt_json_kv_double(j, "join_us", q->t_joined ? (double)(q->t_joined - q->t_join) / 1e3 : 0);
 	if (x->cfg->sender) {
@@ -409,8 +426,8 @@ static void report(struct mckey_ctx *x, bool human)
 static struct rt_conn *add_qp(struct mckey_ctx *x, unsigned i)
 {
 	struct sockaddr *src = x->cfg->src ? (struct sockaddr *)&x->src : NULL;
-	struct rt_conn *c = x->cfg->mgid ? rt_cm_bind(&x->cm, src)
-					 : rt_cm_connect(&x->cm, src, (struct sockaddr *)&x->group);
+	struct rt_conn *c = x->cfg->mgid ? rt_cm_bind(x->cm, src)
+					 : rt_cm_connect(x->cm, src, (struct sockaddr *)&x->group);
 	struct mckey_qp *q;
 
 	if (!c)
@@ -423,15 +440,13 @@ static struct rt_conn *add_qp(struct mckey_ctx *x, unsigned i)
 	rt_ud_rx_init(&x->rx[i], c, (uint64_t)x->cfg->count,
 		      x->cfg->sender ? x->nqps : (uint64_t)x->cfg->senders,
 		      (size_t)x->cfg->size);
-	snprintf(c->peer, sizeof(c->peer), "group %.46s id %hu", x->group_text,
-		 (unsigned short)i);
+	rt_conn_set_peer(c, "group %.46s id %hu", x->group_text, (unsigned short)i);
 	return c;
 }
 
 static int join_all(struct mckey_ctx *x)
 {
 	struct rt_wait w = { .done = joins_done, .step = rt_ud_refill_step, .arg = &x->flow,
-			     .timeout_ms = x->run->common.timeout_ms,
 			     .what = "the multicast joins" };
 
 	rt_error_phase(&x->run->err, "join");
@@ -442,10 +457,10 @@ static int join_all(struct mckey_ctx *x)
 		if (!c)
 			return -1;
 		/* -M: bound, nothing to resolve; the reactor reports a failure */
-		if (x->cfg->mgid && c->state != RT_CONN_FAILED)
+		if (x->cfg->mgid && rt_conn_state(c) != RT_CONN_FAILED)
 			rt_conn_hook_result(c, on_addr(c), "joining failed");
 	}
-	return rt_cm_run(&x->cm, &w);
+	return rt_cm_run(x->cm, &w);
 }
 
 /* Every id leaves, whatever happened; only a failed leave on the success
@@ -468,14 +483,14 @@ static void teardown(struct mckey_ctx *x)
 	leave_all(x, NULL);
 	for (unsigned i = 0; i < x->nqps; i++)
 		rt_ud_rx_free(&x->rx[i]);
-	rt_cm_destroy(&x->cm);
+	rt_cm_destroy(x->cm);
 	rt_ud_tx_free(&x->tx);
 	free(x->rx);
 }
 
 static bool on_failed(struct rt_conn *c)
 {
-	struct mckey_cfg *cfg = ctx_of(c)->cfg;
+	const struct mckey_cfg *cfg = ((const struct mckey_ctx *)rt_conn_applet(c))->cfg;
 
 	rt_mc_explain_resolve(c, (enum rdma_port_space)cfg->ps, cfg->src != NULL);
 	if (qp_of(c))
@@ -493,12 +508,14 @@ static const struct rt_cm_hooks hooks = {
 static int run_test(struct mckey_ctx *x)
 {
 	struct rt_cm_params p = { .ps = (enum rdma_port_space)x->cfg->ps,
-				  .tos = -1, .ack_timeout = -1 };
+				  .tos = -1, .ack_timeout = -1,
+				  .timeout_ms = x->run->common.timeout_ms };
 	const struct rt_log *log = &x->run->log;
 	int rc;
 
 	rt_say(log, "mckey: starting %s", x->cfg->sender ? "client" : "server");
-	if (rt_cm_init(&x->cm, x->run, &p, &hooks, x) || join_all(x))
+	x->cm = rt_cm_create(&p, &hooks, x, &x->run->log, &x->run->err);
+	if (!x->cm || join_all(x))
 		return -1;
 	rc = x->cfg->sender ? send_all(x) : receive_all(x);
 	if (rc) {
@@ -565,31 +582,3 @@ static int mckey_main(struct rt_run *run, void *cfgp)
 	teardown(&x);
 	return rc;
 }
-
-const struct rt_applet applet_mckey = {
-	.name = "mckey",
-	.summary = "RDMA CM multicast test: UD QPs joined to a group, datagrams counted",
-	.synopsis = "-m group_addr | -M mgid -b bind_addr [-s] [-b bind_addr] [-c qps] "
-		    "[-C count] [-S size] [-p udp|ipoib] [-o] [-l] [--senders N] "
-		    "[--rate N] [--settle SEC]",
-	.description =
-		"Without -s it receives: it joins the group with -c QPs, prints the "
-		"joined line once the receives are posted, and counts the datagrams "
-		"of every sender, by sequence number when the sender is rdmatest "
-		"(lost, duplicate, out of order; every byte checked). It ends when "
-		"each QP has -C datagrams from every sender it heard (and from "
-		"--senders senders, when given), or --timeout after the last "
-		"datagram (exit 1: datagrams lost, the cause named: a receive ring "
-		"that overflowed, loss on the way, or a sender that stopped), or "
-		"when nothing came within --accept-timeout (or --timeout) of "
-		"joining (exit 124). Memory is bounded whatever the group carries: each QP "
-		"posts at most 4096 receives of -S+40 bytes (at most 8 MiB per QP "
-		"and 64 MiB for all QPs) and tracks at most 256 senders (under "
-		"50 KiB); datagrams of further senders count as unverified. "
-		"With -s it sends -C datagrams per QP after --settle, waits for their "
-		"completions and reports how many came back to its own QPs. "
-		"Wire-compatible with rdma-core's mckey; start receivers first.",
-	.opts = mckey_opts,
-	.cfg_size = sizeof(struct mckey_cfg),
-	.main = mckey_main,
-};

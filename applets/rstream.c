@@ -80,40 +80,54 @@ static const struct rt_enum test_modes[] = {
 	{ NULL, 0, NULL },
 };
 
-#define I(f) RT_OFF_INT(struct rstream_cfg, f)
-#define L(f) RT_OFF_LL(struct rstream_cfg, f)
-#define S(f) RT_OFF_STR(struct rstream_cfg, f)
+#define RT_CFG struct rstream_cfg
 
 static const struct rt_opt rstream_opts[] = {
-	{ 's', "server-addr", RT_OPT_ADDR, S(dst), 0, 0, NULL, "ADDR",
+	{ 's', "server-addr", RT_OPT_ADDR, RT_S(dst), 0, 0, NULL, "ADDR",
 	  "server address: run as the client and connect to ADDR", NULL },
-	{ 'b', "bind", RT_OPT_ADDR, S(src), 0, 0, NULL, "ADDR",
+	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "server: address to listen on; client: source address", NULL },
-	{ 'f', "format", RT_OPT_ENUM, I(format), 0, 0, "name", "FMT",
+	{ 'f', "format", RT_OPT_ENUM, RT_I(format), 0, 0, "name", "FMT",
 	  "how to read addresses (gid implies -T r)", rt_addr_formats },
-	{ 'B', "buffer-size", RT_OPT_SIZE, L(bufsize), 0, 1LL << 30, "512k", "SIZE",
+	{ 'B', "buffer-size", RT_OPT_SIZE, RT_L(bufsize), 0, 1LL << 30, "512k", "SIZE",
 	  "SO_SNDBUF and SO_RCVBUF (0: 512k)", NULL },
-	{ 'i', "inline", RT_OPT_INT, L(inline_size), 0, 65535, "64", "BYTES",
+	{ 'i', "inline", RT_OPT_INT, RT_L(inline_size), 0, 65535, "64", "BYTES",
 	  "rsocket inline size of the latency connection", NULL },
-	{ 'I', "iterations", RT_OPT_INT, L(iters), 1, 0x7fffffff, "1", "N",
+	{ 'I', "iterations", RT_OPT_INT, RT_L(iters), 1, 0x7fffffff, "1", "N",
 	  "iterations of a custom row (makes a custom run)", NULL },
-	{ 'C', "count", RT_OPT_INT, L(count), 1, 0x7fffffff, "1000", "N",
+	{ 'C', "count", RT_OPT_INT, RT_L(count), 1, 0x7fffffff, "1000", "N",
 	  "transfers each way per iteration of a custom row (makes a custom run)", NULL },
-	{ 'S', "size", RT_OPT_STRING, S(size), 0, 0, "1000", "SIZE|all",
+	{ 'S', "size", RT_OPT_STRING, RT_S(size), 0, 0, "1000", "SIZE|all",
 	  "transfer size of a custom row (makes a custom run), or 'all': the full size ladder", NULL },
-	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
-	{ 'k', "keepalive", RT_OPT_INT, L(keepalive), 0, 32767, "0", "SEC",
+	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "7471", "PORT", "port", NULL },
+	{ 'k', "keepalive", RT_OPT_INT, RT_L(keepalive), 0, 32767, "0", "SEC",
 	  "TCP keepalive idle time (0: off)", NULL },
-	{ 'T', "test", RT_OPT_FLAGS, I(modes), 0, 0, NULL, "MODES",
+	{ 'T', "test", RT_OPT_FLAGS, RT_I(modes), 0, 0, NULL, "MODES",
 	  "test modes: s kernel TCP sockets; a poll before every call; b blocking; "
 	  "n non-blocking (the default); f a server process per client (implies s); "
 	  "r resolve with the RDMA CM; v check every byte. -T s -T v, -T sv and "
 	  "-T socket,verify all mean kernel sockets with verification", test_modes },
-	{ 0, "scale", RT_OPT_INT, L(scale), 1, 1000000, "1", "N",
+	{ 0, "scale", RT_OPT_INT, RT_L(scale), 1, 1000000, "1", "N",
 	  "divide the default series' counts by N (both sides rdmatest with the "
 	  "same N: upstream always runs the full counts)", NULL },
 	{ 0 },
 };
+
+RT_APPLET(rstream, "stream latency and bandwidth over rsockets (or kernel TCP sockets)",
+	  "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-B buffer_size] "
+	  "[-i inline_size] [-I iterations] [-C transfer_count] "
+	  "[-S transfer_size|all] [-p port] [-k keepalive_time] [-T sabnfrv] "
+	  "[--scale N]",
+	  "Without -s it is the server. By default it runs the latency rows (64, "
+	  "4k, 64k, 1m) on one connection and the bandwidth rows on a second one; "
+	  "-S all runs every size from 64 to 6m; any of -I, -C or -S SIZE makes "
+	  "one custom row. The table is upstream's, byte for byte. Wire-compatible "
+	  "with rdma-core's rstream, including -T v's running counter; unlike it, "
+	  "a peer that closes or stalls ends the run within --timeout (exit 1 or "
+	  "124) naming the row and what probably differs, and two rdmatest peers "
+	  "compare -S/-C/-I before each row. --json gives one record per row, with "
+	  "latency percentiles (per transfer: the iteration's round trip / 2 / "
+	  "transfers) when a row has more than one iteration.");
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -448,26 +462,3 @@ static int rstream_main(struct rt_run *run, void *cfgp)
 	rt_sockaddr_free(&x.ep);
 	return rc;
 }
-
-const struct rt_applet applet_rstream = {
-	.name = "rstream",
-	.summary = "stream latency and bandwidth over rsockets (or kernel TCP sockets)",
-	.synopsis = "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-B buffer_size] "
-		    "[-i inline_size] [-I iterations] [-C transfer_count] "
-		    "[-S transfer_size|all] [-p port] [-k keepalive_time] [-T sabnfrv] "
-		    "[--scale N]",
-	.description =
-		"Without -s it is the server. By default it runs the latency rows (64, "
-		"4k, 64k, 1m) on one connection and the bandwidth rows on a second one; "
-		"-S all runs every size from 64 to 6m; any of -I, -C or -S SIZE makes "
-		"one custom row. The table is upstream's, byte for byte. Wire-compatible "
-		"with rdma-core's rstream, including -T v's running counter; unlike it, "
-		"a peer that closes or stalls ends the run within --timeout (exit 1 or "
-		"124) naming the row and what probably differs, and two rdmatest peers "
-		"compare -S/-C/-I before each row. --json gives one record per row, with "
-		"latency percentiles (per transfer: the iteration's round trip / 2 / "
-		"transfers) when a row has more than one iteration.",
-	.opts = rstream_opts,
-	.cfg_size = sizeof(struct rstream_cfg),
-	.main = rstream_main,
-};

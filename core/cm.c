@@ -173,6 +173,11 @@ struct rt_cm_device *rt_cm_device(struct rt_cm *cm, struct ibv_context *verbs)
 	return NULL;
 }
 
+struct rt_cm_device *rt_conn_device(struct rt_conn *c)
+{
+	return c->id && c->id->verbs ? rt_cm_device(c->cm, c->id->verbs) : NULL;
+}
+
 /* Depths past the device's limits fail inside the provider with a bare
  * EINVAL; say which limit instead. */
 static int check_limits(struct rt_conn *c, const struct rt_cm_device *d,
@@ -274,6 +279,15 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 	c->first_try = rt_now_ns();
 	rt_conn_resolve(c);
 	return c;
+}
+
+void rt_conn_set_peer(struct rt_conn *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->peer, sizeof(c->peer), fmt, ap);
+	va_end(ap);
 }
 
 void *rt_conn_priv(struct rt_conn *c, size_t size)

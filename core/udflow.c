@@ -20,7 +20,7 @@ void rt_ud_send_step(struct rt_cm *cm, void *flow)
 	for (size_t i = 0; i < f->tx->nlanes; i++) {
 		const struct rt_conn *c = f->tx->lanes[i].owner;
 
-		if (c && c->state != RT_CONN_ESTABLISHED)
+		if (c && rt_conn_state(c) != RT_CONN_ESTABLISHED)
 			f->tx->lanes[i].ready = false;
 	}
 	failed = rt_ud_tx_post_due(f->tx, rt_now_ns());
@@ -28,7 +28,7 @@ void rt_ud_send_step(struct rt_cm *cm, void *flow)
 		rt_conn_hook_result(failed->owner, -1, "posting a send");
 }
 
-bool rt_ud_sent(struct rt_cm *cm, void *flow)
+bool rt_ud_sent(const struct rt_cm *cm, const void *flow)
 {
 	const struct rt_ud_flow *f = flow;
 
@@ -36,7 +36,7 @@ bool rt_ud_sent(struct rt_cm *cm, void *flow)
 	return rt_ud_tx_done(f->tx);
 }
 
-bool rt_ud_received(struct rt_cm *cm, void *flow)
+bool rt_ud_received(const struct rt_cm *cm, const void *flow)
 {
 	const struct rt_ud_flow *f = flow;
 
@@ -45,7 +45,8 @@ bool rt_ud_received(struct rt_cm *cm, void *flow)
 			     f->quiet_ms);
 }
 
-void rt_ud_send_progress(struct rt_cm *cm, void *flow, char *buf, size_t len)
+void rt_ud_send_progress(const struct rt_cm *cm, const void *flow, char *buf,
+			 size_t len)
 {
 	const struct rt_ud_flow *f = flow;
 

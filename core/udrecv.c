@@ -58,7 +58,7 @@ int rt_ud_rx_take(struct rt_ud_rx *q, const struct ibv_wc *wc, uint64_t now,
 void rt_ud_rx_refill(struct rt_ud_rx *rx, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rx[i].conn && rx[i].ring.npending && rx[i].conn->state != RT_CONN_FAILED)
+		if (rx[i].conn && rx[i].ring.npending && rt_conn_state(rx[i].conn) != RT_CONN_FAILED)
 			rt_mc_ring_refill(&rx[i].ring, rx[i].conn);
 }
 

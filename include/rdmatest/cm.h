@@ -143,6 +143,9 @@ struct rdma_cm_id *rt_conn_id(const struct rt_conn *c);
 struct rt_res *rt_conn_res(struct rt_conn *c);
 /* The per-step setup times (ns), for the timing table. */
 const uint64_t *rt_conn_step_ns(const struct rt_conn *c);
+/* The device resources of the connection's device (NULL before its
+ * address is resolved, or when the device cannot be opened). */
+struct rt_cm_device *rt_conn_device(struct rt_conn *c);
 /* The join or SIDR result of a UD connection. */
 const struct rdma_ud_param *rt_conn_ud(const struct rt_conn *c);
 
@@ -162,6 +165,10 @@ int rt_conn_disconnect(struct rt_conn *c);
  * freed with the connection. rt_conn_data gives it back (NULL before). */
 void *rt_conn_priv(struct rt_conn *c, size_t size);
 void *rt_conn_data(const struct rt_conn *c);
+/* Names the connection in messages ("group ff0e::1 id 3"), instead of
+ * its peer address. */
+void rt_conn_set_peer(struct rt_conn *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
 /* Moves a self-managed QP (rping -q) to INIT, RTR or RTS with the

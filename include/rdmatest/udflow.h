@@ -32,10 +32,11 @@ void rt_ud_refill_step(struct rt_cm *cm, void *flow);
  * owns its lane (lane owners are struct rt_conn). */
 void rt_ud_send_step(struct rt_cm *cm, void *flow);
 /* Every lane has its send completions. */
-bool rt_ud_sent(struct rt_cm *cm, void *flow);
+bool rt_ud_sent(const struct rt_cm *cm, const void *flow);
 /* Receiving is over (see struct rt_ud_flow). */
-bool rt_ud_received(struct rt_cm *cm, void *flow);
+bool rt_ud_received(const struct rt_cm *cm, const void *flow);
 /* "4 of 10 send completions" */
-void rt_ud_send_progress(struct rt_cm *cm, void *flow, char *buf, size_t len);
+void rt_ud_send_progress(const struct rt_cm *cm, const void *flow, char *buf,
+			 size_t len);
 
 #endif

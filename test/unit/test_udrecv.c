@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cm_priv.h"
 #include "rdmatest/udflow.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
