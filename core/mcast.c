@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cm_priv.h"
+#include "rdmatest/addr.h"
 #include "rdmatest/mcast.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
@@ -32,15 +33,13 @@ int rt_mc_parse_gid(const char *text, struct sockaddr_ib *sib)
 static int lookup(const char *text, const char *opt, struct sockaddr_storage *ss,
 		  struct rt_error *err)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai;
-	int ret = getaddrinfo(text, NULL, &hints, &ai);
+	struct rt_addr_query q = { .node = text, .what = opt };
+	struct rt_sockaddr a;
 
-	if (ret)
-		return rt_fail(err, RT_EXIT_USAGE, "%s %s: cannot resolve: %s", opt,
-			       text, ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, ai->ai_addr, RT_MIN(ai->ai_addrlen, sizeof(*ss)));
-	freeaddrinfo(ai);
+	if (rt_addr_lookup(&q, false, &a, err))
+		return -1;
+	*ss = a.addr;
+	rt_sockaddr_free(&a);
 	return 0;
 }
 
