@@ -28,8 +28,8 @@ struct rt_applet {
 #define RT_APPLET(n, summary_, synopsis_, description_)                      \
 	static int n##_main(struct rt_run *run, void *cfg);                  \
 	const struct rt_applet applet_##n = {                                \
-		.name = #n, .summary = summary_, .synopsis = synopsis_,      \
-		.description = description_, .opts = n##_opts,               \
+		.name = #n, .summary = (summary_), .synopsis = (synopsis_),  \
+		.description = (description_), .opts = n##_opts,             \
 		.cfg_size = sizeof(RT_CFG), .main = n##_main,                \
 	}
 
