@@ -270,8 +270,7 @@ static int server_listen(struct rstream *x)
  * connection of a series follows at once, so it gets --timeout. */
 static int server_accept(struct rstream *x, enum phase ph)
 {
-	long long first = x->run->common.accept_timeout_ms;
-	long long t = x->t.conn == 1 ? (first ? first : -1) : x->run->common.timeout_ms;
+	long long t = x->t.conn == 1 ? rt_run_accept_bound(x->run) : x->run->common.timeout_ms;
 	struct rt_error e = { 0 };
 	int fd, rc;
 
