@@ -83,12 +83,10 @@ static const struct rt_enum test_modes[] = {
 #define RT_CFG struct rstream_cfg
 
 static const struct rt_opt rstream_opts[] = {
-	{ 's', "server-addr", RT_OPT_ADDR, RT_S(dst), 0, 0, NULL, "ADDR",
-	  "server address: run as the client and connect to ADDR", NULL },
+	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
 	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "server: address to listen on; client: source address", NULL },
-	{ 'f', "format", RT_OPT_ENUM, RT_I(format), 0, 0, "name", "FMT",
-	  "how to read addresses (gid implies -T r)", rt_addr_formats },
+	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses (gid implies -T r)"),
 	{ 'B', "buffer-size", RT_OPT_SIZE, RT_L(bufsize), 0, 1LL << 30, "512k", "SIZE",
 	  "SO_SNDBUF and SO_RCVBUF (0: 512k)", NULL },
 	{ 'i', "inline", RT_OPT_INT, RT_L(inline_size), 0, 65535, "64", "BYTES",

@@ -56,12 +56,10 @@ struct ucmatose_conn {
 #define RT_CFG struct ucmatose_cfg
 
 static const struct rt_opt ucmatose_opts[] = {
-	{ 's', "server-addr", RT_OPT_ADDR, RT_S(dst), 0, 0, NULL, "ADDR",
-	  "server address: run as the client and connect to ADDR", NULL },
+	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
 	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "local address to bind (server) or to connect from (client)", NULL },
-	{ 'f', "format", RT_OPT_ENUM, RT_I(format), 0, 0, "name", "FMT",
-	  "how to read addresses", rt_addr_formats },
+	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
 	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "tcp", "PS",
 	  "RDMA port space; both sides must match", rt_port_spaces_rc },
 	{ 'c', "connections", RT_OPT_INT, RT_L(conns), 1, 65536, "1", "N",

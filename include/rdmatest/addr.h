@@ -22,6 +22,15 @@ extern const struct rt_enum rt_addr_formats[];    /* name ip ipv6 gid */
 extern const struct rt_enum rt_port_spaces_rc[];  /* tcp ib */
 extern const struct rt_enum rt_port_spaces_ud[];  /* udp ipoib */
 
+/* Option rows the RDMA CM tools share, with upstream's letters: -s makes
+ * the tool a client of ADDR, -f says how to read addresses. */
+#define RT_OPT_ROW_SERVER_ADDR(offset)                                          \
+	{ 's', "server-addr", RT_OPT_ADDR, (offset), 0, 0, NULL, "ADDR",       \
+	  "server address: run as the client and connect to ADDR", NULL }
+#define RT_OPT_ROW_ADDR_FORMAT(offset, help)                                    \
+	{ 'f', "format", RT_OPT_ENUM, (offset), 0, 0, "name", "FMT", (help),   \
+	  rt_addr_formats }
+
 struct rt_addr_query {
 	const char *node;    /* NULL: wildcard (servers) */
 	long long port;      /* 0: none */
