@@ -33,12 +33,9 @@ static const struct rt_enum all_ports[] = {
 };
 
 static const struct rt_opt ibv_devinfo_opts[] = {
-	{ 'd', "ib-dev", RT_OPT_STRING, RT_S(dev), 0, 0, NULL, "DEV",
-	  "only this device (default: every device)", NULL },
-	{ 'i', "ib-port", RT_OPT_INT, RT_L(port), 1, 255, "all", "PORT",
-	  "only this port", all_ports },
-	{ 'l', "list", RT_OPT_FLAG, RT_I(list), 0, 0, NULL, NULL,
-	  "print only the device names", NULL },
+	{ 'd', "ib-dev", RT_OPT_STRING, RT_S(dev), 0, 0, NULL, "DEV", "only this device", NULL },
+	{ 'i', "ib-port", RT_OPT_INT, RT_L(port), 1, 255, "all", "PORT", "only this port", all_ports },
+	{ 'l', "list", RT_OPT_FLAG, RT_I(list), 0, 0, NULL, NULL, "print only the device names", NULL },
 	{ 'v', "verbose", RT_OPT_FLAG, RT_I(verbose), 0, 0, NULL, NULL,
 	  "print every attribute of the devices and ports, and the GID tables", NULL },
 	{ 0 },
