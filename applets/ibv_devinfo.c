@@ -265,13 +265,15 @@ static void say_device(const struct devinfo *x)
 	const struct ibv_device_attr *a = &x->attr.orig_attr;
 	char node[24], sys[24], board[256], path[512];
 	int t = x->dev->transport_type;
+	/* a provider may fill the whole array: never read past it */
+	int fw_len = (int)strnlen(a->fw_ver, sizeof(a->fw_ver));
 
 	guid_text(a->node_guid, node, sizeof(node));
 	guid_text(a->sys_image_guid, sys, sizeof(sys));
 	SAY(x, "hca_id:\t%s", x->name);
 	SAY(x, "\ttransport:\t\t\t%s (%d)", transport_name(t), t);
-	if (a->fw_ver[0])
-		SAY(x, "\tfw_ver:\t\t\t\t%s", a->fw_ver);
+	if (fw_len)
+		SAY(x, "\tfw_ver:\t\t\t\t%.*s", fw_len, a->fw_ver);
 	SAY(x, "\tnode_guid:\t\t\t%s", node);
 	SAY(x, "\tsys_image_guid:\t\t\t%s", sys);
 	SAY(x, "\tvendor_id:\t\t\t0x%04x", a->vendor_id);
@@ -284,7 +286,8 @@ static void say_device(const struct devinfo *x)
 
 	rt_json_kv_string(x->j, "name", x->name);
 	rt_json_kv_string(x->j, "transport", transport_name(t));
-	rt_json_kv_string(x->j, "fw_ver", a->fw_ver);
+	rt_json_key(x->j, "fw_ver");
+	rt_json_string_n(x->j, a->fw_ver, (size_t)fw_len);
 	rt_json_kv_string(x->j, "node_guid", node);
 	rt_json_kv_string(x->j, "sys_image_guid", sys);
 	rt_json_kv_uint(x->j, "vendor_id", a->vendor_id);
