@@ -37,7 +37,7 @@ static void tables_init(struct rt_run *run, const struct rt_applet *a, void *cfg
 	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0 };
 }
 
-static void print_help(const struct rt_applet *a)
+void rt_applet_help(const struct rt_applet *a)
 {
 	struct rt_run run = { .name = a->name };
 
@@ -67,7 +67,7 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
 	int rc = -1;
 
 	if (wants(argc, argv, "--help")) {
-		print_help(a);
+		rt_applet_help(a);
 		return RT_EXIT_OK;
 	}
 	if (wants(argc, argv, "--version")) {

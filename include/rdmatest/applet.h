@@ -43,6 +43,9 @@ size_t rt_applet_count(void);
  * the exit status. Handles --help and --version centrally. */
 int rt_applet_run(const struct rt_applet *a, int argc, char **argv);
 
+/* The --help text on stdout (for an applet whose upstream also has -h). */
+void rt_applet_help(const struct rt_applet *a);
+
 /* main() of the multicall binary. */
 int rt_dispatch(int argc, char **argv);
 
