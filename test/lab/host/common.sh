@@ -10,7 +10,7 @@ LAB_KERNEL=$LAB_CACHE/vmlinuz
 # Packages copied into the guest image: their versions are part of the
 # cache key. What the lab installs is the lab group of scripts/packages
 # (scripts/install-deps --lab), which holds these.
-LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core rdmacm-utils perftest
+LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core rdmacm-utils ibverbs-utils perftest
   ibverbs-providers libibverbs1 librdmacm1 libc6 libgcc-s1 coreutils"
 LAB_INSTALL_DEPS=$LAB_DIR/../../scripts/install-deps
 
