@@ -204,30 +204,39 @@ static bool upstream_first(const struct rt_pp_loop *l, const uint8_t *d)
 	return true;
 }
 
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The received message against the peer kinds still possible; a failure
+ * names the first bad byte of the closest candidate. */
 static int check_data(struct rt_pp_loop *l, struct rt_error *err)
 {
 	const uint8_t *got = recv_area(l) + l->grh, *want = expect_area(l);
 	uint64_t n = l->received;
-	bool ours, echo;
+	size_t ours = 0, echo = 0, bad;
 
 	pattern(l, expect_area(l), l->client ? SEED_SERVER : SEED_CLIENT, n);
-	ours = l->content != RT_PP_PEER_UPSTREAM && !memcmp(got, want, l->size);
+	if (l->content != RT_PP_PEER_UPSTREAM)
+		ours = first_diff(got, want, l->size);
 	/* an upstream peer sends what it received last: our previous message */
-	echo = l->content != RT_PP_PEER_RDMATEST &&
-	       (l->client || n > 1 ? !memcmp(got, send_data(l), l->size)
-				   : upstream_first(l, got));
-	if (ours || echo) {
-		l->content = ours ? RT_PP_PEER_RDMATEST : RT_PP_PEER_UPSTREAM;
+	if (l->content != RT_PP_PEER_RDMATEST)
+		echo = l->client || n > 1 ? first_diff(got, send_data(l), l->size) :
+		       upstream_first(l, got) ? l->size : 0;
+	if (ours == l->size || echo == l->size) {
+		l->content = ours == l->size ? RT_PP_PEER_RDMATEST : RT_PP_PEER_UPSTREAM;
 		return 0;
 	}
-	if (l->content == RT_PP_PEER_UPSTREAM)
+	if (echo > ours)
 		want = send_data(l);
-	for (size_t i = 0; i < l->size; i++)
-		if (got[i] != want[i])
-			return rt_fail(err, RT_EXIT_FAIL, "%s: message %llu: byte %zu is "
-				       "0x%02x, want 0x%02x (-c)", l->peer,
-				       (unsigned long long)n, i, got[i], want[i]);
-	return 0;
+	bad = RT_MAX(ours, echo);
+	return rt_fail(err, RT_EXIT_FAIL, "%s: message %llu: byte %zu is 0x%02x, want "
+		       "0x%02x (-c)", l->peer, (unsigned long long)n, bad, got[bad], want[bad]);
 }
 
 static int on_recv(struct rt_pp_loop *l, const struct ibv_wc *wc, unsigned *routs,
