@@ -1,5 +1,6 @@
 /* One run of ibv_rc/uc/ud_pingpong: the verbs-only path (vconn.h, oob.h)
  * with upstream's record exchange and loop (pingpong.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,22 @@
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
+
+/* The options as the session uses them. */
+struct rt_pp_params {
+	enum ibv_qp_type type;
+	const char *server;   /* NULL: serve one client */
+	const char *dev;      /* -d, NULL: the first device */
+	long long tcp_port, ib_port, size, mtu, rx_depth, iters, sl, gid_index;
+	int events, check;
+	bool ud_typo;         /* ud's "PSN 0x..: GID" local line, kept */
+};
+
+const struct rt_enum rt_pp_mtus[] = {
+	{ "256", IBV_MTU_256, NULL }, { "512", IBV_MTU_512, NULL },
+	{ "1024", IBV_MTU_1024, NULL }, { "2048", IBV_MTU_2048, NULL },
+	{ "4096", IBV_MTU_4096, NULL }, { NULL, 0, NULL },
+};
 
 struct pp {
 	struct rt_run *run;
@@ -200,7 +217,7 @@ static int setup(struct pp *x)
 	return make_qp(x);
 }
 
-int rt_pp_session(struct rt_run *run, const struct rt_pp_params *p)
+static int session(struct rt_run *run, const struct rt_pp_params *p)
 {
 	struct pp *x = rt_xcalloc(1, sizeof(*x));
 	int rc;
@@ -221,4 +238,29 @@ int rt_pp_session(struct rt_run *run, const struct rt_pp_params *p)
 	rt_vdev_close(&x->d);
 	free(x);
 	return rc;
+}
+
+static const struct { size_t off; const char *what; } unsupported[] = {
+	{ offsetof(struct rt_pp_cfg, odp), "-o: on-demand paging (ODP)" },
+	{ offsetof(struct rt_pp_cfg, iodp), "-O: implicit on-demand paging (ODP)" },
+	{ offsetof(struct rt_pp_cfg, prefetch), "-P: ODP prefetch" },
+	{ offsetof(struct rt_pp_cfg, ts), "-t: completion timestamps" },
+	{ offsetof(struct rt_pp_cfg, dm), "-j: device memory" },
+};
+
+int rt_pp_main(struct rt_run *run, const struct rt_pp_cfg *c, enum ibv_qp_type type)
+{
+	struct rt_pp_params p = {
+		.type = type, .server = c->server, .dev = c->dev, .tcp_port = c->port,
+		.ib_port = c->ib_port, .size = c->size,
+		.mtu = type == IBV_QPT_UD ? 0 : c->mtu, .rx_depth = c->rx_depth,
+		.iters = c->iters, .sl = c->sl, .gid_index = c->gid_index,
+		.events = c->events, .check = c->chk, .ud_typo = type == IBV_QPT_UD,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(unsupported); i++)
+		if (*(const int *)((const char *)c + unsupported[i].off))
+			return rt_fail(&run->err, RT_EXIT_ENV, "%s is not supported "
+				       "(rdmatest does not implement it)", unsupported[i].what);
+	return session(run, &p);
 }
