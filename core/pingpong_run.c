@@ -201,6 +201,13 @@ static int setup(struct pp *x)
 
 	if (rt_vdev_open(&x->d, p->dev, (int)p->ib_port, err))
 		return -1;
+	/* upstream does not check: the device takes the QP, and drops every
+	 * packet above the link's MTU, so both sides hang */
+	if (p->mtu > x->d.attr.active_mtu)
+		return rt_fail(err, RT_EXIT_ENV, "-m %d: above the active MTU %d of %s "
+			       "port %u (a path MTU cannot exceed it)",
+			       rt_mtu_bytes((enum ibv_mtu)p->mtu),
+			       rt_mtu_bytes(x->d.attr.active_mtu), x->d.name, x->d.port);
 	if (p->type == IBV_QPT_UD && p->size > rt_mtu_bytes(x->d.attr.active_mtu))
 		return rt_fail(err, RT_EXIT_FAIL, "Requested size larger than port MTU (%d)",
 			       rt_mtu_bytes(x->d.attr.active_mtu));

@@ -31,7 +31,8 @@ pair() {
 for t in rc uc ud; do
 	RT_PP="$RT/ibv_${t}_pingpong --timeout 10"
 	UP=/usr/bin/ibv_${t}_pingpong
-	if [ $t = ud ]; then S=512 M=""; else S=8192 M="-m 2048"; fi
+	# -m 512: the lab's links (MTU 1500) have an active MTU of 1024
+	if [ $t = ud ]; then S=512 M=""; else S=8192 M="-m 512"; fi
 	pair "$t: rt client -> rt server, defaults (GID chosen on both)" "$RT_PP" "$RT_PP"
 	pair "$t: upstream client -> rt server" "$RT_PP" "$UP -g $GA"
 	pair "$t: rt client -> upstream server" "$UP -g $GB" "$RT_PP"
@@ -112,6 +113,13 @@ run_on -t 20 a $RT/ibv_ud_pingpong -s 8192 "$B"
 rc=$?
 [ "$rc" = 1 ] || fail "exit $rc, wanted 1"
 failed || output_has 'Requested size larger than port MTU \([0-9]+\)' || fail "no upstream message"
+pass
+
+case_begin "rc -m 2048 above the active MTU 1024: named, exit 3 (upstream hangs)" 30
+run_on -t 20 a $RT/ibv_rc_pingpong -m 2048 "$B"
+rc=$?
+[ "$rc" = 3 ] || fail "exit $rc, wanted 3"
+failed || output_has '^ibv_rc_pingpong: -m 2048: above the active MTU 1024 of' || fail "not named"
 pass
 
 case_begin "rc -o/-t/-j: the missing capability named, exit 3" 30
