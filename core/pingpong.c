@@ -260,14 +260,21 @@ static int on_recv(struct rt_pp_loop *l, const struct ibv_wc *wc, unsigned *rout
 	return 0;
 }
 
-/* The hint for a failed completion of the ping-pong. */
-static const char *why(const struct ibv_wc *wc)
+/* The hint for a failed completion of the ping-pong. Devices differ in
+ * how they report a message longer than the receive: mlx5 and the spec
+ * give a local length error, rxe a local QP operation error at the
+ * receiver and a remote operation error at the sender. */
+static const char *why(const struct ibv_wc *wc, enum rt_wr_kind k)
 {
 	switch (wc->status) {
 	case IBV_WC_LOC_LEN_ERR:
-		return " (the peer sends more than -s: do both sides use the same -s?)";
+	case IBV_WC_LOC_QP_OP_ERR:
+		return k == RT_WR_RECV ? " (a message longer than -s? do both sides "
+		       "use the same -s?)" : "";
 	case IBV_WC_REM_INV_REQ_ERR:
-		return " (the peer receives less than -s: do both sides use the same -s?)";
+	case IBV_WC_REM_OP_ERR:
+		return " (the peer could not take the message: do both sides use the "
+		       "same -s?)";
 	case IBV_WC_RETRY_EXC_ERR:
 		return " (peer gone, or the sides' -m differ?)";
 	default:
@@ -284,8 +291,8 @@ static int on_wc(struct rt_pp_loop *l, const struct ibv_wc *wc, unsigned *pendin
 		rt_error_event(err, ibv_wc_status_str(wc->status), wc->status);
 		return rt_fail(err, RT_EXIT_FAIL, "%s: %s completion (message %llu): "
 			       "%s%s", l->peer, rt_wr_kind_str(k),
-			       (unsigned long long)(k == RT_WR_SEND ? l->sent : l->received + 1),
-			       ibv_wc_status_str(wc->status), why(wc));
+			       (unsigned long long)(k == RT_WR_SEND ? l->sent : l->received) + 1,
+			       ibv_wc_status_str(wc->status), why(wc, k));
 	}
 	if (k == RT_WR_SEND)
 		l->sent++;

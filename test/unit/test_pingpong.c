@@ -179,7 +179,7 @@ static void exchange_bad_done(void **state)
 
 /* ---- a fake device: the peer answers every send at once ---------------- */
 
-enum peer_mode { PEER_ECHO, PEER_PATTERN_WRONG, PEER_SHORT, PEER_SILENT };
+enum peer_mode { PEER_ECHO, PEER_PATTERN_WRONG, PEER_SHORT, PEER_SILENT, PEER_TOO_LONG };
 
 static struct fake {
 	struct ibv_context ctx;
@@ -235,6 +235,9 @@ static int fake_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_
 	if (fk.mode == PEER_PATTERN_WRONG)
 		fk.recv_area[fk.size / 2] ^= 1;
 	push(RT_WR_RECV, fk.mode == PEER_SHORT ? (uint32_t)fk.size / 2 : (uint32_t)fk.size);
+	/* rxe's report of a message longer than the receive */
+	if (fk.mode == PEER_TOO_LONG)
+		fk.q[(fk.tail - 1) % 64].status = IBV_WC_LOC_QP_OP_ERR;
 	return 0;
 }
 
@@ -329,6 +332,21 @@ static void loop_short_names_size(void **state)
 	assert_non_null(strstr(err.reason, "same -s"));
 }
 
+static void loop_too_long_names_size(void **state)
+{
+	static uint8_t buf[RT_PP_BUF_LEN(1000)];
+	struct rt_pp_loop l;
+	struct rt_cqwait w;
+	struct rt_error err = { 0 };
+
+	(void)state;
+	fake_loop(&l, &w, buf, 1000, PEER_TOO_LONG);
+	assert_int_equal(rt_pp_run(&l, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(err.reason, "RECV completion (message 1): local QP "
+			       "operation error (a message longer than -s?"));
+}
+
 static void loop_silent_peer_bounded(void **state)
 {
 	static uint8_t buf[RT_PP_BUF_LEN(64)];
@@ -398,6 +416,7 @@ int main(void)
 		cmocka_unit_test(loop_echo_peer_checked),
 		cmocka_unit_test(loop_corrupt_named),
 		cmocka_unit_test(loop_short_names_size),
+		cmocka_unit_test(loop_too_long_names_size),
 		cmocka_unit_test(loop_silent_peer_bounded),
 		cmocka_unit_test(cqwait_event_mode_bounded),
 	};
