@@ -8,22 +8,17 @@
 #define RT_CFG struct rt_pp_cfg
 
 static const struct rt_opt ibv_uc_pingpong_opts[] = {
-	RT_PP_OPT_SERVER, RT_PP_OPT_PORT, RT_PP_OPT_DEV, RT_PP_OPT_IB_PORT,
-	RT_PP_OPT_SIZE("4096", "message size; both sides must agree"),
+	RT_PP_OPTS_CONN, RT_PP_OPT_SIZE("4096", "message size; both sides must agree"),
 	RT_PP_OPT_MTU, RT_PP_OPT_RX_DEPTH, RT_PP_OPT_ITERS, RT_PP_OPT_SL,
 	RT_PP_OPT_EVENTS, RT_PP_OPT_GID, RT_PP_OPT_CHK,
 	{ 0 },
 };
 
-RT_APPLET(ibv_uc_pingpong, "UC SEND ping-pong over verbs, without the RDMA CM",
-	  "[-p port] [-d dev] [-i ib-port] [-s size] [-m mtu] [-r rx-depth] "
-	  "[-n iters] [-l sl] [-e] [-g gid-idx] [-c] [HOST]",
-	  "ibv_rc_pingpong's protocol on an unreliable connection (UC), "
-	  "wire-compatible with rdma-core's ibv_uc_pingpong. A lost message "
-	  "ends the run at --timeout (exit 124) naming how many arrived, "
-	  "instead of hanging both sides.");
-
-static int ibv_uc_pingpong_main(struct rt_run *run, void *cfg)
-{
-	return rt_pp_main(run, cfg, IBV_QPT_UC);
-}
+RT_PP_APPLET(ibv_uc_pingpong, IBV_QPT_UC,
+	     "UC SEND ping-pong over verbs, without the RDMA CM",
+	     "[-p port] [-d dev] [-i ib-port] [-s size] [-m mtu] [-r rx-depth] "
+	     "[-n iters] [-l sl] [-e] [-g gid-idx] [-c] [HOST]",
+	     "ibv_rc_pingpong's protocol on an unreliable connection (UC), "
+	     "wire-compatible with rdma-core's ibv_uc_pingpong. A lost message "
+	     "ends the run at --timeout (exit 124) naming how many arrived, "
+	     "instead of hanging both sides.")

@@ -147,10 +147,22 @@ extern const struct rt_enum rt_pp_mtus[];
 	"check every received byte (an upstream peer is checked to echo this " \
 	"side's messages)", NULL }
 
+/* The rows every ping-pong starts with: the peer and the device. */
+#define RT_PP_OPTS_CONN RT_PP_OPT_SERVER, RT_PP_OPT_PORT, RT_PP_OPT_DEV, RT_PP_OPT_IB_PORT
+
 /* Runs the applet: rc's unsupported options are exit 3 naming the
  * capability; then the device, the TCP exchange, the loop, upstream's
  * lines and the --json results. */
 int rt_pp_main(struct rt_run *run, const struct rt_pp_cfg *cfg,
 	       enum ibv_qp_type type);
+
+/* RT_APPLET for a ping-pong of QP type `type`: the applet's main is
+ * rt_pp_main. */
+#define RT_PP_APPLET(n, type, summary_, synopsis_, description_)             \
+	RT_APPLET(n, summary_, synopsis_, description_);                     \
+	static int n##_main(struct rt_run *run, void *cfg)                   \
+	{                                                                    \
+		return rt_pp_main(run, cfg, (type));                         \
+	}
 
 #endif
