@@ -267,7 +267,8 @@ int rt_opt_parse_value(const struct rt_opt *o, const char *text, void *base,
 		return 0;
 	case RT_OPT_STRING:
 	case RT_OPT_ADDR:
-		if (o->kind == RT_OPT_ADDR && !*text)
+	case RT_OPT_OPERAND:
+		if (o->kind != RT_OPT_STRING && !*text)
 			return rt_fail(err, RT_EXIT_USAGE,
 				       "--%s: empty address", o->name);
 		*(const char **)dst = text;
@@ -355,6 +356,18 @@ static int take(struct hit h, const char *value, struct rt_error *err)
 	return rt_opt_parse_value(h.opt, value, h.tab->base, err);
 }
 
+/* A word that is no option goes to the first operand row not yet set. */
+static int take_operand(struct rt_opt_table *tabs, size_t ntabs,
+			const char *word, struct rt_error *err)
+{
+	for (size_t t = 0; t < ntabs; t++)
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
+			if (o->kind == RT_OPT_OPERAND &&
+			    !(tabs[t].given & (1ULL << (o - tabs[t].opts))))
+				return take((struct hit){ &tabs[t], o }, word, err);
+	return rt_fail(err, RT_EXIT_USAGE, "unexpected argument '%s'", word);
+}
+
 /* One "--name[=value]" argument; *i moves past a separate value. */
 static int parse_long(struct rt_opt_table *tabs, size_t ntabs, int argc,
 		      char **argv, int *i, struct rt_error *err)
@@ -428,8 +441,7 @@ int rt_opt_parse(struct rt_opt_table *tabs, size_t ntabs, int argc,
 		else if (a[0] == '-' && a[1])
 			rc = parse_short(tabs, ntabs, argc, argv, &i, err);
 		else
-			rc = rt_fail(err, RT_EXIT_USAGE,
-				     "unexpected argument '%s'", a);
+			rc = take_operand(tabs, ntabs, a, err);
 		if (rc)
 			return -1;
 	}

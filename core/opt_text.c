@@ -88,6 +88,7 @@ static void value_json(struct rt_json *j, const struct rt_opt *o,
 		break;
 	case RT_OPT_STRING:
 	case RT_OPT_ADDR:
+	case RT_OPT_OPERAND:
 		rt_json_string(j, *(const char *const *)p);
 		break;
 	case RT_OPT_SECONDS:

@@ -310,7 +310,7 @@ static void comp_table(struct words *w, const struct rt_opt_table *tabs,
 			for (const struct rt_enum *c = o->choices; c->name; c++)
 				ADD(w->cases, w->nc, "%s%s", c == o->choices ? "" : " ", c->name);
 			ADD(w->cases, w->nc, "' -- \"$cur\"))");
-		} else if (o->kind == RT_OPT_ADDR) {
+		} else if (o->kind == RT_OPT_ADDR || o->kind == RT_OPT_OPERAND) {
 			ADD(w->cases, w->nc, "COMPREPLY=($(compgen -A hostname -- \"$cur\"))");
 		} else {
 			ADD(w->cases, w->nc, "COMPREPLY=()");

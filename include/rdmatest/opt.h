@@ -25,6 +25,9 @@ enum rt_opt_kind {
 	RT_OPT_ADDR,    /* const char *: host name or address, resolved later */
 	RT_OPT_ENUM,    /* int: one of `choices` (name, or its number) */
 	RT_OPT_FLAGS,   /* int: a set of `choices` (their values OR'd), see below */
+	RT_OPT_OPERAND, /* const char *: the one non-option word, as upstream's
+			 * "ibv_rc_pingpong HOST" (also --name WORD); a second
+			 * word is a usage error */
 };
 
 /* A flag set's value is choice names separated by commas ("socket,verify")

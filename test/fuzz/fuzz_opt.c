@@ -52,7 +52,8 @@ static void check_values(const char *applet, const struct rt_opt_table *t)
 		}
 		case RT_OPT_STRING:
 			break;
-		case RT_OPT_ADDR: {
+		case RT_OPT_ADDR:
+		case RT_OPT_OPERAND: {
 			const char *s = *(const char *const *)p;
 
 			FUZZ_CHECK(!s || *s, "%s --%s: empty address accepted",
