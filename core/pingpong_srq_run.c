@@ -125,8 +125,6 @@ static int make_buf(struct srq *x, struct rt_error *err)
 	size_t len = RT_PP_SRQ_BUF_LEN(x->p->pp.size);
 	int access = IBV_ACCESS_LOCAL_WRITE | (x->p->odp ? IBV_ACCESS_ON_DEMAND : 0);
 
-	if (x->p->odp && odp_ok(x, err))
-		return -1;
 	if (posix_memalign((void **)&x->buf, (size_t)sysconf(_SC_PAGESIZE), len))
 		return rt_fail(err, RT_EXIT_ENV, "cannot allocate a %zu-byte buffer", len);
 	x->mr = ibv_reg_mr(x->d.pd, x->buf, len, access);
@@ -263,7 +261,9 @@ static int setup(struct srq *x)
 	struct rt_error *err = &x->run->err;
 	struct rt_vqp_spec s;
 
-	if (rt_vdev_open(&x->d, p->dev, (int)p->ib_port, err))
+	/* a missing capability is named before any connection */
+	if (rt_vdev_open(&x->d, p->dev, (int)p->ib_port, err) ||
+	    (x->p->odp && odp_ok(x, err)))
 		return -1;
 	rt_vqp_spec_defaults(&s);
 	s.type = IBV_QPT_RC;
