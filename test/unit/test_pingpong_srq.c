@@ -52,7 +52,12 @@ static void test_roundtrip(void **state)
 		rt_pp_srq_block_encode(block, d, n);
 		memset(got, 0, sizeof(got));
 		assert_int_equal(rt_pp_srq_block_decode(block, n, got, "peer", &err), 0);
-		assert_memory_equal(got, d, sizeof(*d) * n);
+		for (unsigned i = 0; i < n; i++) { /* fields: padding is not data */
+			assert_int_equal(got[i].lid, d[i].lid);
+			assert_int_equal(got[i].qpn, d[i].qpn);
+			assert_int_equal(got[i].psn, d[i].psn);
+			assert_memory_equal(got[i].gid.raw, d[i].gid.raw, 16);
+		}
 	}
 }
 
