@@ -3,42 +3,21 @@
  * without the RDMA CM, wire-compatible with rdma-core v44's: 66-byte
  * records on TCP port 18515, "END" at the end (core/pingpong_xrc.c). */
 #include "rdmatest/applet.h"
+#include "rdmatest/pingpong_opts.h"
 #include "rdmatest/pingpong_xrc.h"
 
-struct xsrq_cfg {
-	const char *server, *dev;
-	long long port, ib_port, size, clients, tests, sl, gid_index;
-	int mtu, events, odp;
-};
-
-#define RT_CFG struct xsrq_cfg
-
-static const struct rt_enum mtus[] = {
-	{ "256", IBV_MTU_256, NULL }, { "512", IBV_MTU_512, NULL },
-	{ "1024", IBV_MTU_1024, NULL }, { "2048", IBV_MTU_2048, NULL },
-	{ "4096", IBV_MTU_4096, NULL }, { NULL, 0, NULL },
-};
+#define RT_CFG struct rt_pp_xrc_params
 
 static const struct rt_opt ibv_xsrq_pingpong_opts[] = {
-	{ 0, "server", RT_OPT_OPERAND, RT_S(server), 0, 0, NULL, "HOST",
-	  "the server to connect to (the operand); without it, serve -c clients", NULL },
-	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "18515", "PORT", "TCP port of the address exchange", NULL },
-	{ 'd', "ib-dev", RT_OPT_STRING, RT_S(dev), 0, 0, NULL, "DEV", "RDMA device (default: the first)", NULL },
-	{ 'i', "ib-port", RT_OPT_INT, RT_L(ib_port), 1, 255, "1", "PORT", "port of the device", NULL },
-	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1 << 30, "4096", "SIZE", "message size; both sides must agree", NULL },
-	{ 'm', "mtu", RT_OPT_ENUM, RT_I(mtu), 0, 0, "1024", "MTU", "path MTU", mtus },
+	RT_PP_OPT_HOST("the server to connect to (the operand); without it, serve -c clients"),
+	RT_PP_OPT_TCP_PORT, RT_PP_OPT_DEV, RT_PP_OPT_IB_PORT, RT_PP_OPT_SIZE("4096"),
+	RT_PP_OPT_MTU,
 	{ 'c', "clients", RT_OPT_INT, RT_L(clients), 1, RT_PP_XRC_MAX_CLIENTS, "1", "N",
 	  "clients the server serves (a client is always 1); they share the XRC "
 	  "domain, so they run on one host", NULL },
 	{ 'n', "num_tests", RT_OPT_INT, RT_L(tests), 1, 1 << 20, "5", "N",
 	  "messages to each client and back; both sides must agree", NULL },
-	{ 'l', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL },
-	{ 'e', "events", RT_OPT_COUNTER, RT_I(events), 0, 0, NULL, NULL,
-	  "sleep on a completion channel instead of polling", NULL },
-	{ 'o', "odp", RT_OPT_FLAG, RT_I(odp), 0, 0, NULL, NULL,
-	  "on-demand paging for the buffer (exit 3 when the device lacks it)", NULL },
-	{ 'g', "gid-idx", RT_OPT_INT, RT_L(gid_index), -1, 255, "-1", "IDX",
-	  "local GID index (-1: none on IB; on RoCE the RoCE v2 GID of the address the peer is reached on)", NULL },
+	RT_PP_OPT_SL, RT_PP_OPT_EVENTS, RT_PP_OPT_ODP, RT_PP_OPT_GID,
 	{ 0 },
 };
 
@@ -56,16 +35,7 @@ RT_APPLET(ibv_xsrq_pingpong, "SEND ping-pong over XRC shared receive queues",
 	  "server (--wait-server), on RoCE the GID is chosen when -g is not "
 	  "given, and the GRH hop limit is 64.");
 
-static int ibv_xsrq_pingpong_main(struct rt_run *run, void *cfgp)
+static int ibv_xsrq_pingpong_main(struct rt_run *run, void *cfg)
 {
-	struct xsrq_cfg *c = cfgp;
-	struct rt_pp_xrc_params p = {
-		.server = c->server, .dev = c->dev, .tcp_port = c->port,
-		.ib_port = c->ib_port, .size = c->size, .mtu = c->mtu,
-		.clients = c->clients, .tests = c->tests, .sl = c->sl,
-		.gid_index = c->gid_index, .events = c->events, .odp = c->odp,
-		.domain_file = "/tmp/xrc_domain",
-	};
-
-	return rt_pp_xrc_session(run, &p);
+	return rt_pp_xrc_session(run, cfg);
 }

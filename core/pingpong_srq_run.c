@@ -94,10 +94,10 @@ static int open_oob(struct srq *x)
 
 	rt_oob_init(&x->oob, c->timeout_ms);
 	rt_error_phase(err, "connect");
-	if (x->p->pp.server)
-		return rt_oob_connect(&x->oob, x->p->pp.server, (unsigned)x->p->pp.tcp_port,
+	if (x->p->server)
+		return rt_oob_connect(&x->oob, x->p->server, (unsigned)x->p->port,
 				      c->wait_server_ms, err);
-	if (rt_oob_listen(&x->oob, NULL, (unsigned)x->p->pp.tcp_port, err))
+	if (rt_oob_listen(&x->oob, NULL, (unsigned)x->p->port, err))
 		return -1;
 	x->oob.timeout_ms = rt_run_accept_bound(x->run);
 	if (rt_oob_accept(&x->oob, err))
@@ -122,7 +122,7 @@ static int odp_ok(struct srq *x, struct rt_error *err)
 
 static int make_buf(struct srq *x, struct rt_error *err)
 {
-	size_t len = RT_PP_SRQ_BUF_LEN(x->p->pp.size);
+	size_t len = RT_PP_SRQ_BUF_LEN(x->p->size);
 	int access = IBV_ACCESS_LOCAL_WRITE | (x->p->odp ? IBV_ACCESS_ON_DEMAND : 0);
 
 	if (posix_memalign((void **)&x->buf, (size_t)sysconf(_SC_PAGESIZE), len))
@@ -135,7 +135,7 @@ static int make_buf(struct srq *x, struct rt_error *err)
 
 static int make_queues(struct srq *x, struct rt_error *err)
 {
-	const struct rt_pp_params *p = &x->p->pp;
+	const struct rt_pp_srq_params *p = x->p;
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = (uint32_t)p->rx_depth,
 						  .max_sge = 1 } };
 
@@ -166,14 +166,14 @@ static int make_qp(struct srq *x, unsigned i, struct rt_error *err)
 				     i, x->nq);
 	/* inline only if every QP takes it, as each send may use any QP */
 	if (!ibv_query_qp(x->qp[i], &qa, IBV_QP_CAP, &ia) &&
-	    ia.cap.max_inline_data < (uint32_t)x->p->pp.size)
+	    ia.cap.max_inline_data < (uint32_t)x->p->size)
 		x->loop.send_flags = 0;
 	return rt_vqp_init(x->qp[i], &x->d, &x->spec[i], err);
 }
 
 static int make_all(struct srq *x)
 {
-	const struct rt_pp_params *p = &x->p->pp;
+	const struct rt_pp_srq_params *p = x->p;
 	struct rt_error *err = &x->run->err;
 
 	if (make_buf(x, err) || make_queues(x, err) ||
@@ -193,7 +193,7 @@ static int make_all(struct srq *x)
 	x->loop.rx_depth = (unsigned)p->rx_depth;
 	x->loop.iters = (uint64_t)p->iters;
 	x->loop.client = p->server != NULL;
-	x->loop.check = p->check;
+	x->loop.check = p->chk;
 	x->loop.page = (size_t)sysconf(_SC_PAGESIZE);
 	x->loop.peer = x->oob.peer_name;
 	return rt_pp_srq_post_receives(&x->loop, err);
@@ -204,7 +204,7 @@ static int exchange(struct srq *x)
 	struct rt_error *err = &x->run->err;
 	struct rt_pp_dest me[RT_PP_SRQ_MAX_QP] = { 0 };
 	char *mine = rt_xcalloc(1, RT_PP_SRQ_BLOCK);
-	bool client = x->p->pp.server != NULL;
+	bool client = x->p->server != NULL;
 	int rc;
 
 	for (unsigned i = 0; i < x->nq; i++) {
@@ -257,7 +257,7 @@ static void report(struct srq *x)
 
 static int setup(struct srq *x)
 {
-	const struct rt_pp_params *p = &x->p->pp;
+	const struct rt_pp_srq_params *p = x->p;
 	struct rt_error *err = &x->run->err;
 	struct rt_vqp_spec s;
 

@@ -53,10 +53,10 @@ static int make_domain(struct xrc *x, struct rt_error *err)
 
 	/* processes opening the same file share the domain: upstream's
 	 * multi-client runs rely on it */
-	x->fd = open(x->p->domain_file, O_RDONLY | O_CREAT | O_CLOEXEC, S_IRUSR | S_IRGRP);
+	x->fd = open(RT_PP_XRC_DOMAIN_FILE, O_RDONLY | O_CREAT | O_CLOEXEC, S_IRUSR | S_IRGRP);
 	if (x->fd < 0)
 		rt_warn(&x->run->log, "cannot create %s (%s): the XRC domain is this "
-			"process's own", x->p->domain_file, strerror(errno));
+			"process's own", RT_PP_XRC_DOMAIN_FILE, strerror(errno));
 	xa.fd = x->fd;
 	x->xrcd = ibv_open_xrcd(x->d.ctx, &xa);
 	if (!x->xrcd)
@@ -368,7 +368,7 @@ static int serve(struct xrc *x, struct rt_error *err)
 	int rc = 0;
 
 	rt_oob_init(&l, rt_run_accept_bound(x->run));
-	if (rt_oob_listen(&l, NULL, (unsigned)x->p->tcp_port, err))
+	if (rt_oob_listen(&l, NULL, (unsigned)x->p->port, err))
 		return -1;
 	for (x->cur = 0; x->cur < x->n && !rc; x->cur++)
 		rc = serve_one(x, &l, err);
@@ -395,7 +395,7 @@ static int setup(struct xrc *x)
 	if (!x->p->server)
 		return serve(x, err);
 	rt_oob_init(o, x->run->common.timeout_ms);
-	return rt_oob_connect(o, x->p->server, (unsigned)x->p->tcp_port,
+	return rt_oob_connect(o, x->p->server, (unsigned)x->p->port,
 			      x->run->common.wait_server_ms, err) ||
 	       local_end(x, o, err) ||
 	       rt_pp_xrc_exchange(o, true, &x->c[0].me, connect_one, x, err) ? -1 : 0;

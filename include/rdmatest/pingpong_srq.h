@@ -68,10 +68,13 @@ void rt_pp_srq_print_result(const struct rt_pp_srq_loop *l, char *buf, size_t le
 
 struct rt_run;
 
+/* The options as given; the applet's option table writes into it
+ * directly (field names as pingpong_opts.h expects). */
 struct rt_pp_srq_params {
-	struct rt_pp_params pp; /* type unused: RC */
-	long long num_qp;
-	int odp;
+	const char *server;   /* NULL: serve one client */
+	const char *dev;      /* NULL: the first device */
+	long long port, ib_port, size, num_qp, rx_depth, iters, sl, gid_index;
+	int mtu, events, odp, chk;
 };
 
 /* The whole run of ibv_srq_pingpong (core/pingpong_srq_run.c). */

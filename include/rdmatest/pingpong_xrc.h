@@ -56,12 +56,16 @@ int rt_pp_xrc_capable(struct ibv_context *ctx, const char *dev, struct rt_error 
 
 struct rt_run;
 
+/* The options as given; the applet's option table writes into it
+ * directly (field names as pingpong_opts.h expects). */
 struct rt_pp_xrc_params {
 	const char *server, *dev;
-	long long tcp_port, ib_port, size, mtu, clients, tests, sl, gid_index;
-	int events, odp;
-	const char *domain_file; /* "/tmp/xrc_domain" */
+	long long port, ib_port, size, clients, tests, sl, gid_index;
+	int mtu, events, odp;
 };
+
+/* Where upstream keeps the XRC domain that processes on one host share. */
+#define RT_PP_XRC_DOMAIN_FILE "/tmp/xrc_domain"
 
 /* The whole run of ibv_xsrq_pingpong (core/pingpong_xrc_run.c). */
 int rt_pp_xrc_session(struct rt_run *run, const struct rt_pp_xrc_params *p);
