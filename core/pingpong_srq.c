@@ -181,6 +181,15 @@ static int find_qp(const struct rt_pp_srq_loop *l, uint32_t qpn)
 	return -1;
 }
 
+static const char *hint(enum ibv_wc_status st)
+{
+	if (st == IBV_WC_LOC_LEN_ERR)
+		return " (the peer sends more than -s: do both sides use the same -s?)";
+	if (st == IBV_WC_RETRY_EXC_ERR)
+		return " (peer gone, or the sides' -m differ?)";
+	return "";
+}
+
 static int on_wc(struct rt_pp_srq_loop *l, const struct ibv_wc *wc, unsigned *routs,
 		 struct rt_error *err)
 {
@@ -192,9 +201,7 @@ static int on_wc(struct rt_pp_srq_loop *l, const struct ibv_wc *wc, unsigned *ro
 		return rt_fail(err, RT_EXIT_FAIL, "%s: %s completion on QP %d after %llu "
 			       "sent and %llu received: %s%s", l->peer, rt_wr_kind_str(k), q,
 			       (unsigned long long)l->sent, (unsigned long long)l->received,
-			       ibv_wc_status_str(wc->status),
-			       wc->status == IBV_WC_RETRY_EXC_ERR ?
-			       " (peer gone, or the sides' -m differ?)" : "");
+			       ibv_wc_status_str(wc->status), hint(wc->status));
 	}
 	if (q < 0)
 		return rt_fail(err, RT_EXIT_FAIL, "completion for unknown QPN 0x%06x",
