@@ -185,6 +185,8 @@ static const char *hint(enum ibv_wc_status st)
 {
 	if (st == IBV_WC_LOC_LEN_ERR)
 		return " (the peer sends more than -s: do both sides use the same -s?)";
+	if (st == IBV_WC_REM_INV_REQ_ERR)
+		return " (the peer receives less than -s: do both sides use the same -s?)";
 	if (st == IBV_WC_RETRY_EXC_ERR)
 		return " (peer gone, or the sides' -m differ?)";
 	return "";

@@ -92,6 +92,17 @@ failed || output_has 'has 8 QPs \(its -q\), this side 16: both sides must use th
 failed || bg_kill srv KILL
 pass
 
+case_begin "srq: mismatched -s (rt 4096 server, rt 8192 client): named, exit 1" 60
+bg_start srv b $RT/ibv_srq_pingpong --timeout 5
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || run_on -t 40 a $RT/ibv_srq_pingpong --timeout 5 -s 8192 "$B"
+rc=$?
+failed || [ "$rc" = 1 ] || fail "client exit $rc, wanted 1"
+failed || output_has 'same -s|peer gone' || fail "client did not say why"
+failed || exit_in srv 1
+failed || log_has srv 'same -s'
+pass
+
 case_begin "srq: client killed mid-run: the rt server ends within its bound, naming how far" 60
 bg_start srv b $RT/ibv_srq_pingpong --timeout 3 -n 100000000
 wait_tcp_listen b 18515 20 || fail "server not listening"
