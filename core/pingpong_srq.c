@@ -181,15 +181,24 @@ static int find_qp(const struct rt_pp_srq_loop *l, uint32_t qpn)
 	return -1;
 }
 
+/* The likely cause of a failed completion. A message longer than -s
+ * shows as a local length error on most devices; rxe reports it for SRQ
+ * receives as a local QP operation error, and the sender then sees a
+ * remote operation error (seen in the lab). */
 static const char *hint(enum ibv_wc_status st)
 {
-	if (st == IBV_WC_LOC_LEN_ERR)
-		return " (the peer sends more than -s: do both sides use the same -s?)";
-	if (st == IBV_WC_REM_INV_REQ_ERR)
-		return " (the peer receives less than -s: do both sides use the same -s?)";
-	if (st == IBV_WC_RETRY_EXC_ERR)
+	switch (st) {
+	case IBV_WC_LOC_LEN_ERR:
+	case IBV_WC_LOC_QP_OP_ERR:
+		return " (a message longer than -s? do both sides use the same -s?)";
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
+		return " (the peer refused the message: do both sides use the same -s?)";
+	case IBV_WC_RETRY_EXC_ERR:
 		return " (peer gone, or the sides' -m differ?)";
-	return "";
+	default:
+		return "";
+	}
 }
 
 static int on_wc(struct rt_pp_srq_loop *l, const struct ibv_wc *wc, unsigned *routs,
