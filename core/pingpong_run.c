@@ -23,12 +23,6 @@ struct rt_pp_params {
 	bool ud_typo;         /* ud's "PSN 0x..: GID" local line, kept */
 };
 
-const struct rt_enum rt_pp_mtus[] = {
-	{ "256", IBV_MTU_256, NULL }, { "512", IBV_MTU_512, NULL },
-	{ "1024", IBV_MTU_1024, NULL }, { "2048", IBV_MTU_2048, NULL },
-	{ "4096", IBV_MTU_4096, NULL }, { NULL, 0, NULL },
-};
-
 struct pp {
 	struct rt_run *run;
 	const struct rt_pp_params *p;

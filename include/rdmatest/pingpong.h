@@ -17,6 +17,7 @@
 #include "rdmatest/cqwait.h"
 #include "rdmatest/error.h"
 #include "rdmatest/oob.h"
+#include "rdmatest/pingpong_opts.h"
 #include "rdmatest/opt.h"
 #include "rdmatest/stats.h"
 
@@ -110,45 +111,6 @@ struct rt_pp_cfg {
 	int mtu, events, chk;
 	int odp, iodp, prefetch, ts, dm, new_send; /* rc only */
 };
-
-extern const struct rt_enum rt_pp_mtus[];
-
-#define RT_PP_OFF_S(f) RT_OFF_STR(struct rt_pp_cfg, f)
-#define RT_PP_OFF_L(f) RT_OFF_LL(struct rt_pp_cfg, f)
-#define RT_PP_OFF_I(f) RT_OFF_INT(struct rt_pp_cfg, f)
-#define RT_PP_UNSUPPORTED(l, n, f, what)                                      \
-	{ (l), (n), RT_OPT_FLAG, RT_PP_OFF_I(f), 0, 0, NULL, NULL,            \
-	  what " (not supported: exit 3)", NULL }
-
-#define RT_PP_OPT_SERVER { 0, "server", RT_OPT_OPERAND, RT_PP_OFF_S(server), 0, 0, NULL, \
-	"HOST", "the server to connect to (the operand); without it, serve one client", NULL }
-#define RT_PP_OPT_PORT { 'p', "port", RT_OPT_PORT, RT_PP_OFF_L(port), 0, 0, "18515", \
-	"PORT", "TCP port of the address exchange", NULL }
-#define RT_PP_OPT_DEV { 'd', "ib-dev", RT_OPT_STRING, RT_PP_OFF_S(dev), 0, 0, NULL, "DEV", \
-	"RDMA device (default: the first)", NULL }
-#define RT_PP_OPT_IB_PORT { 'i', "ib-port", RT_OPT_INT, RT_PP_OFF_L(ib_port), 1, 255, "1", \
-	"PORT", "port of the device", NULL }
-#define RT_PP_OPT_SIZE(def, help) { 's', "size", RT_OPT_SIZE, RT_PP_OFF_L(size), 1, 1 << 30, \
-	(def), "SIZE", help, NULL }
-#define RT_PP_OPT_MTU { 'm', "mtu", RT_OPT_ENUM, RT_PP_OFF_I(mtu), 0, 0, "1024", "MTU", \
-	"path MTU", rt_pp_mtus }
-#define RT_PP_OPT_RX_DEPTH { 'r', "rx-depth", RT_OPT_INT, RT_PP_OFF_L(rx_depth), 2, 16384, \
-	"500", "N", "receives kept posted", NULL }
-#define RT_PP_OPT_ITERS { 'n', "iters", RT_OPT_INT, RT_PP_OFF_L(iters), 1, 1LL << 40, "1000", \
-	"N", "messages each way; both sides must agree", NULL }
-#define RT_PP_OPT_SL { 'l', "sl", RT_OPT_INT, RT_PP_OFF_L(sl), 0, 15, "0", "SL", \
-	"service level", NULL }
-#define RT_PP_OPT_EVENTS { 'e', "events", RT_OPT_COUNTER, RT_PP_OFF_I(events), 0, 0, NULL, \
-	NULL, "sleep on a completion channel instead of polling", NULL }
-#define RT_PP_OPT_GID { 'g', "gid-idx", RT_OPT_INT, RT_PP_OFF_L(gid_index), -1, 255, "-1", \
-	"IDX", "local GID index (-1: none on IB; on RoCE the RoCE v2 GID of the " \
-	"address the peer is reached on)", NULL }
-#define RT_PP_OPT_CHK { 'c', "chk", RT_OPT_FLAG, RT_PP_OFF_I(chk), 0, 0, NULL, NULL, \
-	"check every received byte (an upstream peer is checked to echo this " \
-	"side's messages)", NULL }
-
-/* The rows every ping-pong starts with: the peer and the device. */
-#define RT_PP_OPTS_CONN RT_PP_OPT_SERVER, RT_PP_OPT_PORT, RT_PP_OPT_DEV, RT_PP_OPT_IB_PORT
 
 /* Runs the applet: rc's unsupported options are exit 3 naming the
  * capability; then the device, the TCP exchange, the loop, upstream's
