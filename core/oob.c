@@ -9,6 +9,7 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/oob.h"
+#include "rdmatest/run.h"
 #include "rdmatest/util.h"
 
 #define RETRY_MS 100
@@ -323,6 +324,24 @@ int rt_oob_write(struct rt_oob *o, const void *buf, size_t len,
 int rt_oob_read(struct rt_oob *o, void *buf, size_t len, struct rt_error *err)
 {
 	return transfer(o, true, buf, len, err);
+}
+
+int rt_oob_open(struct rt_oob *o, const struct rt_run *run, const char *server,
+		unsigned port, struct rt_error *err)
+{
+	long long bound = run->common.timeout_ms;
+
+	rt_oob_init(o, bound);
+	rt_error_phase(err, "connect");
+	if (server)
+		return rt_oob_connect(o, server, port, run->common.wait_server_ms, err);
+	if (rt_oob_listen(o, NULL, port, err))
+		return -1;
+	o->timeout_ms = rt_run_accept_bound(run);
+	if (rt_oob_accept(o, err))
+		return -1;
+	o->timeout_ms = bound;
+	return 0;
 }
 
 void rt_oob_close(struct rt_oob *o)

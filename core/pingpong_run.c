@@ -95,21 +95,8 @@ static int server_ready(void *arg, const char *theirs, size_t len, struct rt_err
 
 static int open_oob(struct pp *x)
 {
-	struct rt_common *c = &x->run->common;
-	struct rt_error *err = &x->run->err;
-
-	rt_oob_init(&x->oob, c->timeout_ms);
-	rt_error_phase(err, "connect");
-	if (x->p->server)
-		return rt_oob_connect(&x->oob, x->p->server, (unsigned)x->p->tcp_port,
-				      c->wait_server_ms, err);
-	if (rt_oob_listen(&x->oob, NULL, (unsigned)x->p->tcp_port, err))
-		return -1;
-	x->oob.timeout_ms = rt_run_accept_bound(x->run);
-	if (rt_oob_accept(&x->oob, err))
-		return -1;
-	x->oob.timeout_ms = c->timeout_ms;
-	return 0;
+	return rt_oob_open(&x->oob, x->run, x->p->server, (unsigned)x->p->tcp_port,
+			   &x->run->err);
 }
 
 static int make_qp(struct pp *x)

@@ -36,6 +36,14 @@ int rt_oob_listen(struct rt_oob *o, const char *bind_host, unsigned port,
  * verbs-only server serves one peer. */
 int rt_oob_accept(struct rt_oob *o, struct rt_error *err);
 
+/* A run's one peer: with `server` a client that connects (retrying for
+ * --wait-server), without it a server that takes one client on `port`
+ * within --accept-timeout (no bound when 0). Afterwards every wait is
+ * bounded by --timeout. Opens the channel (no rt_oob_init needed). */
+struct rt_run;
+int rt_oob_open(struct rt_oob *o, const struct rt_run *run, const char *server,
+		unsigned port, struct rt_error *err);
+
 /* Exactly len bytes, all of them within o->timeout_ms. */
 int rt_oob_write(struct rt_oob *o, const void *buf, size_t len,
 		 struct rt_error *err);

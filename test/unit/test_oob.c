@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "rdmatest/oob.h"
+#include "rdmatest/run.h"
 #include "rdmatest/util.h"
 
 struct pair {
@@ -221,6 +222,32 @@ static void accept_is_bounded(void **state)
 	rt_oob_close(&o);
 }
 
+/* rt_oob_open takes its bounds from the run: a server's accept from
+ * --accept-timeout, a client's retries from --wait-server, and every
+ * later wait from --timeout. */
+static void open_takes_the_runs_bounds(void **state)
+{
+	struct rt_run run = { .common = { .timeout_ms = 700, .accept_timeout_ms = 120 } };
+	struct rt_oob o;
+	uint64_t t0 = rt_now_ns();
+	unsigned port = free_port();
+
+	(void)state;
+	assert_int_equal(rt_oob_open(&o, &run, NULL, port, &run.err), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	assert_non_null(strstr(run.err.reason, "within 120 ms"));
+	assert_true(rt_now_ns() - t0 < 600 * 1000000ull);
+	rt_oob_close(&o);
+	memset(&run.err, 0, sizeof(run.err));
+	run.common.wait_server_ms = 250;
+	t0 = rt_now_ns();
+	assert_int_equal(rt_oob_open(&o, &run, "127.0.0.1", port, &run.err), -1);
+	assert_true(rt_now_ns() - t0 >= 240 * 1000000ull);
+	assert_non_null(strstr(run.err.reason, "within 250 ms"));
+	assert_int_equal(o.timeout_ms, 700);
+	rt_oob_close(&o);
+}
+
 static void unknown_host_is_usage(void **state)
 {
 	struct rt_oob o;
@@ -257,6 +284,7 @@ int main(void)
 		cmocka_unit_test(wait_server_is_bounded),
 		cmocka_unit_test(late_server_is_reached),
 		cmocka_unit_test(accept_is_bounded),
+		cmocka_unit_test(open_takes_the_runs_bounds),
 		cmocka_unit_test(unknown_host_is_usage),
 		cmocka_unit_test(not_connected),
 	};
