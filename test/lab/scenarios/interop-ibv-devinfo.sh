@@ -3,9 +3,10 @@
 # ibv_devices, ibv_devinfo and ibv_asyncwatch against rdma-core v44's on
 # the same rxe devices (rxe0 on veth0, rxe1 on veth1): the text must be
 # byte-identical, the JSON valid, and the async events of a link going
-# down and up the same lines upstream prints. The upstream programs come
-# from /usr/bin, or as $RT/upstream-NAME (test/meson.build copies them in).
-up() { if [ -x "/usr/bin/$1" ]; then echo "/usr/bin/$1"; else echo "$RT/upstream-$1"; fi; }
+# down and up the same lines upstream prints. The upstream programs are
+# the image's /usr/bin ones (test/lab/host/image.list); rdmatest's links
+# own the plain names on PATH.
+up() { echo "/usr/bin/$1"; }
 
 # same NAME ARGS...: upstream's and our stdout and exit status must match
 same() {
