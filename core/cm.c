@@ -18,6 +18,8 @@ static int resolve_ms(const struct rt_cm *cm)
 {
 	long long ms = cm->params.timeout_ms;
 
+	if (cm->params.resolve_ms > 0)
+		return cm->params.resolve_ms;
 	if (ms <= 0 || ms >= 0x7fffffff)
 		return 10000;
 	return (int)RT_MAX(ms * 3 / 4, 100);

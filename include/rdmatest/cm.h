@@ -76,6 +76,10 @@ struct rt_cm_params {
 	 * reactor never reads the run's options itself. */
 	long long timeout_ms;      /* a CM step, a wait's idle time, an idle peer */
 	long long wait_server_ms;  /* active side: retry a refused connect this long */
+	/* address and route resolution, each (cmtime -t); 0: 3/4 of
+	 * timeout_ms, so that an unanswered ARP is named before the wait
+	 * covering it expires */
+	int resolve_ms;
 };
 
 /* Work per reactor round, after which the loop goes back to the wait's

@@ -399,6 +399,19 @@ static void client_resolves_sets_tos_and_connects(void **state)
 	assert_true(rt_cm_all_established(cm, &(unsigned){ 1 }));
 }
 
+/* cmtime -t: the resolution timeout given, for the address and the route */
+static void resolve_timeout_from_the_params(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.resolve_ms = 2000;
+	c = client();
+	assert_int_equal(calls.resolve_timeout, 2000);
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	assert_int_equal(calls.route_timeout, 2000);
+}
+
 static void failed_setup_never_connects(void **state)
 {
 	struct rt_conn *c;
@@ -1071,6 +1084,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
 	const struct CMUnitTest tests[] = {
 		T(client_resolves_sets_tos_and_connects),
+		T(resolve_timeout_from_the_params),
 		T(failed_setup_never_connects),
 		T(server_accepts_with_clipped_resources),
 		T(refused_request_is_rejected),
