@@ -1,0 +1,137 @@
+# hosts: 2
+# timeout: 900
+# cmtime interop matrix: rdmatest and Debian's cmtime (rdma-core v44) as
+# server and client in every pairing, then robustness cases. Server on
+# host b, client on host a. Upstream's server never exits: it is stopped
+# at the end of its case; ours ends after -c connections.
+UP=/usr/bin/cmtime
+RTC=$RT/cmtime
+
+# the v44 table: header and one row per step, four fixed-point columns
+table_ok() {
+	output_has '^step +total ms +max ms +min us +us / conn$' || return 1
+	for s in 'create id' 'resolve addr' 'resolve route' 'create qp' 'connect' \
+		'disconnect' 'destroy'; do
+		output_has "^$s *:( +[0-9]+\.[0-9]{2}){4}\$" || { note "row '$s' missing"; return 1; }
+	done
+}
+# no connection of an upstream client failed (it exits 0 regardless)
+upstream_clean() { ! output_has '^(RDMA_CM_EVENT|event:)' && ! output_has 'fail'; }
+
+# rt_client_up_server NAME ARGS...
+rt_client_up_server() {
+	local name=$1
+	shift
+	case_begin "rt-client/upstream-server $name" 120
+	bg_start srv b $UP "$@"
+	wait_listen b 7471 20 || fail "server not listening on 7471"
+	failed || run_on -t 90 a $RTC -s "$B" "$@" || fail "client exited $?"
+	failed || table_ok || fail "client printed no v44 table"
+	bg_kill srv KILL >/dev/null
+	pass
+}
+
+# up_client_rt_server NAME ARGS...
+up_client_rt_server() {
+	local name=$1
+	shift
+	case_begin "upstream-client/rt-server $name" 120
+	bg_start srv b $RTC "$@"
+	wait_listen b 7471 20 || fail "server not listening on 7471"
+	failed || run_on -t 90 a $UP -s "$B" "$@" || fail "client exited $?"
+	failed || table_ok || fail "upstream client printed no table"
+	failed || upstream_clean || fail "a connection of the upstream client failed"
+	failed || bg_wait srv 30 || fail "server exited $? (it should end after -c)"
+	pass
+}
+
+# rt_rt NAME ARGS...
+rt_rt() {
+	local name=$1
+	shift
+	case_begin "rt/rt $name" 120
+	bg_start srv b $RTC "$@"
+	wait_listen b 7471 20 || fail "server not listening on 7471"
+	failed || run_on -t 90 a $RTC -s "$B" "$@" || fail "client exited $?"
+	failed || table_ok || fail "client printed no v44 table"
+	failed || bg_wait srv 30 || fail "server exited $?"
+	pass
+}
+
+for args in "" "-c 1" "-c 10" "-c 3 -r 7 -t 500"; do
+	tag=$(echo "${args:-default}" | tr -d ' ')
+	rt_client_up_server "$tag" $args
+	up_client_rt_server "$tag" $args
+	rt_rt "$tag" $args
+done
+
+case_begin "rt client -b: the bind addr row" 60
+bg_start srv b $RTC -c 2
+wait_listen b 7471 20 || fail "server not listening"
+failed || run_on -t 40 a $RTC -s "$B" -b "$A" -c 2 || fail "client exited $?"
+failed || output_has '^bind addr *:' || fail "no bind addr row with -b"
+failed || bg_wait srv 30 || fail "server exited $?"
+pass
+
+case_begin "--json: one valid document with percentiles and rate" 60
+bg_start srv b $RTC -c 4 --json
+wait_listen b 7471 20 || fail "server not listening"
+failed || run_on -t 40 a $RTC -s "$B" -c 4 --json || fail "client exited $?"
+failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "client: no single valid JSON document"
+failed || [ "$(json_num "$OUT" results connections)" = 4 ] || fail "client: connections is not 4"
+failed || [ -n "$(json_num "$OUT" results steps_us connect p99)" ] || fail "client: no connect p99"
+failed || [ -n "$(json_num "$OUT" results connections_per_second)" ] || fail "client: no rate"
+failed || bg_wait srv 30 || fail "server exited $?"
+bg_log srv > /tmp/lab/srv.json
+failed || $RT/json-check < /tmp/lab/srv.json >> "$LAB_TRANSCRIPT" || fail "server: no single valid JSON document"
+failed || [ "$(json_num /tmp/lab/srv.json results connections)" = 4 ] || fail "server: connections is not 4"
+pass
+
+case_begin "server absent: client exit 1 naming it" 40
+run_on -t 30 a $RTC -s "$B" -c 3
+rc=$?
+[ $rc = 1 ] || fail "exit $rc, wanted 1"
+failed || output_has 'nothing listening on that port' || fail "no reason given"
+pass
+
+case_begin "no client within --accept-timeout: server exit 124" 30
+run_on -t 20 b $RTC --accept-timeout 2
+rc=$?
+[ $rc = 124 ] || fail "exit $rc, wanted 124"
+failed || output_has 'a first client' || fail "the wait was not named"
+pass
+
+case_begin "fewer clients than the server's -c: server ends, naming -c" 60
+bg_start srv b $RTC -c 10 --timeout 3
+wait_listen b 7471 20 || fail "server not listening"
+failed || run_on -t 40 a $UP -s "$B" -c 4 || fail "upstream client exited $?"
+bg_wait srv 30; rc=$?
+[ $rc = 124 ] || fail "server exit $rc, wanted 124"
+failed || bg_log srv | grep -q '4 of 10 connections came and went' || fail "the count was not named"
+pass
+
+case_begin "more clients than the server's -c: extras rejected, both named" 60
+bg_start srv b $RTC -c 4 --timeout 5
+wait_listen b 7471 20 || fail "server not listening"
+failed || run_on -t 40 a $RTC -s "$B" -c 10 --timeout 5
+rc=$?
+[ $rc = 1 ] || fail "client exit $rc, wanted 1"
+failed || output_has 'rejected by the peer application' || fail "client did not name the reject"
+bg_wait srv 30; rc=$?
+[ $rc = 0 ] || fail "server exit $rc, wanted 0 (it served its 4)"
+failed || bg_log srv | grep -q 'beyond -c 4' || fail "server did not name the extras"
+pass
+
+# a server that stops answering (frozen, then killed) cannot hang the
+# client: its connect wait ends at --timeout
+case_begin "server frozen mid-run: client exit 124, then killed" 60
+bg_start srv b $UP
+wait_listen b 7471 20 || fail "server not listening"
+failed || run_on b busybox pkill -STOP -x cmtime || fail "could not stop the server"
+failed || run_on -t 40 a $RTC -s "$B" -c 3 --timeout 3
+rc=$?
+[ $rc = 124 ] || fail "client exit $rc, wanted 124"
+failed || output_has 'all connections to be established' || fail "the wait was not named"
+run_on b busybox pkill -KILL -x cmtime
+bg_kill srv KILL >/dev/null
+pass
