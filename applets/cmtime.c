@@ -27,13 +27,13 @@
 #include "rdmatest/util.h"
 
 struct cmtime_cfg {
-	const char *dst;
-	const char *src;
-	int format;
 	long long conns;
 	long long port;
 	long long retries;
-	long long resolve_ms;
+	long long resolve_ms; /* -t */
+	const char *dst;
+	const char *src;
+	int format;
 };
 
 enum cmtime_step {
@@ -82,20 +82,21 @@ static const struct rt_opt cmtime_opts[] = {
 	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
 	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
 	  "local address to listen on (server) or to connect from (client)", NULL },
-	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
 	{ 'c', "connections", RT_OPT_INT, RT_L(conns), 1, 65536, "100", "N",
 	  "connections, all in flight at once; the server ends after N", NULL },
-	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "7471", "PORT", "port", NULL },
+	RT_OPT_ROW_PORT(RT_L(port), "7471"),
 	{ 'r', "retries", RT_OPT_INT, RT_L(retries), 0, 7, "2", "N",
 	  "client: the QP's transport retry count (as upstream's -r)", NULL },
 	{ 't', "resolve-timeout", RT_OPT_INT, RT_L(resolve_ms), 1, 600000, "2000", "MS",
 	  "client: address and route resolution timeout, each, in ms", NULL },
+	/* not in upstream, so after its options (-s -b -c -p -r -t) */
+	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
 	{ 0 },
 };
 
 RT_APPLET(cmtime, "RDMA CM connection setup timing: N connections at once, step by step",
-	  "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-c connections] "
-	  "[-p port] [-r retries] [-t timeout_ms]",
+	  "[-s server_addr] [-b bind_addr] [-c connections] [-p port] "
+	  "[-r retries] [-t timeout_ms] [-f name|ip|ipv6|gid]",
 	  "Without -s it is the server: it accepts -c connections and ends once "
 	  "they have all disconnected. With -s it is the client: it opens -c "
 	  "connections at once, disconnects them and prints how long each step "
@@ -121,10 +122,8 @@ static int setup(struct rt_conn *c)
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC, .send_depth = 1,
 				    .recv_depth = 1 };
 
-	if (x->server && rt_conn_index(c) > x->conns) /* index 0 is the listener */
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: connection request beyond "
-				    "-c %u: rejected (does the client's -c match?)",
-				    rt_conn_peer(c), x->conns);
+	if (rt_conn_refuse_beyond(c, x->conns))
+		return -1;
 	if (!rt_conn_data(c))
 		rt_conn_priv(c, sizeof(struct cmtime_conn));
 	return rt_conn_setup_res(c, &spec);
@@ -138,17 +137,16 @@ static void established(struct rt_conn *c)
 		t->established = rt_now_ns();
 }
 
-static bool extra_request_only(struct rt_conn *c)
+/* Turned-away extra requests are warnings; any other failure ends the run. */
+static bool only_extra(struct rt_conn *c)
 {
-	struct cmtime_ctx *x = rt_conn_applet(c);
-
-	return x->server && rt_conn_passive(c) && rt_conn_index(c) > x->conns;
+	return rt_conn_beyond(c, ((const struct cmtime_ctx *)rt_conn_applet(c))->conns);
 }
 
 static const struct rt_cm_hooks hooks = {
 	.setup = setup,
 	.established = established,
-	.failed = extra_request_only,
+	.failed = only_extra,
 };
 
 /* The reactor chains a connection's steps, each starting when the one
@@ -258,12 +256,9 @@ static void connect_progress(const struct rt_cm *cm, const void *arg, char *buf,
 			     size_t len)
 {
 	const struct cmtime_ctx *x = rt_cm_applet(cm);
-	char census[120];
 
 	(void)arg;
-	rt_cm_census(cm, census, sizeof(census));
-	snprintf(buf, len, "%s; expected %u: is the server up, and does its -c match?",
-		 census, x->conns);
+	rt_cm_census_want(cm, x->conns, "is the server up, and does its -c match?", buf, len);
 }
 
 static int connect_all(struct cmtime_ctx *x, struct rdma_addrinfo *ai)
@@ -272,6 +267,7 @@ static int connect_all(struct cmtime_ctx *x, struct rdma_addrinfo *ai)
 			     .what = "all connections to be established",
 			     .progress = connect_progress };
 	const struct rt_log *log = &x->run->log;
+	int rc;
 
 	rt_error_phase(&x->run->err, "connect");
 	if (create_ids(x, ai))
@@ -280,10 +276,9 @@ static int connect_all(struct cmtime_ctx *x, struct rdma_addrinfo *ai)
 	rt_say(log, "resolving route");
 	rt_say(log, "creating qp");
 	rt_say(log, "connecting");
-	if (rt_cm_run(x->cm, &w))
-		return -1;
+	rc = rt_cm_run(x->cm, &w);
 	x->t_connected = rt_now_ns();
-	return 0;
+	return rc;
 }
 
 static int disconnect_all(struct cmtime_ctx *x)

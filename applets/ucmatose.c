@@ -111,10 +111,7 @@ static int setup(struct rt_conn *c)
 	struct ucmatose_conn *u = rt_conn_priv(c, sizeof(*u));
 	struct rt_res *res = rt_conn_res(c);
 
-	if (x->server && rt_conn_index(c) > x->conns) /* index 0 is the listener */
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request "
-				    "beyond -c %u: rejected", rt_conn_peer(c), x->conns);
-	if (rt_conn_setup_res(c, &spec))
+	if (rt_conn_refuse_beyond(c, x->conns) || rt_conn_setup_res(c, &spec))
 		return -1;
 	u->recv = rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
 	u->send = u->recv ? rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
@@ -287,9 +284,9 @@ static int exchange(struct ucmatose_ctx *x)
 
 static bool extra_request_only(struct rt_conn *c)
 {
-	struct ucmatose_ctx *x = rt_conn_applet(c);
+	const struct ucmatose_ctx *x = rt_conn_applet(c);
 
-	return x->server && rt_conn_passive(c) && rt_conn_index(c) > x->conns;
+	return rt_conn_beyond(c, x->conns);
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -332,11 +329,9 @@ static void connect_progress(const struct rt_cm *cm, const void *arg, char *buf,
 			     size_t len)
 {
 	const struct ucmatose_ctx *x = rt_cm_applet(cm);
-	char census[120];
 
 	(void)arg;
-	rt_cm_census(cm, census, sizeof(census));
-	snprintf(buf, len, "%s; expected %u: does the peer's -c match?", census, x->conns);
+	rt_cm_census_want(cm, x->conns, "does the peer's -c match?", buf, len);
 }
 
 static int wait_established(struct ucmatose_ctx *x)

@@ -48,6 +48,14 @@ int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	return -1;
 }
 
+int rt_conn_refuse_beyond(struct rt_conn *c, unsigned n)
+{
+	if (!rt_conn_beyond(c, n))
+		return 0;
+	return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request beyond "
+			    "-c %u: rejected (does the client's -c match?)", c->peer, n);
+}
+
 int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)
 {
 	if (rc && c->state != RT_CONN_FAILED)

@@ -457,6 +457,43 @@ static void server_accepts_with_clipped_resources(void **state)
 	assert_int_equal(c->state, RT_CONN_ACCEPTING);
 }
 
+/* ucmatose/cmtime servers: requests past -c are turned away, named */
+static void requests_beyond_n_are_refused(void **state)
+{
+	struct rt_conn *l, *c;
+
+	(void)state;
+	l = listener();
+	for (int i = 0; i < 3; i++) {
+		struct rdma_cm_event *ev = event(fake_id(), RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+
+		ev->listen_id = l->id;
+		deliver(ev);
+	}
+	assert_int_equal(cm->nconns, 4);
+	assert_false(rt_conn_beyond(l, 0));
+	assert_false(rt_conn_beyond(cm->conns[2], 2));
+	assert_true(rt_conn_beyond(cm->conns[3], 2));
+	assert_int_equal(rt_conn_refuse_beyond(cm->conns[2], 2), 0);
+	assert_int_equal(cm->conns[2]->state, RT_CONN_ACCEPTING);
+	c = cm->conns[3];
+	assert_int_equal(rt_conn_refuse_beyond(c, 2), -1);
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_non_null(strstr(c->err.reason, "extra connection request beyond -c 2"));
+}
+
+static void census_names_what_a_wait_expects(void **state)
+{
+	char buf[160];
+
+	(void)state;
+	client();
+	client();
+	rt_cm_census_want(cm, 5, "does the peer's -c match?", buf, sizeof(buf));
+	assert_string_equal(buf, "2 connections: 2 resolving address; expected 5: "
+			    "does the peer's -c match?");
+}
+
 static void refused_request_is_rejected(void **state)
 {
 	struct rt_conn *l;
@@ -1087,6 +1124,8 @@ int main(void)
 		T(resolve_timeout_from_the_params),
 		T(failed_setup_never_connects),
 		T(server_accepts_with_clipped_resources),
+		T(requests_beyond_n_are_refused),
+		T(census_names_what_a_wait_expects),
 		T(refused_request_is_rejected),
 		T(peer_disconnect_is_answered_once),
 		T(error_events_name_the_cause),
