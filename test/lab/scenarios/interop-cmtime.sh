@@ -2,7 +2,7 @@
 # timeout: 900
 # cmtime interop matrix: rdmatest and Debian's cmtime (rdma-core v44) as
 # server and client in every pairing, then robustness cases. Server on
-# host b, client on host a. Upstream's server never exits: it is stopped
+# host b, client on host a. Upstream's server never exits: it is killed
 # at the end of its case; ours ends after -c connections.
 UP=/usr/bin/cmtime
 RTC=$RT/cmtime
@@ -25,51 +25,30 @@ signal_cmtime() {
 # no connection of an upstream client failed (it exits 0 regardless)
 upstream_clean() { ! output_has '^(RDMA_CM_EVENT|event:)' && ! output_has 'fail'; }
 
-# rt_client_up_server NAME ARGS...
-rt_client_up_server() {
-	local name=$1
-	shift
-	case_begin "rt-client/upstream-server $name" 120
-	bg_start srv b $UP "$@"
+# pair NAME SERVER CLIENT [ARGS...]: one run; both must succeed, and the
+# client print the v44 table. Upstream's server never exits: it is killed.
+pair() {
+	local name=$1 srv=$2 cli=$3
+	shift 3
+	case_begin "$name" 120
+	bg_start srv b $srv "$@"
 	wait_listen b 7471 20 || fail "server not listening on 7471"
-	failed || run_on -t 90 a $RTC -s "$B" "$@" || fail "client exited $?"
+	failed || run_on -t 90 a $cli -s "$B" "$@" || fail "client exited $?"
 	failed || table_ok || fail "client printed no v44 table"
-	bg_kill srv KILL >/dev/null
-	pass
-}
-
-# up_client_rt_server NAME ARGS...
-up_client_rt_server() {
-	local name=$1
-	shift
-	case_begin "upstream-client/rt-server $name" 120
-	bg_start srv b $RTC "$@"
-	wait_listen b 7471 20 || fail "server not listening on 7471"
-	failed || run_on -t 90 a $UP -s "$B" "$@" || fail "client exited $?"
-	failed || table_ok || fail "upstream client printed no table"
-	failed || upstream_clean || fail "a connection of the upstream client failed"
-	failed || bg_wait srv 30 || fail "server exited $? (it should end after -c)"
-	pass
-}
-
-# rt_rt NAME ARGS...
-rt_rt() {
-	local name=$1
-	shift
-	case_begin "rt/rt $name" 120
-	bg_start srv b $RTC "$@"
-	wait_listen b 7471 20 || fail "server not listening on 7471"
-	failed || run_on -t 90 a $RTC -s "$B" "$@" || fail "client exited $?"
-	failed || table_ok || fail "client printed no v44 table"
-	failed || bg_wait srv 30 || fail "server exited $?"
+	[ "$cli" != "$UP" ] || failed || upstream_clean || fail "a connection of the upstream client failed"
+	if [ "$srv" = "$UP" ]; then
+		bg_kill srv KILL > /dev/null
+	else
+		failed || bg_wait srv 30 || fail "server exited $? (it should end after -c)"
+	fi
 	pass
 }
 
 for args in "" "-c 1" "-c 10" "-c 3 -r 7 -t 500"; do
 	tag=$(echo "${args:-default}" | tr -d ' ')
-	rt_client_up_server "$tag" $args
-	up_client_rt_server "$tag" $args
-	rt_rt "$tag" $args
+	pair "rt-client/upstream-server $tag" "$UP" "$RTC" $args
+	pair "upstream-client/rt-server $tag" "$RTC" "$UP" $args
+	pair "rt/rt $tag" "$RTC" "$RTC" $args
 done
 
 case_begin "rt client -b: the bind addr row" 60
