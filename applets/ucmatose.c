@@ -62,8 +62,7 @@ static const struct rt_opt ucmatose_opts[] = {
 	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
 	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "tcp", "PS",
 	  "RDMA port space; both sides must match", rt_port_spaces_rc },
-	{ 'c', "connections", RT_OPT_INT, RT_L(conns), 1, 65536, "1", "N",
-	  "connections; the server waits for exactly N", NULL },
+	RT_OPT_ROW_CONNECTIONS(RT_L(conns), "1", "connections; the server waits for exactly N"),
 	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",
 	  "messages per connection in each direction; both sides must match", NULL },
 	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 0, 1 << 30, "100", "SIZE",
@@ -111,10 +110,7 @@ static int setup(struct rt_conn *c)
 	struct ucmatose_conn *u = rt_conn_priv(c, sizeof(*u));
 	struct rt_res *res = rt_conn_res(c);
 
-	if (x->server && rt_conn_index(c) > x->conns) /* index 0 is the listener */
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request "
-				    "beyond -c %u: rejected", rt_conn_peer(c), x->conns);
-	if (rt_conn_setup_res(c, &spec))
+	if (rt_conn_refuse_beyond(c, x->conns) || rt_conn_setup_res(c, &spec))
 		return -1;
 	u->recv = rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
 	u->send = u->recv ? rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
@@ -287,9 +283,9 @@ static int exchange(struct ucmatose_ctx *x)
 
 static bool extra_request_only(struct rt_conn *c)
 {
-	struct ucmatose_ctx *x = rt_conn_applet(c);
+	const struct ucmatose_ctx *x = rt_conn_applet(c);
 
-	return x->server && rt_conn_passive(c) && rt_conn_index(c) > x->conns;
+	return rt_conn_beyond(c, x->conns);
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -332,11 +328,9 @@ static void connect_progress(const struct rt_cm *cm, const void *arg, char *buf,
 			     size_t len)
 {
 	const struct ucmatose_ctx *x = rt_cm_applet(cm);
-	char census[120];
 
 	(void)arg;
-	rt_cm_census(cm, census, sizeof(census));
-	snprintf(buf, len, "%s; expected %u: does the peer's -c match?", census, x->conns);
+	rt_cm_census_want(cm, x->conns, "does the peer's -c match?", buf, len);
 }
 
 static int wait_established(struct ucmatose_ctx *x)

@@ -18,6 +18,8 @@ static int resolve_ms(const struct rt_cm *cm)
 {
 	long long ms = cm->params.timeout_ms;
 
+	if (cm->params.resolve_ms > 0)
+		return cm->params.resolve_ms;
 	if (ms <= 0 || ms >= 0x7fffffff)
 		return 10000;
 	return (int)RT_MAX(ms * 3 / 4, 100);
@@ -44,6 +46,14 @@ int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 		c->cm->failures_pending++;
 	c->state = RT_CONN_FAILED;
 	return -1;
+}
+
+int rt_conn_refuse_beyond(struct rt_conn *c, unsigned n)
+{
+	if (!rt_conn_beyond(c, n))
+		return 0;
+	return rt_conn_fail(c, RT_EXIT_FAIL, "%s: extra connection request beyond "
+			    "-c %u: rejected (does the client's -c match?)", c->peer, n);
 }
 
 int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)

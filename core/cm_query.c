@@ -70,6 +70,11 @@ bool rt_cm_all_established(const struct rt_cm *cm, const void *want_count)
 	return n >= want;
 }
 
+bool rt_conn_beyond(const struct rt_conn *c, unsigned n)
+{
+	return c->passive && c->index > n;
+}
+
 bool rt_cm_all_closed(const struct rt_cm *cm, const void *unused)
 {
 	(void)unused;
@@ -114,6 +119,15 @@ void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len)
 		}
 	if (total == 0 && cm->listener && n < len)
 		snprintf(buf + n, len - n, "; listening on %s", cm->listener->peer);
+}
+
+void rt_cm_census_want(const struct rt_cm *cm, unsigned want, const char *hint,
+		       char *buf, size_t len)
+{
+	char census[120];
+
+	rt_cm_census(cm, census, sizeof(census));
+	snprintf(buf, len, "%s; expected %u: %s", census, want, hint);
 }
 
 const char *rt_cm_explain(enum rdma_cm_event_type ev, int status)

@@ -27,6 +27,11 @@ extern const struct rt_enum rt_port_spaces_ud[];  /* udp ipoib */
 #define RT_OPT_ROW_SERVER_ADDR(offset)                                          \
 	{ 's', "server-addr", RT_OPT_ADDR, (offset), 0, 0, NULL, "ADDR",       \
 	  "server address: run as the client and connect to ADDR", NULL }
+/* -c: how many connections a client opens and a server serves */
+#define RT_OPT_ROW_CONNECTIONS(offset, dflt, help)                             \
+	{ 'c', "connections", RT_OPT_INT, (offset), 1, 65536, (dflt), "N", (help), NULL }
+#define RT_OPT_ROW_PORT(offset, dflt)                                          \
+	{ 'p', "port", RT_OPT_PORT, (offset), 0, 0, (dflt), "PORT", "port", NULL }
 #define RT_OPT_ROW_ADDR_FORMAT(offset, help)                                    \
 	{ 'f', "format", RT_OPT_ENUM, (offset), 0, 0, "name", "FMT", (help),   \
 	  rt_addr_formats }

@@ -76,6 +76,10 @@ struct rt_cm_params {
 	 * reactor never reads the run's options itself. */
 	long long timeout_ms;      /* a CM step, a wait's idle time, an idle peer */
 	long long wait_server_ms;  /* active side: retry a refused connect this long */
+	/* address and route resolution, each (cmtime -t); 0: 3/4 of
+	 * timeout_ms, so that an unanswered ARP is named before the wait
+	 * covering it expires */
+	int resolve_ms;
 };
 
 /* Work per reactor round, after which the loop goes back to the wait's
@@ -149,6 +153,10 @@ struct rt_cm_device *rt_conn_device(struct rt_conn *c);
 /* The join or SIDR result of a UD connection. */
 const struct rdma_ud_param *rt_conn_ud(const struct rt_conn *c);
 
+/* A server's request beyond the first n it serves (-c; index 0 is the
+ * listener): the ones to turn away. Never true on the active side. */
+bool rt_conn_beyond(const struct rt_conn *c, unsigned n);
+
 /* Successful completions the reactor counted on a connection. */
 enum rt_counter { RT_COUNT_SENDS, RT_COUNT_RECVS, RT_COUNT_RDMA };
 uint64_t rt_conn_count(const struct rt_conn *c, enum rt_counter which);
@@ -184,6 +192,9 @@ void rt_cm_release(struct rt_cm *cm, struct rt_conn *c);
  * each round so that neither served nor turned-away clients stay
  * allocated until exit. Their hooks (disconnected, failed) have run. */
 void rt_cm_release_finished(struct rt_cm *cm);
+/* In a setup hook: fails, and so rejects, a request beyond the first n,
+ * naming -c (returns -1); 0 for the others. */
+int rt_conn_refuse_beyond(struct rt_conn *c, unsigned n);
 /* Records a per-connection failure; the reactor reports it. */
 int rt_conn_fail(struct rt_conn *c, int exit_code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -232,6 +243,10 @@ bool rt_cm_all_established(const struct rt_cm *cm, const void *want_count);
 bool rt_cm_all_closed(const struct rt_cm *cm, const void *unused);
 /* "8 connections: 3 established, 5 resolving route" */
 void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len);
+/* The census and what a wait expects, for its progress hook:
+ * "3 connections: 3 connecting; expected 8: does the peer's -c match?" */
+void rt_cm_census_want(const struct rt_cm *cm, unsigned want, const char *hint,
+		       char *buf, size_t len);
 
 const char *rt_conn_state_str(enum rt_conn_state s);
 

@@ -399,6 +399,19 @@ static void client_resolves_sets_tos_and_connects(void **state)
 	assert_true(rt_cm_all_established(cm, &(unsigned){ 1 }));
 }
 
+/* cmtime -t: the resolution timeout given, for the address and the route */
+static void resolve_timeout_from_the_params(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.resolve_ms = 2000;
+	c = client();
+	assert_int_equal(calls.resolve_timeout, 2000);
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	assert_int_equal(calls.route_timeout, 2000);
+}
+
 static void failed_setup_never_connects(void **state)
 {
 	struct rt_conn *c;
@@ -442,6 +455,43 @@ static void server_accepts_with_clipped_resources(void **state)
 	assert_int_equal(calls.accept_param.initiator_depth, 3);
 	assert_int_equal(calls.accept_param.rnr_retry_count, 6);
 	assert_int_equal(c->state, RT_CONN_ACCEPTING);
+}
+
+/* ucmatose/cmtime servers: requests past -c are turned away, named */
+static void requests_beyond_n_are_refused(void **state)
+{
+	struct rt_conn *l, *c;
+
+	(void)state;
+	l = listener();
+	for (int i = 0; i < 3; i++) {
+		struct rdma_cm_event *ev = event(fake_id(), RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+
+		ev->listen_id = l->id;
+		deliver(ev);
+	}
+	assert_int_equal(cm->nconns, 4);
+	assert_false(rt_conn_beyond(l, 0));
+	assert_false(rt_conn_beyond(cm->conns[2], 2));
+	assert_true(rt_conn_beyond(cm->conns[3], 2));
+	assert_int_equal(rt_conn_refuse_beyond(cm->conns[2], 2), 0);
+	assert_int_equal(cm->conns[2]->state, RT_CONN_ACCEPTING);
+	c = cm->conns[3];
+	assert_int_equal(rt_conn_refuse_beyond(c, 2), -1);
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_non_null(strstr(c->err.reason, "extra connection request beyond -c 2"));
+}
+
+static void census_names_what_a_wait_expects(void **state)
+{
+	char buf[160];
+
+	(void)state;
+	client();
+	client();
+	rt_cm_census_want(cm, 5, "does the peer's -c match?", buf, sizeof(buf));
+	assert_string_equal(buf, "2 connections: 2 resolving address; expected 5: "
+			    "does the peer's -c match?");
 }
 
 static void refused_request_is_rejected(void **state)
@@ -1071,8 +1121,11 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
 	const struct CMUnitTest tests[] = {
 		T(client_resolves_sets_tos_and_connects),
+		T(resolve_timeout_from_the_params),
 		T(failed_setup_never_connects),
 		T(server_accepts_with_clipped_resources),
+		T(requests_beyond_n_are_refused),
+		T(census_names_what_a_wait_expects),
 		T(refused_request_is_rejected),
 		T(peer_disconnect_is_answered_once),
 		T(error_events_name_the_cause),
