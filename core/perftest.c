@@ -40,23 +40,12 @@ void rt_pt_key_encode(char *out, bool gid, const struct rt_pt_key *k)
 		snprintf(out + n, len - (size_t)n, gid ? "%08x:" : "%08x", k->srqn);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* `digits` hex digits at p followed by `sep`; false otherwise. */
 static bool hexfield(const char *p, unsigned digits, char sep, uint64_t *v)
 {
 	*v = 0;
 	for (unsigned i = 0; i < digits; i++) {
-		int h = hexval(p[i]);
+		int h = rt_hex_digit(p[i]);
 
 		if (h < 0)
 			return false;
