@@ -6,7 +6,9 @@
 # records, barriers, BW report, close) without RDMA traffic. The server
 # prints the row of pt-oob's report (1234.50 MB/s average), so every
 # message before it was read as perftest reads it. Then a different -q,
-# named by the barrier.
+# named by the barrier. Last, the server's side against an ib_write_bw
+# client that writes into pt-oob's buffer: pt-oob prints the client's
+# report as perftest's row, byte for byte the client's own.
 . "$LAB_SCEN/faults.inc"
 PT=$RT/pt-oob
 
@@ -36,4 +38,15 @@ rc=$?
 failed || [ "$rc" = 1 ] || fail "exit $rc, wanted 1"
 failed || output_has 'different test or -q' || fail "mismatch not named"
 bg_kill srv 2>/dev/null
+pass
+
+case_begin "ib_write_bw client, pt-oob server (a real RC QP in RTR): both print the same row" 90
+bg_start srv b $PT -d "$DEV_B" -t 30 -s 65536
+wait_tcp_listen b 18515 30 || fail "pt-oob server not listening"
+failed || run_on -t 60 a ib_write_bw -d "$DEV_A" -x 1 -n 1000 "$B" || fail "ib_write_bw client exited $?"
+failed || bg_wait srv 30 || fail "pt-oob server exited $?"
+failed || log_has srv 'pt-oob: pass'
+row=$(grep -E '^ 65536 +1000 ' "$OUT" | head -1)
+failed || [ -n "$row" ] || fail "no row from the ib_write_bw client"
+failed || bg_log srv | grep -qF -- "$row" || fail "server's row differs from the client's: $row"
 pass
