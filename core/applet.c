@@ -33,8 +33,8 @@ size_t rt_applet_count(void)
 
 static void tables_init(struct rt_run *run, const struct rt_applet *a, void *cfg)
 {
-	run->tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0 };
-	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0 };
+	run->tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused };
+	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0, NULL };
 }
 
 void rt_applet_help(const struct rt_applet *a)

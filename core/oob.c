@@ -326,6 +326,56 @@ int rt_oob_read(struct rt_oob *o, void *buf, size_t len, struct rt_error *err)
 	return transfer(o, true, buf, len, err);
 }
 
+/* Reads until max bytes or the peer's close (EOF or reset), within the
+ * bound; *got says how many came. */
+static int read_tail(struct rt_oob *o, char *buf, size_t max, size_t *got,
+		     struct rt_error *err)
+{
+	uint64_t deadline = rt_deadline_after_ms(o->timeout_ms);
+	char s[24];
+
+	*got = 0;
+	while (o->fd >= 0) {
+		ssize_t n = recv(o->fd, buf + *got, max - *got, 0);
+		int r;
+
+		if (n == 0 || (n < 0 && (errno == ECONNRESET || errno == EPIPE)))
+			return 0;
+		if (n > 0 && (*got += (size_t)n) >= max)
+			return 0;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "read from %s",
+					     o->peer_name);
+		r = n > 0 ? 1 : wait_ready(o->fd, POLLIN, deadline);
+		if (r == 0)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "peer %s neither sent %zu "
+				       "bytes nor closed the connection within %s",
+				       o->peer_name, max, span(o->timeout_ms, s, sizeof(s)));
+		if (r < 0)
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "poll");
+	}
+	return 0;
+}
+
+int rt_oob_read_upto(struct rt_oob *o, void *buf, size_t max, size_t *got,
+		     struct rt_error *err)
+{
+	return read_tail(o, buf, max, got, err);
+}
+
+int rt_oob_await_close(struct rt_oob *o, struct rt_error *err)
+{
+	char c;
+	size_t got;
+
+	if (read_tail(o, &c, 1, &got, err))
+		return -1;
+	if (got)
+		return rt_fail(err, RT_EXIT_FAIL, "peer %s sent more bytes where it "
+			       "should close the connection", o->peer_name);
+	return 0;
+}
+
 int rt_oob_open(struct rt_oob *o, const struct rt_run *run, const char *server,
 		unsigned port, struct rt_error *err)
 {

@@ -324,25 +324,55 @@ char rt_opt_effective_letter(const struct rt_opt_table *tabs, size_t ntabs,
 struct hit {
 	struct rt_opt_table *tab;
 	const struct rt_opt *opt;
+	const struct rt_opt_refused *refused; /* an upstream option refused */
 };
 
+static bool same_name(const char *a, const char *name, size_t len)
+{
+	return a && strlen(a) == len && !strncmp(a, name, len);
+}
+
+/* Each table's own rows, then the upstream options it refuses, so that
+ * an applet's refusal wins over a later table's letter. */
 static struct hit find_long(struct rt_opt_table *tabs, size_t ntabs,
 			    const char *name, size_t len)
 {
-	for (size_t t = 0; t < ntabs; t++)
+	for (size_t t = 0; t < ntabs; t++) {
 		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
-			if (strlen(o->name) == len && !strncmp(o->name, name, len))
-				return (struct hit){ &tabs[t], o };
-	return (struct hit){ NULL, NULL };
+			if (same_name(o->name, name, len))
+				return (struct hit){ &tabs[t], o, NULL };
+		for (const struct rt_opt_refused *r = tabs[t].refused;
+		     r && (r->name || r->letter); r++)
+			if (same_name(r->name, name, len))
+				return (struct hit){ &tabs[t], NULL, r };
+	}
+	return (struct hit){ NULL, NULL, NULL };
 }
 
 static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
 {
-	for (size_t t = 0; t < ntabs; t++)
+	for (size_t t = 0; t < ntabs; t++) {
 		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
 			if (o->letter == c)
-				return (struct hit){ &tabs[t], o };
-	return (struct hit){ NULL, NULL };
+				return (struct hit){ &tabs[t], o, NULL };
+		for (const struct rt_opt_refused *r = tabs[t].refused;
+		     r && (r->name || r->letter); r++)
+			if (r->letter == c)
+				return (struct hit){ &tabs[t], NULL, r };
+	}
+	return (struct hit){ NULL, NULL, NULL };
+}
+
+static int refuse(const struct rt_opt_refused *r, struct rt_error *err)
+{
+	if (r->letter && r->name)
+		return rt_fail(err, RT_EXIT_USAGE, "option -%c (--%s) is not "
+			       "supported by rdmatest", r->letter, r->name);
+	if (r->letter)
+		return rt_fail(err, RT_EXIT_USAGE, "option -%c is not supported by "
+			       "rdmatest", r->letter);
+	return rt_fail(err, RT_EXIT_USAGE, "option --%s is not supported by "
+		       "rdmatest", r->name);
 }
 
 static int take(struct hit h, const char *value, struct rt_error *err)
@@ -364,7 +394,7 @@ static int take_operand(struct rt_opt_table *tabs, size_t ntabs,
 		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
 			if (o->kind == RT_OPT_OPERAND &&
 			    !(tabs[t].given & (1ULL << (o - tabs[t].opts))))
-				return take((struct hit){ &tabs[t], o }, word, err);
+				return take((struct hit){ &tabs[t], o, NULL }, word, err);
 	return rt_fail(err, RT_EXIT_USAGE, "unexpected argument '%s'", word);
 }
 
@@ -377,6 +407,8 @@ static int parse_long(struct rt_opt_table *tabs, size_t ntabs, int argc,
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	struct hit h = find_long(tabs, ntabs, name, len);
 
+	if (h.refused)
+		return refuse(h.refused, err);
 	if (!h.opt)
 		return rt_fail(err, RT_EXIT_USAGE, "unknown option '--%.*s'",
 			       (int)len, name);
@@ -403,6 +435,8 @@ static int parse_short(struct rt_opt_table *tabs, size_t ntabs, int argc,
 	for (; *p; p++) {
 		struct hit h = find_letter(tabs, ntabs, *p);
 
+		if (h.refused)
+			return refuse(h.refused, err);
 		if (!h.opt)
 			return rt_fail(err, RT_EXIT_USAGE, "unknown option '-%c'", *p);
 		if (!takes_arg(h.opt)) {

@@ -20,23 +20,12 @@ void rt_pp_rec_encode(char out[RT_PP_REC_LEN], const struct rt_pp_dest *d)
 		n += snprintf(out + n, RT_PP_REC_LEN - (size_t)n, "%02x", d->gid.raw[i]);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* n hex digits at p into *v; false at any other character. */
 static bool hexfield(const char *p, int n, uint32_t *v)
 {
 	*v = 0;
 	for (int i = 0; i < n; i++) {
-		int h = hexval(p[i]);
+		int h = rt_hex_digit(p[i]);
 
 		if (h < 0)
 			return false;

@@ -46,14 +46,13 @@ static uint64_t rank_of(uint64_t n, unsigned pm)
 	return n / 1000 * pm + (n % 1000 * pm + 999) / 1000;
 }
 
-uint64_t rt_hist_permille(const struct rt_hist *h, unsigned permille)
+uint64_t rt_hist_rank(const struct rt_hist *h, uint64_t rank)
 {
-	uint64_t rank, seen = 0, lo, hi, mid;
+	uint64_t seen = 0, lo, hi, mid;
 	size_t b = 0;
 
 	if (!h->count)
 		return 0;
-	rank = rank_of(h->count, RT_MIN(permille, 1000u));
 	if (rank <= 1)
 		return h->min;
 	if (rank >= h->count)
@@ -63,6 +62,11 @@ uint64_t rt_hist_permille(const struct rt_hist *h, unsigned permille)
 	rt_hist_bucket_range(b, &lo, &hi);
 	mid = lo + (hi - lo) / 2;
 	return RT_MIN(RT_MAX(mid, h->min), h->max);
+}
+
+uint64_t rt_hist_permille(const struct rt_hist *h, unsigned permille)
+{
+	return rt_hist_rank(h, rank_of(h->count, RT_MIN(permille, 1000u)));
 }
 
 void rt_hist_summarize(const struct rt_hist *h, struct rt_summary *out)

@@ -195,8 +195,8 @@ static void man_synopsis(FILE *f, const struct rt_applet *a)
 static void man_applet(FILE *f, const struct rt_applet *a)
 {
 	struct rt_opt_table tabs[2] = {
-		{ a->opts, NULL, 0 },
-		{ rt_common_opts, NULL, 0 },
+		{ a->opts, NULL, 0, a->refused },
+		{ rt_common_opts, NULL, 0, NULL },
 	};
 	char up[64];
 
@@ -261,7 +261,7 @@ static void man_rdmatest(FILE *f)
 	      ".TP\n.B \\-\\-help\nprint the applets and usage.\n", f);
 	fputs(".SH COMMON OPTIONS\nEvery applet takes these, besides its own.\n", f);
 	{
-		struct rt_opt_table tabs[1] = { { rt_common_opts, NULL, 0 } };
+		struct rt_opt_table tabs[1] = { { rt_common_opts, NULL, 0, NULL } };
 
 		man_options(f, tabs, 1, 0);
 	}
@@ -327,8 +327,8 @@ static int completion(FILE *f)
 	for (size_t i = 0; rt_applets[i]; i++) {
 		const struct rt_applet *a = rt_applets[i];
 		struct rt_opt_table tabs[2] = {
-			{ a->opts, NULL, 0 },
-			{ rt_common_opts, NULL, 0 },
+			{ a->opts, NULL, 0, a->refused },
+			{ rt_common_opts, NULL, 0, NULL },
 		};
 		struct words w = { 0 };
 		char fn[64];

@@ -15,6 +15,7 @@ struct rt_applet {
 	const char *synopsis; /* usage after the name, e.g. "-s [-vV] [-S size]" */
 	const char *description; /* a paragraph for --help and the man page */
 	const struct rt_opt *opts;
+	const struct rt_opt_refused *refused; /* upstream options refused */
 	size_t cfg_size;
 	/* Runs the applet on a parsed, zeroed-then-defaulted config. Returns
 	 * 0, or -1 with run->err set. */
@@ -31,6 +32,17 @@ struct rt_applet {
 		.name = #n, .summary = (summary_), .synopsis = (synopsis_),  \
 		.description = (description_), .opts = n##_opts,             \
 		.cfg_size = sizeof(RT_CFG), .main = n##_main,                \
+	}
+
+/* The same for an applet that refuses upstream options it does not
+ * implement, listed in `refused_` (opt.h). */
+#define RT_APPLET_REFUSING(n, refused_, summary_, synopsis_, description_)   \
+	static int n##_main(struct rt_run *run, void *cfg);                  \
+	const struct rt_applet applet_##n = {                                \
+		.name = #n, .summary = (summary_), .synopsis = (synopsis_),  \
+		.description = (description_), .opts = n##_opts,             \
+		.refused = (refused_), .cfg_size = sizeof(RT_CFG),           \
+		.main = n##_main,                                            \
 	}
 
 /* NULL-terminated, sorted by name. */

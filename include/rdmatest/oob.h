@@ -49,6 +49,15 @@ int rt_oob_write(struct rt_oob *o, const void *buf, size_t len,
 		 struct rt_error *err);
 int rt_oob_read(struct rt_oob *o, void *buf, size_t len, struct rt_error *err);
 
+/* Reads until max bytes have come or the peer closed (EOF or reset),
+ * within o->timeout_ms; *got tells which. For a peer that may or may
+ * not send a last message before closing. */
+int rt_oob_read_upto(struct rt_oob *o, void *buf, size_t max, size_t *got,
+		     struct rt_error *err);
+/* Waits within o->timeout_ms for the peer to close (EOF or reset: 0); a
+ * byte instead is exit 1, the bound expiring exit 124. */
+int rt_oob_await_close(struct rt_oob *o, struct rt_error *err);
+
 void rt_oob_close(struct rt_oob *o);
 
 #endif

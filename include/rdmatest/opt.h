@@ -72,10 +72,20 @@ struct rt_opt {
 
 /* One table and the struct it writes into. `given` records which rows the
  * command line set (bit i = row i). */
+/* An upstream option that rdmatest does not implement (letter, long name
+ * or both). The parser refuses it by name, exit 2 "not supported by
+ * rdmatest", instead of ignoring it or calling it unknown. A list ends
+ * with a row of neither. */
+struct rt_opt_refused {
+	char letter;
+	const char *name;
+};
+
 struct rt_opt_table {
 	const struct rt_opt *opts; /* terminated by a row with name == NULL */
 	void *base;
 	uint64_t given;
+	const struct rt_opt_refused *refused; /* NULL: none */
 };
 
 #define RT_OPT_MAX_ROWS 64

@@ -54,6 +54,9 @@ struct rt_summary {
 void rt_hist_summarize(const struct rt_hist *h, struct rt_summary *out);
 /* One percentile, given in per mille (500: median), as rt_summary's. */
 uint64_t rt_hist_permille(const struct rt_hist *h, unsigned permille);
+/* The sample at a rank (1 = the smallest), the same way; ranks past the
+ * count give the maximum. */
+uint64_t rt_hist_rank(const struct rt_hist *h, uint64_t rank);
 /* The bucket of a value, and the range [lo, hi] that bucket holds. */
 size_t rt_hist_bucket(uint64_t ns);
 void rt_hist_bucket_range(size_t bucket, uint64_t *lo, uint64_t *hi);

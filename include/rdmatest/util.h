@@ -40,6 +40,10 @@ uint64_t rt_get_be64(const uint8_t *p);
  * -1 with errno on failure. */
 int rt_set_nonblock(int fd);
 
+/* The value of a hex digit (either case), -1 for any other character:
+ * the peers' text records are parsed with it. */
+int rt_hex_digit(char c);
+
 /* Copy with truncation and guaranteed NUL; returns strlen(src). */
 size_t rt_strlcpy(char *dst, const char *src, size_t size);
 

@@ -49,7 +49,7 @@ static int parse(struct cfg *c, struct rt_error *e, struct rt_opt_table *t,
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ opts, c, 0 };
+	*t = (struct rt_opt_table){ opts, c, 0, NULL };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -214,7 +214,7 @@ static void earlier_table_owns_a_shared_letter(void **state)
 	struct cfg c = { 0 };
 	struct common k = { 0 };
 	struct rt_error e = { 0 };
-	struct rt_opt_table t[2] = { { opts, &c, 0 }, { common_opts, &k, 0 } };
+	struct rt_opt_table t[2] = { { opts, &c, 0, NULL }, { common_opts, &k, 0, NULL } };
 	const char *argv[] = { "prog", "-s", "-q", "--json" };
 
 	(void)state;
@@ -224,6 +224,47 @@ static void earlier_table_owns_a_shared_letter(void **state)
 	assert_int_equal(k.json, 1);   /* the shadowed row keeps its long name */
 	assert_int_equal(rt_opt_effective_letter(t, 2, 1, 1), 0);
 	assert_int_equal(rt_opt_effective_letter(t, 2, 1, 0), 'q');
+}
+
+/* Upstream options rdmatest lacks are refused by name, exit 2, in every
+ * form; the applet's refusal wins over a later table's letter. */
+static void refused_options_are_named(void **state)
+{
+	static const struct rt_opt_refused refused[] = {
+		{ 'R', "rdma_cm" }, { 0, "use_cuda" }, { 'q', NULL }, { 0, NULL },
+	};
+	static const struct { const char *arg, *want; } cases[] = {
+		{ "-R", "option -R (--rdma_cm) is not supported by rdmatest" },
+		{ "--rdma_cm", "option -R (--rdma_cm) is not supported by rdmatest" },
+		{ "--use_cuda=0", "option --use_cuda is not supported by rdmatest" },
+		{ "-sq", "option -q is not supported by rdmatest" },
+	};
+	struct cfg c;
+	struct common k;
+	struct rt_error e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rt_opt_table t[2] = { { opts, &c, 0, refused },
+					     { common_opts, &k, 0, NULL } };
+		const char *argv[] = { "prog", cases[i].arg };
+
+		memset(&c, 0, sizeof(c));
+		memset(&k, 0, sizeof(k));
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(rt_opt_parse(t, 2, 2, (char **)argv, &e), -1);
+		expect_usage(&e, cases[i].want);
+		assert_int_equal(k.quiet, 0);
+	}
+	{
+		struct rt_opt_table t[2] = { { opts, &c, 0, refused },
+					     { common_opts, &k, 0, NULL } };
+		const char *argv[] = { "prog", "--cuda" };
+
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(rt_opt_parse(t, 2, 2, (char **)argv, &e), -1);
+		expect_usage(&e, "unknown option '--cuda'");
+	}
 }
 
 static void table_check_finds_mistakes(void **state)
@@ -342,7 +383,7 @@ static int parse_flags_argv(struct fcfg *c, struct rt_error *e, struct rt_opt_ta
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ flag_opts, c, 0 };
+	*t = (struct rt_opt_table){ flag_opts, c, 0, NULL };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -457,6 +498,7 @@ int main(void)
 		cmocka_unit_test(white_space_is_never_a_number),
 		cmocka_unit_test(double_dash_ends_options),
 		cmocka_unit_test(earlier_table_owns_a_shared_letter),
+		cmocka_unit_test(refused_options_are_named),
 		cmocka_unit_test(table_check_finds_mistakes),
 		cmocka_unit_test(table_check_finds_a_repeated_default),
 		cmocka_unit_test(help_and_json_come_from_the_table),

@@ -171,6 +171,26 @@ static void percentiles_of_1_to_1000(void **state)
 	assert_true(m.mean == 500.5);
 }
 
+/* Any rank, as the percentiles find theirs: 1 is the minimum, the count
+ * and past it the maximum, the others within their bucket. */
+static void rank_lookup(void **state)
+{
+	struct rt_hist *h = rt_xcalloc(1, sizeof(*h));
+
+	(void)state;
+	assert_int_equal(rt_hist_rank(h, 1), 0);
+	for (uint64_t v = 1; v <= 1000; v++)
+		rt_hist_add(h, v * 100);
+	assert_int_equal(rt_hist_rank(h, 0), 100);
+	assert_int_equal(rt_hist_rank(h, 1), 100);
+	assert_int_equal(rt_hist_rank(h, 1000), 100000);
+	assert_int_equal(rt_hist_rank(h, 5000), 100000);
+	assert_within_bound(rt_hist_rank(h, 999), 99900);
+	assert_within_bound(rt_hist_rank(h, 500), 50000);
+	assert_int_equal(rt_hist_rank(h, 500), rt_hist_permille(h, 500));
+	free(h);
+}
+
 /* Below 256 every value has its own bucket, so nearest rank is exact. */
 static void percentiles_are_nearest_rank(void **state)
 {
@@ -528,6 +548,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(percentiles_of_1_to_1000),
+		cmocka_unit_test(rank_lookup),
 		cmocka_unit_test(percentiles_are_nearest_rank),
 		cmocka_unit_test(random_data_within_bound),
 		cmocka_unit_test(adversarial_data_within_bound),

@@ -30,6 +30,18 @@ static void strlcpy_truncates(void **state)
 	assert_string_equal(b, "abc");
 }
 
+static void hex_digits(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_hex_digit('0'), 0);
+	assert_int_equal(rt_hex_digit('9'), 9);
+	assert_int_equal(rt_hex_digit('a'), 10);
+	assert_int_equal(rt_hex_digit('F'), 15);
+	assert_int_equal(rt_hex_digit('g'), -1);
+	assert_int_equal(rt_hex_digit(':'), -1);
+	assert_int_equal(rt_hex_digit('\0'), -1);
+}
+
 static void first_failure_wins(void **state)
 {
 	struct rt_error e = { 0 };
@@ -74,6 +86,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deadlines),
+		cmocka_unit_test(hex_digits),
 		cmocka_unit_test(strlcpy_truncates),
 		cmocka_unit_test(first_failure_wins),
 		cmocka_unit_test(adopt_keeps_reason_and_errno),
