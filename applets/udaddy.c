@@ -95,11 +95,6 @@ RT_APPLET(udaddy, "RDMA CM datagram test: UD QPs resolved by SIDR exchanging dat
 	  "Wire-compatible with rdma-core's udaddy; unlike it, every wait is "
 	  "bounded by --timeout and lost datagrams are counted and reported.");
 
-static struct udaddy_path *path_of(const struct rt_conn *c)
-{
-	return rt_conn_data(c);
-}
-
 /* Route resolved (client) or request arrived (server): the QP, its
  * receives (before the SIDR exchange, as upstream) and its send lane. */
 static int setup(struct rt_conn *c)
@@ -139,7 +134,7 @@ static void established(struct rt_conn *c)
 {
 	struct udaddy_ctx *x = rt_conn_applet(c);
 	const struct rdma_ud_param *ud = rt_conn_ud(c);
-	struct udaddy_path *p = path_of(c);
+	struct udaddy_path *p = rt_conn_data(c);
 
 	if (x->server || !p)
 		return;
@@ -157,7 +152,7 @@ static void established(struct rt_conn *c)
 static int reply_route(struct rt_conn *c, const struct ibv_wc *wc, const uint8_t *grh)
 {
 	struct udaddy_ctx *x = rt_conn_applet(c);
-	struct udaddy_path *p = path_of(c);
+	struct udaddy_path *p = rt_conn_data(c);
 	struct rt_res *res = rt_conn_res(c);
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
@@ -180,7 +175,7 @@ static int reply_route(struct rt_conn *c, const struct ibv_wc *wc, const uint8_t
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 {
 	struct udaddy_ctx *x = rt_conn_applet(c);
-	struct udaddy_path *p = path_of(c);
+	struct udaddy_path *p = rt_conn_data(c);
 	struct rt_ud_rx *q = &x->rx[p->i];
 	uint8_t *payload;
 	enum rt_mc_class cls;
@@ -207,7 +202,7 @@ static bool on_failed(struct rt_conn *c)
 	struct udaddy_ctx *x = rt_conn_applet(c);
 
 	/* a turned-away extra request does not end the server's run */
-	return x->server && rt_conn_passive(c) && !path_of(c);
+	return x->server && rt_conn_passive(c) && !rt_conn_data(c);
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -219,57 +214,28 @@ static const struct rt_cm_hooks hooks = {
 
 /* ---- the phases ---- */
 
-static bool paths_up(const struct rt_cm *cm, const void *arg)
+/* Early paths' datagrams may come while later paths resolve. */
+static void refill(struct rt_cm *cm, void *arg)
 {
-	const struct udaddy_ctx *x = rt_cm_applet(cm);
+	struct udaddy_ctx *x = rt_cm_applet(cm);
 
 	(void)arg;
-	return rt_cm_all_established(cm, &x->paths);
-}
-
-static bool first_request(const struct rt_cm *cm, const void *arg)
-{
-	(void)arg;
-	return rt_cm_count(cm) > 0;
-}
-
-static void paths_progress(const struct rt_cm *cm, const void *arg, char *buf, size_t len)
-{
-	const struct udaddy_ctx *x = rt_cm_applet(cm);
-	char census[120];
-
-	(void)arg;
-	rt_cm_census(cm, census, sizeof(census));
-	snprintf(buf, len, "%s; expected %u: does the peer's -c match?", census, x->paths);
+	rt_ud_refill_step(cm, &x->flow);
 }
 
 static int resolve_all(struct udaddy_ctx *x)
 {
 	struct udaddy_cfg *cfg = x->cfg;
-	struct rt_addr_query q = {
-		.node = x->server ? cfg->src : cfg->dst, .port = UDADDY_PORT,
-		.src = x->server ? NULL : cfg->src, .ps = (enum rdma_port_space)cfg->ps,
-		.format = cfg->format, .passive = x->server,
-		.what = x->server ? "-b" : "-s",
-	};
-	struct rt_wait first = { .done = first_request, .what = "a first client",
+	struct rt_addr_query q = rt_addr_query_cm(cfg->dst, cfg->src, UDADDY_PORT, cfg->ps,
+						  cfg->format);
+	struct rt_wait first = { .done = rt_cm_any_conn, .what = "a first client",
 				 .timeout_ms = rt_run_accept_bound(x->run) };
-	struct rt_wait all = { .done = paths_up, .what = "every path's SIDR exchange",
-			       .step = rt_ud_refill_step, .arg = &x->flow,
-			       .progress = paths_progress };
-	struct rdma_addrinfo *ai;
-	int rc = 0;
+	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->paths,
+			       .what = "every path's SIDR exchange", .step = refill,
+			       .progress = rt_cm_expected_progress };
 
 	rt_error_phase(&x->run->err, x->server ? "listen" : "resolve-addr");
-	if (rt_addr_resolve(&q, &ai, &x->run->err))
-		return -1;
-	if (x->server)
-		rc = rt_cm_listen(x->cm, ai->ai_src_addr);
-	else
-		for (unsigned i = 0; i < x->paths && !rc; i++)
-			rc = rt_cm_connect(x->cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
-	rdma_freeaddrinfo(ai);
-	if (rc)
+	if (rt_cm_start(x->cm, &q, x->paths, &x->run->err))
 		return -1;
 	if (!x->server)
 		rt_say(&x->run->log, "udaddy: connecting");
@@ -375,14 +341,12 @@ static int run_test(struct udaddy_ctx *x)
 
 static void teardown(struct udaddy_ctx *x)
 {
-	struct rt_conn *c;
-
-	if (x->cm)
-		rt_cm_each(x->cm, c)
-			if (path_of(c) && path_of(c)->ah)
-				ibv_destroy_ah(path_of(c)->ah);
-	for (unsigned i = 0; i < x->paths; i++)
+	/* the lanes hold every path's AH; before the PD goes */
+	for (unsigned i = 0; i < x->paths; i++) {
+		if (x->tx.lanes[i].ah)
+			ibv_destroy_ah(x->tx.lanes[i].ah);
 		rt_ud_rx_free(&x->rx[i]);
+	}
 	rt_cm_destroy(x->cm);
 	rt_ud_tx_free(&x->tx);
 	free(x->rx);

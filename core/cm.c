@@ -331,6 +331,23 @@ int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)
 	return 0;
 }
 
+int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
+		struct rt_error *err)
+{
+	struct rdma_addrinfo *ai;
+	int rc = 0;
+
+	if (rt_addr_resolve(q, &ai, err))
+		return -1;
+	if (q->passive)
+		rc = rt_cm_listen(cm, ai->ai_src_addr);
+	else
+		for (unsigned i = 0; i < n && !rc; i++)
+			rc = rt_cm_connect(cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
+	rdma_freeaddrinfo(ai);
+	return rc;
+}
+
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
 {
 	struct rdma_cm_id *id;

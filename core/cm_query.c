@@ -116,6 +116,22 @@ void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len)
 		snprintf(buf + n, len - n, "; listening on %s", cm->listener->peer);
 }
 
+bool rt_cm_any_conn(const struct rt_cm *cm, const void *unused)
+{
+	(void)unused;
+	return rt_cm_count(cm) > 0;
+}
+
+void rt_cm_expected_progress(const struct rt_cm *cm, const void *want_count,
+			     char *buf, size_t len)
+{
+	char census[120];
+
+	rt_cm_census(cm, census, sizeof(census));
+	snprintf(buf, len, "%s; expected %u: does the peer's -c match?", census,
+		 *(const unsigned *)want_count);
+}
+
 const char *rt_cm_explain(enum rdma_cm_event_type ev, int status)
 {
 	switch (ev) {

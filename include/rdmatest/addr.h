@@ -41,6 +41,12 @@ struct rt_addr_query {
 	const char *what;    /* option that gave the address, for errors: "-s" */
 };
 
+/* The query of a CM tool with upstream's -s/-b: without -s (dst NULL) it
+ * is the server, listening on -b (or the wildcard); else the client, from
+ * -b to -s. */
+struct rt_addr_query rt_addr_query_cm(const char *dst, const char *src, long long port,
+				      int ps, int format);
+
 /* Resolves with rdma_getaddrinfo; on success *out must be released with
  * rdma_freeaddrinfo. Bad or unknown names are usage errors. */
 int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
