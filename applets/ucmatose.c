@@ -56,12 +56,8 @@ struct ucmatose_conn {
 #define RT_CFG struct ucmatose_cfg
 
 static const struct rt_opt ucmatose_opts[] = {
-	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
-	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
-	  "local address to bind (server) or to connect from (client)", NULL },
-	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
-	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "tcp", "PS",
-	  "RDMA port space; both sides must match", rt_port_spaces_rc },
+	RT_OPT_ROWS_CM_ENDPOINT(RT_S(dst), RT_S(src), RT_I(format), RT_I(ps), "tcp",
+				rt_port_spaces_rc),
 	{ 'c', "connections", RT_OPT_INT, RT_L(conns), 1, 65536, "1", "N",
 	  "connections; the server waits for exactly N", NULL },
 	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",

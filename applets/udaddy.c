@@ -30,8 +30,6 @@
 #include "rdmatest/xfer.h"
 
 #define UDADDY_PORT 7174 /* fixed upstream: there is no option for it */
-#define SEND_RING_MAX 128
-#define RX_TICK_MS 50
 
 struct udaddy_cfg {
 	const char *dst;
@@ -66,12 +64,8 @@ struct udaddy_ctx {
 #define RT_CFG struct udaddy_cfg
 
 static const struct rt_opt udaddy_opts[] = {
-	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
-	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
-	  "local address to bind (server) or to send from (client)", NULL },
-	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
-	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "udp", "PS",
-	  "RDMA port space; both sides must match", rt_port_spaces_ud },
+	RT_OPT_ROWS_CM_ENDPOINT(RT_S(dst), RT_S(src), RT_I(format), RT_I(ps), "udp",
+				rt_port_spaces_ud),
 	{ 'p', "port-space-number", RT_OPT_ENUM, RT_I(ps), 0, 0, "udp", "NUM",
 	  "the port space by number, as upstream (0x111 udp, 0x2 ipoib); "
 	  "not a port: udaddy always uses UDP port 7174", rt_port_spaces_ud },
@@ -102,7 +96,7 @@ static int setup(struct rt_conn *c)
 	struct udaddy_ctx *x = rt_conn_applet(c);
 	const struct rt_cm_device *d = rt_conn_device(c);
 	uint32_t max_wr = d && d->attr.max_qp_wr > 0 ? (uint32_t)d->attr.max_qp_wr : 0;
-	uint32_t sq = rt_ud_tx_depth((uint64_t)x->cfg->count, SEND_RING_MAX);
+	uint32_t sq = rt_ud_tx_depth((uint64_t)x->cfg->count, RT_UD_SEND_RING_MAX);
 	struct rt_mc_port port;
 	struct udaddy_path *p;
 	uint32_t ring;
@@ -259,7 +253,7 @@ static int receive_all(struct udaddy_ctx *x)
 	long long quiet = x->run->common.timeout_ms;
 	struct rt_wait w = { .done = rt_ud_received, .step = rt_ud_refill_step,
 			     .arg = &x->flow, .timeout_ms = quiet + 2000,
-			     .tick_ms = RX_TICK_MS, .what = "datagrams" };
+			     .tick_ms = RT_UD_RX_TICK_MS, .what = "datagrams" };
 	uint64_t expected;
 
 	x->flow.t_ready = rt_now_ns();
