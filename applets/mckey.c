@@ -27,11 +27,9 @@
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
-#define SEND_RING_MAX 128 /* sends in flight per QP */
 /* After its last send completion a sender waits this long at most for its
  * own datagrams to come back to its QPs (the loopback report). */
 #define LOOPBACK_LINGER_MS 300
-#define RX_TICK_MS 50
 
 struct mckey_cfg {
 	const char *group;
@@ -160,7 +158,7 @@ static int setup_qp(struct rt_conn *c, const struct rt_mc_port *port, uint32_t m
 	struct mckey_ctx *x = rt_conn_applet(c);
 	struct mckey_qp *q = qp_of(c);
 	uint32_t ring = rt_ud_rx_slots(&x->rx[q->i], ring_want(x, q), x->nqps, max_wr);
-	uint32_t sq = x->cfg->sender ? rt_ud_tx_depth((uint64_t)x->cfg->count, SEND_RING_MAX) : 1;
+	uint32_t sq = x->cfg->sender ? rt_ud_tx_depth((uint64_t)x->cfg->count, RT_UD_SEND_RING_MAX) : 1;
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_UD, .sig_all = true,
 				    .send_depth = sq, .recv_depth = RT_MAX(ring, 1) };
 
@@ -336,7 +334,7 @@ static int receive_all(struct mckey_ctx *x)
 	x->flow.t_ready = rt_now_ns();
 	x->flow.first_ms = first_wait_ms(x);
 	x->flow.quiet_ms = x->run->common.timeout_ms;
-	if (wait_ticking(x, rt_ud_received, bound, RX_TICK_MS, "datagrams"))
+	if (wait_ticking(x, rt_ud_received, bound, RT_UD_RX_TICK_MS, "datagrams"))
 		return -1;
 	return 0;
 }

@@ -56,12 +56,8 @@ struct ucmatose_conn {
 #define RT_CFG struct ucmatose_cfg
 
 static const struct rt_opt ucmatose_opts[] = {
-	RT_OPT_ROW_SERVER_ADDR(RT_S(dst)),
-	{ 'b', "bind", RT_OPT_ADDR, RT_S(src), 0, 0, NULL, "ADDR",
-	  "local address to bind (server) or to connect from (client)", NULL },
-	RT_OPT_ROW_ADDR_FORMAT(RT_I(format), "how to read addresses"),
-	{ 'P', "port-space", RT_OPT_ENUM, RT_I(ps), 0, 0, "tcp", "PS",
-	  "RDMA port space; both sides must match", rt_port_spaces_rc },
+	RT_OPT_ROWS_CM_ENDPOINT(RT_S(dst), RT_S(src), RT_I(format), RT_I(ps), "tcp",
+				rt_port_spaces_rc),
 	RT_OPT_ROW_CONNECTIONS(RT_L(conns), "1", "connections; the server waits for exactly N"),
 	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",
 	  "messages per connection in each direction; both sides must match", NULL },
@@ -294,53 +290,24 @@ static const struct rt_cm_hooks hooks = {
 	.failed = extra_request_only,
 };
 
-static bool children_arrived(const struct rt_cm *cm, const void *arg)
-{
-	(void)arg;
-	return rt_cm_count(cm) > 0;
-}
-
 static int connect_all(struct ucmatose_ctx *x)
 {
 	struct ucmatose_cfg *cfg = x->cfg;
-	struct rt_addr_query q = {
-		.node = x->server ? cfg->src : cfg->dst, .port = cfg->port,
-		.src = x->server ? NULL : cfg->src, .ps = (enum rdma_port_space)cfg->ps,
-		.format = cfg->format, .passive = x->server,
-		.what = x->server ? "-b" : "-s",
-	};
-	struct rdma_addrinfo *ai;
-	int rc = 0;
+	struct rt_addr_query q = rt_addr_query_cm(cfg->dst, cfg->src, cfg->port, cfg->ps,
+						  cfg->format);
 
 	rt_error_phase(&x->run->err, x->server ? "listen" : "resolve-addr");
-	if (rt_addr_resolve(&q, &ai, &x->run->err))
-		return -1;
-	if (x->server)
-		rc = rt_cm_listen(x->cm, ai->ai_src_addr);
-	else
-		for (unsigned i = 0; i < x->conns && !rc; i++)
-			rc = rt_cm_connect(x->cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
-	rdma_freeaddrinfo(ai);
-	return rc;
-}
-
-static void connect_progress(const struct rt_cm *cm, const void *arg, char *buf,
-			     size_t len)
-{
-	const struct ucmatose_ctx *x = rt_cm_applet(cm);
-
-	(void)arg;
-	rt_cm_census_want(cm, x->conns, "does the peer's -c match?", buf, len);
+	return rt_cm_start(x->cm, &q, x->conns, &x->run->err);
 }
 
 static int wait_established(struct ucmatose_ctx *x)
 {
-	struct rt_wait first = { .done = children_arrived,
+	struct rt_wait first = { .done = rt_cm_any_conn,
 				 .timeout_ms = rt_run_accept_bound(x->run),
 				 .what = "a first client" };
 	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->conns,
 			       .what = "all connections to be established",
-			       .progress = connect_progress };
+			       .progress = rt_cm_expected_progress };
 
 	rt_error_phase(&x->run->err, "connect");
 	if (x->server && x->conns && rt_cm_run(x->cm, &first))

@@ -72,6 +72,18 @@ static int lookup(const char *node, const char *service,
 	return 0;
 }
 
+struct rt_addr_query rt_addr_query_cm(const char *dst, const char *src, long long port,
+				      int ps, int format)
+{
+	struct rt_addr_query q = {
+		.node = dst ? dst : src, .port = port, .src = dst ? src : NULL,
+		.ps = (enum rdma_port_space)ps, .format = (enum rt_addr_format)format,
+		.passive = !dst, .what = dst ? "-s" : "-b",
+	};
+
+	return q;
+}
+
 int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
 		    struct rt_error *err)
 {

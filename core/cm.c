@@ -341,6 +341,23 @@ int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)
 	return 0;
 }
 
+int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
+		struct rt_error *err)
+{
+	struct rdma_addrinfo *ai;
+	int rc = 0;
+
+	if (rt_addr_resolve(q, &ai, err))
+		return -1;
+	if (q->passive)
+		rc = rt_cm_listen(cm, ai->ai_src_addr);
+	else
+		for (unsigned i = 0; i < n && !rc; i++)
+			rc = rt_cm_connect(cm, ai->ai_src_addr, ai->ai_dst_addr) ? 0 : -1;
+	rdma_freeaddrinfo(ai);
+	return rc;
+}
+
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
 {
 	struct rdma_cm_id *id;
@@ -431,9 +448,26 @@ static void on_route_resolved(struct rt_conn *c)
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_connect");
 }
 
+/* Datagram port spaces: connecting is a SIDR request and its reply, with
+ * no ESTABLISHED event on the passive side and nothing to disconnect. */
+static bool ud_port_space(const struct rt_cm *cm)
+{
+	return cm->params.ps == RDMA_PS_UDP || cm->params.ps == RDMA_PS_IPOIB;
+}
+
 static uint8_t clip(uint8_t want, int max)
 {
 	return (int)want > max ? (uint8_t)max : want;
+}
+
+static void on_established(struct rt_conn *c)
+{
+	step_done(c, RT_STEP_CONNECT);
+	c->state = RT_CONN_ESTABLISHED;
+	c->was_established = true;
+	rt_strlcpy(c->err.phase, "transfer", sizeof(c->err.phase));
+	if (c->cm->hooks->established)
+		c->cm->hooks->established(c);
 }
 
 static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
@@ -464,17 +498,10 @@ static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_accept");
 		/* answer the request, or the peer waits for its CM timeout */
 		rdma_reject(id, NULL, 0);
+		return;
 	}
-}
-
-static void on_established(struct rt_conn *c)
-{
-	step_done(c, RT_STEP_CONNECT);
-	c->state = RT_CONN_ESTABLISHED;
-	c->was_established = true;
-	rt_strlcpy(c->err.phase, "transfer", sizeof(c->err.phase));
-	if (c->cm->hooks->established)
-		c->cm->hooks->established(c);
+	if (ud_port_space(cm))
+		on_established(c); /* the SIDR reply was the whole exchange */
 }
 
 static void on_disconnected(struct rt_conn *c)
@@ -567,9 +594,17 @@ static void on_error_event(struct rt_conn *c, const struct rdma_cm_event *ev)
 	rt_error_event(&c->err, name, ev->status);
 }
 
-static void on_join(struct rt_conn *c, const struct rdma_cm_event *ev)
+/* The event's private data goes with the event. */
+static void keep_ud(struct rt_conn *c, const struct rdma_cm_event *ev)
 {
 	c->ud = ev->param.ud;
+	c->ud.private_data = NULL;
+	c->ud.private_data_len = 0;
+}
+
+static void on_join(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	keep_ud(c, ev);
 	c->state = RT_CONN_ESTABLISHED;
 	if (c->cm->hooks->joined)
 		rt_conn_hook_result(c, c->cm->hooks->joined(c),
@@ -605,6 +640,8 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 			on_established(c);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ud_port_space(cm))
+			keep_ud(c, ev); /* the SIDR reply: the peer's QPN, qkey, AH */
 		on_established(c);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -669,7 +706,7 @@ void rt_cm_fail_idle(struct rt_cm *cm)
 
 static void conn_free(struct rt_conn *c)
 {
-	if (c->was_established && !c->disconnect_sent)
+	if (c->was_established && !c->disconnect_sent && !ud_port_space(c->cm))
 		rdma_disconnect(c->id); /* tell the peer now, not by timeout */
 	rt_res_destroy(&c->res);
 	rdma_destroy_id(c->id);

@@ -121,6 +121,12 @@ void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len)
 		snprintf(buf + n, len - n, "; listening on %s", cm->listener->peer);
 }
 
+bool rt_cm_any_conn(const struct rt_cm *cm, const void *unused)
+{
+	(void)unused;
+	return rt_cm_count(cm) > 0;
+}
+
 void rt_cm_census_want(const struct rt_cm *cm, unsigned want, const char *hint,
 		       char *buf, size_t len)
 {
@@ -128,6 +134,13 @@ void rt_cm_census_want(const struct rt_cm *cm, unsigned want, const char *hint,
 
 	rt_cm_census(cm, census, sizeof(census));
 	snprintf(buf, len, "%s; expected %u: %s", census, want, hint);
+}
+
+void rt_cm_expected_progress(const struct rt_cm *cm, const void *want_count,
+			     char *buf, size_t len)
+{
+	rt_cm_census_want(cm, *(const unsigned *)want_count,
+			  "does the peer's -c match?", buf, len);
 }
 
 const char *rt_cm_explain(enum rdma_cm_event_type ev, int status)

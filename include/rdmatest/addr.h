@@ -35,6 +35,15 @@ extern const struct rt_enum rt_port_spaces_ud[];  /* udp ipoib */
 #define RT_OPT_ROW_ADDR_FORMAT(offset, help)                                    \
 	{ 'f', "format", RT_OPT_ENUM, (offset), 0, 0, "name", "FMT", (help),   \
 	  rt_addr_formats }
+/* The endpoint rows of a client/server CM tool (ucmatose, udaddy): -s,
+ * -b, -f, and -P from `spaces` (rt_port_spaces_rc or _ud). */
+#define RT_OPT_ROWS_CM_ENDPOINT(dst, src, format, ps, ps_default, spaces)       \
+	RT_OPT_ROW_SERVER_ADDR(dst),                                            \
+	{ 'b', "bind", RT_OPT_ADDR, (src), 0, 0, NULL, "ADDR",                  \
+	  "local address to bind (server) or to connect from (client)", NULL }, \
+	RT_OPT_ROW_ADDR_FORMAT((format), "how to read addresses"),              \
+	{ 'P', "port-space", RT_OPT_ENUM, (ps), 0, 0, (ps_default), "PS",       \
+	  "RDMA port space; both sides must match", (spaces) }
 
 struct rt_addr_query {
 	const char *node;    /* NULL: wildcard (servers) */
@@ -45,6 +54,12 @@ struct rt_addr_query {
 	bool passive;
 	const char *what;    /* option that gave the address, for errors: "-s" */
 };
+
+/* The query of a CM tool with upstream's -s/-b: without -s (dst NULL) it
+ * is the server, listening on -b (or the wildcard); else the client, from
+ * -b to -s. */
+struct rt_addr_query rt_addr_query_cm(const char *dst, const char *src, long long port,
+				      int ps, int format);
 
 /* Resolves with rdma_getaddrinfo; on success *out must be released with
  * rdma_freeaddrinfo. Bad or unknown names are usage errors. */

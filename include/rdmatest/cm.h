@@ -121,6 +121,12 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 /* Passive side: bind and listen; requests are accepted by the reactor
  * (after hooks->setup). */
 int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr);
+/* A server's or client's start in one call: resolves q (its what names
+ * the option in errors), then listens (q->passive) or starts n
+ * connections to the resolved address. */
+struct rt_addr_query;
+int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
+		struct rt_error *err);
 /* Creates and binds an id without connecting (multicast joins). */
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 
@@ -241,6 +247,12 @@ int rt_cm_migrate(struct rt_cm *cm);
 /* Ready-made predicates: arg points to an unsigned count of connections. */
 bool rt_cm_all_established(const struct rt_cm *cm, const void *want_count);
 bool rt_cm_all_closed(const struct rt_cm *cm, const void *unused);
+/* A first connection arrived (a server's wait for its first client). */
+bool rt_cm_any_conn(const struct rt_cm *cm, const void *unused);
+/* Progress of a wait for want_count (unsigned *) connections: the
+ * census and "expected 8: does the peer's -c match?" */
+void rt_cm_expected_progress(const struct rt_cm *cm, const void *want_count,
+			     char *buf, size_t len);
 /* "8 connections: 3 established, 5 resolving route" */
 void rt_cm_census(const struct rt_cm *cm, char *buf, size_t len);
 /* The census and what a wait expects, for its progress hook:

@@ -15,6 +15,9 @@
 #include "rdmatest/udrecv.h"
 #include "rdmatest/udsend.h"
 
+/* How often (ms) a receiving wait checks rt_ud_received's clock bounds. */
+#define RT_UD_RX_TICK_MS 50
+
 struct rt_ud_flow {
 	struct rt_ud_tx *tx;  /* the sender; NULL: none */
 	struct rt_ud_rx *rx;  /* n receiving sides (rings of 0 slots allowed) */

@@ -24,6 +24,9 @@
 #include "rdmatest/error.h"
 #include "rdmatest/res.h"
 
+/* Sends in flight per lane that CM applets ask for (rt_ud_tx_depth). */
+#define RT_UD_SEND_RING_MAX 128
+
 struct rt_ud_lane {
 	struct rt_res *res;   /* the QP; not owned */
 	struct rt_error *err; /* where a failed post is recorded */

@@ -1116,6 +1116,90 @@ static void step_runs_before_each_check(void **state)
 	assert_int_equal(steps, 2);
 }
 
+/* ---- datagram port spaces (udaddy): SIDR instead of a connection ------- */
+
+static void ud_client_keeps_the_sidr_reply(void **state)
+{
+	static char pdata[8];
+	struct rdma_cm_event *ev;
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.ps = RDMA_PS_UDP;
+	c = client();
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	deliver(event(c->id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0));
+	assert_int_equal(calls.connect, 1);
+	ev = event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0);
+	ev->param.ud.qp_num = 0x1234;
+	ev->param.ud.qkey = 0x01234567;
+	ev->param.ud.ah_attr.dlid = 7;
+	ev->param.ud.private_data = pdata; /* gone with the event */
+	ev->param.ud.private_data_len = sizeof(pdata);
+	deliver(ev);
+	assert_int_equal(c->state, RT_CONN_ESTABLISHED);
+	assert_int_equal(rt_conn_ud(c)->qp_num, 0x1234);
+	assert_int_equal(rt_conn_ud(c)->qkey, 0x01234567);
+	assert_int_equal(rt_conn_ud(c)->ah_attr.dlid, 7);
+	assert_null(rt_conn_ud(c)->private_data);
+	assert_int_equal(rt_conn_ud(c)->private_data_len, 0);
+}
+
+static void tcp_established_leaves_the_ud_param_alone(void **state)
+{
+	struct rdma_cm_event *ev;
+	struct rt_conn *c;
+
+	(void)state;
+	c = client();
+	ev = event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0);
+	ev->param.ud.qp_num = 0x1234; /* the union's other reading */
+	deliver(ev);
+	assert_int_equal(rt_conn_ud(c)->qp_num, 0);
+}
+
+/* A SIDR server gets no ESTABLISHED event: the accept is the end. */
+static void ud_server_is_established_at_accept(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.ps = RDMA_PS_UDP;
+	c = accepted(listener());
+	assert_int_equal(calls.accept, 1);
+	assert_int_equal(c->state, RT_CONN_ESTABLISHED);
+	assert_int_equal(calls.established, 1);
+	assert_true(rt_cm_all_established(cm, &(unsigned){ 1 }));
+}
+
+static void ud_failed_accept_is_not_established(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.ps = RDMA_PS_UDP;
+	calls.fail_accept = true;
+	c = accepted(listener());
+	assert_int_equal(c->state, RT_CONN_FAILED);
+	assert_int_equal(calls.established, 0);
+	assert_int_equal(calls.reject, 1);
+}
+
+/* UD has no DREQ: destroying sends none (it would only fail). */
+static void ud_destroy_sends_no_disconnect(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.ps = RDMA_PS_UDP;
+	c = client();
+	deliver(event(c->id, RDMA_CM_EVENT_ESTABLISHED, 0));
+	accepted(listener());
+	rt_cm_destroy(cm);
+	cm = NULL;
+	assert_int_equal(calls.disconnect, 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
@@ -1154,6 +1238,11 @@ int main(void)
 		T(failed_migration_keeps_the_old_channel_and_frees_the_new),
 		T(release_finished_keeps_what_is_live),
 		T(step_runs_before_each_check),
+		T(ud_client_keeps_the_sidr_reply),
+		T(tcp_established_leaves_the_ud_param_alone),
+		T(ud_server_is_established_at_accept),
+		T(ud_failed_accept_is_not_established),
+		T(ud_destroy_sends_no_disconnect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
