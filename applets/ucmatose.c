@@ -24,10 +24,7 @@
 #define SENDER_CLIENT 0x434c4e54u /* "CLNT" */
 
 struct ucmatose_cfg {
-	const char *dst;
-	const char *src;
-	int format;
-	int ps;
+	struct rt_cm_endpoint ep; /* -s -b -f -P */
 	long long conns;
 	long long count;
 	long long size;
@@ -56,8 +53,7 @@ struct ucmatose_conn {
 #define RT_CFG struct ucmatose_cfg
 
 static const struct rt_opt ucmatose_opts[] = {
-	RT_OPT_ROWS_CM_ENDPOINT(RT_S(dst), RT_S(src), RT_I(format), RT_I(ps), "tcp",
-				rt_port_spaces_rc),
+	RT_OPT_ROWS_CM_ENDPOINT_OF(ep, "tcp", rt_port_spaces_rc),
 	RT_OPT_ROW_CONNECTIONS(RT_L(conns), "1", "connections; the server waits for exactly N"),
 	{ 'C', "count", RT_OPT_INT, RT_L(count), 0, 1 << 20, "10", "N",
 	  "messages per connection in each direction; both sides must match", NULL },
@@ -293,8 +289,7 @@ static const struct rt_cm_hooks hooks = {
 static int connect_all(struct ucmatose_ctx *x)
 {
 	struct ucmatose_cfg *cfg = x->cfg;
-	struct rt_addr_query q = rt_addr_query_cm(cfg->dst, cfg->src, cfg->port, cfg->ps,
-						  cfg->format);
+	struct rt_addr_query q = rt_addr_query_cm(&cfg->ep, cfg->port);
 
 	rt_error_phase(&x->run->err, x->server ? "listen" : "resolve-addr");
 	return rt_cm_start(x->cm, &q, x->conns, &x->run->err);
@@ -382,7 +377,7 @@ static void report(struct ucmatose_ctx *x)
 static int run_test(struct ucmatose_ctx *x)
 {
 	struct rt_cm_params p = {
-		.ps = (enum rdma_port_space)x->cfg->ps,
+		.ps = (enum rdma_port_space)x->cfg->ep.ps,
 		.tos = -1, .ack_timeout = -1, .accept_rnr_retry = 7,
 		/* as upstream: RNR retry 0 makes the server's sends fail fast
 		 * when a receive is missing, instead of retrying forever */
@@ -416,7 +411,7 @@ static int run_test(struct ucmatose_ctx *x)
 static int ucmatose_main(struct rt_run *run, void *cfgp)
 {
 	struct ucmatose_cfg *cfg = cfgp;
-	struct ucmatose_ctx x = { .cfg = cfg, .run = run, .server = !cfg->dst,
+	struct ucmatose_ctx x = { .cfg = cfg, .run = run, .server = !cfg->ep.dst,
 				  .conns = (unsigned)cfg->conns,
 				  .count = cfg->size ? (unsigned long)cfg->count : 0,
 				  .t_start = rt_now_ns() };

@@ -32,10 +32,7 @@
 #define UDADDY_PORT 7174 /* fixed upstream: there is no option for it */
 
 struct udaddy_cfg {
-	const char *dst;
-	const char *src;
-	int format;
-	int ps;
+	struct rt_cm_endpoint ep; /* -s -b -f -P */
 	long long paths;
 	long long count;
 	long long size;
@@ -64,9 +61,8 @@ struct udaddy_ctx {
 #define RT_CFG struct udaddy_cfg
 
 static const struct rt_opt udaddy_opts[] = {
-	RT_OPT_ROWS_CM_ENDPOINT(RT_S(dst), RT_S(src), RT_I(format), RT_I(ps), "udp",
-				rt_port_spaces_ud),
-	{ 'p', "port-space-number", RT_OPT_ENUM, RT_I(ps), 0, 0, "udp", "NUM",
+	RT_OPT_ROWS_CM_ENDPOINT_OF(ep, "udp", rt_port_spaces_ud),
+	{ 'p', "port-space-number", RT_OPT_ENUM, RT_I(ep.ps), 0, 0, "udp", "NUM",
 	  "the port space by number, as upstream (0x111 udp, 0x2 ipoib); "
 	  "not a port: udaddy always uses UDP port 7174", rt_port_spaces_ud },
 	{ 'c', "paths", RT_OPT_INT, RT_L(paths), 1, 1024, "1", "N",
@@ -220,8 +216,7 @@ static void refill(struct rt_cm *cm, void *arg)
 static int resolve_all(struct udaddy_ctx *x)
 {
 	struct udaddy_cfg *cfg = x->cfg;
-	struct rt_addr_query q = rt_addr_query_cm(cfg->dst, cfg->src, UDADDY_PORT, cfg->ps,
-						  cfg->format);
+	struct rt_addr_query q = rt_addr_query_cm(&cfg->ep, UDADDY_PORT);
 	struct rt_wait first = { .done = rt_cm_any_conn, .what = "a first client",
 				 .timeout_ms = rt_run_accept_bound(x->run) };
 	struct rt_wait all = { .done = rt_cm_all_established, .arg = &x->paths,
@@ -311,7 +306,7 @@ static void report(struct udaddy_ctx *x, bool human)
 
 static int run_test(struct udaddy_ctx *x)
 {
-	struct rt_cm_params p = { .ps = (enum rdma_port_space)x->cfg->ps,
+	struct rt_cm_params p = { .ps = (enum rdma_port_space)x->cfg->ep.ps,
 				  .tos = -1, .ack_timeout = -1,
 				  .timeout_ms = x->run->common.timeout_ms,
 				  .wait_server_ms = x->run->common.wait_server_ms };
@@ -349,7 +344,7 @@ static void teardown(struct udaddy_ctx *x)
 static int udaddy_main(struct rt_run *run, void *cfgp)
 {
 	struct udaddy_cfg *cfg = cfgp;
-	struct udaddy_ctx x = { .cfg = cfg, .run = run, .server = !cfg->dst,
+	struct udaddy_ctx x = { .cfg = cfg, .run = run, .server = !cfg->ep.dst,
 				.paths = (unsigned)cfg->paths };
 	int rc;
 

@@ -72,13 +72,13 @@ static int lookup(const char *node, const char *service,
 	return 0;
 }
 
-struct rt_addr_query rt_addr_query_cm(const char *dst, const char *src, long long port,
-				      int ps, int format)
+struct rt_addr_query rt_addr_query_cm(const struct rt_cm_endpoint *ep, long long port)
 {
 	struct rt_addr_query q = {
-		.node = dst ? dst : src, .port = port, .src = dst ? src : NULL,
-		.ps = (enum rdma_port_space)ps, .format = (enum rt_addr_format)format,
-		.passive = !dst, .what = dst ? "-s" : "-b",
+		.node = ep->dst ? ep->dst : ep->src, .port = port,
+		.src = ep->dst ? ep->src : NULL, .ps = (enum rdma_port_space)ep->ps,
+		.format = (enum rt_addr_format)ep->format, .passive = !ep->dst,
+		.what = ep->dst ? "-s" : "-b",
 	};
 
 	return q;

@@ -37,6 +37,15 @@ extern const struct rt_enum rt_port_spaces_ud[];  /* udp ipoib */
 	  rt_addr_formats }
 /* The endpoint rows of a client/server CM tool (ucmatose, udaddy): -s,
  * -b, -f, and -P from `spaces` (rt_port_spaces_rc or _ud). */
+/* The -s -b -f -P values of a CM tool, one member of its config struct
+ * (RT_CFG) filled by RT_OPT_ROWS_CM_ENDPOINT_OF(member, ...). */
+struct rt_cm_endpoint {
+	const char *dst, *src; /* -s: run as the client of dst; -b */
+	int format, ps;        /* -f, -P */
+};
+#define RT_OPT_ROWS_CM_ENDPOINT_OF(m, ps_default, spaces)                      \
+	RT_OPT_ROWS_CM_ENDPOINT(RT_S(m.dst), RT_S(m.src), RT_I(m.format),       \
+				RT_I(m.ps), (ps_default), (spaces))
 #define RT_OPT_ROWS_CM_ENDPOINT(dst, src, format, ps, ps_default, spaces)       \
 	RT_OPT_ROW_SERVER_ADDR(dst),                                            \
 	{ 'b', "bind", RT_OPT_ADDR, (src), 0, 0, NULL, "ADDR",                  \
@@ -58,8 +67,7 @@ struct rt_addr_query {
 /* The query of a CM tool with upstream's -s/-b: without -s (dst NULL) it
  * is the server, listening on -b (or the wildcard); else the client, from
  * -b to -s. */
-struct rt_addr_query rt_addr_query_cm(const char *dst, const char *src, long long port,
-				      int ps, int format);
+struct rt_addr_query rt_addr_query_cm(const struct rt_cm_endpoint *ep, long long port);
 
 /* Resolves with rdma_getaddrinfo; on success *out must be released with
  * rdma_freeaddrinfo. Bad or unknown names are usage errors. */
