@@ -43,9 +43,12 @@ struct rt_cm_endpoint {
 	const char *dst, *src; /* -s: run as the client of dst; -b */
 	int format, ps;        /* -f, -P */
 };
+/* NOLINTBEGIN(bugprone-macro-parentheses): m is a member name, not an
+ * expression, and cannot be parenthesized inside offsetof */
 #define RT_OPT_ROWS_CM_ENDPOINT_OF(m, ps_default, spaces)                      \
 	RT_OPT_ROWS_CM_ENDPOINT(RT_S(m.dst), RT_S(m.src), RT_I(m.format),       \
 				RT_I(m.ps), (ps_default), (spaces))
+/* NOLINTEND(bugprone-macro-parentheses) */
 #define RT_OPT_ROWS_CM_ENDPOINT(dst, src, format, ps, ps_default, spaces)       \
 	RT_OPT_ROW_SERVER_ADDR(dst),                                            \
 	{ 'b', "bind", RT_OPT_ADDR, (src), 0, 0, NULL, "ADDR",                  \
