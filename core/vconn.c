@@ -4,40 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rdmatest/devquery.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
 
 /* ---- device and port ---------------------------------------------------- */
-
-static void list_names(struct ibv_device **list, int n, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-					 ibv_get_device_name(list[i]));
-}
-
-#define NO_DEVICE "no RDMA device found (load a driver, or create a Soft-RoCE " \
-	"device: rdma link add rxe0 type rxe netdev IFACE)"
-
-static struct ibv_device *find_device(struct ibv_device **list, int n,
-				      const char *name, struct rt_error *err)
-{
-	char names[256];
-
-	if (n <= 0)
-		return rt_fail(err, RT_EXIT_ENV, NO_DEVICE), NULL;
-	if (!name)
-		return list[0];
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			return list[i];
-	list_names(list, n, names, sizeof(names));
-	rt_fail(err, RT_EXIT_ENV, "-d %s: no such RDMA device (there are: %s)", name, names);
-	return NULL;
-}
 
 static int open_port(struct rt_vdev *d, int port, struct rt_error *err)
 {
@@ -63,22 +34,23 @@ static int open_port(struct rt_vdev *d, int port, struct rt_error *err)
 int rt_vdev_open(struct rt_vdev *d, const char *name, int port,
 		 struct rt_error *err)
 {
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
+	struct rt_error listing = { 0 };
+	struct rt_devlist l;
 	struct ibv_device *dev;
 
 	memset(d, 0, sizeof(*d));
-	/* without any RDMA sysfs class the list fails (ENOSYS): no device */
-	if (!list)
-		return rt_fail(err, RT_EXIT_ENV, NO_DEVICE);
-	dev = find_device(list, n, name, err);
+	/* without any RDMA sysfs class the list fails (ENOSYS): for an applet
+	 * that wants a device that is "no device", which pick says */
+	if (rt_devlist_open(&l, &listing))
+		l.n = 0;
+	dev = rt_devlist_pick(&l, name, err);
 	if (dev) {
 		rt_strlcpy(d->name, ibv_get_device_name(dev), sizeof(d->name));
 		d->ctx = ibv_open_device(dev);
 		if (!d->ctx)
 			rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_open_device %s", d->name);
 	}
-	ibv_free_device_list(list);
+	rt_devlist_close(&l);
 	if (!d->ctx)
 		return -1;
 	return open_port(d, port, err);
