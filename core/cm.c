@@ -66,8 +66,7 @@ int rt_conn_hook_result(struct rt_conn *c, int rc, const char *what)
 
 int rt_conn_fail_recorded(struct rt_conn *c)
 {
-	return rt_conn_fail(c, c->err.set ? c->err.exit_code : RT_EXIT_FAIL, "%s",
-			    c->err.set ? c->err.reason : "failed (no cause recorded)");
+	return rt_conn_hook_result(c, -1, "failed (no cause recorded)");
 }
 
 static int conn_fail_errno(struct rt_conn *c, int exit_code, int e,
