@@ -46,8 +46,12 @@ struct ucmatose_ctx {
 	uint64_t t_start, t_established, t_data_done;
 };
 
+/* One registered buffer: the receive area, then the send area at
+ * send_off. One registration instead of two spares a connection two
+ * verbs commands (reg and dereg) at each end. */
 struct ucmatose_conn {
-	struct rt_buf *recv, *send;
+	struct rt_buf *buf;
+	size_t send_off;
 };
 
 #define RT_CFG struct ucmatose_cfg
@@ -104,12 +108,12 @@ static int setup(struct rt_conn *c)
 
 	if (rt_conn_refuse_beyond(c, x->conns) || rt_conn_setup_res(c, &spec))
 		return -1;
-	u->recv = rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
-	u->send = u->recv ? rt_res_buf(res, bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
-	if (!u->send)
+	u->send_off = bytes;
+	u->buf = rt_res_buf(res, 2 * bytes, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
+	if (!u->buf)
 		return rt_conn_fail_recorded(c);
 	for (unsigned long i = 0; i < x->count; i++)
-		if (rt_post_recv(res, u->recv, slot(x, i), (size_t)x->cfg->size, i, rt_conn_err(c)))
+		if (rt_post_recv(res, u->buf, slot(x, i), (size_t)x->cfg->size, i, rt_conn_err(c)))
 			return rt_conn_fail_recorded(c);
 	return 0;
 }
@@ -128,7 +132,7 @@ static int check_message(struct rt_conn *c, const struct ibv_wc *wc)
 				    (unsigned long long)seq, wc->byte_len, x->cfg->size);
 	if (!x->cfg->verify)
 		return 0;
-	st = rt_msg_check_seq(u->recv->addr + slot(x, seq), wc->byte_len,
+	st = rt_msg_check_seq(u->buf->addr + slot(x, seq), wc->byte_len,
 			      x->server ? SENDER_CLIENT : SENDER_SERVER, seq, &bad);
 	if (st != RT_MSG_OK)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message %llu: %s at byte %zu "
@@ -151,9 +155,9 @@ static int send_all(struct ucmatose_ctx *x, struct rt_conn *c)
 
 	for (unsigned long i = 0; i < x->count; i++) {
 		if (x->cfg->verify)
-			rt_msg_fill(u->send->addr + slot(x, i), size,
+			rt_msg_fill(u->buf->addr + u->send_off + slot(x, i), size,
 				    x->server ? SENDER_SERVER : SENDER_CLIENT, i);
-		if (rt_post_send(rt_conn_res(c), u->send, slot(x, i), size, i, true,
+		if (rt_post_send(rt_conn_res(c), u->buf, u->send_off + slot(x, i), size, i, true,
 				 rt_conn_err(c)))
 			return rt_conn_fail_recorded(c);
 	}

@@ -432,14 +432,26 @@ static void on_addr_resolved(struct rt_conn *c)
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_resolve_route");
 }
 
+static uint8_t clip(uint8_t want, int max)
+{
+	return (int)want > max ? (uint8_t)max : want;
+}
+
 static void on_route_resolved(struct rt_conn *c)
 {
 	struct rdma_conn_param param = c->cm->params.conn;
+	struct rt_cm_device *d;
 
 	step_done(c, RT_STEP_RESOLVE_ROUTE);
 	rt_strlcpy(c->err.phase, "connect", sizeof(c->err.phase));
 	if (rt_conn_hook_result(c, run_setup(c), "connection setup failed"))
 		return;
+	/* librdmacm refuses depths above the device's (EINVAL): ask for at
+	 * most what it has, as the accepting side does */
+	d = rt_cm_device(c->cm, c->id->verbs);
+	param.responder_resources = clip(param.responder_resources,
+					 d ? d->attr.max_qp_rd_atom : 1);
+	param.initiator_depth = clip(param.initiator_depth, d ? d->attr.max_qp_init_rd_atom : 1);
 	if (c->res.qp && !c->res.id)
 		param.qp_num = c->res.qp->qp_num; /* self-managed QP */
 	c->state = RT_CONN_CONNECTING;
@@ -452,11 +464,6 @@ static void on_route_resolved(struct rt_conn *c)
 static bool ud_port_space(const struct rt_cm *cm)
 {
 	return cm->params.ps == RDMA_PS_UDP || cm->params.ps == RDMA_PS_IPOIB;
-}
-
-static uint8_t clip(uint8_t want, int max)
-{
-	return (int)want > max ? (uint8_t)max : want;
 }
 
 static void on_established(struct rt_conn *c)

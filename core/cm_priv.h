@@ -25,6 +25,7 @@ struct rt_conn {
 	bool failure_reported;
 	bool was_established;
 	bool cq_backlog;       /* the last poll stopped at the round's budget */
+	bool cq_hot;           /* its notification taken, not yet re-armed */
 	char peer[64];         /* peer address, for messages */
 	/* active side: where to (re)connect, for --wait-server retries */
 	struct sockaddr_storage src, dst;

@@ -4,10 +4,10 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
@@ -20,6 +20,7 @@ void rt_oob_init(struct rt_oob *o, long long timeout_ms)
 	o->fd = -1;
 	o->lfd = -1;
 	o->timeout_ms = timeout_ms;
+	o->backlog = 1;
 	rt_strlcpy(o->peer_name, "?", sizeof(o->peer_name));
 }
 
@@ -65,11 +66,33 @@ static void learn_ends(struct rt_oob *o)
 		    sizeof(o->peer_name));
 }
 
+/* Waits for fd to become ready for `events` before the deadline, or for
+ * SIGINT/SIGTERM (interrupt.h), so that a server waiting for its client
+ * or a peer that went quiet ends at the first Ctrl-C: 1 ready, 0 expired,
+ * RT_INTERRUPTED, -1 poll failed (errno). */
+static int wait_ready(int fd, short events, uint64_t deadline)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = events },
+			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
+	for (;;) {
+		int n;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (n > 0 && p[0].revents)
+			return 1;
+	}
+}
+
 /* One bounded attempt: 0 connected, else the errno (ETIMEDOUT when the
  * peer did not answer within the bound). */
 static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 {
-	struct pollfd p;
 	socklen_t len = sizeof(int);
 	int fd, e = 0, n;
 
@@ -82,11 +105,10 @@ static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 		close(fd);
 		return e;
 	}
-	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-	do
-		n = poll(&p, 1, (int)RT_MIN(o->timeout_ms, 0x7fffffffLL));
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
+	n = wait_ready(fd, POLLOUT, rt_deadline_after_ms(o->timeout_ms));
+	if (n == RT_INTERRUPTED)
+		e = EINTR;
+	else if (n == 0)
 		e = ETIMEDOUT;
 	else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len))
 		e = errno;
@@ -115,11 +137,11 @@ static int resolve(const char *host, unsigned port, bool passive,
 	return 0;
 }
 
-static void pause_ms(long ms)
+/* Sleeps ms, or less when interrupted: 0, or RT_INTERRUPTED. */
+static int pause_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
+	return wait_ready(-1, 0, rt_deadline_after_ms(ms)) == RT_INTERRUPTED ?
+	       RT_INTERRUPTED : 0;
 }
 
 static int connect_fail(struct rt_oob *o, const char *host, unsigned port,
@@ -152,14 +174,17 @@ int rt_oob_connect(struct rt_oob *o, const char *host, unsigned port,
 	for (;;) {
 		for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
 			e = attempt(o, ai);
-			if (!e || e == ETIMEDOUT)
+			if (!e || e == ETIMEDOUT || e == EINTR)
 				break;
 		}
 		if (e != ECONNREFUSED || !deadline || rt_ms_until(deadline) == 0)
 			break;
-		pause_ms(RT_MIN(RETRY_MS, rt_ms_until(deadline)));
+		if (pause_ms(RT_MIN(RETRY_MS, rt_ms_until(deadline))) == RT_INTERRUPTED)
+			e = EINTR;
 	}
 	freeaddrinfo(res);
+	if (e == EINTR)
+		return RT_INTERRUPTED; /* the run records the signal */
 	return e ? connect_fail(o, host, port, wait_ms, e, err) : 0;
 }
 
@@ -174,7 +199,7 @@ static int bind_listen(struct rt_oob *o, const struct sockaddr *sa, socklen_t le
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (sa->sa_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, sa, len) || listen(fd, 1)) {
+	if (bind(fd, sa, len) || listen(fd, o->backlog)) {
 		int e = errno;
 		char s[64];
 
@@ -231,22 +256,21 @@ int rt_oob_listen(struct rt_oob *o, const char *bind_host, unsigned port,
 
 int rt_oob_accept(struct rt_oob *o, struct rt_error *err)
 {
-	struct pollfd p = { .fd = o->lfd, .events = POLLIN };
 	uint64_t deadline = rt_deadline_after_ms(o->timeout_ms);
 	char s[24];
 	int n, fd = -1;
 
 	while (fd < 0) {
-		n = poll(&p, 1, rt_ms_until(deadline));
+		n = wait_ready(o->lfd, POLLIN, deadline);
+		if (n == RT_INTERRUPTED)
+			return RT_INTERRUPTED; /* the run records the signal */
 		if (n == 0)
 			return rt_fail(err, RT_EXIT_TIMEOUT, "no client on port %u within %s",
 				       o->port, span(o->timeout_ms, s, sizeof(s)));
-		if (n < 0 && errno != EINTR)
+		if (n < 0)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "poll");
-		if (n > 0)
-			fd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0 && n > 0 && errno != EAGAIN && errno != ECONNABORTED &&
-		    errno != EINTR)
+		fd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && errno != EAGAIN && errno != ECONNABORTED && errno != EINTR)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "accept");
 	}
 	close(o->lfd);
@@ -256,18 +280,6 @@ int rt_oob_accept(struct rt_oob *o, struct rt_error *err)
 	return 0;
 }
 
-/* Waits for the channel to become ready for `events` before the deadline:
- * 1 ready, 0 expired, -1 poll failed. */
-static int wait_ready(int fd, short events, uint64_t deadline)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int n;
-
-	do
-		n = poll(&p, 1, rt_ms_until(deadline));
-	while (n < 0 && errno == EINTR);
-	return n;
-}
 
 static int io_fail(struct rt_oob *o, bool reading, int e, size_t done, size_t len,
 		   struct rt_error *err)
@@ -309,6 +321,8 @@ static int transfer(struct rt_oob *o, bool reading, void *buf, size_t len,
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return io_fail(o, reading, errno, done, len, err);
 		r = wait_ready(o->fd, reading ? POLLIN : POLLOUT, deadline);
+		if (r == RT_INTERRUPTED)
+			return RT_INTERRUPTED;
 		if (r <= 0)
 			return io_fail(o, reading, r == 0 ? ETIMEDOUT : errno, done, len, err);
 	}
@@ -347,6 +361,8 @@ static int read_tail(struct rt_oob *o, char *buf, size_t max, size_t *got,
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "read from %s",
 					     o->peer_name);
 		r = n > 0 ? 1 : wait_ready(o->fd, POLLIN, deadline);
+		if (r == RT_INTERRUPTED)
+			return RT_INTERRUPTED;
 		if (r == 0)
 			return rt_fail(err, RT_EXIT_TIMEOUT, "peer %s neither sent %zu "
 				       "bytes nor closed the connection within %s",
@@ -380,6 +396,7 @@ int rt_oob_open(struct rt_oob *o, const struct rt_run *run, const char *server,
 		unsigned port, struct rt_error *err)
 {
 	long long bound = run->common.timeout_ms;
+	int rc;
 
 	rt_oob_init(o, bound);
 	rt_error_phase(err, "connect");
@@ -388,10 +405,9 @@ int rt_oob_open(struct rt_oob *o, const struct rt_run *run, const char *server,
 	if (rt_oob_listen(o, NULL, port, err))
 		return -1;
 	o->timeout_ms = rt_run_accept_bound(run);
-	if (rt_oob_accept(o, err))
-		return -1;
+	rc = rt_oob_accept(o, err);
 	o->timeout_ms = bound;
-	return 0;
+	return rc;
 }
 
 void rt_oob_close(struct rt_oob *o)

@@ -36,6 +36,9 @@ void rt_opt_range(const struct rt_opt *o, long long *min, long long *max)
 	case RT_OPT_SECONDS:
 		*min = 0, *max = 86400000LL; /* a day, in ms */
 		break;
+	case RT_OPT_DECIMAL:
+		*min = 0, *max = 1000000000000000LL; /* what parse_milli takes */
+		break;
 	case RT_OPT_SIZE:
 		*min = 0, *max = 1LL << 40;
 		break;
@@ -57,7 +60,8 @@ static int size_shift(char c)
 	return -1;
 }
 
-static int parse_seconds(const char *text, long long *out)
+/* A non-negative decimal (seconds, thresholds) in thousandths. */
+static int parse_milli(const char *text, long long *out)
 {
 	char *end;
 	double v;
@@ -82,8 +86,8 @@ int rt_parse_ll(const char *text, enum rt_opt_kind kind, long long *out)
 	/* strtoll and strtod skip leading white space; a number has none */
 	if (isspace((unsigned char)*text) || isspace((unsigned char)*digits))
 		return -1;
-	if (kind == RT_OPT_SECONDS)
-		return parse_seconds(text, out);
+	if (kind == RT_OPT_SECONDS || kind == RT_OPT_DECIMAL)
+		return parse_milli(text, out);
 	if (!*digits || *digits == '-' || *digits == '+')
 		return -1;
 	errno = 0;
@@ -112,6 +116,8 @@ static const char *kind_word(enum rt_opt_kind k)
 		return "a port number";
 	case RT_OPT_SECONDS:
 		return "a number of seconds";
+	case RT_OPT_DECIMAL:
+		return "a decimal number";
 	default:
 		return "a number";
 	}
@@ -240,10 +246,11 @@ static int parse_number(const struct rt_opt *o, const char *text,
 			       text, kind_word(o->kind));
 	rt_opt_range(o, &min, &max);
 	if (*out < min || *out > max) {
-		if (o->kind == RT_OPT_SECONDS)
+		if (o->kind == RT_OPT_SECONDS || o->kind == RT_OPT_DECIMAL)
 			return rt_fail(err, RT_EXIT_USAGE,
-				       "--%s: %s is out of range (%g..%g seconds)",
-				       o->name, text, min / 1000.0, max / 1000.0);
+				       "--%s: %s is out of range (%g..%g%s)",
+				       o->name, text, min / 1000.0, max / 1000.0,
+				       o->kind == RT_OPT_SECONDS ? " seconds" : "");
 		return rt_fail(err, RT_EXIT_USAGE,
 			       "--%s: %s is out of range (%lld..%lld)", o->name,
 			       text, min, max);
@@ -386,15 +393,39 @@ static int take(struct hit h, const char *value, struct rt_error *err)
 	return rt_opt_parse_value(h.opt, value, h.tab->base, err);
 }
 
-/* A word that is no option goes to the first operand row not yet set. */
+/* The next free slot of an operand row that takes several words, or
+ * NULL when it is full. */
+static const char **operand_slot(const struct rt_opt_table *t, const struct rt_opt *o)
+{
+	const char **slots = (const char **)(void *)((char *)t->base + o->offset);
+
+	for (long long k = 0; k < o->max; k++)
+		if (!slots[k])
+			return &slots[k];
+	return NULL;
+}
+
+/* A word that is no option goes to the first operand row not yet set
+ * (or, for a row of several words, not yet full). */
 static int take_operand(struct rt_opt_table *tabs, size_t ntabs,
 			const char *word, struct rt_error *err)
 {
 	for (size_t t = 0; t < ntabs; t++)
-		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
-			if (o->kind == RT_OPT_OPERAND &&
-			    !(tabs[t].given & (1ULL << (o - tabs[t].opts))))
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++) {
+			bool given = tabs[t].given & (1ULL << (o - tabs[t].opts));
+			const char **slot;
+
+			if (o->kind != RT_OPT_OPERAND)
+				continue;
+			if (!given)
 				return take((struct hit){ &tabs[t], o, NULL }, word, err);
+			if (o->max > 1 && (slot = operand_slot(&tabs[t], o))) {
+				if (!*word)
+					return rt_fail(err, RT_EXIT_USAGE, "--%s: empty address", o->name);
+				*slot = word;
+				return 0;
+			}
+		}
 	return rt_fail(err, RT_EXIT_USAGE, "unexpected argument '%s'", word);
 }
 

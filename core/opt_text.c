@@ -92,6 +92,7 @@ static void value_json(struct rt_json *j, const struct rt_opt *o,
 		rt_json_string(j, *(const char *const *)p);
 		break;
 	case RT_OPT_SECONDS:
+	case RT_OPT_DECIMAL:
 		rt_json_double(j, *(const long long *)p / 1000.0);
 		break;
 	default:
@@ -200,6 +201,7 @@ static bool help_repeats_default(const struct rt_opt *o)
 	case RT_OPT_SIZE:
 	case RT_OPT_PORT:
 	case RT_OPT_SECONDS:
+	case RT_OPT_DECIMAL:
 		return !rt_parse_ll(o->def, o->kind, &v) && has_number(o->help, o->kind, v);
 	default:
 		return false;

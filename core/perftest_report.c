@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "rdmatest/perftest_report.h"
+#include "rdmatest/util.h"
 
 #define MIB 1048576.0
 #define GBIT_BYTES 125000000.0
@@ -72,6 +73,31 @@ static double at(const struct rt_pt_lat *l, uint64_t i)
 	return (double)rt_hist_rank(&l->hist, i + 1);
 }
 
+/* perftest's deviation of the n smallest samples around mean_us: each
+ * difference truncated toward zero to whole units before squaring, as
+ * perftest's int temporary does. Walks the buckets upwards, a bucket's
+ * samples valued at its middle (clamped to the histogram's range). */
+static double truncated_stdev(const struct rt_pt_lat *l, uint64_t n, double q,
+			      double mean_us)
+{
+	double sum = 0;
+	uint64_t left = n, lo, hi;
+
+	for (size_t b = 0; b < RT_HIST_BUCKETS && left; b++) {
+		uint64_t c = RT_MIN(l->hist.bucket[b], left);
+		double v, d;
+
+		if (!c)
+			continue;
+		rt_hist_bucket_range(b, &lo, &hi);
+		v = (double)RT_MAX(RT_MIN(lo + (hi - lo) / 2, l->hist.max), l->hist.min);
+		d = trunc(mean_us - v / q);
+		sum += d * d * (double)c;
+		left -= c;
+	}
+	return n ? sqrt(sum / (double)n) : 0;
+}
+
 bool rt_pt_lat_figures(const struct rt_pt_lat *l, unsigned rtt_factor,
 		       struct rt_pt_lat_figures *f)
 {
@@ -91,7 +117,8 @@ bool rt_pt_lat_figures(const struct rt_pt_lat *l, unsigned rtt_factor,
 	f->t_typical = (n % 2 == 0 ? (at(l, n / 2) + at(l, n / 2 - 1)) / 2
 				   : at(l, n / 2)) / q;
 	f->t_avg = mean / q;
-	f->t_stdev = var > 0 ? sqrt(var) / q : 0;
+	f->t_stdev = truncated_stdev(l, n, q, mean / q);
+	f->stdev = var > 0 ? sqrt(var) / q : 0;
 	f->p99 = at(l, ceil_frac(n, 99, 100)) / q;
 	f->p999 = at(l, ceil_frac(n, 999, 1000)) / q;
 	f->max = (double)l->top[0] / q;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <rdma/rsocket.h>
@@ -36,6 +37,18 @@ static ssize_t k_send(int fd, const void *b, size_t l, int f)
 
 static ssize_t k_recv(int fd, void *b, size_t l, int f) { return recv(fd, b, l, f); }
 
+static ssize_t k_sendto(int fd, const void *b, size_t l, int f,
+			const struct sockaddr *sa, socklen_t n)
+{
+	return sendto(fd, b, l, f | MSG_NOSIGNAL, sa, n);
+}
+
+static ssize_t k_recvfrom(int fd, void *b, size_t l, int f, struct sockaddr *sa,
+			  socklen_t *n)
+{
+	return recvfrom(fd, b, l, f, sa, n);
+}
+
 static int k_setsockopt(int fd, int lv, int n, const void *v, socklen_t l)
 {
 	return setsockopt(fd, lv, n, v, l);
@@ -64,7 +77,8 @@ const struct rt_sock_ops rt_sock_kernel = {
 	.name = "socket", .prefix = 0, .rdma = false,
 	.socket = k_socket, .bind = k_bind, .listen = k_listen,
 	.accept = k_accept, .connect = k_connect, .send = k_send,
-	.recv = k_recv, .poll = k_poll, .setsockopt = k_setsockopt,
+	.recv = k_recv, .sendto = k_sendto, .recvfrom = k_recvfrom,
+	.poll = k_poll, .setsockopt = k_setsockopt,
 	.getsockopt = k_getsockopt, .fcntl = k_fcntl, .shutdown = k_shutdown,
 	.close = k_close,
 };
@@ -73,7 +87,8 @@ const struct rt_sock_ops rt_sock_rdma = {
 	.name = "rsocket", .prefix = 'r', .rdma = true,
 	.socket = rsocket, .bind = rbind, .listen = rlisten,
 	.accept = raccept, .connect = rconnect, .send = rsend,
-	.recv = rrecv, .poll = rpoll, .setsockopt = rsetsockopt,
+	.recv = rrecv, .sendto = rsendto, .recvfrom = rrecvfrom,
+	.poll = rpoll, .setsockopt = rsetsockopt,
 	.getsockopt = rgetsockopt, .fcntl = rfcntl, .shutdown = rshutdown,
 	.close = rclose,
 };
@@ -233,6 +248,9 @@ void rt_sock_tune(const struct rt_sock_ops *o, int fd,
 	if (o->rdma && t->inline_size >= 0 &&
 	    o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &t->inline_size, sizeof(t->inline_size)))
 		rt_dbg(log, "rsetsockopt RDMA_INLINE %d: %s", t->inline_size, strerror(errno));
+	if (o->rdma && t->iomap_size > 0 &&
+	    o->setsockopt(fd, SOL_RDMA, RDMA_IOMAPSIZE, &t->iomap_size, sizeof(t->iomap_size)))
+		rt_dbg(log, "rsetsockopt RDMA_IOMAPSIZE %d: %s", t->iomap_size, strerror(errno));
 	if (t->keepalive_s)
 		keepalive(o, fd, t->keepalive_s, log);
 }
@@ -429,6 +447,7 @@ int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,
 struct xfer {
 	struct rt_stream *s;
 	bool sending;
+	bool io;           /* sending with riowrite to the peer's offset 0 */
 	size_t done, len;
 	uint64_t deadline; /* of the current wait; 0 until something would block */
 	bool hup;          /* poll saw the peer hang up or an error */
@@ -474,6 +493,9 @@ static int io_failed(struct xfer *x, int e, struct rt_error *err)
 	if (e == ECONNRESET || e == EPIPE || e == ENOTCONN)
 		return xfer_fail(x, RT_EXIT_FAIL, e, err, "connection reset by the peer "
 				 "after %zu of %zu bytes", x->done, x->len);
+	if (x->io)
+		return xfer_fail(x, RT_EXIT_FAIL, e, err, "riowrite: %s (has the peer "
+				 "mapped its buffer: is it riostream?)", strerror(e));
 	return xfer_fail(x, RT_EXIT_FAIL, e, err, "%s: %s",
 			 call(x->s->ops, x->sending ? "send" : "recv", c, sizeof(c)),
 			 strerror(e));
@@ -544,8 +566,13 @@ static int xfer_all(struct xfer *x, uint8_t *buf, struct rt_error *err)
 			x->deadline = rt_deadline_after_ms(s->timeout_ms);
 		if (polls_first(s) && (rc = wait_ready(x, err)))
 			return rc;
-		n = x->sending ? s->ops->send(s->fd, buf + x->done, x->len - x->done, flags)
-			       : s->ops->recv(s->fd, buf + x->done, x->len - x->done, flags);
+		if (x->io)
+			n = riowrite(s->fd, buf + x->done, x->len - x->done,
+				     (off_t)x->done, flags);
+		else if (x->sending)
+			n = s->ops->send(s->fd, buf + x->done, x->len - x->done, flags);
+		else
+			n = s->ops->recv(s->fd, buf + x->done, x->len - x->done, flags);
 		if (n > 0) {
 			x->done += (size_t)n;
 			x->deadline = 0;
@@ -581,6 +608,76 @@ int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
 
 	s->received += x.done;
 	return rc;
+}
+
+int rt_stream_iowrite_all(struct rt_stream *s, const void *buf, size_t len,
+			  struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = true, .io = true, .len = len };
+	int rc = xfer_all(&x, (uint8_t *)(uintptr_t)buf, err);
+
+	s->sent += x.done;
+	return rc;
+}
+
+/* librdmacm gives each connection the iomap slots both ends asked for
+ * (RDMA_IOMAPSIZE): none left is ENOMEM, so the peer asked for none. */
+int rt_stream_iomap(struct rt_stream *s, void *buf, size_t len, struct rt_error *err)
+{
+	if (riomap(s->fd, buf, len, PROT_WRITE, 0, 0) != -1)
+		return 0;
+	if (errno == ENOMEM)
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "riomap of %zu bytes: the "
+				     "connection has no iomap slot: the peer did not ask "
+				     "for RDMA_IOMAPSIZE (is it rstream, not riostream?)", len);
+	return rt_fail_errno(err, RT_EXIT_ENV, errno, "riomap of %zu bytes: this "
+			     "rsocket cannot map memory for iomap writes (a missing "
+			     "capability of librdmacm or the provider)", len);
+}
+
+void rt_stream_iounmap(struct rt_stream *s, void *buf, size_t len)
+{
+	riounmap(s->fd, buf, len);
+}
+
+/* The peer's writes land without a call of ours: we spin on the byte, as
+ * upstream does, and every 1024 looks read the clock, the interrupt flag
+ * and (peeking) the stream, which carries nothing during iomap rows
+ * unless the peer closed or runs another test. */
+int rt_stream_await_byte(struct rt_stream *s, const volatile uint8_t *p, uint8_t want,
+			 size_t len, struct rt_error *err)
+{
+	struct xfer x = { .s = s, .len = len };
+	unsigned spins = 0;
+	uint8_t c;
+
+	while (*p != want) {
+		ssize_t n;
+
+		if (++spins & 1023)
+			continue;
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		if (expired(&x))
+			return xfer_fail(&x, RT_EXIT_TIMEOUT, 0, err, "no iomap write from "
+					 "the peer within %g s", (double)s->timeout_ms / 1000);
+		n = s->ops->recv(s->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+		/* the peer's writes travel before its close or next message on
+		 * the same QP: what came first is in memory by now */
+		if (*p == want)
+			break;
+		if (n == 0)
+			return xfer_fail(&x, RT_EXIT_FAIL, 0, err, "closed by the peer "
+					 "before its iomap writes");
+		if (n > 0)
+			return xfer_fail(&x, RT_EXIT_FAIL, 0, err, "the peer sent stream "
+					 "data instead of iomap writes (is it rstream, not "
+					 "riostream?)");
+		if (!would_block(errno))
+			return io_failed(&x, errno, err);
+	}
+	s->received += len;
+	return 0;
 }
 
 int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,

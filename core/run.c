@@ -43,6 +43,8 @@ static void outcome_json(struct rt_json *j, const struct rt_error *e, int code,
 		rt_json_kv_int(j, "status", e->status);
 		rt_json_kv_int(j, "errno", e->err_no);
 		rt_json_kv_string(j, "reason", e->reason);
+		if (e->hint[0]) /* only where doctor has a finding (applet.c) */
+			rt_json_kv_string(j, "hint", e->hint);
 		rt_json_object_end(j);
 	}
 	rt_json_object_end(j);
@@ -123,7 +125,8 @@ int rt_run_finish(struct rt_run *run, int rc)
 	if (run->err.set) {
 		code = run->err.exit_code;
 		rt_log_flush(&run->log);
-		fprintf(stderr, "%s: %s\n", run->name, run->err.reason);
+		fprintf(stderr, "%s: %s%s%s%s\n", run->name, run->err.reason,
+			run->err.hint[0] ? " (" : "", run->err.hint, run->err.hint[0] ? ")" : "");
 	}
 	if (run->common.json) {
 		char *doc = document(run, &run->err, code, sig, &run->results);

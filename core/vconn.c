@@ -80,18 +80,18 @@ int rt_mtu_bytes(enum ibv_mtu mtu)
 
 /* One line of a sysfs attribute file, newline cut; false if unreadable
  * (the kernel refuses to read the type of an unused GID entry). */
-static bool read_attr(const char *sysfs, const struct rt_vdev *d, const char *what,
-		      unsigned idx, char *buf, size_t len)
+static bool read_attr(const char *sysfs, const char *dev, unsigned port,
+		      const char *what, unsigned idx, char *buf, size_t len)
 {
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s/%u", sysfs,
-		 d->name, d->port, what, idx);
+		 dev, port, what, idx);
 	return rt_read_line(path, buf, len);
 }
 
 /* The GID form of an address: IPv4 as ::ffff:a.b.c.d, as RoCE v2 has it. */
-static int addr_gid(const struct sockaddr *sa, union ibv_gid *gid)
+int rt_addr_gid(const struct sockaddr *sa, union ibv_gid *gid)
 {
 	memset(gid, 0, sizeof(*gid));
 	if (sa && sa->sa_family == AF_INET) {
@@ -118,23 +118,24 @@ static void add_candidate(char *list, size_t len, unsigned idx, const char *text
 			 text, ndev[0] ? ndev : "?");
 }
 
-/* The kernel derives each RoCE v2 GID from an address of its netdev, so
- * the GID equal to the local address is the one on the netdev carrying
- * it. Returns the index or -1. */
-static int scan_roce_v2(const char *sysfs, const struct rt_vdev *d,
-			const union ibv_gid *want, char *seen, size_t len)
+int rt_roce_v2_gid_of(const char *sysfs, const char *dev, unsigned port,
+		      int gid_tbl_len, const union ibv_gid *want, char *seen,
+		      size_t len)
 {
 	char type[32], text[64], ndev[64];
 	union ibv_gid gid;
 
-	for (unsigned i = 0; i < (unsigned)d->attr.gid_tbl_len && i < 256; i++) {
-		if (!read_attr(sysfs, d, "gid_attrs/types", i, type, sizeof(type)) ||
-		    strcmp(type, "RoCE v2") || !read_attr(sysfs, d, "gids", i, text, sizeof(text)) ||
+	for (unsigned i = 0; i < (unsigned)gid_tbl_len && i < 256; i++) {
+		if (!read_attr(sysfs, dev, port, "gid_attrs/types", i, type, sizeof(type)) ||
+		    strcmp(type, "RoCE v2") ||
+		    !read_attr(sysfs, dev, port, "gids", i, text, sizeof(text)) ||
 		    inet_pton(AF_INET6, text, gid.raw) != 1)
 			continue;
 		if (!memcmp(gid.raw, want->raw, sizeof(gid.raw)))
 			return (int)i;
-		if (!read_attr(sysfs, d, "gid_attrs/ndevs", i, ndev, sizeof(ndev)))
+		if (!seen)
+			continue;
+		if (!read_attr(sysfs, dev, port, "gid_attrs/ndevs", i, ndev, sizeof(ndev)))
 			ndev[0] = '\0';
 		inet_ntop(AF_INET6, gid.raw, text, sizeof(text));
 		add_candidate(seen, len, i, text, ndev);
@@ -148,11 +149,12 @@ static int auto_gid(const struct rt_vdev *d, const char *sysfs,
 	char seen[256] = "", addr[64];
 	int idx;
 
-	if (addr_gid(via, &out->gid))
+	if (rt_addr_gid(via, &out->gid))
 		return rt_fail(err, RT_EXIT_USAGE, "%s port %u is RoCE: choosing its GID "
 			       "needs the IP address the peer is reached on (or -g)",
 			       d->name, d->port);
-	idx = scan_roce_v2(sysfs, d, &out->gid, seen, sizeof(seen));
+	idx = rt_roce_v2_gid_of(sysfs, d->name, d->port, d->attr.gid_tbl_len, &out->gid,
+				seen, sizeof(seen));
 	inet_ntop(AF_INET6, out->gid.raw, addr, sizeof(addr));
 	if (idx < 0)
 		return rt_fail(err, RT_EXIT_ENV, "no RoCE v2 GID of %s port %u is %s, the "
@@ -345,6 +347,13 @@ static int modify(struct ibv_qp *qp, const struct rt_vdev *d,
 	rt_error_phase(err, "modify-qp");
 	return rt_fail(err, RT_EXIT_FAIL, "modify QP 0x%06x to %s: %s%s", qp->qp_num,
 		       state_name(state), strerror(rc > 0 ? rc : errno), why);
+}
+
+int rt_vqp_modify(struct ibv_qp *qp, const struct rt_vdev *d,
+		  const struct rt_vqp_spec *s, enum ibv_qp_state state,
+		  struct rt_error *err)
+{
+	return modify(qp, d, s, state, err);
 }
 
 int rt_vqp_init(struct ibv_qp *qp, const struct rt_vdev *d,

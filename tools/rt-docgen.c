@@ -111,11 +111,13 @@ static void man_option(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,
 		roff(f, o->def);
 		fputs("\\fR.\n", f);
 	}
-	if (o->min || o->max) {
+	if (o->kind == RT_OPT_OPERAND && o->max > 1) {
+		fprintf(f, "Up to %lld words.\n", o->max);
+	} else if (o->min || o->max) {
 		rt_opt_range(o, &min, &max);
-		if (o->kind == RT_OPT_SECONDS)
-			fprintf(f, "Range: %g to %g seconds.\n", min / 1000.0,
-				max / 1000.0);
+		if (o->kind == RT_OPT_SECONDS || o->kind == RT_OPT_DECIMAL)
+			fprintf(f, "Range: %g to %g%s.\n", min / 1000.0,
+				max / 1000.0, o->kind == RT_OPT_SECONDS ? " seconds" : "");
 		else
 			fprintf(f, "Range: %lld to %lld.\n", min, max);
 	}

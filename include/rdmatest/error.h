@@ -26,6 +26,9 @@ struct rt_error {
 	char phase[32];  /* e.g. "resolve-addr", "connect", "transfer" */
 	char event[48];  /* CM event or completion status name, "" if none */
 	char reason[320];
+	/* what to do, printed after the reason on the same line: the doctor
+	 * finding that applies (diag.h, rt_diag_hint); "" if none */
+	char hint[240];
 };
 
 /* Records the failure unless one is recorded already, and returns -1 so

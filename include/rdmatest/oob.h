@@ -2,7 +2,9 @@
  * which the two sides trade QP attributes before any RDMA traffic. It
  * carries bytes only; every applet defines its own messages on top.
  * Every wait is bounded and every failure is one line: a refusal, a reset
- * or a peer that closed early is exit 1, an expired bound exit 124. */
+ * or a peer that closed early is exit 1, an expired bound exit 124. Every
+ * wait also ends at SIGINT/SIGTERM: it returns RT_INTERRUPTED (interrupt.h)
+ * with no error recorded, and the run's end records the signal. */
 #ifndef RDMATEST_OOB_H
 #define RDMATEST_OOB_H
 
@@ -15,6 +17,7 @@ struct rt_oob {
 	int fd;                /* the connection, -1 when closed */
 	int lfd;               /* the listening socket (servers), -1 */
 	unsigned port;         /* the port listened on (after rt_oob_listen) */
+	int backlog;           /* rt_oob_listen's backlog: 1 (one peer) unless set */
 	long long timeout_ms;  /* bound of each connect attempt, accept, read, write */
 	struct sockaddr_storage local, peer; /* v4-mapped addresses unmapped */
 	char peer_name[64];    /* "192.0.2.2:18515", for errors */

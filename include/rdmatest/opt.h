@@ -21,13 +21,18 @@ enum rt_opt_kind {
 	RT_OPT_SIZE,    /* long long: bytes, k/m/g suffix (binary units) */
 	RT_OPT_PORT,    /* long long: 1..65535 unless the row narrows it */
 	RT_OPT_SECONDS, /* long long milliseconds, given as seconds ("2.5") */
+	RT_OPT_DECIMAL, /* long long thousandths, given as a decimal ("0.93"):
+			 * fractional thresholds without floating point in
+			 * the config, the row's min/max in thousandths too */
 	RT_OPT_STRING,  /* const char * */
 	RT_OPT_ADDR,    /* const char *: host name or address, resolved later */
 	RT_OPT_ENUM,    /* int: one of `choices` (name, or its number) */
 	RT_OPT_FLAGS,   /* int: a set of `choices` (their values OR'd), see below */
 	RT_OPT_OPERAND, /* const char *: the one non-option word, as upstream's
 			 * "ibv_rc_pingpong HOST" (also --name WORD); a second
-			 * word is a usage error */
+			 * word is a usage error. With max N > 1 the row takes
+			 * up to N words into an array of N const char * (its
+			 * first element's offset): "mesh report FILE..." */
 };
 
 /* A flag set's value is choice names separated by commas ("socket,verify")

@@ -47,12 +47,16 @@ void rt_pt_lat_add(struct rt_pt_lat *l, uint64_t ns);
  * 1 for read and atomic). perftest drops the two largest samples (n =
  * samples - 2) for everything but t_min: t_max is the sample at sorted
  * index n, the second largest; t_typical the median of the n kept;
- * p99 and p99.9 those at index ceil(0.99 n) and ceil(0.999 n). rdmatest
- * adds every sample's true maximum and nearest-rank percentiles. */
+ * p99 and p99.9 those at index ceil(0.99 n) and ceil(0.999 n). t_stdev
+ * is perftest's: the root of the mean of (t_avg - sample)^2 with every
+ * difference truncated to whole µs first (perftest stores it in an int),
+ * each kept sample taken as its histogram bucket's middle. rdmatest adds
+ * the true deviation of the kept samples, every sample's true maximum and
+ * nearest-rank percentiles. */
 struct rt_pt_lat_figures {
 	uint64_t samples;
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
-	double max, p50, p90, p99_all, p999_all, p9999_all;
+	double stdev, max, p50, p90, p99_all, p999_all, p9999_all;
 };
 
 /* False when there are fewer than 3 samples (-n below 4): perftest's

@@ -31,6 +31,10 @@ struct rt_sock_ops {
 	int (*connect)(int fd, const struct sockaddr *sa, socklen_t len);
 	ssize_t (*send)(int fd, const void *buf, size_t len, int flags);
 	ssize_t (*recv)(int fd, void *buf, size_t len, int flags);
+	ssize_t (*sendto)(int fd, const void *buf, size_t len, int flags,
+			  const struct sockaddr *sa, socklen_t salen);
+	ssize_t (*recvfrom)(int fd, void *buf, size_t len, int flags,
+			    struct sockaddr *sa, socklen_t *salen);
 	int (*poll)(struct pollfd *fds, nfds_t n, int timeout_ms);
 	int (*setsockopt)(int fd, int level, int name, const void *val, socklen_t len);
 	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
@@ -48,6 +52,7 @@ struct rt_sock_tuning {
 	bool nodelay;    /* TCP_NODELAY */
 	int inline_size; /* rsockets' RDMA_INLINE; -1: left alone */
 	int keepalive_s; /* SO_KEEPALIVE with this TCP_KEEPIDLE; 0: off */
+	int iomap_size;  /* rsockets' RDMA_IOMAPSIZE (riostream: 1); 0: none */
 };
 
 /* Applies t to fd. Only keepalive failures are reported (warnings): the
@@ -112,6 +117,19 @@ int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
 		       struct rt_error *err);
 int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
 		       struct rt_error *err);
+/* riostream's transfers (rsockets only). rt_stream_iomap maps buf as the
+ * connection's iomap at offset 0 for the peer to write into (a peer that
+ * asked for no iomap slot is exit 1, any other refusal exit 3: this side
+ * lacks iomap); rt_stream_iowrite_all writes len bytes to the peer's
+ * offset 0 with riowrite, bounded as send_all; rt_stream_await_byte
+ * waits, bounded by s->timeout_ms, until the peer's writes set *p to
+ * want, and then counts len received bytes. */
+int rt_stream_iomap(struct rt_stream *s, void *buf, size_t len, struct rt_error *err);
+void rt_stream_iounmap(struct rt_stream *s, void *buf, size_t len);
+int rt_stream_iowrite_all(struct rt_stream *s, const void *buf, size_t len,
+			  struct rt_error *err);
+int rt_stream_await_byte(struct rt_stream *s, const volatile uint8_t *p, uint8_t want,
+			 size_t len, struct rt_error *err);
 /* Waits up to timeout_ms for the peer to close, draining (and counting
  * into *extra) whatever it still sends: 0 once it closed (or reset), -1
  * when it did not within the time. Records no error. A server calls this

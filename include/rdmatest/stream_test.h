@@ -2,7 +2,12 @@
  * stream tools run them (rstream; riostream has the same rows, sync and
  * table): per row a 16-byte sync each way, then per iteration `count`
  * transfers client to server and as many back; the table line and a JSON
- * record per row. Every failure names the row, iteration, transfer and
+ * record per row. riostream's rows (t->iomap) write each transfer into the
+ * peer's mapped buffer at offset 0; the last of an iteration ends with a
+ * marker byte (0, 1, ... per row, one per direction and iteration) that the
+ * receiver waits for, the others with the marker before it; -T v fills and
+ * checks only the first size - 1 bytes of that last transfer, and the
+ * sync bytes are never counter data. Every failure names the row, iteration, transfer and
  * direction, then the applet's hint about what probably differs. */
 #ifndef RDMATEST_STREAM_TEST_H
 #define RDMATEST_STREAM_TEST_H
@@ -26,6 +31,9 @@ struct rt_stream_test {
 	/* set by the applet */
 	struct rt_stream *s;          /* connected (timeout_ms bounds every wait) */
 	uint8_t *sbuf, *rbuf;         /* each as large as the largest row and the sync */
+	uint8_t *iomap;               /* riostream: as large as the largest row, mapped
+				       * per row for the peer's riowrites; NULL: rows
+				       * move with send/recv (rstream) */
 	bool server, verify;          /* verify: -T v, upstream's running counter */
 	struct rt_stream_verify v;    /* runs on across rows and connections */
 	const char *hint;             /* after a reason: what probably differs */

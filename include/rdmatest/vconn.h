@@ -47,6 +47,19 @@ int rt_vdev_local(const struct rt_vdev *d, const char *sysfs, int gid_index,
 		  const struct sockaddr *via, struct rt_vaddr *out,
 		  struct rt_error *err);
 
+/* The GID form of an IP address: IPv4 as ::ffff:a.b.c.d, as RoCE v2
+ * has it; -1 for other families. */
+int rt_addr_gid(const struct sockaddr *sa, union ibv_gid *gid);
+/* The automatic choice itself, for doctor to recommend the very index
+ * the applets take: the kernel derives each RoCE v2 GID from an address
+ * of the port's netdev, so the entry equal to `want` (the local address
+ * the peer is reached on) is on the netdev carrying it. Returns that
+ * index or -1; `seen` (may be NULL) lists the other RoCE v2 entries as
+ * "N GID on NETDEV" for an error. */
+int rt_roce_v2_gid_of(const char *sysfs, const char *dev, unsigned port,
+		      int gid_tbl_len, const union ibv_gid *want, char *seen,
+		      size_t len);
+
 struct rt_vqp_spec {
 	enum ibv_qp_type type;     /* IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD */
 	uint16_t pkey_index;
@@ -76,6 +89,11 @@ int rt_vqp_init(struct ibv_qp *qp, const struct rt_vdev *d,
 		const struct rt_vqp_spec *s, struct rt_error *err);
 int rt_vqp_connect(struct ibv_qp *qp, const struct rt_vdev *d,
 		   const struct rt_vqp_spec *s, struct rt_error *err);
+/* One transition, for a peer that leaves a QP in RTR (perftest's BW
+ * server); failures as above. */
+int rt_vqp_modify(struct ibv_qp *qp, const struct rt_vdev *d,
+		  const struct rt_vqp_spec *s, enum ibv_qp_state state,
+		  struct rt_error *err);
 /* UD: the address handle of the spec's remote end. */
 struct ibv_ah *rt_vqp_ah(const struct rt_vdev *d, const struct rt_vqp_spec *s,
 			 struct rt_error *err);

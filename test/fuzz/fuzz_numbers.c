@@ -68,7 +68,7 @@ static void check_parse_ll(const char *text, enum rt_opt_kind kind)
 	long long got = 0x5a5a, want = 0;
 	int rc = rt_parse_ll(text, kind, &got), ref;
 
-	if (kind == RT_OPT_SECONDS) {
+	if (kind == RT_OPT_SECONDS || kind == RT_OPT_DECIMAL) {
 		char *end;
 		double v = strtod(text, &end);
 
@@ -154,10 +154,10 @@ static void check_format(uint64_t n, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum rt_opt_kind kinds[] = {
-		RT_OPT_INT, RT_OPT_SIZE, RT_OPT_PORT, RT_OPT_SECONDS,
+		RT_OPT_INT, RT_OPT_SIZE, RT_OPT_PORT, RT_OPT_SECONDS, RT_OPT_DECIMAL,
 	};
 	struct fuzz_in in = { data, size };
-	enum rt_opt_kind kind = kinds[fuzz_u8(&in) % 4];
+	enum rt_opt_kind kind = kinds[fuzz_u8(&in) % (sizeof(kinds) / sizeof(kinds[0]))];
 	long long min = (long long)fuzz_u64(&in, 8), max = (long long)fuzz_u64(&in, 8);
 	uint64_t n = fuzz_u64(&in, 8);
 	size_t len = 1 + fuzz_u8(&in) % 32;

@@ -189,7 +189,34 @@ def json():
           struct.pack(">q", 1) + bytes([OB]) + s(KEY, "a") + s(KEY, "b") + bytes([FIN]))
 
 
+def mesh():
+    """core/meshwire.c's messages (even first byte) and mesh report lines
+    (odd first byte)"""
+    host = lambda h: h.encode() + bytes(64 - len(h))
+    hello = b"RM\x02\x01" + struct.pack(">IIIH2x", 76, 3, 8, 7471) + host("gpu07")
+    assign = b"RM\x02\x02" + struct.pack(">IIIIBxH", 80, 4, 7, 5, 1, 7471) + host("10.0.0.5")
+    rest = b"RM\x02\x02" + struct.pack(">IIIIBxH", 80, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(64)
+    result = b"RM\x02\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+                                            812345, 9000, 15000, 97000, 96000)
+    failed = b"RM\x02\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
+    verdict = b"RM\x02\x04" + struct.pack(">IB3xIII", 16, 0, 1, 2, 1)
+    frame = lambda size, m: bytes([size, len(m)]) + m
+    write("mesh", "messages", b"\0" + frame(8, hello) + frame(8, assign) + frame(1, rest) +
+          frame(8, result) + frame(0, failed) + frame(8, verdict))
+    write("mesh", "bad-length", b"\0" + frame(8, hello[:7] + b"\x50" + hello[8:]))
+    lines = [
+        '0: {"mesh":"hello","rank":0,"size":3,"host":"n1"}',
+        '1: {"mesh":"hello","rank":1,"size":3,"host":"n2"}',
+        'srun: error: n3: task 2: Exited with exit code 3',
+        '0: {"mesh":"result","a":0,"b":1,"status":"ok","connect_ns":70000,'
+        '"rtt_p50_ns":9000,"rtt_p99_ns":12000,"mbps":97000,"mbps_rev":96000}',
+        '1: {"mesh":"result","a":1,"b":2,"status":"absent"}',
+    ]
+    write("mesh", "report", b"\1" + "\n".join(lines).encode() + b"\n")
+    write("mesh", "report-bad-line", b"\1" + lines[0].encode() + b"\n{\"mesh\":1}\n")
+
+
 if __name__ == "__main__":
-    for f in (opt, numbers, addr, advert, verify, msg_hdr, json):
+    for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh):
         f()
     sys.exit(0)

@@ -36,6 +36,8 @@ struct calls {
 	/* floods: sources that never run dry (capped, so a loop that never
 	 * returns to its checks fails the test instead of hanging it) */
 	long flood_events, flood_notifies, cq_entries;
+	int notify_cq;         /* CQ re-arms */
+	long cq_entries_at_notify; /* land just before a re-arm takes effect */
 };
 
 #define FLOOD_CAP 100000
@@ -250,6 +252,9 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 static int fake_notify_cq(struct ibv_cq *cq, int solicited)
 {
 	(void)cq, (void)solicited;
+	calls.notify_cq++;
+	calls.cq_entries += calls.cq_entries_at_notify;
+	calls.cq_entries_at_notify = 0;
 	return 0;
 }
 static struct ibv_context fake_ctx = { .ops = { .poll_cq = fake_poll_cq,
@@ -930,6 +935,76 @@ static void cq_left_non_empty_is_polled_without_a_notification(void **state)
 	cq_conn_done(c);
 }
 
+static bool got_ten(const struct rt_cm *m, const void *arg)
+{
+	(void)arg;
+	return m->conns[0]->recvs_done == 10;
+}
+
+/* A CQ whose notification was taken is polled in the next rounds without
+ * a re-arm; re-arming after every notification cost a system call each
+ * (one host, ucmatose -c 50 -C 20: a re-arm per notification read). */
+static void cq_is_not_rearmed_while_the_loop_is_busy(void **state)
+{
+	struct rt_wait w = { .done = got_ten, .timeout_ms = 500, .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = 1;
+	calls.cq_entries = 10;
+	assert_int_equal(rt_cm_run(cm, &w), 0);
+	assert_int_equal(calls.notify_cq, 0);
+	assert_true(c->cq_hot);
+	cq_conn_done(c);
+}
+
+/* Before sleeping, the loop re-arms a hot CQ and polls it again: what
+ * landed before the re-arm took effect brings no notification, and a
+ * loop that slept on it would wait for nothing. */
+static void cq_is_rearmed_and_polled_again_before_a_sleep(void **state)
+{
+	struct rt_wait w = { .done = got_ten, .timeout_ms = 500, .what = "x" };
+	struct rt_conn *c;
+	char b;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = 1;
+	calls.cq_entries = 4;
+	calls.cq_entries_at_notify = 6;
+	assert_int_equal(rt_cm_run(cm, &w), 0);
+	assert_int_equal(calls.notify_cq, 1);
+	assert_false(c->cq_hot);
+	assert_int_equal(c->recvs_done, 10);
+	/* idle and armed: the next wait sleeps, with no re-arm */
+	assert_int_equal(read(flood_pipe[0], &b, 1), 1);
+	w.timeout_ms = 50;
+	w.done = never;
+	assert_int_equal(rt_cm_run(cm, &w), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	assert_int_equal(calls.notify_cq, 1);
+	cq_conn_done(c);
+}
+
+/* A completion channel that poll does not find readable is not read:
+ * rounds woken by CM events alone would pay a failing read each. */
+static void a_channel_poll_finds_idle_is_not_read(void **state)
+{
+	struct rt_wait w = { .done = got_all, .timeout_ms = 100, .what = "x" };
+	struct rt_conn *c;
+	char b;
+
+	(void)state;
+	c = cq_conn();
+	assert_int_equal(read(flood_pipe[0], &b, 1), 1); /* idle now */
+	calls.flood_notifies = 5;
+	assert_int_equal(rt_cm_run(cm, &w), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	assert_int_equal(calls.flood_notifies, 5);
+	cq_conn_done(c);
+}
+
 /* A peer that sends its last messages and disconnects at once: the
  * DISCONNECTED event is read before the CQs in the same round, and more
  * completions are queued than one round's budget. The applet must see
@@ -1230,6 +1305,9 @@ int main(void)
 		T(completion_flood_still_reaches_the_predicate),
 		T(notification_flood_on_an_empty_cq_ends_the_round),
 		T(cq_left_non_empty_is_polled_without_a_notification),
+		T(a_channel_poll_finds_idle_is_not_read),
+		T(cq_is_not_rearmed_while_the_loop_is_busy),
+		T(cq_is_rearmed_and_polled_again_before_a_sleep),
 		T(completions_before_a_disconnect_are_counted_first),
 		T(half_opened_device_is_not_counted),
 		T(silent_setup_failure_fails_the_client),

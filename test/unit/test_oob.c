@@ -8,9 +8,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "rdmatest/interrupt.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
@@ -248,6 +250,57 @@ static void open_takes_the_runs_bounds(void **state)
 	rt_oob_close(&o);
 }
 
+/* A server waiting for its client ends at the first SIGINT, long before
+ * its bound, with nothing recorded: the run's end names the signal. */
+static void sigint_ends_a_waiting_accept(void **state)
+{
+	struct rt_oob o;
+	struct rt_error err = { 0 };
+	uint64_t t0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(rt_interrupt_install(), 0);
+	rt_oob_init(&o, 20000);
+	assert_int_equal(rt_oob_listen(&o, "127.0.0.1", 0, &err), 0);
+	t0 = rt_now_ns();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec soon = { 0, 150000000 };
+
+		nanosleep(&soon, NULL);
+		_exit(kill(getppid(), SIGINT) != 0);
+	}
+	assert_int_equal(rt_oob_accept(&o, &err), RT_INTERRUPTED);
+	assert_true(rt_now_ns() - t0 < 5000 * 1000000ull);
+	assert_false(err.set);
+	assert_int_equal(rt_interrupt_signal(), SIGINT);
+	waitpid(pid, NULL, 0);
+	rt_oob_close(&o);
+	rt_interrupt_restore();
+}
+
+/* A pending interrupt ends a read from a quiet peer and a client's
+ * retries for a server that is not up. */
+static void pending_interrupt_ends_reads_and_retries(void **state)
+{
+	struct pair p;
+	char b[4];
+
+	(void)state;
+	connect_pair(&p, 20000);
+	assert_int_equal(rt_interrupt_install(), 0);
+	rt_interrupt_raise(SIGTERM);
+	assert_int_equal(rt_oob_read(&p.cli, b, sizeof(b), &p.err), RT_INTERRUPTED);
+	close_pair(&p);
+	rt_oob_init(&p.cli, 1000);
+	assert_int_equal(rt_oob_connect(&p.cli, "127.0.0.1", free_port(), 20000, &p.err),
+			 RT_INTERRUPTED);
+	assert_false(p.err.set);
+	rt_interrupt_restore();
+}
+
 static void unknown_host_is_usage(void **state)
 {
 	struct rt_oob o;
@@ -285,6 +338,8 @@ int main(void)
 		cmocka_unit_test(late_server_is_reached),
 		cmocka_unit_test(accept_is_bounded),
 		cmocka_unit_test(open_takes_the_runs_bounds),
+		cmocka_unit_test(sigint_ends_a_waiting_accept),
+		cmocka_unit_test(pending_interrupt_ends_reads_and_retries),
 		cmocka_unit_test(unknown_host_is_usage),
 		cmocka_unit_test(not_connected),
 	};

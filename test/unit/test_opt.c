@@ -16,6 +16,7 @@ struct cfg {
 	long long count;
 	long long port;
 	long long wait_ms;
+	long long gbps; /* thousandths */
 	const char *addr;
 	int space;
 };
@@ -40,6 +41,7 @@ static const struct rt_opt opts[] = {
 	{ 'p', "port", RT_OPT_PORT, L(port), 0, 0, "7471", "PORT", "port", NULL },
 	{ 'w', "wait", RT_OPT_SECONDS, L(wait_ms), 0, 0, "2.5", "SEC", "wait", NULL },
 	{ 'a', "addr", RT_OPT_ADDR, S(addr), 0, 0, NULL, "ADDR", "address", NULL },
+	{ 0, "min-gbps", RT_OPT_DECIMAL, L(gbps), 0, 400000, "1.5", "GBPS", "floor", NULL },
 	{ 'P', "port-space", RT_OPT_ENUM, I(space), 0, 0, "tcp", "PS", "port space", spaces },
 	{ 0 },
 };
@@ -188,6 +190,81 @@ static void white_space_is_never_a_number(void **state)
 	assert_int_equal(rt_parse_ll("\t1", RT_OPT_SECONDS, &v), -1);
 	assert_int_equal(rt_parse_ll("2.5", RT_OPT_SECONDS, &v), 0);
 	assert_int_equal(v, 2500);
+}
+
+/* Thresholds such as --min-gbps 92.5 or a fraction 0.93: stored in
+ * thousandths, range checked and named in those units. */
+static void decimals_are_thousandths(void **state)
+{
+	struct cfg c;
+	struct rt_error e;
+	struct rt_opt_table t;
+	long long v;
+
+	(void)state;
+	assert_int_equal(PARSE("--min-gbps", "92.5"), 0);
+	assert_int_equal(c.gbps, 92500);
+	assert_int_equal(PARSE("--min-gbps=0.001"), 0);
+	assert_int_equal(c.gbps, 1);
+	assert_int_equal(PARSE("--min-gbps", "7"), 0);
+	assert_int_equal(c.gbps, 7000);
+	assert_int_not_equal(PARSE("--min-gbps", "400.5"), 0);
+	expect_usage(&e, "--min-gbps: 400.5 is out of range (0..400)");
+	assert_int_not_equal(PARSE("--min-gbps", "-1"), 0);
+	expect_usage(&e, "--min-gbps");
+	assert_int_not_equal(PARSE("--min-gbps", "1,5"), 0);
+	expect_usage(&e, "--min-gbps: invalid value '1,5'");
+	assert_int_not_equal(PARSE("--min-gbps", "nan"), 0);
+	assert_int_equal(rt_parse_ll(" 0.5", RT_OPT_DECIMAL, &v), -1);
+	assert_int_equal(rt_parse_ll("0.93", RT_OPT_DECIMAL, &v), 0);
+	assert_int_equal(v, 930);
+}
+
+/* An operand row with max 3 takes up to three words (mesh report
+ * FILE...), after the one-word row before it; a fourth is refused. */
+struct words {
+	const char *cmd;
+	const char *files[3];
+	int verbose;
+};
+
+static const struct rt_opt word_opts[] = {
+	{ 0, "cmd", RT_OPT_OPERAND, RT_OFF_STR(struct words, cmd), 0, 0, NULL, "CMD", "command", NULL },
+	{ 0, "file", RT_OPT_OPERAND, RT_OFF_STR(struct words, files[0]), 0, 3, NULL, "FILE",
+	  "files", NULL },
+	{ 'v', "verbose", RT_OPT_FLAG, RT_OFF_INT(struct words, verbose), 0, 0, NULL, NULL, "more", NULL },
+	{ 0 },
+};
+
+static int parse_words(struct words *w, struct rt_error *e, int argc, const char **argv)
+{
+	struct rt_opt_table t = { word_opts, w, 0, NULL };
+
+	memset(w, 0, sizeof(*w));
+	memset(e, 0, sizeof(*e));
+	return rt_opt_parse(&t, 1, argc, (char **)argv, e);
+}
+
+static void operand_of_several_words(void **state)
+{
+	const char *three[] = { "p", "report", "a", "-v", "b", "c" };
+	const char *four[] = { "p", "report", "a", "b", "c", "d" };
+	const char *empty[] = { "p", "report", "a", "" };
+	struct rt_error e;
+	struct words w;
+
+	(void)state;
+	assert_int_equal(rt_opt_table_check(word_opts, &e), 0);
+	assert_int_equal(parse_words(&w, &e, 6, three), 0);
+	assert_string_equal(w.cmd, "report");
+	assert_string_equal(w.files[0], "a");
+	assert_string_equal(w.files[1], "b");
+	assert_string_equal(w.files[2], "c");
+	assert_int_equal(w.verbose, 1);
+	assert_int_not_equal(parse_words(&w, &e, 6, four), 0);
+	expect_usage(&e, "unexpected argument 'd'");
+	assert_int_not_equal(parse_words(&w, &e, 4, empty), 0);
+	expect_usage(&e, "--file: empty");
 }
 
 static void double_dash_ends_options(void **state)
@@ -354,7 +431,7 @@ static void help_and_json_come_from_the_table(void **state)
 	rt_json_finish(&j);
 	assert_string_equal(rt_json_text(&j),
 		"{\"server\":false,\"verbose\":0,\"size\":64,\"count\":10,"
-		"\"port\":7471,\"wait\":2.5,\"addr\":\"h\\\"x\",\"port-space\":\"tcp\"}");
+		"\"port\":7471,\"wait\":2.5,\"addr\":\"h\\\"x\",\"min-gbps\":1.5,\"port-space\":\"tcp\"}");
 	rt_json_free(&j);
 }
 
@@ -496,6 +573,8 @@ int main(void)
 		cmocka_unit_test(numbers_sizes_and_words),
 		cmocka_unit_test(bad_input_is_a_usage_error_naming_the_option),
 		cmocka_unit_test(white_space_is_never_a_number),
+		cmocka_unit_test(decimals_are_thousandths),
+		cmocka_unit_test(operand_of_several_words),
 		cmocka_unit_test(double_dash_ends_options),
 		cmocka_unit_test(earlier_table_owns_a_shared_letter),
 		cmocka_unit_test(refused_options_are_named),

@@ -827,6 +827,44 @@ static void verify_skip_matches_moving_the_bytes(void **state)
 	assert_int_equal(skipped.checked, moved.checked);
 }
 
+/* ---- riostream's marker wait ---- */
+
+/* A peer whose iomap writes land just before its close is seen: the
+ * recv hook plays both (the byte set, then "closed"). */
+static volatile uint8_t marker_byte;
+static ssize_t write_then_close(int fd, void *b, size_t l, int f)
+{
+	(void)fd; (void)b; (void)l; (void)f;
+	marker_byte = 7;
+	return 0;
+}
+
+static ssize_t just_close(int fd, void *b, size_t l, int f)
+{
+	(void)fd; (void)b; (void)l; (void)f;
+	return 0;
+}
+
+static void await_byte_takes_writes_before_the_close(void **state)
+{
+	struct rt_sock_ops ops = rt_sock_kernel;
+	struct rt_stream s = { .ops = &ops, .fd = -1, .timeout_ms = 2000 };
+	struct rt_error err = { 0 };
+
+	(void)state;
+	marker_byte = 6;
+	ops.recv = write_then_close;
+	assert_int_equal(rt_stream_await_byte(&s, &marker_byte, 7, 100, &err), 0);
+	assert_int_equal(s.received, 100);
+	assert_false(err.set);
+	/* a close with no marker is the peer leaving: exit 1 */
+	marker_byte = 6;
+	ops.recv = just_close;
+	assert_int_equal(rt_stream_await_byte(&s, &marker_byte, 7, 100, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(err.reason, "closed by the peer before its iomap writes"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -858,6 +896,7 @@ int main(void)
 		cmocka_unit_test(refused_connect_is_exit_1),
 		cmocka_unit_test(bind_in_use_names_the_cause),
 		cmocka_unit_test(failed_rsocket_is_abandoned_not_closed),
+		cmocka_unit_test(await_byte_takes_writes_before_the_close),
 		cmocka_unit_test(orderly_rsocket_close_is_bounded),
 	};
 

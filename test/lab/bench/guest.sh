@@ -3,13 +3,47 @@
 # upstream tool alternately, the order flipping every repetition, on the
 # same rxe devices; every measurement is one `record` line (JSON) that the
 # host collects and test/lab/bench/report.py turns into medians and ratios.
-# Servers and receivers run on host b, clients and senders on host a.
-# Times are taken on host a around the client, so both tools pay the same
-# lab overhead.
+# Clients and senders run on host a; servers and receivers on host b
+# (topology "2hosts") or on host a too ("1host": both ends share one
+# guest's CPU, where the CPU cost per operation decides). Times are taken
+# on host a around the client, so both tools pay the same lab overhead.
+# Every process runs under a wrapper that reports its user+sys CPU time,
+# and a row's "cpu_s" is the client's plus the server's.
 UPB=/usr/bin
 REPS=${BENCH_REPS:-3}
 Q=${BENCH_QUICK:-0}
 BOUND=${BENCH_BOUND:-300}   # a single run's bound, seconds
+TOPOS=${BENCH_TOPOS:-2hosts 1host}
+ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf}
+# where servers run in the current topology: set by topology()
+SRV=b SA=$B HOSTS=2
+topology() {
+	case $1 in
+	2hosts) SRV=b SA=$B HOSTS=2 ;;
+	1host) SRV=a SA=$A HOSTS=1 ;;
+	*) fail "bench: unknown topology '$1'"; return 1 ;;
+	esac
+}
+selected() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# CPUW: the body of `sh -c CPUW sh CMD...`: runs CMD, then prints the
+# user+sys clock ticks of what it ran (the shell's cutime and cstime,
+# fields 16 and 17 of /proc/PID/stat; the comm field is "sh", so the
+# fields split on blanks). The guests' busybox has no time(1) that could
+# say this for a background server, and both tools pay the same wrapper.
+# shellcheck disable=SC2016 # expanded by the sh -c that runs it
+CPUW='"$@"; rc=$?; set -- $(cat /proc/$$/stat); echo "BENCH_CPU_TICKS $((${16} + ${17}))"; exit $rc'
+ticks() { sed -n 's/^BENCH_CPU_TICKS \([0-9]*\)$/\1/p' | tail -n 1; }
+# cpu_metric CLIENT_FILE SERVER_JOB: ', "cpu_s": S' (client + server, in
+# seconds: USER_HZ is 100 on x86), or nothing when either is unknown (a
+# server that had to be killed prints no ticks)
+cpu_metric() {
+	local c s
+	c=$(ticks < "$1")
+	s=$(bg_log "$2" 2> /dev/null | ticks)
+	[ -n "$c" ] && [ -n "$s" ] || return 0
+	printf ', "cpu_s": %s' "$(div $((c + s)) 100)"
+}
 
 # counts: the issue's figures, or a tenth of them for --quick
 q() { if [ "$Q" = 1 ]; then echo $((($1 + 9) / 10)); else echo "$1"; fi; }
@@ -21,11 +55,12 @@ secs() { local d=$(($2 - $1)); printf '%d.%03d' $((d / 1000000)) $((d % 1000000 
 # div A B [SCALE]: A/B (x SCALE), six significant digits; awk does the math
 div() { awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN { if (b > 0) printf "%.6g", a * k / b; else print 0 }'; }
 
-# meas BENCH ROW SIZE TOOL REP METRICS_JSON [ERROR]
+# meas BENCH ROW SIZE TOOL REP METRICS_JSON [ERROR]: one measurement of
+# the current topology
 meas() {
 	local err=""
 	[ -z "${7:-}" ] || err=", \"error\": \"$(printf '%s' "$7" | tr -d '"\\' | cut -c1-200)\""
-	record "{\"bench\": \"$1\", \"row\": \"$2\", \"size\": $3, \"tool\": \"$4\", \"rep\": $5, \"metrics\": {$6}$err}"
+	record "{\"bench\": \"$1\", \"row\": \"$2\", \"hosts\": $HOSTS, \"size\": $3, \"tool\": \"$4\", \"rep\": $5, \"metrics\": {$6}$err}"
 }
 
 # tools REP: the two tools in this repetition's order
@@ -38,7 +73,7 @@ timed() {
 	local file=$1 t0 rc
 	shift
 	t0=$(now_us)
-	timeout "$BOUND" "$@" > "$file" 2>&1
+	timeout "$BOUND" sh -c "$CPUW" sh "$@" > "$file" 2>&1
 	rc=$?
 	T=$(secs "$t0" "$(now_us)")
 	return $rc
@@ -48,8 +83,8 @@ timed() {
 server() {
 	local name=$1 port=$2
 	shift 2
-	bg_start "$name" b "$@"
-	wait_listen b "$port" 30
+	bg_start "$name" "$SRV" sh -c "$CPUW" sh "$@"
+	wait_listen "$SRV" "$port" 30
 }
 # stop_server NAME: a server that outlives its client is stopped
 stop_server() { bg_wait "$1" 20 > /dev/null || bg_kill "$1" > /dev/null; }
@@ -59,16 +94,16 @@ bench_rping() {
 	local rep=$1 tool c=$(q 10000) r m
 	for tool in $(tools "$rep"); do
 		r=$(bin "$tool" rping)
-		server srv 7174 $r -s -a "$B" -C "$c" -S 64 || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "server did not listen"; continue; }
+		server srv 7174 $r -s -a "$SA" -C "$c" -S 64 || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "server did not listen"; continue; }
 		if [ "$tool" = rdmatest ]; then
-			timed /tmp/b.out $r -c -a "$B" -C "$c" -S 64 --json
+			timed /tmp/b.out $r -c -a "$SA" -C "$c" -S 64 --json
 		else
-			timed /tmp/b.out $r -c -a "$B" -C "$c" -S 64
+			timed /tmp/b.out $r -c -a "$SA" -C "$c" -S 64
 		fi
 		rc=$?
 		stop_server srv
 		[ $rc = 0 ] || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "client exit $rc"; continue; }
-		m="\"wall_s\": $T, \"rtt_mean_us\": $(div "$T" "$c" 1e6)"
+		m="\"wall_s\": $T, \"rtt_mean_us\": $(div "$T" "$c" 1e6)$(cpu_metric /tmp/b.out srv)"
 		if [ "$tool" = rdmatest ]; then
 			m="$m, \"rtt_p50_us\": $(jnum median), \"rtt_p99_us\": $(jnum p99)"
 		fi
@@ -84,11 +119,11 @@ bench_ucmatose() {
 	for tool in $(tools "$rep"); do
 		u=$(bin "$tool" ucmatose)
 		server srv 7471 $u -c "$n" || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
-		timed /tmp/b.out $u -s "$B" -c "$n"
+		timed /tmp/b.out $u -s "$SA" -c "$n"
 		rc=$?
 		stop_server srv
 		[ $rc = 0 ] || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
-		meas ucmatose "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T, \"conn_per_s\": $(div "$n" "$T")"
+		meas ucmatose "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T, \"conn_per_s\": $(div "$n" "$T")$(cpu_metric /tmp/b.out srv)"
 	done
 }
 
@@ -97,19 +132,20 @@ bench_ucmatose() {
 # never ends when a datagram is lost (its sender posts and destroys at once,
 # so some never leave), so one rdmatest receiver on b (--json) counts every
 # datagram, rdmatest's or upstream's, and times the first to the last. The
-# rate is received / that time; delivered_pct is received of sent.
+# rate is received / that time; delivered_pct is received of sent; cpu_s
+# is the sender's alone (the receiver is the same program for both).
 bench_mckey() {
-	local rep=$1 tool k c=$(q 10000) snd total g=239.1.9.9 n span row rc
+	local rep=$1 tool k c=$(q 10000) snd total g=239.1.9.9 n span row rc t
 	total=$((4 * 4 * c)) row="-c 4 -C $c"
 	for tool in $(tools "$rep"); do
 		k=$(bin "$tool" mckey)
 		snd="$k -m $g -b $A -s -c 4 -C $c"
 		[ "$tool" = upstream ] || snd="$snd --settle 3" # upstream's fixed sleep
-		bg_start rcv b $RT/mckey -m $g -b "$B" -c 4 -C "$c" --senders 4 --json \
+		bg_start rcv "$SRV" $RT/mckey -m $g -b "$SA" -c 4 -C "$c" --senders 4 --json \
 			--accept-timeout 60 --timeout 5
 		wait_log rcv 'receiving data transfers' 40 ||
 			{ bg_kill rcv > /dev/null; meas mckey "$row" 0 "$tool" "$rep" "" "receiver not ready"; continue; }
-		timeout "$BOUND" $snd > /tmp/b.out 2>&1
+		timeout "$BOUND" sh -c "$CPUW" sh $snd > /tmp/b.out 2>&1
 		rc=$?
 		bg_wait rcv 60 > /dev/null
 		bg_log rcv > /tmp/r.out
@@ -117,7 +153,8 @@ bench_mckey() {
 		span=$(sed -n 's/.*"transfer_seconds":\([0-9.e+-]*\).*/\1/p' /tmp/r.out | head -n 1)
 		[ $rc = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] ||
 			{ meas mckey "$row" 0 "$tool" "$rep" "" "sender exit $rc, receiver counted ${n:-nothing}"; continue; }
-		meas mckey "$row" 0 "$tool" "$rep" "\"dgram_per_s\": $(div "$n" "$span"), \"delivered_pct\": $(div $((n * 100)) "$total")"
+		t=$(ticks < /tmp/b.out)
+		meas mckey "$row" 0 "$tool" "$rep" "\"dgram_per_s\": $(div "$n" "$span"), \"delivered_pct\": $(div $((n * 100)) "$total")${t:+, \"cpu_s\": $(div "$t" 100)}"
 	done
 }
 
@@ -135,13 +172,13 @@ split_row() {
 	cnt=$(q "${r%%:*}") it=$(q "${r#*:}")
 }
 bench_rstream() {
-	local rep=$1 row name size cnt it tool s line
+	local rep=$1 row name size cnt it tool s line c
 	for row in $RSTREAM_ROWS; do
 		split_row "$row"
 		for tool in $(tools "$rep"); do
 			s=$(bin "$tool" rstream)
 			server srv 7471 $s -S "$size" -C "$cnt" -I "$it" || { meas rstream "$name" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
-			timed /tmp/b.out $s -s "$B" -S "$size" -C "$cnt" -I "$it"
+			timed /tmp/b.out $s -s "$SA" -S "$size" -C "$cnt" -I "$it"
 			rc=$?
 			stop_server srv
 			line=$(grep -E '^custom ' /tmp/b.out | tail -n 1)
@@ -151,9 +188,10 @@ bench_rstream() {
 			# bandwidth rows derive it from usec/xfer and are compared by
 			# it alone, latency rows by usec/xfer alone
 			set -- $line
+			c=$(cpu_metric /tmp/b.out srv)
 			case $name in
-			*_lat) meas rstream "$name" "$size" "$tool" "$rep" "\"usec_xfer\": $8" ;;
-			*) meas rstream "$name" "$size" "$tool" "$rep" "\"gbps\": $(div $((size * 8)) "$8" 0.001)" ;;
+			*_lat) meas rstream "$name" "$size" "$tool" "$rep" "\"usec_xfer\": $8$c" ;;
+			*) meas rstream "$name" "$size" "$tool" "$rep" "\"gbps\": $(div $((size * 8)) "$8" 0.001)$c" ;;
 			esac
 		done
 	done
@@ -171,7 +209,7 @@ bench_perftest() {
 		[ "$n" -ge 5 ] || n=5
 		server srv 18515 $UPB/$prog -x 1 -R -F -s "$size" -n "$n" --report_gbits ||
 			{ meas perftest "$prog $size" "$size" perftest "$rep" "" "server did not listen"; continue; }
-		timed /tmp/b.out $UPB/$prog -x 1 -R -F -s "$size" -n "$n" --report_gbits "$B"
+		timed /tmp/b.out $UPB/$prog -x 1 -R -F -s "$size" -n "$n" --report_gbits "$SA"
 		rc=$?
 		stop_server srv
 		line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
@@ -187,16 +225,56 @@ bench_perftest() {
 	done
 }
 
-record "{\"meta\": {\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"kernel\": \"$(uname -r)\", \"reps\": $REPS, \"quick\": $Q, \"lab\": \"qemu TCG, 2 guests x 1 vCPU, rdma_rxe\"}}"
+record "{\"meta\": {\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"kernel\": \"$(uname -r)\", \"reps\": $REPS, \"quick\": $Q, \"lab\": \"qemu TCG, 2 guests, rdma_rxe\", \"topologies\": \"$TOPOS\"}}"
+# ---- ib_* against perftest 4.5: the applets against the tools they replace ----
+# Both run as the same command line (TCP out-of-band on 18515, GID index
+# 1, -F); BW rows compare the average of the client's row, LAT rows the
+# t_avg and t_typical columns; cpu_s is client plus server.
+IBPERF_ROWS="ib_write_bw:65536:5000 ib_read_bw:65536:1000 ib_send_bw:65536:1000
+ib_write_lat:2:1000 ib_read_lat:2:1000 ib_send_lat:2:1000"
+bench_ibperf() {
+	local rep=$1 row prog size n tool p line m
+	for row in $IBPERF_ROWS; do
+		prog=${row%%:*} row=${row#*:}
+		size=${row%%:*} n=$(q "${row#*:}")
+		[ "$n" -ge 5 ] || n=5
+		for tool in $(tools "$rep"); do
+			[ "$tool" = upstream ] && p=$UPB/$prog || p=$RT/$prog
+			[ -x "$p" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "$p not present"; continue; }
+			bg_start srv "$SRV" sh -c "$CPUW" sh $p -x 1 -F -s "$size" -n "$n" --report_gbits
+			wait_tcp_listen "$SRV" 18515 30 ||
+				{ bg_kill srv > /dev/null; meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
+			timed /tmp/b.out $p -x 1 -F -s "$size" -n "$n" --report_gbits "$SA"
+			rc=$?
+			stop_server srv
+			line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
+			[ $rc = 0 ] && [ -n "$line" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			set -- $line
+			case $prog in
+			*_lat) m="\"t_avg_us\": $6, \"t_typical_us\": $5" ;;
+			*) m="\"gbps\": $4" ;;
+			esac
+			meas ibperf "$prog $size" "$size" "$tool" "$rep" "$m$(cpu_metric /tmp/b.out srv)"
+		done
+	done
+}
+
+# bench_all REP: every selected bench once in the current topology
+bench_all() {
+	! selected rping || bench_rping "$1"
+	! selected ucmatose || { bench_ucmatose "$1" "$(q 100)"; bench_ucmatose "$1" "$(q 500)"; }
+	! selected mckey || bench_mckey "$1"
+	! selected rstream || bench_rstream "$1"
+	! selected perftest || bench_perftest "$1"
+	! selected ibperf || bench_ibperf "$1"
+}
+
 rep=1
 while [ $rep -le "$REPS" ]; do
-	case_begin "bench repetition $rep" $((BOUND * 10))
-	bench_rping $rep
-	bench_ucmatose $rep "$(q 100)"
-	bench_ucmatose $rep "$(q 500)"
-	bench_mckey $rep
-	bench_rstream $rep
-	bench_perftest $rep
-	pass
+	for topo in $TOPOS; do
+		case_begin "bench repetition $rep, $topo" $((BOUND * 10))
+		topology "$topo" && bench_all $rep
+		pass
+	done
 	rep=$((rep + 1))
 done

@@ -62,6 +62,10 @@ def check_measurement(m):
     size = m.get('size')
     if size is not None and not (is_int(size) and size >= 0):
         raise Malformed('"size" must be a non-negative integer')
+    # where the ends ran: 2 hosts (the default, and all that older raw
+    # files hold) or both in 1
+    if m.setdefault('hosts', 2) not in (1, 2) or not is_int(m['hosts']):
+        raise Malformed('"hosts" must be 1 or 2')
     if 'error' in m and not isinstance(m['error'], str):
         raise Malformed('"error" must be a string')
     # a failed run may have no metrics at all
@@ -145,6 +149,14 @@ def best_ratio(d, sa, sb):
     return sa['min'] / sb['max']
 
 
+def worst_ratio(d, sa, sb):
+    # the least favourable ratio the ranges allow: a median that meets the
+    # target is decided only if this meets it too
+    if d == 'higher':
+        return sa['min'] / sb['max'] if sb['max'] else 0.0
+    return sa['max'] / sb['min'] if sb['min'] else math.inf
+
+
 def judge(row, a, b, target):
     """Add ratio, target and verdict to row: tool a's median against b's."""
     sa, sb, d = row['tools'].get(a), row['tools'].get(b), row['direction']
@@ -161,7 +173,8 @@ def judge(row, a, b, target):
     elif not sa['n']:
         row['verdict'] = 'miss (no ok runs)'
     elif meets(d, row['ratio'], target):
-        row['verdict'] = 'met'
+        decided = meets(d, worst_ratio(d, sa, sb), target)
+        row['verdict'] = 'met' if decided else 'met (within noise)'
     elif meets(d, best_ratio(d, sa, sb), target):
         row['verdict'] = 'miss (within noise)'
     else:
@@ -170,23 +183,24 @@ def judge(row, a, b, target):
 
 
 def build_rows(runs):
-    groups = {}  # (bench, row) -> tool -> runs, in file order
+    groups = {}  # (bench, row, hosts) -> tool -> runs, in file order
     for r in runs:
-        groups.setdefault((r['bench'], r['row']), {}).setdefault(r['tool'], []).append(r)
+        key = (r['bench'], r['row'], r['hosts'])
+        groups.setdefault(key, {}).setdefault(r['tool'], []).append(r)
     rows = []
-    for (bench, name), by_tool in groups.items():
+    for (bench, name, hosts), by_tool in groups.items():
         every = [r for rs in by_tool.values() for r in rs]
         size = next((r['size'] for r in every if r.get('size') is not None), None)
         for metric in metric_names(every) or ['-']:
             tools = {t: stats(rs, metric) for t, rs in by_tool.items() if applies(rs, metric)}
-            row = {'bench': bench, 'row': name, 'size': size, 'metric': metric,
-                   'direction': direction(metric), 'tools': tools}
+            row = {'bench': bench, 'row': name, 'hosts': hosts, 'size': size,
+                   'metric': metric, 'direction': direction(metric), 'tools': tools}
             rows.append(judge(row, 'rdmatest', 'upstream', 1.0))
     return rows
 
 
-def perftest_row(rows, name, size, metric):
-    return next((p for p in rows if p['bench'] == 'perftest'
+def perftest_row(rows, name, hosts, size, metric):
+    return next((p for p in rows if p['bench'] == 'perftest' and p['hosts'] == hosts
                  and p['row'].split()[:1] == [name] and p['size'] == size
                  and p['metric'] == metric and 'perftest' in p['tools']), None)
 
@@ -198,9 +212,9 @@ def build_limits(rows):
                 or r['metric'] not in LIMITS or 'rdmatest' not in r['tools']):
             continue
         name, target = LIMITS[r['metric']]
-        p = perftest_row(rows, name, r['size'], r['metric'])
+        p = perftest_row(rows, name, r['hosts'], r['size'], r['metric'])
         if p:
-            lim = {k: r[k] for k in ('bench', 'row', 'size', 'metric', 'direction')}
+            lim = {k: r[k] for k in ('bench', 'row', 'hosts', 'size', 'metric', 'direction')}
             lim.update(against=p['row'], tools={'rdmatest': r['tools']['rdmatest'],
                                                 'perftest': p['tools']['perftest']})
             limits.append(judge(lim, 'rdmatest', 'perftest', target))
@@ -209,7 +223,8 @@ def build_limits(rows):
 
 def summarize(rows, limits, runs):
     verdicts = [r['verdict'] for r in rows + limits]
-    return {'met': verdicts.count('met'),
+    return {'met': sum(v.startswith('met') for v in verdicts),
+            'met_within_noise': verdicts.count('met (within noise)'),
             'missed': sum(v.startswith('miss') for v in verdicts),
             'within_noise': verdicts.count('miss (within noise)'),
             'runs_ok': sum('error' not in r for r in runs),
@@ -250,27 +265,31 @@ def print_report(path, meta, rows, limits, runs, summary):
         print(f'  {k}: {v if isinstance(v, str) else json.dumps(v)}')
     print()
     paired = [r for r in rows if {'rdmatest', 'upstream'} & set(r['tools'])]
-    table(['bench', 'row', 'metric', 'rdmatest', 'upstream', 'ratio', 'target', 'verdict'],
-          [[r['bench'], r['row'], r['metric'], cell(r['tools'].get('rdmatest')),
+    table(['bench', 'hosts', 'row', 'metric', 'rdmatest', 'upstream', 'ratio', 'target',
+           'verdict'],
+          [[r['bench'], r['hosts'], r['row'], r['metric'], cell(r['tools'].get('rdmatest')),
             cell(r['tools'].get('upstream'))] + verdict_cells(r) for r in paired])
     others = sorted({t for r in rows for t in r['tools']} - {'rdmatest', 'upstream'})
     if others:  # reference tools (perftest): shown, not judged
         print('\nreference runs')
-        table(['bench', 'row', 'metric'] + others,
-              [[r['bench'], r['row'], r['metric']] + [cell(r['tools'].get(t)) for t in others]
+        table(['bench', 'hosts', 'row', 'metric'] + others,
+              [[r['bench'], r['hosts'], r['row'], r['metric']]
+               + [cell(r['tools'].get(t)) for t in others]
                for r in rows if set(others) & set(r['tools'])])
     if limits:
         print('\nlimits: rdmatest rstream against perftest')
-        table(['bench', 'row', 'metric', 'rdmatest', 'against', 'perftest',
+        table(['bench', 'hosts', 'row', 'metric', 'rdmatest', 'against', 'perftest',
                'ratio', 'target', 'verdict'],
-              [[r['bench'], r['row'], r['metric'], cell(r['tools']['rdmatest']), r['against'],
+              [[r['bench'], r['hosts'], r['row'], r['metric'], cell(r['tools']['rdmatest']),
+                r['against'],
                 cell(r['tools']['perftest'])] + verdict_cells(r) for r in limits])
     failed = [r for r in runs if 'error' in r]
     if failed:
         print('\nfailed runs')
         for r in failed:
             print(f"  {r['bench']} {r['row']} {r['tool']} rep {r['rep']}: {r['error']}")
-    print('\ntargets: {met} met, {missed} missed ({within_noise} within noise)'.format(**summary))
+    print('\ntargets: {met} met ({met_within_noise} within noise), '
+          '{missed} missed ({within_noise} within noise)'.format(**summary))
     print('runs: {runs_ok} ok, {runs_failed} failed'.format(**summary))
 
 
@@ -286,8 +305,10 @@ def size_label(n):
 
 
 def points(rows, bench, tool, metric, perf=None):
+    # the plot is the two-host comparison
     return sorted((r['size'], r['tools'][tool]['median']) for r in rows
-                  if r['bench'] == bench and r['metric'] == metric and r['size'] is not None
+                  if r['bench'] == bench and r['hosts'] == 2 and r['metric'] == metric
+                  and r['size'] is not None
                   and tool in r['tools'] and r['tools'][tool]['median'] is not None
                   and (perf is None or r['row'].split()[:1] == [perf]))
 

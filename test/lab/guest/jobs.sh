@@ -136,8 +136,18 @@ _job_kill_all() {
 	rm -rf "$LAB_JOBS"
 }
 
+# Number of HOST: 1 for a, 2 for b, ... (its address is 192.0.2.N).
+_host_n() {
+	local n=1 r
+	for r in a b c d e f g h; do
+		[ "$r" = "$1" ] && { echo "$n"; return 0; }
+		n=$((n + 1))
+	done
+	return 1
+}
+
 # Address of HOST's agent on the control network.
-_ctl_ip() { [ "$1" = a ] && echo 198.51.100.1 || echo 198.51.100.2; }
+_ctl_ip() { echo "198.51.100.$(_host_n "$1")"; }
 
 # Run SNIPPET (shell code, lib.sh loaded) on HOST within SEC seconds.
 # Prints "@rc N" then the snippet's output; N is 126 when HOST did not answer.

@@ -8,6 +8,8 @@
 
 A=192.0.2.1
 B=192.0.2.2
+# hosts c to h of a switched lab (--hosts 3 to 8): 192.0.2.3 to .8
+C=192.0.2.3 D=192.0.2.4 E=192.0.2.5 F=192.0.2.6 G=192.0.2.7 H=192.0.2.8
 RT=/opt/rdmatest/bin
 LAB_SCEN=/lab/scenarios             # scenario files (and shared *.inc helpers)
 # RDMA device and data interface on each host
@@ -117,15 +119,29 @@ _bound() {
 	[ "$1" -le "$left" ] && echo "$1" || echo "$left"
 }
 
+# lab_hosts: the names of this run's hosts ("a b" for one or two, "a b c d" for four).
+lab_hosts() {
+	local n=0 r out=""
+	for r in a b c d e f g h; do
+		n=$((n + 1))
+		[ "$n" -le "${LAB_HOSTS:-1}" ] || [ "$n" -le 2 ] || break
+		out="$out $r"
+	done
+	echo "${out# }"
+}
+# host_addr HOST: its data address (192.0.2.N).
+host_addr() { echo "192.0.2.$(_host_n "$1")"; }
+
 _check_host() {
 	case $1 in a | b) return 0 ;; esac
-	echo "lab: host must be a or b, not '$1'" >> "$LAB_TRANSCRIPT"
+	case " $(lab_hosts) " in *" $1 "*) return 0 ;; esac
+	echo "lab: host must be one of $(lab_hosts), not '$1'" >> "$LAB_TRANSCRIPT"
 	return 1
 }
 
 # ---- commands ---------------------------------------------------------------
 
-# run_on [-t SEC] a|b CMD...: run CMD on the host within SEC (default
+# run_on [-t SEC] HOST CMD...: run CMD on the host within SEC (default
 # $RUN_TIMEOUT) seconds; its output goes to the transcript and to $OUT.
 # Returns CMD's status, 124 on timeout, 126 when the host did not answer.
 run_on() {
@@ -146,7 +162,7 @@ run_on() {
 }
 last_output() { cat "$OUT"; }
 
-# bg_start NAME a|b CMD...: start CMD in the background on the host.
+# bg_start NAME HOST CMD...: start CMD in the background on the host.
 bg_start() {
 	local name=$1 host=$2 r
 	shift 2
@@ -232,12 +248,12 @@ _poll_local() {
 	done
 }
 
-# wait_listen a|b PORT SEC: an RDMA CM id listens on PORT (any port space).
+# wait_listen HOST PORT SEC: an RDMA CM id listens on PORT (any port space).
 wait_listen() {
 	_poll "$1" "$3" "rdma cm_id LISTEN on port $2" \
 		"/sbin/rdma resource show cm_id 2>/dev/null | grep -Eq 'state LISTEN .*src-addr [^ ]*:$2( |\$)'"
 }
-# wait_tcp_listen a|b PORT SEC: a kernel TCP socket listens on PORT.
+# wait_tcp_listen HOST PORT SEC: a kernel TCP socket listens on PORT.
 wait_tcp_listen() {
 	local hex
 	hex=$(printf '%04X' "$2")
@@ -252,11 +268,11 @@ wait_log() {
 
 # ---- conveniences -------------------------------------------------------------
 
-# expect_exit NAME CODE [a|b] CMD...: a whole case: CMD must exit with CODE.
+# expect_exit NAME CODE [HOST] CMD...: a whole case: CMD must exit with CODE.
 expect_exit() {
 	local name=$1 code=$2 host=a rc
 	shift 2
-	case $1 in a | b) host=$1; shift ;; esac
+	case $1 in [a-h]) _check_host "$1" 2>/dev/null && { host=$1; shift; } ;; esac
 	case_begin "$name"
 	run_on "$host" "$@"
 	rc=$?
@@ -274,7 +290,7 @@ need_applet() {
 # output_has REGEX: the last run_on output matches (grep -E).
 output_has() { grep -Eq "$1" "$OUT"; }
 
-# gid_index a|b: index of the IPv4-mapped RoCE v2 GID of the host's device
+# gid_index HOST: index of the IPv4-mapped RoCE v2 GID of the host's device
 # (for perftest -x).
 gid_index() {
 	local host=$1 dev
@@ -325,29 +341,29 @@ ratio() {
 		'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.1f %s\n", a / b * s, u }'
 }
 
-# ---- fault injection (two hosts) --------------------------------------------------
+# ---- fault injection (two hosts or more) --------------------------------------------
 
 _need_two() {
-	[ "$LAB_HOSTS" = 2 ] && return 0
+	[ "$LAB_HOSTS" -ge 2 ] && return 0
 	skip "fault injection needs two hosts (one-host traffic goes through lo)"
 	return 1
 }
-# netem a|b ARGS...: tc netem on the host's data interface (eth0), e.g. loss 5%.
+# netem HOST ARGS...: tc netem on the host's data interface (eth0), e.g. loss 5%.
 netem() {
 	local host=$1
 	shift
 	_need_two || return 1
 	run_on -t 10 "$host" /sbin/tc qdisc replace dev eth0 root netem "$@"
 }
-# netem_clear [a|b]: remove netem (both hosts by default).
+# netem_clear [HOST]: remove netem (every host by default).
 netem_clear() {
 	local h
-	[ "$LAB_HOSTS" = 2 ] || return 0
-	for h in ${1:-a b}; do
+	[ "$LAB_HOSTS" -ge 2 ] || return 0
+	for h in ${1:-$(lab_hosts)}; do
 		_rpc_call "$h" "/sbin/tc qdisc del dev eth0 root 2>/dev/null; true" > /dev/null
 	done
 }
-# link_down a|b / link_up a|b: the host's data link; link_up waits (10 s)
+# link_down HOST / link_up HOST: the host's data link; link_up waits (10 s)
 # until the RDMA port is ACTIVE again.
 link_down() {
 	_need_two || return 1

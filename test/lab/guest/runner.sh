@@ -7,11 +7,11 @@
 # header VALUE of "# KEY: VALUE" in a scenario file, or DEFAULT
 header() { sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1 | grep . || echo "$3"; }
 
-# Bring both hosts back to a clean state: no jobs, no netem, links up.
+# Bring every host back to a clean state: no jobs, no netem, links up.
 cleanup() {
 	local h
-	for h in a b; do
-		[ "$LAB_HOSTS" = 2 ] || [ "$h" = a ] || continue
+	for h in $(lab_hosts); do
+		[ "$LAB_HOSTS" != 1 ] || [ "$h" = a ] || continue
 		_rpc_call "$h" "_job_kill_all; /sbin/tc qdisc del dev eth0 root 2>/dev/null;
 			[ \$LAB_HOSTS = 1 ] || /sbin/ip link set eth0 up; true" 60 > /dev/null
 	done
@@ -48,22 +48,29 @@ run_scenario() {
 	cleanup
 }
 
-# Host b must answer and the data link must carry traffic before any case.
+# Every other host must answer and the data link must carry traffic to it
+# before any case (one 90 s bound for all the agents).
 wait_peer() {
-	local end=$(($(_now_cs) + 9000))
-	until [ "$(_rpc b true 5)" = "@rc 0" ]; do
-		if [ "$(_now_cs)" -ge "$end" ]; then
-			_result FAIL lab/boot "host b's agent did not answer within 90s"
-			return 1
-		fi
-		sleep 0.5
+	local end=$(($(_now_cs) + 9000)) h
+	for h in $(lab_hosts); do
+		[ "$h" != a ] || continue
+		until [ "$(_rpc "$h" true 5)" = "@rc 0" ]; do
+			if [ "$(_now_cs)" -ge "$end" ]; then
+				_result FAIL lab/boot "host $h's agent did not answer within 90s"
+				return 1
+			fi
+			sleep 0.5
+		done
 	done
-	end=$(($(_now_cs) + 3000))
-	until ping -c 1 -W 1 "$B" > /dev/null 2>&1; do
-		if [ "$(_now_cs)" -ge "$end" ]; then
-			_result FAIL lab/boot "no ping from a to b over eth0 within 30s"
-			return 1
-		fi
+	for h in $(lab_hosts); do
+		[ "$h" != a ] || continue
+		end=$(($(_now_cs) + 3000))
+		until ping -c 1 -W 1 "$(host_addr "$h")" > /dev/null 2>&1; do
+			if [ "$(_now_cs)" -ge "$end" ]; then
+				_result FAIL lab/boot "no ping from a to $h over eth0 within 30s"
+				return 1
+			fi
+		done
 	done
 }
 

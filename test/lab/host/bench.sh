@@ -1,14 +1,20 @@
 # shellcheck shell=bash
 # `lab bench`: boot two hosts once, run test/lab/bench/guest.sh (rdmatest
-# against upstream and perftest, alternating), then turn the measurements
-# into a table, JSON and a plot with test/lab/bench/report.py. Sourced by
-# test/lab/lab.
+# against upstream and perftest, alternating, on two hosts and on one),
+# then turn the measurements into a table, JSON and a plot with
+# test/lab/bench/report.py. Sourced by test/lab/lab.
 
 bench_usage() {
 	cat <<'USAGE'
-usage: lab bench --binary PATH [--reps N] [--quick] [--out DIR] [--verbose]
+usage: lab bench --binary PATH [--reps N] [--quick] [--hosts 1|2|both]
+                 [--only BENCH,...] [--out DIR] [--verbose]
   --reps N     repetitions of every pair (default 3); medians and ranges over them
   --quick      a tenth of the counts, for a smoke run (figures are not comparable)
+  --hosts T    2: servers on a second guest; 1: both ends in one guest, where
+               the CPU cost per operation decides; both (default): each repetition
+               runs the two topologies one after the other
+  --only B,..  only these benches: rping, ucmatose, mckey, rstream, perftest,
+               ibperf (the ib_* applets against perftest 4.5)
   --out DIR    where data.jsonl, report.txt, report.json and report.png go
                (default: bench-results in the current directory)
 USAGE
@@ -16,11 +22,26 @@ USAGE
 
 cmd_bench() {
 	local reps=3 quick=0 out=bench-results bin="" verbose=() scen per rc
+	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
 		--reps) reps=${2:?--reps needs a number}; shift ;;
 		--quick) quick=1 ;;
+		--hosts)
+			case ${2:-} in
+			1) topos=1host ;; 2) topos=2hosts ;; both) topos="2hosts 1host" ;;
+			*) die "bench: --hosts wants 1, 2 or both, not '${2:-}'" ;;
+			esac
+			shift ;;
+		--only)
+			only=$(printf '%s' "${2:?--only needs bench names}" | tr , ' ')
+			for b in $only; do
+				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf) ;;
+				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf)" ;;
+				esac
+			done
+			shift ;;
 		--out) out=${2:?--out needs a directory}; shift ;;
 		--verbose) verbose=(--verbose) ;;
 		-h | --help) bench_usage; return 0 ;;
@@ -35,10 +56,12 @@ cmd_bench() {
 	: > "$out/data.jsonl"
 	# one repetition of the full counts takes about 5 minutes in TCG
 	per=$((quick == 1 ? 180 : 600))
+	[ "$topos" = "${topos#* }" ] || per=$((per * 2))
 	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
 	{
 		printf '# hosts: 2\n# timeout: %s\n' $((reps * per))
-		printf 'BENCH_REPS=%s\nBENCH_QUICK=%s\n' "$reps" "$quick"
+		printf 'BENCH_REPS=%s\nBENCH_QUICK=%s\nBENCH_TOPOS="%s"\nBENCH_ONLY="%s"\n' \
+			"$reps" "$quick" "$topos" "$only"
 		cat "$LAB_DIR/bench/guest.sh"
 	} > "$scen"
 	bench_meta "$bin" >> "$out/data.jsonl"

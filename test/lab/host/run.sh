@@ -31,7 +31,7 @@ secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 # Read host a's console on stdin; print TAP (or demo text); write counts to $1.
 console_to_tap() {
-	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready=""
+	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready="" tall=""
 	t0=$(now)
 	while IFS= read -r line; do
 		line=${line%$'\r'}
@@ -59,7 +59,10 @@ console_to_tap() {
 		*"@lab DATA "*) echo "${line#*@lab DATA }" >> "${LAB_DATA_OUT:-$RUN_DIR/data.jsonl}" ;;
 		*"@lab # "*)
 			rest=${line#*@lab # }
-			case $rest in "lab: host a up"*) tready=$(now) ;; esac
+			case $rest in
+			"lab: host a up"*) tready=$(now) ;;
+			"lab: ready after"*) tall=$(now) ;;
+			esac
 			if [ "$RUN_MODE" = demo ]; then echo "$rest"; else echo "# $rest"; fi
 			;;
 		*"@lab END"*)
@@ -71,7 +74,7 @@ console_to_tap() {
 		*) [ "$RUN_VERBOSE" = 0 ] || echo "# [a] $line" ;;
 		esac
 	done
-	echo "n=$n npass=$npass nfail=$nfail nskip=$nskip end=$end tready=${tready:-0} t0=$t0" > "$state"
+	echo "n=$n npass=$npass nfail=$nfail nskip=$nskip end=$end tready=${tready:-0} tall=${tall:-0} t0=$t0" > "$state"
 }
 
 # The demo's summary table from the scenarios' rows (demo_row in
@@ -119,7 +122,7 @@ run_parse() {
 	RUN_SCENARIOS=() RUN_EXTRA=() RUN_INITRDS=() RUN_APPEND=
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--hosts) RUN_HOSTS=${2:?--hosts needs 1 or 2}; shift ;;
+		--hosts) RUN_HOSTS=${2:?--hosts needs a number from 1 to 8}; shift ;;
 		--hosts=*) RUN_HOSTS=${1#*=} ;;
 		--binary) RUN_BINARY=${2?--binary needs a path}; shift ;;
 		--binary=*) RUN_BINARY=${1#*=} ;;
@@ -136,7 +139,7 @@ run_parse() {
 		esac
 		shift
 	done
-	case ${RUN_HOSTS:-1} in 1 | 2) ;; *) die "--hosts must be 1 or 2" ;; esac
+	case ${RUN_HOSTS:-1} in [1-8]) ;; *) die "--hosts must be a number from 1 to 8" ;; esac
 	[ -z "$RUN_BINARY" ] || RUN_BINARY=$(realpath "$RUN_BINARY")
 }
 
@@ -194,7 +197,8 @@ cmd_run() {
 run_exit() {
 	local rc=$?
 	[ -z "${WATCHDOG_PID:-}" ] || kill "$WATCHDOG_PID" 2> /dev/null || true
-	[ -z "${BTAIL_PID:-}" ] || kill "$BTAIL_PID" 2> /dev/null || true
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "${BTAIL_PID:-}" ] || kill $BTAIL_PID 2> /dev/null || true
 	stop_guests
 	if [ "$RUN_KEEP" = 1 ] || [ "${RUN_FAILED:-0}" = 1 ] || { [ "$rc" != 0 ] && [ "$RUN_MODE" != shell ]; }; then
 		say "logs kept in $RUN_DIR"
@@ -212,21 +216,22 @@ watchdog() {
 	trap 'kill "$sp" 2> /dev/null; exit 0' TERM
 	wait "$sp"
 	if [ -n "$marker" ]; then
-		for f in "$RUN_DIR"/[ab].console; do
+		for f in "$RUN_DIR"/[a-h].console; do
 			grep -q "$marker" "$f" 2> /dev/null || { touch "$RUN_DIR/$flag"; break; }
 		done
 		[ -e "$RUN_DIR/$flag" ] || return 0
 	else
 		touch "$RUN_DIR/$flag"
 	fi
-	kill ${QEMU_PID_a:+"$QEMU_PID_a"} ${QEMU_PID_b:+"$QEMU_PID_b"} 2> /dev/null
+	# shellcheck disable=SC2086 # a list of pids
+	kill ${QEMU_PIDS:-} 2> /dev/null
 }
 
 # Boot, stream the console through the TAP filter, and summarise. A guest
 # that does not finish booting within RDMATEST_LAB_BOOT_TIMEOUT (TCG
 # occasionally hangs early) is booted once more before it counts as a FAIL.
 run_guests() {
-	local state=$RUN_DIR/state n npass nfail nskip end tready t0 tend rc=0 try boot_pid
+	local state=$RUN_DIR/state n npass nfail nskip end tready tall t0 tend rc=0 try boot_pid r all=""
 	local boot_sec=${RDMATEST_LAB_BOOT_TIMEOUT:-90}
 	[ "$RUN_MODE" = demo ] || echo "TAP version 13"
 	for try in 1 2; do
@@ -234,12 +239,15 @@ run_guests() {
 		boot_guests "$RUN_HOSTS"
 		watchdog "$RUN_TIMEOUT" timeout > /dev/null 2>&1 &
 		WATCHDOG_PID=$!
-		watchdog "$boot_sec" boothang '@lab # lab: host [ab] up' > /dev/null 2>&1 &
+		watchdog "$boot_sec" boothang '@lab # lab: host [a-h] up' > /dev/null 2>&1 &
 		boot_pid=$!
-		if [ "$RUN_VERBOSE" = 1 ] && [ "$RUN_HOSTS" = 2 ]; then
-			tail -n +1 -F -s 0.2 --pid="$QEMU_PID_b" "$RUN_DIR/b.console" 2> /dev/null |
-				sed -u 's/\r$//; s/^/# [b] /' &
-			BTAIL_PID=$!
+		if [ "$RUN_VERBOSE" = 1 ] && [ "$RUN_HOSTS" -ge 2 ]; then
+			for r in $(roles_of "$RUN_HOSTS"); do
+				[ "$r" != a ] || continue
+				tail -n +1 -F -s 0.2 --pid="$(pid_of "$r")" "$RUN_DIR/$r.console" 2> /dev/null |
+					sed -u "s/\r\$//; s/^/# [$r] /" &
+				BTAIL_PID="${BTAIL_PID:+$BTAIL_PID }$!"
+			done
 		fi
 		tail -n +1 -F -s 0.2 --pid="$QEMU_PID_a" "$RUN_DIR/a.console" 2> /dev/null |
 			console_to_tap "$state" || true
@@ -249,8 +257,7 @@ run_guests() {
 		stop_guests
 		if [ ! -e "$RUN_DIR/boothang" ] || [ "$try" = 2 ]; then break; fi
 		echo "# lab: a guest did not boot within ${boot_sec}s; booting again"
-		console_tail "$RUN_DIR/a.console" a 15
-		[ "$RUN_HOSTS" = 1 ] || console_tail "$RUN_DIR/b.console" b 15
+		for r in $(roles_of "$RUN_HOSTS"); do console_tail "$RUN_DIR/$r.console" "$r" 15; done
 	done
 	# shellcheck disable=SC1090 # written by console_to_tap
 	. "$state"
@@ -259,10 +266,14 @@ run_guests() {
 		n=$((n + 1)) nfail=$((nfail + 1))
 		console_tail "$RUN_DIR/a.console" a 40
 	fi
-	if [ "$nfail" -gt 0 ] && [ "$RUN_HOSTS" = 2 ]; then
-		console_tail "$RUN_DIR/b.console" b 20
+	if [ "$nfail" -gt 0 ]; then
+		for r in $(roles_of "$RUN_HOSTS"); do
+			[ "$r" = a ] || console_tail "$RUN_DIR/$r.console" "$r" 20
+		done
 	fi
-	echo "# lab: hosts $RUN_HOSTS, guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s," \
+	# with a switch, host a is up before the others: when did they all answer?
+	[ "$RUN_HOSTS" -le 2 ] || all=" all $RUN_HOSTS answering after $(secs $((tall > 0 ? tall - t0 : 0)))s,"
+	echo "# lab: hosts $RUN_HOSTS, guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s,$all" \
 		"run took $(secs $((tend - t0)))s"
 	if [ "$RUN_MODE" = demo ]; then
 		demo_summary "$RUN_DIR/rows"
@@ -287,6 +298,17 @@ run_shell() {
 		"$LAB_QEMU" "${args[@]}"
 		return
 	fi
+	if [ "$RUN_HOSTS" -gt 2 ]; then
+		local r
+		read -r d c < <(mcast_endpoints)
+		for r in $(roles_of "$RUN_HOSTS"); do
+			[ "$r" = a ] || qemu_start "$r" "$RUN_HOSTS" "$RUN_DIR/$r.console" "$d" "$c"
+		done
+		say "hosts b to $r boot in the background; their consoles: $RUN_DIR/[b-$r].console"
+		mapfile -t args < <(qemu_args a "$RUN_HOSTS" stdio "$d" "$c")
+		"$LAB_QEMU" "${args[@]}"
+		return
+	fi
 	read -r d c < <(link_endpoints)
 	mapfile -t args < <(qemu_args a 2 stdio "$d" "$c")
 	(
@@ -298,7 +320,7 @@ run_shell() {
 		mapfile -t bargs < <(qemu_args b 2 "$RUN_DIR/b.console" "$d" "$c")
 		exec "$LAB_QEMU" "${bargs[@]}" < /dev/null > "$RUN_DIR/b.qemu.log" 2>&1
 	) &
-	QEMU_PID_b=$!
+	QEMU_PID_b=$! QEMU_PIDS=$!
 	say "host b boots in the background; its console: $RUN_DIR/b.console"
 	"$LAB_QEMU" "${args[@]}"
 }

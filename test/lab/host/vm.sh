@@ -4,6 +4,12 @@
 
 LAB_QEMU=${RDMATEST_LAB_QEMU:-qemu-system-x86_64}
 LAB_MEM=${RDMATEST_LAB_MEM:-1024}
+# Three hosts or more share the 2 cores and need less each: 384 MiB holds
+# the unpacked images with room for the tests (see docs/lab.md).
+LAB_MEMN=${RDMATEST_LAB_MEM:-384}
+# Host names of a run, in order: host N is the Nth letter (3 to 8 hosts
+# share one switch).
+LAB_ROLES="a b c d e f g h"
 
 # Copy an executable to ROOT/DEST with the libraries (ldd) the base lacks.
 install_exe() {
@@ -94,10 +100,22 @@ LAB_NET=${RDMATEST_LAB_NET:-unix}
 qemu_args() {
 	local role=$1 hosts=$2 console=$3 d=${4:-} c=${5:-} n=1 listen=on
 	local append="console=ttyS0 panic=-1 quiet loglevel=${RDMATEST_LAB_LOGLEVEL:-4} mitigations=off tsc=reliable labrole=$role${RUN_APPEND:+ $RUN_APPEND}"
-	printf '%s\n' -nodefaults -no-user-config -display none -no-reboot -m "$LAB_MEM" \
+	local mem=$LAB_MEM
+	[ "$hosts" -le 2 ] || mem=$LAB_MEMN
+	printf '%s\n' -nodefaults -no-user-config -display none -no-reboot -m "$mem" \
 		-kernel "$LAB_KERNEL" -initrd "$RUN_DIR/initrd.img" -append "$append"
 	if [ "$hosts" = 1 ]; then
 		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL:-tcg,thread=multi}" -smp "${RDMATEST_LAB_SMP1:-2}"
+	elif [ "$hosts" -gt 2 ]; then
+		# one switch per link: every guest joins the link's multicast group
+		# on 127.0.0.1 (a hub: each frame reaches every guest, the NIC keeps
+		# its own); no daemon, nothing but this run on those groups
+		n=$(role_index "$role")
+		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL2:-tcg}" -smp "${RDMATEST_LAB_SMP2:-1}" \
+			-netdev "socket,id=data,mcast=$d,localaddr=127.0.0.1" \
+			-netdev "socket,id=ctl,mcast=$c,localaddr=127.0.0.1" \
+			-device "virtio-net-pci,netdev=data,mac=52:54:00:12:00:0$n,romfile=,addr=0x4" \
+			-device "virtio-net-pci,netdev=ctl,mac=52:54:00:12:01:0$n,romfile=,addr=0x5"
 	else
 		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL2:-tcg}" -smp "${RDMATEST_LAB_SMP2:-1}"
 		[ "$role" = a ] || { n=2; listen=off; }
@@ -120,6 +138,29 @@ qemu_args() {
 	fi
 }
 
+# 1 for host a, 2 for b, ...
+role_index() {
+	local i=1 r
+	for r in $LAB_ROLES; do
+		[ "$r" = "$1" ] && { echo "$i"; return; }
+		i=$((i + 1))
+	done
+	die "no host '$1'"
+}
+
+# The first N host names ("a b c d" for 4).
+roles_of() {
+	local -a all
+	read -r -a all <<< "$LAB_ROLES"
+	echo "${all[*]:0:$1}"
+}
+
+# The qemu pid of host ROLE (empty when it does not run).
+pid_of() {
+	local v=QEMU_PID_$1
+	echo "${!v:-}"
+}
+
 # Start host ROLE in the background; sets QEMU_PID_<role>.
 qemu_start() {
 	local role=$1 hosts=$2 console=$3
@@ -128,6 +169,27 @@ qemu_start() {
 	mapfile -t args < <(qemu_args "$role" "$hosts" "$console" "$@")
 	"$LAB_QEMU" "${args[@]}" < /dev/null > "$RUN_DIR/$role.qemu.log" 2>&1 &
 	printf -v "QEMU_PID_$role" '%s' "$!"
+	QEMU_PIDS="${QEMU_PIDS:-} $!"
+}
+
+# Two multicast groups on 127.0.0.1 for the switched links of a run of
+# three hosts or more: "DATA CTL" as GROUP:PORT. Random within
+# 239.255.0.0/16 (organisation-local, never routed) and a port range with
+# nothing else on it, so parallel runs do not meet.
+mcast_endpoints() {
+	local g=239.255.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1)) p
+	p=$(free_udp_port)
+	echo "$g:$p $g:$((p + 1))"
+}
+
+# A UDP port on which, like the next one, nothing is bound.
+free_udp_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		grep -qi "$(printf ':%04X \\|:%04X ' "$p" $((p + 1)))" /proc/net/udp /proc/net/udp6 2> /dev/null ||
+			{ echo "$p"; return; }
+	done
 }
 
 # The two link endpoints for a two-host run: "DATA CTL".
@@ -156,9 +218,22 @@ links_ready() {
 # With two hosts, a listens and b connects once a does.
 boot_guests() {
 	local hosts=$1 console_a=${2:-$RUN_DIR/a.console} try d c
-	QEMU_PID_a="" QEMU_PID_b=""
+	local r
+	QEMU_PID_a="" QEMU_PID_b="" QEMU_PIDS=""
 	if [ "$hosts" = 1 ]; then
 		qemu_start a 1 "$console_a"
+		return
+	fi
+	if [ "$hosts" -gt 2 ]; then
+		# a hub needs no listener: every guest joins, in any order
+		read -r d c < <(mcast_endpoints)
+		for r in $(roles_of "$hosts"); do
+			if [ "$r" = a ]; then
+				qemu_start a "$hosts" "$console_a" "$d" "$c"
+			else
+				qemu_start "$r" "$hosts" "$RUN_DIR/$r.console" "$d" "$c"
+			fi
+		done
 		return
 	fi
 	[ "$LAB_NET" = tcp ] || [ ${#RUN_DIR} -lt 90 ] || LAB_NET=tcp # sun_path limit
@@ -176,6 +251,7 @@ boot_guests() {
 		fi
 		kill "$QEMU_PID_a" 2> /dev/null || true
 		wait "$QEMU_PID_a" 2> /dev/null || true
+		QEMU_PIDS=""
 		say "host a did not listen on $d $c (try $try): $(tail -n 1 "$RUN_DIR/a.qemu.log")"
 	done
 	die "could not start host a"
@@ -184,11 +260,11 @@ boot_guests() {
 # Stop the guests that still run.
 stop_guests() {
 	local p
-	for p in ${QEMU_PID_a:-} ${QEMU_PID_b:-}; do
+	for p in ${QEMU_PIDS:-}; do
 		kill "$p" 2> /dev/null || true
 	done
-	for p in ${QEMU_PID_a:-} ${QEMU_PID_b:-}; do
+	for p in ${QEMU_PIDS:-}; do
 		wait "$p" 2> /dev/null || true
 	done
-	QEMU_PID_a="" QEMU_PID_b=""
+	QEMU_PID_a="" QEMU_PID_b="" QEMU_PIDS=""
 }

@@ -1,0 +1,210 @@
+/* The options the ib_{send,write,read}_{bw,lat} applets share with
+ * perftest 4.5: letters, long names and defaults (next-tools.md §2.1),
+ * the list of perftest options rdmatest refuses (exit 2, "not supported
+ * by rdmatest"), and the checked parameters a run uses. Defaults that
+ * differ per test (-s, -n, -t, -r, -I) are arguments of the row macros,
+ * so that each applet's table prints its own in --help and the man page.
+ *
+ * Memory bound: the one registered buffer is at most RT_PT_MAX_BUF bytes
+ * (perftest's layout: round_up(max(size, page), cache line) × 2 × Q), so
+ * -q times the largest size is refused beyond it (exit 2). */
+#ifndef RDMATEST_PERFTEST_OPTS_H
+#define RDMATEST_PERFTEST_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/opt.h"
+
+#define RT_PT_MAX_QPS 1024
+#define RT_PT_MAX_BUF (1ull << 30)
+#define RT_PT_ALL_MIN 2ull            /* -a: 2^1 .. */
+#define RT_PT_ALL_MAX (1ull << 23)    /* .. 2^23 bytes */
+
+enum rt_pt_verb { RT_PT_SEND, RT_PT_WRITE, RT_PT_READ, RT_PT_ATOMIC };
+enum rt_pt_kind { RT_PT_BW, RT_PT_LAT };
+enum rt_pt_output { RT_PT_OUT_ALL, RT_PT_OUT_BW, RT_PT_OUT_MSGRATE, RT_PT_OUT_LAT };
+/* -A: perftest's two atomics on 8 bytes: add 1, or compare with 0 and
+ * swap in 0 (so the value never changes). */
+enum rt_pt_atomic { RT_PT_FETCH_ADD, RT_PT_CMP_SWAP };
+#define RT_PT_ATOMIC_SIZE 8
+
+struct rt_pt_test {
+	enum rt_pt_verb verb;
+	enum rt_pt_kind kind;
+};
+
+/* The option table's config (RT_CFG of every ib_* applet). */
+struct rt_pt_cfg {
+	const char *server, *dev, *out_json_file, *limit_bw, *limit_msgrate;
+	const char *limit_lat, *limit_lat_max; /* latency tests */
+	long long port, ib_port, size, iters, duration, margin, gid_index;
+	long long qps, tx_depth, rx_depth, qp_timeout, sl, inline_size, outs;
+	long long post_list, cq_mod;
+	int mtu, conn, all, cpu_freq, no_peak, bidir, events, report_gbits;
+	int out_json, warm_up, help, version, output, rdma_cm;
+	int atomic_type; /* atomic tests: enum rt_pt_atomic */
+};
+
+extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
+extern const struct rt_enum rt_pt_outputs[];  /* --output words */
+extern const struct rt_enum rt_pt_conns[];    /* -c: RC only */
+extern const struct rt_enum rt_pt_atomics[];  /* -A words */
+/* perftest 4.5's options that no ib_* applet implements (letters and long
+ * names); an applet's own rows win over this list. */
+extern const struct rt_opt_refused rt_pt_refused[];
+
+/* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
+
+#define RT_PT_OPTS_CONN \
+	{ 0, "server", RT_OPT_OPERAND, RT_S(server), 0, 0, NULL, "HOST", \
+	  "the server to connect to; without it, serve one client", NULL }, \
+	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "18515", "PORT", \
+	  "TCP port of the out-of-band exchange", NULL }, \
+	{ 'd', "ib-dev", RT_OPT_STRING, RT_S(dev), 0, 0, NULL, "DEV", \
+	  "RDMA device (default: the first)", NULL }, \
+	{ 'i', "ib-port", RT_OPT_INT, RT_L(ib_port), 1, 255, "1", "PORT", \
+	  "port of the device", NULL }, \
+	{ 'm', "mtu", RT_OPT_ENUM, RT_I(mtu), 0, 0, "active", "MTU", \
+	  "path MTU (the peers use the smaller)", \
+	  rt_pt_mtus }, \
+	{ 'x', "gid-index", RT_OPT_INT, RT_L(gid_index), -1, 255, "-1", "IDX", \
+	  "GID index (default: none on IB; on RoCE the RoCE v2 GID of the " \
+	  "address the peer is reached on, named in the output)", NULL }, \
+	{ 'c', "connection", RT_OPT_ENUM, RT_I(conn), 0, 0, "RC", "TYPE", \
+	  "connection type (RC only)", rt_pt_conns }, \
+	{ 'u', "qp-timeout", RT_OPT_INT, RT_L(qp_timeout), 0, 31, "14", "N", \
+	  "QP ACK timeout exponent", NULL }, \
+	{ 'S', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL }, \
+	{ 'R', "rdma_cm", RT_OPT_FLAG, RT_I(rdma_cm), 0, 0, NULL, NULL, \
+	  "connect the test QPs with the RDMA CM (port -p, the address the peer " \
+	  "is reached on); the out-of-band exchange stays on TCP, so the peer " \
+	  "must be rdmatest with -R", NULL }
+
+#define RT_PT_OPT_SIZE(def) \
+	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1LL << 31, (def), "SIZE", \
+	  "message size; both sides must agree", NULL }
+#define RT_PT_OPT_ITERS(def) \
+	{ 'n', "iters", RT_OPT_INT, RT_L(iters), 5, 100000000, (def), "N", \
+	  "messages per size", NULL }
+#define RT_PT_OPT_TX_DEPTH(def) \
+	{ 't', "tx-depth", RT_OPT_INT, RT_L(tx_depth), 1, 16384, (def), "N", \
+	  "sends in flight per QP (clipped to -n)", NULL }
+#define RT_PT_OPT_RX_DEPTH(def) \
+	{ 'r', "rx-depth", RT_OPT_INT, RT_L(rx_depth), 1, 16384, (def), "N", \
+	  "receives posted per QP", NULL }
+#define RT_PT_OPT_INLINE(def) \
+	{ 'I', "inline_size", RT_OPT_INT, RT_L(inline_size), 0, 1024, (def), "N", \
+	  "largest message sent inline", NULL }
+
+#define RT_PT_OPTS_RUN \
+	{ 'a', "all", RT_OPT_FLAG, RT_I(all), 0, 0, NULL, NULL, \
+	  "every size from 2 B to 8 MiB, one row each", NULL }, \
+	RT_PT_OPTS_TIMING
+
+/* The atomic tests' -s, -a and -A: one size, 8 bytes. The -a and -s rows
+ * exist to name the refusal (perftest exits 1 with "Message size cannot be
+ * changed for Atomic tests"). */
+#define RT_PT_OPTS_ATOMIC \
+	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1LL << 31, "8", "SIZE", \
+	  "message size: atomics are 8 bytes, another size exits 2", NULL }, \
+	{ 'a', "all", RT_OPT_FLAG, RT_I(all), 0, 0, NULL, NULL, \
+	  "refused (exit 2): atomic tests have one size", NULL }, \
+	{ 'A', "atomic_type", RT_OPT_ENUM, RT_I(atomic_type), 0, 0, "FETCH_AND_ADD", \
+	  "TYPE", "the atomic: add 1, or compare with 0 and swap in 0", rt_pt_atomics }
+
+/* Everything of RT_PT_OPTS_RUN but -a. */
+#define RT_PT_OPTS_TIMING \
+	{ 'D', "duration", RT_OPT_INT, RT_L(duration), 0, 86400, "0", "SEC", \
+	  "run for SEC seconds instead of -n messages", NULL }, \
+	{ 'f', "margin", RT_OPT_INT, RT_L(margin), 0, 86400, NULL, "SEC", \
+	  "-D: warm-up and cool-down left out of the figures; a quarter of -D when not given", NULL }, \
+	{ 'o', "outs", RT_OPT_INT, RT_L(outs), 0, 65535, "0", "N", \
+	  "read/atomic: outstanding requests (0: the device's maximum)", NULL }, \
+	{ 'e', "events", RT_OPT_FLAG, RT_I(events), 0, 0, NULL, NULL, \
+	  "sleep on a completion channel instead of polling", NULL }, \
+	{ 'F', "CPU-freq", RT_OPT_FLAG, RT_I(cpu_freq), 0, 0, NULL, NULL, \
+	  "accepted (rdmatest times with the monotonic clock, not CPU cycles)", NULL }, \
+	{ 'h', "usage", RT_OPT_FLAG, RT_I(help), 0, 0, NULL, NULL, \
+	  "this help (as --help)", NULL }, \
+	{ 'V', "perftest-version", RT_OPT_FLAG, RT_I(version), 0, 0, NULL, NULL, \
+	  "print perftest's version line, \"Version: 6.06\"", NULL }, \
+	{ 0, "report_gbits", RT_OPT_FLAG, RT_I(report_gbits), 0, 0, NULL, NULL, \
+	  "report in Gb/s (10^9 bit) instead of MB/s (2^20 bytes)", NULL }, \
+	{ 0, "out_json", RT_OPT_FLAG, RT_I(out_json), 0, 0, NULL, NULL, \
+	  "write every row to --out_json_file as one valid JSON document", NULL }, \
+	{ 0, "out_json_file", RT_OPT_STRING, RT_S(out_json_file), 0, 0, \
+	  "perftest_out.json", "FILE", "the --out_json document", NULL }, \
+	{ 0, "output", RT_OPT_ENUM, RT_I(output), 0, 0, "all", "WHAT", \
+	  "print only this figure of each row", rt_pt_outputs }, \
+	{ 0, "perform_warm_up", RT_OPT_FLAG, RT_I(warm_up), 0, 0, NULL, NULL, \
+	  "send a round of messages before measuring", NULL }
+
+/* BW-only rows. */
+#define RT_PT_OPTS_BW \
+	{ 'q', "qp", RT_OPT_INT, RT_L(qps), 1, RT_PT_MAX_QPS, "1", "N", \
+	  "number of QPs", NULL }, \
+	{ 'l', "post_list", RT_OPT_INT, RT_L(post_list), 1, 4096, "1", "N", \
+	  "messages per post call", NULL }, \
+	{ 'Q', "cq-mod", RT_OPT_INT, RT_L(cq_mod), 1, 1024, "100", "N", \
+	  "one signalled completion every N messages (1 above 8 KiB unless given)", NULL }, \
+	{ 'N', "noPeak", RT_OPT_FLAG, RT_I(no_peak), 0, 0, NULL, NULL, \
+	  "do not measure the peak bandwidth", NULL }, \
+	{ 'b', "bidirectional", RT_OPT_FLAG, RT_I(bidir), 0, 0, NULL, NULL, \
+	  "both sides send; both print the sum", NULL }, \
+	{ 'w', "limit_bw", RT_OPT_STRING, RT_S(limit_bw), 0, 0, NULL, "BW", \
+	  "exit 1 when the average bandwidth is below BW (the report's unit)", NULL }, \
+	{ 'y', "limit_msgrate", RT_OPT_STRING, RT_S(limit_msgrate), 0, 0, NULL, "MPPS", \
+	  "exit 1 when the message rate is below MPPS", NULL }
+
+/* Latency-only rows: thresholds for scripts (perftest has none). */
+#define RT_PT_OPTS_LAT \
+	{ 0, "limit_lat", RT_OPT_STRING, RT_S(limit_lat), 0, 0, NULL, "USEC", \
+	  "exit 1 when a size's average latency (t_avg) is above USEC", NULL }, \
+	{ 0, "limit_lat_max", RT_OPT_STRING, RT_S(limit_lat_max), 0, 0, NULL, "USEC", \
+	  "exit 1 when a size's true maximum latency is above USEC", NULL }
+
+/* ---- the checked parameters --------------------------------------------- */
+
+struct rt_pt_params {
+	struct rt_pt_test t;
+	bool client;
+	const char *server, *dev, *out_json_file;
+	unsigned tcp_port, ib_port;
+	uint64_t size;        /* -s; with -a the largest size, 8 MiB */
+	uint64_t iters;       /* -n */
+	unsigned duration, margin; /* -D, -f; 0: iteration mode */
+	int gid_index;        /* -x, -1: chosen */
+	enum ibv_mtu mtu;     /* -m, 0: the port's active MTU */
+	unsigned qps, tx_depth, rx_depth, post_list, cq_mod;
+	bool cq_mod_given;    /* -Q given: no automatic 1 above 8 KiB */
+	unsigned qp_timeout, sl, inline_size, outs;
+	bool all, no_peak, bidir, events, gbits, out_json, warm_up;
+	bool rdma_cm;         /* -R: the test QPs connected with the RDMA CM */
+	enum rt_pt_atomic atomic; /* -A, atomic tests */
+	enum rt_pt_output output;
+	double limit_bw, limit_msgrate; /* 0: none */
+	double limit_lat, limit_lat_max; /* µs, 0: none */
+};
+
+/* Checks the combination (perftest's dependencies: -D with -a refused,
+ * -D > 2 × margin, -t clipped to -n, -a with the largest size, the buffer
+ * bound) and fills *p. `tab` is the applet's table (which rows were
+ * given). Usage errors are exit 2 naming the option. */
+int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		      struct rt_pt_test t, const struct rt_opt_table *tab,
+		      struct rt_error *err);
+/* -Q in force (perftest settles it once: 1 above 8 KiB unless -Q, -a or
+ * -e was given; at most -t; -l's value with -l unless -Q was given). */
+unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size);
+/* "RDMA_Write", "Send", ... and the whole test name into buf, as
+ * perftest prints it: "RDMA_Write Bidirectional Post List BW Test",
+ * "Atomic FETCH_AND_ADD Latency Test". */
+const char *rt_pt_verb_name(enum rt_pt_verb v);
+void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p);
+/* The per-QP slot of the buffer: round_up(max(size, page), line). */
+uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
+
+#endif

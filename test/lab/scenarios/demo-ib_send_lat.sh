@@ -1,0 +1,24 @@
+# hosts: 2
+# timeout: 120
+# Demo: rdmatest ib_send_lat between host a (client) and host b (server)
+# over Soft-RoCE: SEND ping-pong, against itself and against Debian's
+# perftest 4.5 (which needs -x on RoCE; rdmatest chooses the GID itself).
+# Each run prints perftest's table and rdmatest's line of the true maximum
+# and percentiles; the client's --json gives the summary's t_typical and
+# max.
+G=$(gid_index b)
+
+# lat NAME PEER SERVER-CMD: 1000 messages of 2 bytes from rdmatest on a
+lat() {
+	case_begin "$1" 60
+	bg_start srv b $3
+	wait_tcp_listen b 18515 20 || fail "server not listening on 18515"
+	failed || run_on -t 40 a $RT/ib_send_lat -d "$DEV_A" --json "$B" || fail "client exited $?"
+	failed || bg_wait srv 20 || fail "server exited $?"
+	demo_row ib_send_lat "$2" "rt client -> $(side "$2") server" \
+		"t_typical $(num 2 "$(json_num "$OUT" t_typical)" us), max $(num 2 "$(json_num "$OUT" max)" us)"
+	pass
+}
+
+lat "ib_send_lat: rdmatest client and server, 1000 x 2 B" rdmatest "$RT/ib_send_lat -d $DEV_B"
+lat "ib_send_lat: rdmatest client, perftest 4.5 server, 1000 x 2 B" perftest "/usr/bin/ib_send_lat -d $DEV_B -x $G"

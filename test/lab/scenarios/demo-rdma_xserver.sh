@@ -1,0 +1,15 @@
+# hosts: 2
+# timeout: 120
+# Demo: rdmatest rdma_xserver on host b (192.0.2.2) against rdmatest and against
+# Debian's rdma_xclient (v44) on host a (192.0.2.1).
+for peer in rdmatest upstream; do
+	case $peer in rdmatest) cli=$RT/rdma_xclient ;; *) cli=/usr/bin/rdma_xclient ;; esac
+	case_begin "rdma_xserver: $peer rdma_xclient -> rt server" 60
+	bg_start srv b $RT/rdma_xserver --json
+	wait_listen b 7471 20 || fail "server not listening on 7471"
+	failed || run_on -t 40 a $cli -s "$B" || fail "client exited $?"
+	failed || bg_wait srv 30 || fail "server exited $?"
+	demo_row rdma_xserver "$peer" "$(side "$peer") client -> rt server" \
+		"$(bg_log srv | grep -c '"received":1') message received"
+	pass
+done

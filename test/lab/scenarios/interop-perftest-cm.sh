@@ -1,0 +1,100 @@
+# hosts: 2
+# timeout: 300
+# -R: the six ib_* tests with their QPs connected by the RDMA CM, rdmatest
+# against itself (-n 200: a few seconds each), -q 4 with --json, and the
+# bounds: no server, a peer killed mid-run, perftest 4.5's -R on the other
+# side (its exchange runs on the CM, ours on TCP: each side ends with a
+# named error within its bound, never a hang).
+. "$LAB_SCEN/faults.inc"
+
+# bw and lat rows: size and iterations, then figures
+R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
+bw_row() { echo "^ $1 +$2 +$R"; }
+lat_row() { echo "^ $1 +$2 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}"; }
+
+# pair TEST ROW OPTS...: rdmatest -R server on b, client on a; both exit 0,
+# both print "rdma_cm QPs : ON" and the client its row (and the server,
+# but for a read latency server, which is idle and prints none)
+pair() {
+	local t=$1 row=$2
+	shift 2
+	case_begin "$t -R: rt client -> rt server $*" 60
+	bg_start srv b $RT/$t --timeout 10 -d "$DEV_B" -R "$@"
+	wait_tcp_listen b 18515 20 || fail "server not listening on 18515"
+	failed || run_on -t 40 a $RT/$t --timeout 10 -d "$DEV_A" -R "$@" "$B" || fail "client exited $?"
+	failed || output_has "$row" || fail "client printed no row /$row/"
+	failed || output_has '^ rdma_cm QPs	 : ON$' || fail "client: no 'rdma_cm QPs : ON'"
+	failed || exit_in srv 0
+	failed || log_has srv '^ rdma_cm QPs	 : ON$'
+	[ "$t" = ib_read_lat ] || { failed || log_has srv "$row"; }
+	pass
+}
+
+for v in write read send; do
+	pair ib_${v}_bw "$(bw_row 65536 200)" -n 200
+	pair ib_${v}_lat "$(lat_row 2 200)" -n 200
+done
+
+case_begin "ib_write_bw -R -q 4 --json: four CM connections, a valid document" 60
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -q 4 -n 200
+wait_tcp_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -q 4 -n 200 --json "$B" ||
+	fail "client exited $?"
+failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "client --json: not valid JSON"
+failed || output_has '"rdma_cm":true' || fail "client --json: no rdma_cm true"
+failed || output_has '"MsgSize":65536' || fail "client --json: no row"
+failed || exit_in srv 0
+n=$(bg_log srv | grep -c '^ remote address: LID')
+failed || [ "$n" = 4 ] || fail "server printed $n remote QPs, wanted 4"
+pass
+
+case_begin "ib_send_bw -R -b -q 2: both directions over CM connections" 60
+bg_start srv b $RT/ib_send_bw --timeout 10 -d "$DEV_B" -R -b -q 2 -n 200
+wait_tcp_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_send_bw --timeout 10 -d "$DEV_A" -R -b -q 2 -n 200 "$B" ||
+	fail "client exited $?"
+failed || output_has "$(bw_row 65536 "[0-9]+")" || fail "client printed no row"
+failed || exit_in srv 0
+pass
+
+case_begin "no server: the -R client retries for --timeout, then exit 124 with the -R hint" 30
+run_on -t 20 a $RT/ib_write_bw --timeout 2 -d "$DEV_A" -R "$B"
+rc=$?
+[ "$rc" = 124 ] || fail "exit $rc, wanted 124"
+failed || output_has "no server on $B:18515 within" || fail "no reason named"
+failed || output_has "not perftest -R" || fail "no -R hint"
+pass
+
+case_begin "server killed mid-run (ib_write_lat -R -D 20): the client names it, no hang" 60
+bg_start srv b $RT/ib_write_lat --timeout 5 -d "$DEV_B" -R -D 20
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || bg_start cli a $RT/ib_write_lat --timeout 5 -d "$DEV_A" -R -D 20 "$B"
+failed || wait_log cli 'remote address' 20 || fail "client never connected"
+sleep 2
+failed || bg_kill srv
+failed || bg_wait cli 30
+rc=$?
+failed || [ "$rc" = 1 ] || [ "$rc" = 124 ] || fail "client exit $rc, wanted 1 or 124"
+failed || log_has cli 'closed|reset|retry|no .* within|exceeded'
+pass
+
+case_begin "perftest 4.5 -R server, rdmatest -R client: bounded exit 124 naming -R" 40
+bg_start srv b /usr/bin/ib_write_bw -d "$DEV_B" -R -n 200
+sleep 2
+run_on -t 20 a $RT/ib_write_bw --timeout 3 -d "$DEV_A" -R -n 200 "$B"
+rc=$?
+[ "$rc" = 124 ] || fail "exit $rc, wanted 124"
+failed || output_has "not perftest -R" || fail "no -R hint"
+bg_kill srv 2>/dev/null
+pass
+
+case_begin "perftest 4.5 -R client, rdmatest -R server: both end within their bounds" 40
+bg_start srv b $RT/ib_write_bw --timeout 3 --accept-timeout 8 -d "$DEV_B" -R -n 200
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || run_on -t 20 a /usr/bin/ib_write_bw -d "$DEV_A" -R -n 200 "$B"
+rc=$?
+failed || [ "$rc" != 0 ] || fail "perftest's client passed"
+failed || bg_wait srv 20
+rc=$?
+failed || [ "$rc" = 124 ] || fail "server exit $rc, wanted 124"
+pass

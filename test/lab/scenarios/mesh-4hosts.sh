@@ -1,0 +1,174 @@
+# hosts: 4
+# timeout: 300
+# mesh on four hosts of one switch (issue #23), one boot for every case.
+# Launched the way pdsh would (the same command on every host, each finding
+# its rank in --hosts; a is rank 0) and as srun would (SLURM_* variables of
+# a 4-task step, one task per node, the nodes named by a hostlist
+# expression that /etc/hosts resolves). Cases: all healthy (READY, a valid
+# document), one host never started (absent), one host's link degraded by
+# netem (that host named bad), one host killed during the rounds (its pairs
+# fail, the run still ends with a verdict naming it). Every run is bounded
+# by --timeout T: hellos T, each pair T, a round 2T + 2 s.
+M=$RT/mesh
+HOSTS="$A,$B,$C,$D"
+T=5
+ARGS="--hosts $HOSTS --timeout $T --pings 200"
+
+# mesh_on JOB "HOSTS" ARGS...: start mesh ARGS on each of HOSTS as job JOB_host.
+mesh_on() {
+	local job=$1 hosts=$2 h
+	shift 2
+	for h in $hosts; do
+		failed || bg_start "${job}_$h" "$h" "$M" "$@"
+	done
+}
+# mesh_verdicts JOB STATUS REGEX [HOST...]: the jobs on the hosts (b c d by
+# default) exit STATUS and print rank 0's verdict (a line matching REGEX).
+mesh_verdicts() {
+	local job=$1 want=$2 re=$3 h rc
+	shift 3
+	for h in ${*:-b c d}; do
+		failed && return 1
+		bg_wait "${job}_$h" 60
+		rc=$?
+		[ "$rc" = "$want" ] || fail "rank on $h exited $rc, wanted $want"
+		failed || bg_log "${job}_$h" | grep -Eq "$re" || fail "rank on $h: no line /$re/"
+	done
+}
+# bad_node RANK ADDR: in the document in $OUT, RANK (host ADDR) is the one bad node.
+bad_node() {
+	output_has "\"rank\":$1,\"host\":\"$2\",\"verdict\":\"bad\"" || { fail "$2 (rank $1) not named bad"; return 1; }
+	output_has "\"bad_nodes\":\[$1\]" || fail "not $2 alone bad: $(grep -o '"bad_nodes":\[[^]]*\]' "$OUT")"
+}
+# json_valid: $OUT is one valid JSON document.
+json_valid() { $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT"; }
+# rank0 SEC ARGS...: mesh ARGS --json on host a: the document in $OUT, the
+# human summary (stderr) in /tmp/lab/summary; returns mesh's status.
+rank0() {
+	local sec=$1 rc
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run_on -t "$sec" a sh -c '"$@" 2> /tmp/lab/summary' sh "$M" "$@" --json
+	rc=$?
+	note "--- rank 0's summary (stderr) ---"
+	note < /tmp/lab/summary
+	return "$rc"
+}
+# summary_has REGEX: rank 0's human summary matches.
+summary_has() { grep -Eq "$1" /tmp/lab/summary; }
+
+case_begin "pdsh-style, all healthy: READY, one valid document, 6 pairs ok" 90
+need_applet mesh
+mesh_on ok "b c d" $ARGS
+failed || rank0 60 $ARGS || fail "rank 0 exited $?"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+failed || [ "$(grep -o '"status":"ok"' "$OUT" | wc -l)" = 6 ] ||
+	fail "not 6 pairs ok: $(grep -o '"status":"[a-z]*"' "$OUT" | sort | uniq -c | tr '\n' ' ')"
+failed || summary_has '^READY$' || fail "rank 0's summary does not end in READY"
+cp "$OUT" /tmp/lab/mesh-ok.json
+mesh_verdicts ok 0 '^READY'
+record "mesh 4 hosts: median RTT $(json_num /tmp/lab/mesh-ok.json median_rtt_us) us"
+note "median RTT of the healthy mesh: $(json_num /tmp/lab/mesh-ok.json median_rtt_us) us"
+pass
+
+# srun -N 4 --ntasks-per-node=1 rdmatest mesh: what srun puts in each task's
+# environment (Slurm 22.05, a 4-node job, step 0); the task's rank is
+# SLURM_PROCID, the nodes SLURM_STEP_NODELIST, node i+1 = rank i
+slurm_env() {
+	local rank=$1
+	echo env SLURM_JOB_ID=4242 SLURM_JOBID=4242 SLURM_STEP_ID=0 SLURM_STEPID=0 \
+		SLURM_JOB_NAME=mesh SLURM_JOB_NUM_NODES=4 SLURM_NNODES=4 SLURM_STEP_NUM_NODES=4 \
+		SLURM_NTASKS=4 SLURM_NPROCS=4 SLURM_STEP_NUM_TASKS=4 \
+		SLURM_JOB_NODELIST='node[1-4]' SLURM_NODELIST='node[1-4]' SLURM_STEP_NODELIST='node[1-4]' \
+		SLURM_TASKS_PER_NODE='1(x4)' SLURM_STEP_TASKS_PER_NODE='1(x4)' \
+		SLURM_JOB_CPUS_PER_NODE='1(x4)' SLURM_CPUS_ON_NODE=1 \
+		SLURM_NODEID="$rank" SLURM_PROCID="$rank" SLURM_LOCALID=0 SLURM_GTIDS="$rank" \
+		SLURMD_NODENAME="node$((rank + 1))" SLURM_TOPOLOGY_ADDR="node$((rank + 1))" \
+		SLURM_TOPOLOGY_ADDR_PATTERN=node SLURM_DISTRIBUTION=cyclic SLURM_CLUSTER_NAME=lab \
+		SLURM_JOB_PARTITION=lab SLURM_SUBMIT_HOST=node1 SLURM_SUBMIT_DIR=/root \
+		SLURM_LAUNCH_NODE_IPADDR=192.0.2.1 SLURM_SRUN_COMM_HOST=192.0.2.1 \
+		SLURM_SRUN_COMM_PORT=35001 SLURM_STEP_LAUNCHER_PORT=35001 \
+		SLURM_JOB_UID=0 SLURM_JOB_USER=root SLURM_PRIO_PROCESS=0 SLURM_UMASK=0022 \
+		SLURM_CPU_BIND=quiet,mask_cpu:0x1 SLURM_CPU_BIND_TYPE=mask_cpu: \
+		SLURM_CPU_BIND_LIST=0x1 SLURM_CPU_BIND_VERBOSE=quiet SLURM_MPI_TYPE=none \
+		SLURM_CONF=/etc/slurm/slurm.conf
+}
+
+case_begin "srun's environment, node[1-4]: READY, the nodes by name" 90
+need_applet mesh
+i=1
+for h in b c d; do
+	# shellcheck disable=SC2046 # the env words
+	failed || bg_start "srun_$h" "$h" $(slurm_env "$i") "$M" --timeout $T --pings 200
+	i=$((i + 1))
+done
+# shellcheck disable=SC2016,SC2046 # expanded by the inner shell; the env words
+failed || run_on -t 60 a $(slurm_env 0) sh -c '"$@" 2> /tmp/lab/summary' sh \
+	"$M" --timeout $T --pings 200 --json || fail "rank 0 exited $?"
+note < /tmp/lab/summary
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+for n in 1 2 3 4; do
+	failed || output_has "\"host\":\"node$n\"" || fail "node$n not in the document"
+done
+mesh_verdicts srun 0 '^READY'
+pass
+
+case_begin "host d never started: absent, NOT READY, within the bound" 90
+mesh_on ab "b c" $ARGS
+t0=$(_now_cs)
+run_on -t 60 a "$M" $ARGS
+rc=$?
+t=$((($(_now_cs) - t0) / 100))
+[ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1 (NOT READY)"
+failed || grep -E 'absent' "$OUT" | grep -qF "$D" || fail "$D not named absent"
+failed || output_has '^NOT READY' || fail "no NOT READY line"
+# hellos T, then 3 rounds of at most 2T + 2 s each
+failed || [ "$t" -le $((T + 3 * (2 * T + 2))) ] || fail "took ${t}s, more than the bound"
+mesh_verdicts ab 1 'NOT READY' b c
+pass
+
+# netem delays every frame d sends by 50 ms, so each round trip with d
+# takes at least 50 ms whatever the emulation's speed; a healthy pair's
+# median stays far below 20 ms (see the healthy case's note). d's three
+# links are bad, and d alone is blamed for them.
+case_begin "d's link delayed 50 ms by netem: d named bad, NOT READY" 120
+netem d delay 50ms || fail "netem on d: status $?"
+DARGS="--hosts $HOSTS --timeout 10 --pings 20 --max-rtt-us 20000"
+mesh_on slow "b c d" $DARGS
+failed || rank0 100 $DARGS
+rc=$?
+failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1 (NOT READY)"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"NOT READY"' || fail "no NOT READY verdict"
+failed || bad_node 3 "$D"
+failed || summary_has "^bad node 3 \($D\): 3 of 3 links bad" || fail "the summary does not name $D bad"
+mesh_verdicts slow 1 'NOT READY'
+netem_clear d
+pass
+
+# c's mesh is killed (SIGKILL) while the rounds run: once c holds an RDMA CM
+# id on the test port it has its first assignment, and its pairs of that
+# round and the next ones fail; rank 0 still ends with a verdict naming c.
+case_begin "c killed during the rounds: its pairs fail, c named, a verdict for all" 120
+KARGS="--hosts $HOSTS --timeout $T --pings 1000"
+mesh_on kill "b c d" $KARGS
+# shellcheck disable=SC2016 # expanded by the inner shell
+failed || bg_start r0 a sh -c '"$@" > /tmp/lab/r0.json' sh "$M" $KARGS --json
+failed || _poll c 40 "c's first test under way (an RDMA CM id on port 7474)" \
+	"/sbin/rdma resource show cm_id 2>/dev/null | grep -Eq ':7474( |\$)'" || fail "c never started a test"
+bg_kill kill_c KILL
+rc=$?
+[ "$rc" = 137 ] || fail "c's mesh ended with $rc before the kill (the run was over?)"
+failed || bg_wait r0 60
+rc=$?
+failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1 (NOT READY)"
+cp /tmp/lab/r0.json "$OUT"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"NOT READY"' || fail "no NOT READY verdict"
+failed || bad_node 2 "$C"
+failed || bg_log r0 | grep -q "^bad node 2 ($C)" || fail "the summary does not name $C bad"
+failed || output_has '"status":"(failed|timeout)"' || fail "no failed pair"
+mesh_verdicts kill 1 'NOT READY' b d
+pass
