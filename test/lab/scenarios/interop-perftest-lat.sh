@@ -142,14 +142,19 @@ failed || exit_in srv 0
 failed || log_has cli "$(lat_row 2 1000)"
 pass
 
-# killed T SIDE: a run of 10^8 messages, the perftest peer killed once
-# the run is under way; the rt side names the dead peer, exit 1, at once.
+# killed T [-s SIZE]: a run of 10^8 messages (10^6 with a size), the
+# perftest peer killed once the run is under way; the rt side names the
+# dead peer, exit 1, at once. With -s 1 MiB the server spends about half
+# its time waiting for its own SEND's completion, which rxe may never
+# fail after the peer died (CI saw the server wait out --timeout).
 killed() {
-	local t=$1
-	case_begin "$t: perftest client killed mid-run: the rt server names it, exit 1" 60
-	bg_start srv b $RT/ib_${t}_lat -d "$DEV_B" --timeout 20 -n 100000000
+	local t=$1 n=100000000
+	shift
+	[ $# = 0 ] || n=1000000
+	case_begin "$t${1:+ $*}: perftest client killed mid-run: the rt server names it, exit 1" 60
+	bg_start srv b $RT/ib_${t}_lat -d "$DEV_B" --timeout 20 -n $n "$@"
 	wait_tcp_listen b 18515 20 || fail "server not listening"
-	failed || bg_start cli a /usr/bin/ib_${t}_lat -d "$DEV_A" -x "$GA" -n 100000000 "$B"
+	failed || bg_start cli a /usr/bin/ib_${t}_lat -d "$DEV_A" -x "$GA" -n $n "$@" "$B"
 	failed || wait_log cli 'remote address' 20 || fail "client never connected"
 	sleep 1
 	failed || bg_kill cli KILL
@@ -160,6 +165,7 @@ killed() {
 }
 killed write
 killed send
+killed send -s 1048576
 
 case_begin "read: perftest server killed mid-run: the rt client names it, exit 1" 60
 bg_start srv b /usr/bin/ib_read_lat -d "$DEV_B" -x "$GB" -n 100000000
