@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "free_port.h"
 #include "rdmatest/meshjson.h"
 #include "rdmatest/meshnode.h"
 #include "rdmatest/meshtext.h"
@@ -38,19 +39,6 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 }
 
 /* A free TCP port: bound, read back, closed (the run binds it again). */
-static unsigned free_port(void)
-{
-	struct rt_error err = { 0 };
-	struct rt_oob o;
-	unsigned port;
-
-	rt_oob_init(&o, 1000);
-	assert_int_equal(rt_oob_listen(&o, "127.0.0.1", 0, &err), 0);
-	port = o.port;
-	rt_oob_close(&o);
-	return port;
-}
-
 struct run {
 	uint32_t n, absent;
 	struct stub st;

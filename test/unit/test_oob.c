@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "free_port.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/run.h"
@@ -134,19 +135,6 @@ static void write_after_peer_reset(void **state)
 }
 
 /* A port nobody listens on: refused at once, or after the wait. */
-static unsigned free_port(void)
-{
-	struct rt_oob o;
-	struct rt_error err = { 0 };
-	unsigned port;
-
-	rt_oob_init(&o, 1000);
-	assert_int_equal(rt_oob_listen(&o, "127.0.0.1", 0, &err), 0);
-	port = o.port;
-	rt_oob_close(&o);
-	return port;
-}
-
 static void refused_without_wait(void **state)
 {
 	struct rt_oob o;
