@@ -63,9 +63,32 @@ meas() {
 	record "{\"bench\": \"$1\", \"row\": \"$2\", \"hosts\": $HOSTS, \"size\": $3, \"tool\": \"$4\", \"rep\": $5, \"metrics\": {$6}$err}"
 }
 
-# tools REP: the two tools in this repetition's order
-tools() { if [ $(($1 % 2)) = 1 ]; then echo "rdmatest upstream"; else echo "upstream rdmatest"; fi; }
-bin() { if [ "$1" = rdmatest ]; then echo "$RT/$2"; else echo "$UPB/$2"; fi; }
+# tools REP: the tools in this repetition's order; with a baseline (lab
+# bench --baseline: another rdmatest, say the commit before a change) the
+# three take turns in every position
+BASELINE=${BENCH_BASELINE:-0}
+tools() {
+	if [ "$BASELINE" = 1 ]; then
+		case $(($1 % 3)) in
+		1) echo "rdmatest baseline upstream" ;;
+		2) echo "baseline upstream rdmatest" ;;
+		*) echo "upstream rdmatest baseline" ;;
+		esac
+	elif [ $(($1 % 2)) = 1 ]; then
+		echo "rdmatest upstream"
+	else
+		echo "upstream rdmatest"
+	fi
+}
+# bin TOOL PROGRAM: the command (the baseline runs as "rdmatest-baseline
+# PROGRAM", so its words are split where it is used)
+bin() {
+	case $1 in
+	rdmatest) echo "$RT/$2" ;;
+	baseline) echo "$RT/rdmatest-baseline $2" ;;
+	*) echo "$UPB/$2" ;;
+	esac
+}
 
 # timed FILE CMD...: run CMD on host a, output in FILE; sets T (seconds)
 # and returns CMD's status
@@ -239,8 +262,8 @@ bench_ibperf() {
 		size=${row%%:*} n=$(q "${row#*:}")
 		[ "$n" -ge 5 ] || n=5
 		for tool in $(tools "$rep"); do
-			[ "$tool" = upstream ] && p=$UPB/$prog || p=$RT/$prog
-			[ -x "$p" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "$p not present"; continue; }
+			p=$(bin "$tool" "$prog")
+			[ -x "${p%% *}" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "$p not present"; continue; }
 			bg_start srv "$SRV" sh -c "$CPUW" sh $p -x 1 -F -s "$size" -n "$n" --report_gbits
 			wait_tcp_listen "$SRV" 18515 30 ||
 				{ bg_kill srv > /dev/null; meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "server did not listen"; continue; }

@@ -6,8 +6,10 @@
 
 bench_usage() {
 	cat <<'USAGE'
-usage: lab bench --binary PATH [--reps N] [--quick] [--hosts 1|2|both]
-                 [--only BENCH,...] [--out DIR] [--verbose]
+usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--quick]
+                 [--hosts 1|2|both] [--only BENCH,...] [--out DIR] [--verbose]
+  --baseline P another rdmatest (e.g. the commit before a change) in the same
+               rotation, reported as "baseline" next to the two judged tools
   --reps N     repetitions of every pair (default 3); medians and ranges over them
   --quick      a tenth of the counts, for a smoke run (figures are not comparable)
   --hosts T    2: servers on a second guest; 1: both ends in one guest, where
@@ -21,11 +23,12 @@ USAGE
 }
 
 cmd_bench() {
-	local reps=3 quick=0 out=bench-results bin="" verbose=() scen per rc
+	local reps=3 quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per rc
 	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
+		--baseline) base=${2:?--baseline needs a path}; shift ;;
 		--reps) reps=${2:?--reps needs a number}; shift ;;
 		--quick) quick=1 ;;
 		--hosts)
@@ -58,15 +61,23 @@ cmd_bench() {
 	per=$((quick == 1 ? 180 : 600))
 	[ "$topos" = "${topos#* }" ] || per=$((per * 2))
 	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
+	if [ -n "$base" ]; then
+		# the name makes the multicall binary take the applet from argv[1]
+		cp "$base" "$(dirname "$scen")/rdmatest-baseline" ||
+			die "bench: --baseline: cannot copy '$base'"
+		extra=(--extra "$(dirname "$scen")/rdmatest-baseline")
+		per=$((per * 3 / 2))
+	fi
 	{
 		printf '# hosts: 2\n# timeout: %s\n' $((reps * per))
 		printf 'BENCH_REPS=%s\nBENCH_QUICK=%s\nBENCH_TOPOS="%s"\nBENCH_ONLY="%s"\n' \
 			"$reps" "$quick" "$topos" "$only"
+		printf 'BENCH_BASELINE=%s\n' $((${#extra[@]} > 0))
 		cat "$LAB_DIR/bench/guest.sh"
 	} > "$scen"
 	bench_meta "$bin" >> "$out/data.jsonl"
 	LAB_DATA_OUT=$out/data.jsonl cmd_run_sub run --hosts 2 --binary "$bin" \
-		${verbose[@]+"${verbose[@]}"} "$scen" | tee "$out/lab.tap"
+		${extra[@]+"${extra[@]}"} ${verbose[@]+"${verbose[@]}"} "$scen" | tee "$out/lab.tap"
 	rc=${PIPESTATUS[0]}
 	rm -rf "$(dirname "$scen")"
 	[ "$rc" = 0 ] || say "bench: the lab run failed (exit $rc); reporting what was measured"
