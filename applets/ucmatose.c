@@ -234,7 +234,7 @@ static void data_progress(const struct rt_cm *cm, const void *arg, char *buf, si
 static int wait_for(struct ucmatose_ctx *x, enum rt_counter which, const char *what)
 {
 	struct rt_wait w = { .done = which == RT_COUNT_RECVS ? recvs_done : sends_done,
-			     .step = fail_early_leavers, .arg = &which,
+			     .step = fail_early_leavers, .arg = &which, .spin = true,
 			     .what = what, .progress = data_progress };
 
 	return rt_cm_run(x->cm, &w);

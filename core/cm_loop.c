@@ -272,13 +272,50 @@ static bool readable(const struct pollfd *fds, int nfds, int fd)
 	return false;
 }
 
+/* Takes what poll() found ready: CM events first, then the
+ * notifications of each readable completion channel. */
+static int take_ready(struct rt_cm *cm, const struct pollfd *fds, int nfds,
+		      int *budget)
+{
+	int progress = 0, r;
+
+	if (fds[0].revents) {
+		if ((r = drain_events(cm)) < 0)
+			return -1;
+		progress += r;
+	}
+	for (size_t i = 0; i < cm->ndevs; i++)
+		if (cm->devs[i].channel &&
+		    readable(fds, nfds, cm->devs[i].channel->fd) &&
+		    (r = drain_channel(cm, cm->devs[i].channel, budget)) != 0) {
+			if (r < 0)
+				return -1;
+			progress += r;
+		}
+	return progress;
+}
+
+/* Waits in poll() at most timeout ms (0: only looks) and takes what is
+ * ready. */
+static int look(struct rt_cm *cm, int timeout, int *budget)
+{
+	struct pollfd fds[2 + RT_CM_MAX_DEVICES];
+	int nfds = gather_fds(cm, fds), n, r;
+
+	n = poll(fds, (nfds_t)nfds, timeout);
+	if (n < 0)
+		return errno == EINTR ? 0 :
+		       rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "poll");
+	r = n > 0 ? take_ready(cm, fds, nfds, budget) : 0;
+	report_failures(cm);
+	return r;
+}
+
 /* Takes what needs no waiting (hot and backlogged CQs), and only when
  * that found nothing re-arms and sleeps in poll(). */
 static int one_round(struct rt_cm *cm, int timeout)
 {
-	struct pollfd fds[2 + RT_CM_MAX_DEVICES];
-	int nfds = gather_fds(cm, fds), n, progress, r, next_retry = -1;
-	int budget = RT_CM_WCS_PER_ROUND;
+	int budget = RT_CM_WCS_PER_ROUND, progress, r, next_retry = -1;
 
 	progress = rt_cm_retry_due(cm, &next_retry);
 	if (next_retry >= 0 && (timeout < 0 || next_retry < timeout))
@@ -293,25 +330,25 @@ static int one_round(struct rt_cm *cm, int timeout)
 	}
 	if (progress || cm->params.busy_poll || cq_backlog(cm))
 		timeout = 0;
-	n = poll(fds, (nfds_t)nfds, timeout);
-	if (n < 0)
-		return errno == EINTR ? progress :
-		       rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "poll");
-	if (n > 0 && fds[0].revents) {
-		if ((r = drain_events(cm)) < 0)
-			return -1;
-		progress += r;
-	}
-	for (size_t i = 0; i < cm->ndevs; i++)
-		if (cm->devs[i].channel &&
-		    readable(fds, nfds, cm->devs[i].channel->fd) &&
-		    (r = drain_channel(cm, cm->devs[i].channel, &budget)) != 0) {
-			if (r < 0)
-				return -1;
-			progress += r;
-		}
-	report_failures(cm);
-	return progress;
+	if ((r = look(cm, timeout, &budget)) < 0)
+		return -1;
+	return progress + r;
+}
+
+/* A spinning wait's round: every CQ swept, no re-arm, no sleep; the fds
+ * (CM events, notifications, the interrupt pipe) looked at in one round
+ * of RT_SPIN_LOOK_ROUNDS, so that a peer's disconnect is still seen. */
+static int spin_round(struct rt_cm *cm, unsigned *rounds)
+{
+	int budget = RT_CM_WCS_PER_ROUND, r, n;
+
+	if ((r = poll_cqs(cm, true, &budget)) < 0)
+		return -1;
+	if (++*rounds % RT_SPIN_LOOK_ROUNDS)
+		return r;
+	if ((n = look(cm, 0, &budget)) < 0)
+		return -1;
+	return r + n;
 }
 
 static int timed_out(struct rt_cm *cm, const struct rt_wait *w, long long bound_ms)
@@ -347,10 +384,28 @@ static long long wait_bound(const struct rt_cm *cm, const struct rt_wait *w)
 	return w->timeout_ms < 0 ? -1 : w->timeout_ms;
 }
 
+/* Whether this round spins: the wait asks for it and the loop has not
+ * been idle for RT_SPIN_IDLE_US. Past that, the peer is not answering
+ * at once (or needs this CPU to answer at all) and the loop sleeps as
+ * usual until something happens, then spins again. */
+static bool spinning(const struct rt_wait *w, uint64_t *idle_since)
+{
+	uint64_t now;
+
+	if (!w->spin)
+		return false;
+	now = rt_now_ns();
+	if (!*idle_since)
+		*idle_since = now;
+	return now - *idle_since < RT_SPIN_IDLE_US * 1000ull;
+}
+
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 {
 	long long bound = wait_bound(cm, w);
 	uint64_t deadline = bound < 0 ? 0 : rt_deadline_after_ms(bound);
+	uint64_t idle_since = 0;
+	unsigned rounds = 0;
 	int r;
 
 	rt_log_flush(cm->log);
@@ -370,9 +425,14 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 			return 0;
 		if (deadline && !rt_ms_until(deadline))
 			return timed_out(cm, w, bound);
-		r = one_round(cm, poll_ms(deadline, w->tick_ms));
+		if (spinning(w, &idle_since))
+			r = spin_round(cm, &rounds);
+		else
+			r = one_round(cm, poll_ms(deadline, w->tick_ms));
 		if (r < 0)
 			return -1;
+		if (r > 0)
+			idle_since = 0;
 		if (r > 0 && bound >= 0)
 			deadline = rt_deadline_after_ms(bound);
 	}

@@ -90,6 +90,11 @@ struct rt_cm_params {
  * the next round, which then does not sleep in poll(). */
 #define RT_CM_EVENTS_PER_ROUND 64
 #define RT_CM_WCS_PER_ROUND 256
+/* A spinning wait (rt_wait.spin) looks at its fds once in
+ * RT_SPIN_LOOK_ROUNDS rounds, and sleeps as any other wait once nothing
+ * has happened for RT_SPIN_IDLE_US. */
+#define RT_SPIN_LOOK_ROUNDS 64
+#define RT_SPIN_IDLE_US 1000
 
 /* A device's resources shared by its connections. */
 struct rt_cm_device {
@@ -231,6 +236,10 @@ struct rt_wait {
 	 * (0, the default) is the reactor's timeout_ms, RT_WAIT_UNBOUNDED none */
 	long long timeout_ms;
 	long long tick_ms;    /* if > 0, done() is also called at least this often */
+	/* busy-polls every CQ instead of sleeping while completions come
+	 * back to back (ucmatose's exchange, which upstream busy-polls):
+	 * no wake-up, re-arm or notification read per completion */
+	bool spin;
 	const char *what;     /* "the server's messages", for the timeout message */
 	/* optional: how far it got, e.g. "4 of 10 messages on connection 2" */
 	void (*progress)(const struct rt_cm *cm, const void *arg, char *buf, size_t len);

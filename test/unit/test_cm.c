@@ -1042,6 +1042,77 @@ static void completions_before_a_disconnect_are_counted_first(void **state)
 	cq_conn_done(c);
 }
 
+/* ---- spinning waits ----------------------------------------------------- */
+
+/* A spinning wait sweeps every CQ itself: the completions are taken with
+ * no notification read (the one pending stays unread) and no re-arm. A
+ * sleeping wait would find this CQ neither hot nor backlogged, and would
+ * take the notification first. */
+static void spinning_wait_polls_without_notifications_or_rearms(void **state)
+{
+	struct rt_wait w = { .done = got_ten, .timeout_ms = 500, .spin = true,
+			     .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	calls.flood_notifies = 1;
+	calls.cq_entries = 10;
+	assert_int_equal(rt_cm_run(cm, &w), 0);
+	assert_int_equal(c->recvs_done, 10);
+	assert_int_equal(calls.flood_notifies, 1);
+	assert_int_equal(calls.notify_cq, 0);
+	cq_conn_done(c);
+}
+
+/* A peer's disconnect ends a spinning wait while completions still
+ * stream in (so the wait never idles into a sleep): the CM channel is
+ * looked at every RT_SPIN_LOOK_ROUNDS rounds. */
+static void count_rounds(struct rt_cm *m, void *arg)
+{
+	(void)m;
+	++*(unsigned *)arg;
+}
+
+static void spinning_wait_still_reads_cm_events(void **state)
+{
+	unsigned rounds = 0;
+	struct rt_wait w = { .done = conn0_disconnected, .step = count_rounds,
+			     .arg = &rounds, .timeout_ms = 500, .spin = true,
+			     .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	c->state = RT_CONN_ESTABLISHED;
+	calls.cq_entries = 1 << 24;
+	script[script_len++] = event(c->id, RDMA_CM_EVENT_DISCONNECTED, 0);
+	assert_int_equal(write(pipefd[1], "x", 1), 1);
+	assert_int_equal(rt_cm_run(cm, &w), 0);
+	assert_int_equal(script_pos, 1);
+	/* checked before each round, and once more after the look */
+	assert_int_equal(rounds, RT_SPIN_LOOK_ROUNDS + 1);
+	cq_conn_done(c);
+}
+
+/* Idle for RT_SPIN_IDLE_US, a spinning wait sleeps as any other: it
+ * re-arms the hot CQ first, and its bound still ends it. */
+static void spinning_wait_sleeps_once_idle(void **state)
+{
+	struct rt_wait w = { .done = never, .timeout_ms = 50, .spin = true,
+			     .what = "x" };
+	struct rt_conn *c;
+
+	(void)state;
+	c = cq_conn();
+	c->cq_hot = true;
+	assert_int_equal(rt_cm_run(cm, &w), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
+	assert_int_equal(calls.notify_cq, 1);
+	assert_false(c->cq_hot);
+	cq_conn_done(c);
+}
+
 /* ---- no half-built shared state (issue 17, item 4) --------------------- */
 
 static void half_opened_device_is_not_counted(void **state)
@@ -1309,6 +1380,9 @@ int main(void)
 		T(cq_is_not_rearmed_while_the_loop_is_busy),
 		T(cq_is_rearmed_and_polled_again_before_a_sleep),
 		T(completions_before_a_disconnect_are_counted_first),
+		T(spinning_wait_polls_without_notifications_or_rearms),
+		T(spinning_wait_still_reads_cm_events),
+		T(spinning_wait_sleeps_once_idle),
 		T(half_opened_device_is_not_counted),
 		T(silent_setup_failure_fails_the_client),
 		T(silent_setup_failure_fails_and_rejects_the_request),
