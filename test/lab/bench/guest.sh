@@ -14,7 +14,7 @@ REPS=${BENCH_REPS:-3}
 Q=${BENCH_QUICK:-0}
 BOUND=${BENCH_BOUND:-300}   # a single run's bound, seconds
 TOPOS=${BENCH_TOPOS:-2hosts 1host}
-ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf}
+ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf pingpong udaddy cmtime}
 # where servers run in the current topology: set by topology()
 SRV=b SA=$B HOSTS=2
 topology() {
@@ -282,6 +282,61 @@ bench_ibperf() {
 	done
 }
 
+# ---- ibv_rc/ud_pingpong: -n N exchanges, microseconds per iteration ----
+# The same command line for both (GID index 1, which upstream needs on
+# RoCE); the client's "N iters in T seconds = U usec/iter" is the row.
+PINGPONG_ROWS="ibv_rc_pingpong:4096:1000 ibv_ud_pingpong:512:1000"
+bench_pingpong() {
+	local rep=$1 row prog size n tool p u
+	for row in $PINGPONG_ROWS; do
+		prog=${row%%:*} row=${row#*:}
+		size=${row%%:*} n=$(q "${row#*:}")
+		for tool in $(tools "$rep"); do
+			p=$(bin "$tool" "$prog")
+			bg_start srv "$SRV" sh -c "$CPUW" sh $p -g 1 -s "$size" -n "$n"
+			wait_tcp_listen "$SRV" 18515 30 ||
+				{ bg_kill srv > /dev/null; meas pingpong "$prog $size" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
+			timed /tmp/b.out $p -g 1 -s "$size" -n "$n" "$SA"
+			rc=$?
+			stop_server srv
+			u=$(sed -n 's/^[0-9]* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter$/\1/p' /tmp/b.out | tail -n 1)
+			[ $rc = 0 ] && [ -n "$u" ] || { meas pingpong "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			meas pingpong "$prog $size" "$size" "$tool" "$rep" "\"iter_us\": $u$(cpu_metric /tmp/b.out srv)"
+		done
+	done
+}
+
+# ---- udaddy: -c N UD (SIDR) connections, 10 datagrams each way ----
+bench_udaddy() {
+	local rep=$1 n=$2 tool u
+	for tool in $(tools "$rep"); do
+		u=$(bin "$tool" udaddy)
+		server srv 7174 $u -c "$n" || { meas udaddy "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
+		timed /tmp/b.out $u -s "$SA" -c "$n"
+		rc=$?
+		stop_server srv
+		[ $rc = 0 ] || { meas udaddy "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		meas udaddy "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T$(cpu_metric /tmp/b.out srv)"
+	done
+}
+
+# ---- cmtime: -c N connections set up and torn down, step by step ----
+# Upstream's server never exits, so it is killed, and it prints no CPU
+# time: the row's CPU is the client's alone (client_cpu_s), for both.
+bench_cmtime() {
+	local rep=$1 n=$2 tool c t
+	for tool in $(tools "$rep"); do
+		c=$(bin "$tool" cmtime)
+		server srv 7471 $c -c "$n" || { meas cmtime "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
+		timed /tmp/b.out $c -s "$SA" -c "$n"
+		rc=$?
+		if [ "$tool" = upstream ]; then bg_kill srv KILL > /dev/null; else stop_server srv; fi
+		t=$(ticks < /tmp/b.out)
+		[ $rc = 0 ] || { meas cmtime "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		meas cmtime "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T${t:+, \"client_cpu_s\": $(div "$t" 100)}"
+	done
+}
+
 # bench_all REP: every selected bench once in the current topology
 bench_all() {
 	! selected rping || bench_rping "$1"
@@ -290,6 +345,9 @@ bench_all() {
 	! selected rstream || bench_rstream "$1"
 	! selected perftest || bench_perftest "$1"
 	! selected ibperf || bench_ibperf "$1"
+	! selected pingpong || bench_pingpong "$1"
+	! selected udaddy || bench_udaddy "$1" "$(q 50)"
+	! selected cmtime || bench_cmtime "$1" "$(q 100)"
 }
 
 rep=1

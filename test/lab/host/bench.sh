@@ -16,7 +16,8 @@ usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--quick]
                the CPU cost per operation decides; both (default): each repetition
                runs the two topologies one after the other
   --only B,..  only these benches: rping, ucmatose, mckey, rstream, perftest,
-               ibperf (the ib_* applets against perftest 4.5)
+               ibperf (the ib_* applets against perftest 4.5), pingpong
+               (ibv_rc/ud_pingpong), udaddy, cmtime
   --out DIR    where data.jsonl, report.txt, report.json and report.png go
                (default: bench-results in the current directory)
 USAGE
@@ -24,7 +25,7 @@ USAGE
 
 cmd_bench() {
 	local reps=3 quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per rc
-	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf" b
+	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf pingpong udaddy cmtime" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
@@ -40,8 +41,8 @@ cmd_bench() {
 		--only)
 			only=$(printf '%s' "${2:?--only needs bench names}" | tr , ' ')
 			for b in $only; do
-				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf) ;;
-				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf)" ;;
+				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf | pingpong | udaddy | cmtime) ;;
+				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf, pingpong, udaddy, cmtime)" ;;
 				esac
 			done
 			shift ;;
