@@ -296,7 +296,7 @@ static int wait_ticking(struct mckey_ctx *x, bool (*done)(const struct rt_cm *, 
 static int send_all(struct mckey_ctx *x)
 {
 	struct rt_wait w = { .done = rt_ud_sent, .step = rt_ud_send_step, .arg = &x->flow,
-			     .what = "send completions",
+			     .spin = true, .what = "send completions",
 			     .progress = rt_ud_send_progress,
 			     .tick_ms = rt_ud_tx_tick_ms(x->cfg->rate) };
 

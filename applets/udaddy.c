@@ -237,7 +237,8 @@ static int resolve_all(struct udaddy_ctx *x)
 static int send_all(struct udaddy_ctx *x)
 {
 	struct rt_wait w = { .done = rt_ud_sent, .step = rt_ud_send_step, .arg = &x->flow,
-			     .what = "send completions", .progress = rt_ud_send_progress };
+			     .spin = true, .what = "send completions",
+			     .progress = rt_ud_send_progress };
 
 	rt_ud_tx_start(&x->tx, rt_now_ns());
 	return rt_cm_run(x->cm, &w);
@@ -248,7 +249,7 @@ static int receive_all(struct udaddy_ctx *x)
 	long long quiet = x->run->common.timeout_ms;
 	struct rt_wait w = { .done = rt_ud_received, .step = rt_ud_refill_step,
 			     .arg = &x->flow, .timeout_ms = quiet + 2000,
-			     .tick_ms = RT_UD_RX_TICK_MS, .what = "datagrams" };
+			     .tick_ms = RT_UD_RX_TICK_MS, .spin = true, .what = "datagrams" };
 	uint64_t expected;
 
 	x->flow.t_ready = rt_now_ns();
