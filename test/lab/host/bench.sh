@@ -58,7 +58,8 @@ cmd_bench() {
 	mkdir -p "$out"
 	out=$(realpath "$out")
 	: > "$out/data.jsonl"
-	# one repetition of the full counts takes about 5 minutes in TCG
+	# one repetition of the full counts takes about 5 minutes per topology in
+	# TCG (8 min 24 s for both, 2026-11-23)
 	per=$((quick == 1 ? 180 : 600))
 	[ "$topos" = "${topos#* }" ] || per=$((per * 2))
 	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
