@@ -84,19 +84,37 @@ static bool can_post(const struct rt_ud_tx *s, const struct rt_ud_lane *l)
 	return l->ready && l->posted < s->count && l->posted - l->completed < l->depth;
 }
 
-static int post_one(struct rt_ud_tx *s, struct rt_ud_lane *l)
+/* How many this lane's turn posts: one when paced (the clock allows them
+ * one by one, lane after lane), else what its depth and count leave, up
+ * to RT_POST_LIST_MAX in one chain. */
+static size_t turn_size(const struct rt_ud_tx *s, const struct rt_ud_lane *l,
+			uint64_t allowed)
 {
-	size_t off = (size_t)(l->posted % l->depth) * s->size;
+	uint64_t room = RT_MIN(l->depth - (l->posted - l->completed), s->count - l->posted);
 
-	rt_msg_fill(l->buf->addr + off, s->size, l->sender_id, l->posted);
-	if (rt_post_ud_send(l->res, l->buf, off, s->size, l->ah, l->qpn, l->qkey,
-			    htobe32(l->res->qp->qp_num), l->posted, true, l->err)) {
-		l->ready = false;
-		return -1;
+	if (s->rate > 0)
+		return 1;
+	return (size_t)RT_MIN(RT_MIN(room, allowed - s->posted), (uint64_t)RT_POST_LIST_MAX);
+}
+
+static int post_turn(struct rt_ud_tx *s, struct rt_ud_lane *l, size_t n)
+{
+	struct rt_ud_dest to = { .ah = l->ah, .qpn = l->qpn, .qkey = l->qkey,
+				 .imm_be = htobe32(l->res->qp->qp_num) };
+	size_t offs[RT_POST_LIST_MAX], posted;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		offs[i] = (size_t)((l->posted + i) % l->depth) * s->size;
+		rt_msg_fill(l->buf->addr + offs[i], s->size, l->sender_id, l->posted + i);
 	}
-	l->posted++;
-	s->posted++;
-	return 0;
+	rc = rt_post_ud_sends(l->res, l->buf, offs, n, s->size, &to, l->posted,
+			      &posted, l->err);
+	l->posted += posted;
+	s->posted += posted;
+	if (rc)
+		l->ready = false;
+	return rc;
 }
 
 struct rt_ud_lane *rt_ud_tx_post_due(struct rt_ud_tx *s, uint64_t now)
@@ -112,7 +130,7 @@ struct rt_ud_lane *rt_ud_tx_post_due(struct rt_ud_tx *s, uint64_t now)
 			continue;
 		}
 		idle = 0;
-		if (post_one(s, l))
+		if (post_turn(s, l, turn_size(s, l, allowed)))
 			return l;
 	}
 	return NULL;

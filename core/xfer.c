@@ -80,22 +80,37 @@ int rt_post_rdma(struct rt_res *r, enum ibv_wr_opcode op, struct rt_buf *b,
 	return post_send(r, &wr, op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE", err);
 }
 
-int rt_post_ud_send(struct rt_res *r, struct rt_buf *b, size_t off,
-		    size_t len, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
-		    uint32_t imm_be, uint64_t wr_id, bool signaled,
-		    struct rt_error *err)
+int rt_post_ud_sends(struct rt_res *r, struct rt_buf *b, const size_t *offs,
+		     size_t n, size_t len, const struct rt_ud_dest *to,
+		     uint64_t first_id, size_t *posted, struct rt_error *err)
 {
-	struct ibv_sge sge = sge_of(b, off, len);
-	struct ibv_send_wr wr = {
-		.wr_id = RT_WR_ID(RT_WR_UD_SEND, wr_id), .sg_list = &sge,
-		.num_sge = 1, .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = imm_be,
-		.send_flags = signaled ? IBV_SEND_SIGNALED : 0,
-		.wr.ud = { .ah = ah, .remote_qpn = qpn, .remote_qkey = qkey },
-	};
+	struct ibv_sge sge[RT_POST_LIST_MAX];
+	struct ibv_send_wr wr[RT_POST_LIST_MAX], *bad = NULL;
+	int ret;
 
-	if (range_ok(b, off, len, err))
-		return -1;
-	return post_send(r, &wr, "UD SEND", err);
+	*posted = 0;
+	if (n > RT_POST_LIST_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "internal: a list of %zu sends "
+			       "(at most %d)", n, RT_POST_LIST_MAX);
+	for (size_t i = 0; i < n; i++) {
+		if (range_ok(b, offs[i], len, err))
+			return -1;
+		sge[i] = sge_of(b, offs[i], len);
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = RT_WR_ID(RT_WR_UD_SEND, first_id + i), .sg_list = &sge[i],
+			.num_sge = 1, .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = to->imm_be,
+			.send_flags = IBV_SEND_SIGNALED, .next = i + 1 < n ? &wr[i + 1] : NULL,
+			.wr.ud = { .ah = to->ah, .remote_qpn = to->qpn, .remote_qkey = to->qkey },
+		};
+	}
+	if (!n)
+		return 0;
+	ret = ibv_post_send(r->qp, wr, &bad);
+	/* the ones before the refused one went out */
+	*posted = !ret ? n : bad >= wr && bad < wr + n ? (size_t)(bad - wr) : 0;
+	if (ret)
+		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_post_send (UD SEND)");
+	return 0;
 }
 
 const char *rt_wr_kind_str(enum rt_wr_kind k)

@@ -2,7 +2,9 @@
  * at most `rate` datagrams per second over all lanes together, taken one
  * lane after the other so that receivers see the senders interleaved
  * rather than in bursts per QP, each lane with at most `depth` sends in
- * flight. Every datagram is a verify.h message (the lane's sender id, a
+ * flight. Unpaced, a lane's turn posts what its depth allows, up to
+ * RT_POST_LIST_MAX (16) as one chain: a doorbell, a system call on rxe,
+ * per chain rather than per datagram. Every datagram is a verify.h message (the lane's sender id, a
  * sequence number, the pattern), so receivers can count and check it
  * (the tally of mcast.h).
  *

@@ -26,11 +26,21 @@ int rt_post_send(struct rt_res *r, struct rt_buf *b, size_t off, size_t len,
 int rt_post_rdma(struct rt_res *r, enum ibv_wr_opcode op, struct rt_buf *b,
 		 size_t off, size_t len, uint64_t raddr, uint32_t rkey,
 		 uint64_t wr_id, struct rt_error *err);
-/* UD SEND_WITH_IMM to (ah, qpn, qkey). */
-int rt_post_ud_send(struct rt_res *r, struct rt_buf *b, size_t off,
-		    size_t len, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
-		    uint32_t imm_be, uint64_t wr_id, bool signaled,
-		    struct rt_error *err);
+/* Where UD sends go, and the immediate data they carry. */
+struct rt_ud_dest {
+	struct ibv_ah *ah;
+	uint32_t qpn, qkey;
+	uint32_t imm_be;
+};
+/* Work requests one post may chain (so its arrays live on the stack). */
+#define RT_POST_LIST_MAX 16
+/* n signalled UD SEND_WITH_IMMs to `to` in one post, a single doorbell (a
+ * system call on rxe): datagram i is len bytes at offs[i], its wr_id
+ * first_id + i. *posted is how many went out, on failure too (those
+ * before the one the provider refused). */
+int rt_post_ud_sends(struct rt_res *r, struct rt_buf *b, const size_t *offs,
+		     size_t n, size_t len, const struct rt_ud_dest *to,
+		     uint64_t first_id, size_t *posted, struct rt_error *err);
 
 const char *rt_wr_kind_str(enum rt_wr_kind k);
 /* Records a failed completion: "<peer>: RECV completion: <status> (hint)". */

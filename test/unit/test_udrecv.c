@@ -42,7 +42,8 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	*bad = wr;
 	if (refuse_sends)
 		return ENOMEM;
-	nsend++;
+	for (; wr; wr = wr->next) /* work requests, not calls: turns chain them */
+		nsend++;
 	return 0;
 }
 

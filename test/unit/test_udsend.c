@@ -33,19 +33,15 @@ struct posted {
 
 static struct posted log_[1024];
 static size_t nlog;
-static int fail_at = -1; /* the post that fails with EINVAL; -1: none */
+static size_t chain_len[64]; /* work requests per ibv_post_send call */
+static size_t ncalls;
+static int fail_at = -1; /* the work request refused with EINVAL; -1: none */
 
-static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			  struct ibv_send_wr **bad)
+static void log_one(struct ibv_qp *qp, const struct ibv_send_wr *wr)
 {
 	struct posted *p = &log_[nlog];
 	size_t bad_off = 0;
 
-	if ((int)nlog == fail_at) {
-		fail_at = -1;
-		*bad = wr;
-		return EINVAL;
-	}
 	assert_true(nlog < sizeof(log_) / sizeof(log_[0]));
 	assert_int_equal(wr->num_sge, 1);
 	assert_int_equal(wr->opcode, IBV_WR_SEND_WITH_IMM);
@@ -56,6 +52,26 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	p->st = rt_msg_check((const uint8_t *)(uintptr_t)wr->sg_list[0].addr,
 			     wr->sg_list[0].length, &p->hdr, &bad_off);
 	nlog++;
+}
+
+/* As a provider does: each work request of the chain in turn, stopping
+ * at the refused one, which *bad names. */
+static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	assert_true(ncalls < sizeof(chain_len) / sizeof(chain_len[0]));
+	chain_len[ncalls] = 0;
+	for (; wr; wr = wr->next) {
+		if ((int)nlog == fail_at) {
+			fail_at = -1;
+			*bad = wr;
+			ncalls++;
+			return EINVAL;
+		}
+		log_one(qp, wr);
+		chain_len[ncalls]++;
+	}
+	ncalls++;
 	return 0;
 }
 
@@ -78,7 +94,7 @@ static struct rig *rig_new(uint64_t count, long long rate)
 	struct rig *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
-	nlog = 0;
+	nlog = ncalls = 0;
 	fail_at = -1;
 	r->ctx.ops.post_send = fake_post_send;
 	r->ah = (struct ibv_ah *)&r->ctx; /* only compared */
@@ -130,10 +146,10 @@ static void the_rate_allows_one_at_once_then_rate_per_second(void **state)
 	assert_int_equal(rt_ud_tx_depth(1000, 128), 128);
 }
 
-/* Unpaced, each lane fills its depth, taken one lane after the other;
- * then nothing more goes out until completions free slots, and only on
- * the lane that got them. */
-static void unpaced_sends_round_robin_up_to_the_depth(void **state)
+/* Unpaced, each lane's turn fills its depth in one post (a chain: one
+ * doorbell), lane after lane; then nothing more goes out until
+ * completions free slots, and only on the lane that got them. */
+static void unpaced_turns_fill_each_lane_in_one_post(void **state)
 {
 	struct rig *r = rig_new(10, 0);
 	uint64_t now = r->tx.t0;
@@ -141,9 +157,10 @@ static void unpaced_sends_round_robin_up_to_the_depth(void **state)
 	(void)state;
 	assert_null(rt_ud_tx_post_due(&r->tx, now));
 	assert_int_equal(nlog, LANES * DEPTH);
+	assert_int_equal(ncalls, LANES);
 	for (size_t i = 0; i < nlog; i++) {
-		assert_int_equal(lane_of(r, &log_[i]), i % LANES);
-		assert_int_equal(log_[i].hdr.seq, i / LANES);
+		assert_int_equal(lane_of(r, &log_[i]), i / DEPTH);
+		assert_int_equal(log_[i].hdr.seq, i % DEPTH);
 	}
 	assert_null(rt_ud_tx_post_due(&r->tx, now + 10 * MS));
 	assert_int_equal(nlog, LANES * DEPTH);
@@ -151,11 +168,31 @@ static void unpaced_sends_round_robin_up_to_the_depth(void **state)
 	rt_ud_tx_completed(&r->tx, &r->tx.lanes[1], now);
 	assert_null(rt_ud_tx_post_due(&r->tx, now));
 	assert_int_equal(nlog, LANES * DEPTH + 2);
+	assert_int_equal(ncalls, LANES + 1);
 	assert_int_equal(lane_of(r, &log_[nlog - 1]), 1);
 	assert_int_equal(lane_of(r, &log_[nlog - 2]), 1);
 	for (size_t i = 0; i < LANES; i++)
 		assert_true(r->tx.lanes[i].posted - r->tx.lanes[i].completed <= DEPTH);
 	assert_int_equal(r->tx.posted, nlog);
+	rig_free(r);
+}
+
+/* A turn's chain holds at most RT_POST_LIST_MAX; a deeper lane gets more
+ * turns, still in the round robin. */
+static void a_chain_is_at_most_the_list_max(void **state)
+{
+	struct rig *r = rig_new(40, 0);
+
+	(void)state;
+	for (size_t i = 0; i < LANES; i++)
+		r->tx.lanes[i].depth = SLOTS;
+	assert_null(rt_ud_tx_post_due(&r->tx, r->tx.t0));
+	assert_int_equal(nlog, LANES * SLOTS);
+	assert_int_equal(ncalls, LANES * SLOTS / RT_POST_LIST_MAX);
+	for (size_t k = 0; k < ncalls; k++) {
+		assert_int_equal(chain_len[k], RT_POST_LIST_MAX);
+		assert_int_equal(lane_of(r, &log_[k * RT_POST_LIST_MAX]), k % LANES);
+	}
 	rig_free(r);
 }
 
@@ -225,24 +262,26 @@ static void datagrams_carry_sender_and_sequence(void **state)
 }
 
 /* A refused post is recorded in the lane's error, stops that lane, and
- * is handed back so the caller can fail its owner; the others go on. */
+ * is handed back so the caller can fail its owner; what went out before
+ * the refused work request is counted; the other lanes go on. */
 static void a_failed_post_stops_its_lane(void **state)
 {
 	struct rig *r = rig_new(2, 0);
 	struct rt_ud_lane *failed;
 
 	(void)state;
-	fail_at = 1;
+	fail_at = 3; /* lane 1's second */
 	failed = rt_ud_tx_post_due(&r->tx, r->tx.t0);
 	assert_ptr_equal(failed, &r->tx.lanes[1]);
 	assert_true(r->err[1].set);
 	assert_non_null(strstr(r->err[1].reason, "ibv_post_send (UD SEND)"));
 	assert_false(r->tx.lanes[1].ready);
-	assert_int_equal(r->tx.lanes[1].posted, 0);
+	assert_int_equal(r->tx.lanes[1].posted, 1);
 	assert_null(rt_ud_tx_post_due(&r->tx, r->tx.t0));
 	assert_int_equal(r->tx.lanes[0].posted, 2);
-	assert_int_equal(r->tx.lanes[1].posted, 0);
+	assert_int_equal(r->tx.lanes[1].posted, 1);
 	assert_int_equal(r->tx.lanes[2].posted, 2);
+	assert_int_equal(r->tx.posted, 5);
 	rig_free(r);
 }
 
@@ -292,7 +331,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_rate_allows_one_at_once_then_rate_per_second),
-		cmocka_unit_test(unpaced_sends_round_robin_up_to_the_depth),
+		cmocka_unit_test(unpaced_turns_fill_each_lane_in_one_post),
+		cmocka_unit_test(a_chain_is_at_most_the_list_max),
 		cmocka_unit_test(paced_sends_follow_the_clock),
 		cmocka_unit_test(datagrams_carry_sender_and_sequence),
 		cmocka_unit_test(a_failed_post_stops_its_lane),
