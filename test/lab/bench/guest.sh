@@ -136,17 +136,21 @@ bench_rping() {
 # jnum KEY: a number of the rtt_us summary in /tmp/b.out's JSON
 jnum() { sed -n 's/.*"rtt_us":{[^}]*"'"$1"'":\([0-9.e+-]*\).*/\1/p' /tmp/b.out | head -n 1; }
 
-# ---- ucmatose: connect, exchange and disconnect -c N ----
-bench_ucmatose() {
-	local rep=$1 n=$2 tool u
+# ---- ucmatose and udaddy: -c N connections (paths), 10 messages each way ----
+# conn_bench PROGRAM PORT N REP RATE: the client's wall time for -c N on
+# both ends, with connections per second when RATE is 1
+conn_bench() {
+	local prog=$1 port=$2 n=$3 rep=$4 rate=$5 tool p m
 	for tool in $(tools "$rep"); do
-		u=$(bin "$tool" ucmatose)
-		server srv 7471 $u -c "$n" || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
-		timed /tmp/b.out $u -s "$SA" -c "$n"
+		p=$(bin "$tool" "$prog")
+		server srv "$port" $p -c "$n" || { meas "$prog" "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
+		timed /tmp/b.out $p -s "$SA" -c "$n"
 		rc=$?
 		stop_server srv
-		[ $rc = 0 ] || { meas ucmatose "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
-		meas ucmatose "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T, \"conn_per_s\": $(div "$n" "$T")$(cpu_metric /tmp/b.out srv)"
+		[ $rc = 0 ] || { meas "$prog" "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		m="\"wall_s\": $T"
+		[ "$rate" = 0 ] || m="$m, \"conn_per_s\": $(div "$n" "$T")"
+		meas "$prog" "-c $n" 0 "$tool" "$rep" "$m$(cpu_metric /tmp/b.out srv)"
 	done
 }
 
@@ -306,20 +310,6 @@ bench_pingpong() {
 	done
 }
 
-# ---- udaddy: -c N UD (SIDR) connections, 10 datagrams each way ----
-bench_udaddy() {
-	local rep=$1 n=$2 tool u
-	for tool in $(tools "$rep"); do
-		u=$(bin "$tool" udaddy)
-		server srv 7174 $u -c "$n" || { meas udaddy "-c $n" 0 "$tool" "$rep" "" "server did not listen"; continue; }
-		timed /tmp/b.out $u -s "$SA" -c "$n"
-		rc=$?
-		stop_server srv
-		[ $rc = 0 ] || { meas udaddy "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
-		meas udaddy "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T$(cpu_metric /tmp/b.out srv)"
-	done
-}
-
 # ---- cmtime: -c N connections set up and torn down, step by step ----
 # Upstream's server never exits, so it is killed, and it prints no CPU
 # time: the row's CPU is the client's alone (client_cpu_s), for both.
@@ -340,13 +330,13 @@ bench_cmtime() {
 # bench_all REP: every selected bench once in the current topology
 bench_all() {
 	! selected rping || bench_rping "$1"
-	! selected ucmatose || { bench_ucmatose "$1" "$(q 100)"; bench_ucmatose "$1" "$(q 500)"; }
+	! selected ucmatose || { conn_bench ucmatose 7471 "$(q 100)" "$1" 1; conn_bench ucmatose 7471 "$(q 500)" "$1" 1; }
 	! selected mckey || bench_mckey "$1"
 	! selected rstream || bench_rstream "$1"
 	! selected perftest || bench_perftest "$1"
 	! selected ibperf || bench_ibperf "$1"
 	! selected pingpong || bench_pingpong "$1"
-	! selected udaddy || bench_udaddy "$1" "$(q 50)"
+	! selected udaddy || conn_bench udaddy 7174 "$(q 50)" "$1" 0
 	! selected cmtime || bench_cmtime "$1" "$(q 100)"
 }
 
