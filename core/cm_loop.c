@@ -385,32 +385,27 @@ static long long wait_bound(const struct rt_cm *cm, const struct rt_wait *w)
 }
 
 /* Whether this round spins: the wait asks for it and the loop has not
- * been idle for RT_SPIN_IDLE_US. Past that, the peer is not answering
- * at once (or needs this CPU to answer at all) and the loop sleeps as
- * usual until something happens, then spins again. */
-static bool spinning(const struct rt_wait *w, uint64_t *idle_since)
+ * been quiet (no progress since quiet_since) for RT_SPIN_IDLE_US. Past
+ * that, the peer is not answering at once (or needs this CPU to answer
+ * at all) and the loop sleeps as usual until something happens, then
+ * spins again. */
+static bool spinning(const struct rt_wait *w, uint64_t now, uint64_t quiet_since)
 {
-	uint64_t now;
-
-	if (!w->spin)
-		return false;
-	now = rt_now_ns();
-	if (!*idle_since)
-		*idle_since = now;
-	return now - *idle_since < RT_SPIN_IDLE_US * 1000ull;
+	return w->spin && now - quiet_since < RT_SPIN_IDLE_US * 1000ull;
 }
 
 int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 {
 	long long bound = wait_bound(cm, w);
 	uint64_t deadline = bound < 0 ? 0 : rt_deadline_after_ms(bound);
-	uint64_t idle_since = 0;
+	uint64_t quiet_since = 0; /* 0: progress in the last round */
 	unsigned rounds = 0;
 	int r;
 
 	rt_log_flush(cm->log);
 	for (;;) {
 		bool finished;
+		uint64_t now;
 
 		if (rt_interrupt_pending())
 			return RT_INTERRUPTED; /* the applet winds down */
@@ -423,16 +418,20 @@ int rt_cm_run(struct rt_cm *cm, const struct rt_wait *w)
 			return -1;
 		if (finished)
 			return 0;
-		if (deadline && !rt_ms_until(deadline))
+		/* one clock read a round serves the bound and the spin */
+		now = deadline || w->spin ? rt_now_ns() : 0;
+		if (deadline && now >= deadline)
 			return timed_out(cm, w, bound);
-		if (spinning(w, &idle_since))
+		if (!quiet_since)
+			quiet_since = now;
+		if (spinning(w, now, quiet_since))
 			r = spin_round(cm, &rounds);
 		else
 			r = one_round(cm, poll_ms(deadline, w->tick_ms));
 		if (r < 0)
 			return -1;
 		if (r > 0)
-			idle_since = 0;
+			quiet_since = 0;
 		if (r > 0 && bound >= 0)
 			deadline = rt_deadline_after_ms(bound);
 	}

@@ -90,10 +90,11 @@ static bool can_post(const struct rt_ud_tx *s, const struct rt_ud_lane *l)
 static size_t turn_size(const struct rt_ud_tx *s, const struct rt_ud_lane *l,
 			uint64_t allowed)
 {
-	uint64_t room = RT_MIN(l->depth - (l->posted - l->completed), s->count - l->posted);
+	uint64_t room;
 
 	if (s->rate > 0)
 		return 1;
+	room = RT_MIN(l->depth - (l->posted - l->completed), s->count - l->posted);
 	return (size_t)RT_MIN(RT_MIN(room, allowed - s->posted), (uint64_t)RT_POST_LIST_MAX);
 }
 

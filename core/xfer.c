@@ -37,15 +37,25 @@ int rt_post_recv(struct rt_res *r, struct rt_buf *b, size_t off, size_t len,
 	return 0;
 }
 
-static int post_send(struct rt_res *r, struct ibv_send_wr *wr,
-		     const char *what, struct rt_error *err)
+/* Posts the chain wr; on failure *refused (if asked for) is the work
+ * request the provider refused, those before it went out. */
+static int post_send_list(struct rt_res *r, struct ibv_send_wr *wr, const char *what,
+			  struct ibv_send_wr **refused, struct rt_error *err)
 {
-	struct ibv_send_wr *bad;
+	struct ibv_send_wr *bad = NULL;
 	int ret = ibv_post_send(r->qp, wr, &bad);
 
+	if (refused)
+		*refused = bad;
 	if (ret)
 		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_post_send (%s)", what);
 	return 0;
+}
+
+static int post_send(struct rt_res *r, struct ibv_send_wr *wr,
+		     const char *what, struct rt_error *err)
+{
+	return post_send_list(r, wr, what, NULL, err);
 }
 
 int rt_post_send(struct rt_res *r, struct rt_buf *b, size_t off, size_t len,
@@ -85,10 +95,11 @@ int rt_post_ud_sends(struct rt_res *r, struct rt_buf *b, const size_t *offs,
 		     uint64_t first_id, size_t *posted, struct rt_error *err)
 {
 	struct ibv_sge sge[RT_POST_LIST_MAX];
-	struct ibv_send_wr wr[RT_POST_LIST_MAX], *bad = NULL;
-	int ret;
+	struct ibv_send_wr wr[RT_POST_LIST_MAX], *bad;
 
 	*posted = 0;
+	if (!n)
+		return 0;
 	if (n > RT_POST_LIST_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "internal: a list of %zu sends "
 			       "(at most %d)", n, RT_POST_LIST_MAX);
@@ -103,14 +114,12 @@ int rt_post_ud_sends(struct rt_res *r, struct rt_buf *b, const size_t *offs,
 			.wr.ud = { .ah = to->ah, .remote_qpn = to->qpn, .remote_qkey = to->qkey },
 		};
 	}
-	if (!n)
+	if (!post_send_list(r, wr, "UD SEND", &bad, err)) {
+		*posted = n;
 		return 0;
-	ret = ibv_post_send(r->qp, wr, &bad);
-	/* the ones before the refused one went out */
-	*posted = !ret ? n : bad >= wr && bad < wr + n ? (size_t)(bad - wr) : 0;
-	if (ret)
-		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_post_send (UD SEND)");
-	return 0;
+	}
+	*posted = bad >= wr && bad < wr + n ? (size_t)(bad - wr) : 0;
+	return -1;
 }
 
 const char *rt_wr_kind_str(enum rt_wr_kind k)
