@@ -6,11 +6,16 @@
 
 bench_usage() {
 	cat <<'USAGE'
-usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--quick]
+usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--short-reps N] [--quick]
                  [--hosts 1|2|both] [--only BENCH,...] [--out DIR] [--verbose]
   --baseline P another rdmatest (e.g. the commit before a change) in the same
                rotation, reported as "baseline" next to the two judged tools
   --reps N     repetitions of every pair (default 3); medians and ranges over them
+  --short-reps N
+               repetitions of the short rows (the latency and connection rows
+               of ucmatose, rstream, ib_*, the ping-pongs, udaddy and cmtime,
+               a few seconds a run, whose run-to-run spread is widest):
+               default twice --reps, --reps with --quick
   --quick      a tenth of the counts, for a smoke run (figures are not comparable)
   --hosts T    2: servers on a second guest; 1: both ends in one guest, where
                the CPU cost per operation decides; both (default): each repetition
@@ -24,13 +29,14 @@ USAGE
 }
 
 cmd_bench() {
-	local reps=3 quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per rc
+	local reps=3 short="" quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per per_short rc
 	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf pingpong udaddy cmtime" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
 		--baseline) base=${2:?--baseline needs a path}; shift ;;
 		--reps) reps=${2:?--reps needs a number}; shift ;;
+		--short-reps) short=${2:?--short-reps needs a number}; shift ;;
 		--quick) quick=1 ;;
 		--hosts)
 			case ${2:-} in
@@ -55,25 +61,29 @@ cmd_bench() {
 	done
 	[ -n "$bin" ] || die "bench: --binary PATH is required (e.g. build/rdmatest)"
 	case $reps in '' | *[!0-9]* | 0) die "bench: --reps wants a positive number, not '$reps'" ;; esac
+	[ -n "$short" ] || short=$((quick == 1 ? reps : reps * 2))
+	case $short in '' | *[!0-9]*) die "bench: --short-reps wants a number, not '$short'" ;; esac
+	[ "$short" -ge "$reps" ] || die "bench: --short-reps ($short) is less than --reps ($reps)"
 	mkdir -p "$out"
 	out=$(realpath "$out")
 	: > "$out/data.jsonl"
 	# one repetition of the full counts takes about 5 minutes per topology in
-	# TCG (8 min 24 s for both, 2026-11-23)
-	per=$((quick == 1 ? 180 : 600))
-	[ "$topos" = "${topos#* }" ] || per=$((per * 2))
+	# TCG (8 min 24 s for both, 2026-11-23), one of the short rows alone
+	# about a minute
+	per=$((quick == 1 ? 180 : 600)) per_short=$((quick == 1 ? 60 : 150))
+	[ "$topos" = "${topos#* }" ] || per=$((per * 2)) per_short=$((per_short * 2))
 	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
 	if [ -n "$base" ]; then
 		# the name makes the multicall binary take the applet from argv[1]
 		cp "$base" "$(dirname "$scen")/rdmatest-baseline" ||
 			die "bench: --baseline: cannot copy '$base'"
 		extra=(--extra "$(dirname "$scen")/rdmatest-baseline")
-		per=$((per * 3 / 2))
+		per=$((per * 3 / 2)) per_short=$((per_short * 3 / 2))
 	fi
 	{
-		printf '# hosts: 2\n# timeout: %s\n' $((reps * per))
-		printf 'BENCH_REPS=%s\nBENCH_QUICK=%s\nBENCH_TOPOS="%s"\nBENCH_ONLY="%s"\n' \
-			"$reps" "$quick" "$topos" "$only"
+		printf '# hosts: 2\n# timeout: %s\n' $((reps * per + (short - reps) * per_short))
+		printf 'BENCH_REPS=%s\nBENCH_SHORT_REPS=%s\nBENCH_QUICK=%s\nBENCH_TOPOS="%s"\nBENCH_ONLY="%s"\n' \
+			"$reps" "$short" "$quick" "$topos" "$only"
 		printf 'BENCH_BASELINE=%s\n' $((${#extra[@]} > 0))
 		cat "$LAB_DIR/bench/guest.sh"
 	} > "$scen"
