@@ -28,9 +28,10 @@ topology() {
 }
 selected() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 # SHORT is 1 while a repetition of the short rows alone runs (bench_short);
-# long_row NAME: whether a row of the rstream or ib_* tables sits that out
+# long_row PROGRAM: whether an ib_* row sits that out (the bandwidth rows
+# move 65 to 330 MB, 5 to 30 s a run)
 SHORT=0
-long_row() { [ "$SHORT" = 1 ] && case $1 in *_lat) return 1 ;; esac; }
+long_row() { [ "$SHORT" = 1 ] && case $1 in *_bw) return 0 ;; esac; return 1; }
 
 # CPUW: the body of `sh -c CPUW sh CMD...`: runs CMD, then prints the
 # user+sys clock ticks of what it ran (the shell's cutime and cstime,
@@ -208,7 +209,6 @@ bench_rstream() {
 	local rep=$1 row name size cnt it tool s line c
 	for row in $RSTREAM_ROWS; do
 		split_row "$row"
-		! long_row "$name" || continue
 		for tool in $(tools "$rep"); do
 			s=$(bin "$tool" rstream)
 			server srv 7471 $s -S "$size" -C "$cnt" -I "$it" || { meas rstream "$name" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
@@ -349,14 +349,16 @@ bench_all() {
 }
 
 # bench_short REP: the short rows alone, for the repetitions past REPS:
-# the latency and connection rows take seconds a run, and their run-to-run
-# spread (a 2-host ib_send_lat's typical latency moves by +-30% from one
-# run to the next) is wider than the gaps they must show; with 3 runs a
-# tool, a tie still looks decided one time in 20, with 6 one time in 924
+# every row but rping's, mckey's and the ib_*_bw ones takes a few seconds
+# a run, and their run-to-run spread (a 2-host ib_send_lat's typical
+# latency moves by +-30% from one run to the next) is wider than the gaps
+# they must show; with 3 runs a tool, a tie still looks decided one time
+# in 20, with 6 one time in 924
 bench_short() {
 	SHORT=1
-	! selected ucmatose || conn_bench ucmatose 7471 "$(q 100)" "$1" 1
+	! selected ucmatose || { conn_bench ucmatose 7471 "$(q 100)" "$1" 1; conn_bench ucmatose 7471 "$(q 500)" "$1" 1; }
 	! selected rstream || bench_rstream "$1"
+	! selected perftest || bench_perftest "$1"
 	! selected ibperf || bench_ibperf "$1"
 	! selected pingpong || bench_pingpong "$1"
 	! selected udaddy || conn_bench udaddy 7174 "$(q 50)" "$1" 0

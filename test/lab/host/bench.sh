@@ -12,10 +12,9 @@ usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--short-reps N] [--
                rotation, reported as "baseline" next to the two judged tools
   --reps N     repetitions of every pair (default 3); medians and ranges over them
   --short-reps N
-               repetitions of the short rows (the latency and connection rows
-               of ucmatose, rstream, ib_*, the ping-pongs, udaddy and cmtime,
-               a few seconds a run, whose run-to-run spread is widest):
-               default twice --reps, --reps with --quick
+               repetitions of the short rows (all but rping, mckey and the
+               ib_*_bw rows: a few seconds a run, and the widest run-to-run
+               spread): default twice --reps, --reps with --quick
   --quick      a tenth of the counts, for a smoke run (figures are not comparable)
   --hosts T    2: servers on a second guest; 1: both ends in one guest, where
                the CPU cost per operation decides; both (default): each repetition
@@ -69,8 +68,8 @@ cmd_bench() {
 	: > "$out/data.jsonl"
 	# one repetition of the full counts takes about 5 minutes per topology in
 	# TCG (8 min 24 s for both, 2026-11-23), one of the short rows alone
-	# about a minute
-	per=$((quick == 1 ? 180 : 600)) per_short=$((quick == 1 ? 60 : 150))
+	# about two and a half
+	per=$((quick == 1 ? 180 : 600)) per_short=$((quick == 1 ? 90 : 300))
 	[ "$topos" = "${topos#* }" ] || per=$((per * 2)) per_short=$((per_short * 2))
 	scen=$(mktemp -d "${TMPDIR:-/tmp}/rdmatest-bench.XXXXXX")/bench.sh
 	if [ -n "$base" ]; then
