@@ -62,6 +62,10 @@ secs() { local d=$(($2 - $1)); printf '%d.%03d' $((d / 1000000)) $((d % 1000000 
 # div A B [SCALE]: A/B (x SCALE), six significant digits; awk does the math
 div() { awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN { if (b > 0) printf "%.6g", a * k / b; else print 0 }'; }
 
+# why FILE: the last line a failed client printed (its one-line cause),
+# for the error field of its measurement
+why() { grep -v '^BENCH_CPU_TICKS ' "$1" | tail -n 1 | tr -d '\000-\037'; }
+
 # meas BENCH ROW SIZE TOOL REP METRICS_JSON [ERROR]: one measurement of
 # the current topology
 meas() {
@@ -132,7 +136,7 @@ bench_rping() {
 		fi
 		rc=$?
 		stop_server srv
-		[ $rc = 0 ] || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "client exit $rc"; continue; }
+		[ $rc = 0 ] || { meas rping "-C $c -S 64" 64 "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 		m="\"wall_s\": $T, \"rtt_mean_us\": $(div "$T" "$c" 1e6)$(cpu_metric /tmp/b.out srv)"
 		if [ "$tool" = rdmatest ]; then
 			m="$m, \"rtt_p50_us\": $(jnum median), \"rtt_p99_us\": $(jnum p99)"
@@ -154,7 +158,7 @@ conn_bench() {
 		timed /tmp/b.out $p -s "$SA" -c "$n"
 		rc=$?
 		stop_server srv
-		[ $rc = 0 ] || { meas "$prog" "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		[ $rc = 0 ] || { meas "$prog" "-c $n" 0 "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 		m="\"wall_s\": $T"
 		[ "$rate" = 0 ] || m="$m, \"conn_per_s\": $(div "$n" "$T")"
 		meas "$prog" "-c $n" 0 "$tool" "$rep" "$m$(cpu_metric /tmp/b.out srv)"
@@ -216,7 +220,7 @@ bench_rstream() {
 			rc=$?
 			stop_server srv
 			line=$(grep -E '^custom ' /tmp/b.out | tail -n 1)
-			[ $rc = 0 ] && [ -n "$line" ] || { meas rstream "$name" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			[ $rc = 0 ] && [ -n "$line" ] || { meas rstream "$name" "$size" "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 			# name bytes xfers iters total time Gb/sec usec/xfer: the
 			# printed Gb/sec has two decimals (0.00 for small rows), so
 			# bandwidth rows derive it from usec/xfer and are compared by
@@ -247,7 +251,7 @@ bench_perftest() {
 		rc=$?
 		stop_server srv
 		line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
-		[ $rc = 0 ] && [ -n "$line" ] || { meas perftest "$prog $size" "$size" perftest "$rep" "" "exit $rc"; continue; }
+		[ $rc = 0 ] && [ -n "$line" ] || { meas perftest "$prog $size" "$size" perftest "$rep" "" "exit $rc: $(why /tmp/b.out)"; continue; }
 		set -- $line
 		if [ $prog = ib_send_lat ]; then
 			# bytes iters t_min t_max t_typical t_avg ...: t_avg, one way
@@ -283,7 +287,7 @@ bench_ibperf() {
 			rc=$?
 			stop_server srv
 			line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
-			[ $rc = 0 ] && [ -n "$line" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			[ $rc = 0 ] && [ -n "$line" ] || { meas ibperf "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 			set -- $line
 			case $prog in
 			*_lat) m="\"t_avg_us\": $6, \"t_typical_us\": $5" ;;
@@ -312,7 +316,7 @@ bench_pingpong() {
 			rc=$?
 			stop_server srv
 			u=$(sed -n 's/^[0-9]* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter$/\1/p' /tmp/b.out | tail -n 1)
-			[ $rc = 0 ] && [ -n "$u" ] || { meas pingpong "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc"; continue; }
+			[ $rc = 0 ] && [ -n "$u" ] || { meas pingpong "$prog $size" "$size" "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 			meas pingpong "$prog $size" "$size" "$tool" "$rep" "\"iter_us\": $u$(cpu_metric /tmp/b.out srv)"
 		done
 	done
@@ -330,7 +334,7 @@ bench_cmtime() {
 		rc=$?
 		if [ "$tool" = upstream ]; then bg_kill srv KILL > /dev/null; else stop_server srv; fi
 		t=$(ticks < /tmp/b.out)
-		[ $rc = 0 ] || { meas cmtime "-c $n" 0 "$tool" "$rep" "" "client exit $rc"; continue; }
+		[ $rc = 0 ] || { meas cmtime "-c $n" 0 "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
 		meas cmtime "-c $n" 0 "$tool" "$rep" "\"wall_s\": $T${t:+, \"client_cpu_s\": $(div "$t" 100)}"
 	done
 }
