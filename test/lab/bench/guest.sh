@@ -27,7 +27,7 @@ topology() {
 	esac
 }
 selected() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
-# SHORT is 1 while a repetition of the short rows alone runs (bench_short);
+# SHORT is 1 while a repetition of the short rows alone runs (bench_all);
 # long_row PROGRAM: whether an ib_* row sits that out (the bandwidth rows
 # move 65 to 330 MB, 5 to 30 s a run)
 SHORT=0
@@ -339,28 +339,18 @@ bench_cmtime() {
 	done
 }
 
-# bench_all REP: every selected bench once in the current topology
+# bench_all REP [short]: every selected bench once in the current
+# topology; with "short", the short rows alone, for the repetitions past
+# REPS: every row but rping's, mckey's and the ib_*_bw ones takes a few
+# seconds a run, and their run-to-run spread (a 2-host ib_send_lat's
+# typical latency moves by +-30% from one run to the next) is wider than
+# the gaps they must show; with 3 runs a tool, a tie still looks decided
+# one time in 20, with 6 one time in 924
 bench_all() {
-	! selected rping || bench_rping "$1"
+	if [ "${2:-}" = short ]; then SHORT=1; else SHORT=0; fi
+	[ $SHORT = 1 ] || ! selected rping || bench_rping "$1"
 	! selected ucmatose || { conn_bench ucmatose 7471 "$(q 100)" "$1" 1; conn_bench ucmatose 7471 "$(q 500)" "$1" 1; }
-	! selected mckey || bench_mckey "$1"
-	! selected rstream || bench_rstream "$1"
-	! selected perftest || bench_perftest "$1"
-	! selected ibperf || bench_ibperf "$1"
-	! selected pingpong || bench_pingpong "$1"
-	! selected udaddy || conn_bench udaddy 7174 "$(q 50)" "$1" 0
-	! selected cmtime || bench_cmtime "$1" "$(q 100)"
-}
-
-# bench_short REP: the short rows alone, for the repetitions past REPS:
-# every row but rping's, mckey's and the ib_*_bw ones takes a few seconds
-# a run, and their run-to-run spread (a 2-host ib_send_lat's typical
-# latency moves by +-30% from one run to the next) is wider than the gaps
-# they must show; with 3 runs a tool, a tie still looks decided one time
-# in 20, with 6 one time in 924
-bench_short() {
-	SHORT=1
-	! selected ucmatose || { conn_bench ucmatose 7471 "$(q 100)" "$1" 1; conn_bench ucmatose 7471 "$(q 500)" "$1" 1; }
+	[ $SHORT = 1 ] || ! selected mckey || bench_mckey "$1"
 	! selected rstream || bench_rstream "$1"
 	! selected perftest || bench_perftest "$1"
 	! selected ibperf || bench_ibperf "$1"
@@ -390,7 +380,7 @@ while [ $rep -le "$SHORT_REPS" ]; do
 		case_begin "bench repetition $rep, $topo" $((BOUND * 10))
 		if topology "$topo"; then
 			[ $rep != 1 ] || warm_up
-			if [ $rep -le "$REPS" ]; then bench_all $rep; else bench_short $rep; fi
+			if [ $rep -le "$REPS" ]; then bench_all $rep; else bench_all $rep short; fi
 		fi
 		pass
 	done
