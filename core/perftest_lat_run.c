@@ -7,9 +7,11 @@
  * Memory: one measurement (a fixed histogram, ~60 KiB) reused for every
  * size, and the figures of at most RT_PTL_SIZES sizes for the lines after
  * the table. */
+#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,33 @@ static int rdma_setup(struct ptl *x)
 	return 0;
 }
 
+/* How long a write side keeps its QP after a duration run for the peer
+ * to end. The peer's last write may still be on its way, and a write to
+ * a destroyed QP goes unanswered: perftest 4.5 then polls its send CQ for
+ * it without looking at its clock, and on rxe the retries that should
+ * fail it never came (seen in the lab: 7 of 60 perftest clients spun for
+ * good against a server that had ended first). */
+#define LINGER_MS 2000
+
+/* perftest's write_lat has no close exchange: this side half-closes the
+ * out-of-band connection to say it is done, and waits for the peer's
+ * end of it (its half-close, or its exit) before the QP goes. */
+static void linger(const struct rt_pt_conn *c)
+{
+	struct pollfd pf = { .fd = c->oob.fd, .events = POLLIN };
+	uint64_t deadline = rt_deadline_after_ms(LINGER_MS);
+	char junk[64];
+
+	if (c->oob.fd < 0 || shutdown(c->oob.fd, SHUT_WR))
+		return;
+	while (poll(&pf, 1, rt_ms_until(deadline)) > 0) {
+		ssize_t n = recv(c->oob.fd, junk, sizeof(junk), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+	}
+}
+
 static int write_test(struct ptl *x)
 {
 	int rc = rdma_setup(x) ? -1 : run_sizes(x);
@@ -209,7 +238,8 @@ static int write_test(struct ptl *x)
 	if (rc)
 		return rc;
 	rt_pt_out_end(x->o);
-	/* perftest's write_lat has no close exchange: both sides just end */
+	if (x->c->p->duration)
+		linger(x->c);
 	return finish(x);
 }
 

@@ -70,6 +70,22 @@ pair read "rt client -> perftest server, -a -n 5: every size, 2 B to 8 MiB" \
 	"/usr/bin/ib_read_lat -d $DEV_B -x $GB -a -n 5" "$RT/ib_read_lat -d $DEV_A -a -n 5" \
 	"$(lat_row 8388608 5)" 8388608
 
+# -D write, the rt server ending first: perftest's last write may be on
+# its way when the server's window ends, and perftest polls for its
+# completion without looking at its clock; a QP destroyed under it left
+# 7 of 60 perftest clients spinning for good in the lab. The server keeps
+# its QP until the client's end (linger in perftest_lat_run.c).
+case_begin "write: perftest client -> rt server, -D 4, eight times: no client is left spinning" 150
+for i in 1 2 3 4 5 6 7 8; do
+	failed && break
+	bg_start srv b $RT/ib_write_lat --timeout 10 -d "$DEV_B" -D 4
+	wait_tcp_listen b 18515 20 || fail "run $i: server not listening on 18515"
+	failed || run_on -t 15 a /usr/bin/ib_write_lat -d "$DEV_A" -x "$GA" -D 4 "$B" ||
+		fail "run $i: client exited $?"
+	failed || exit_in srv 0
+done
+pass
+
 # -e: sleeping on the completion channel between looks
 pair send "rt client -e -> rt server -e, -n 200" "$RT/ib_send_lat -d $DEV_B -e -n 200" \
 	"$RT/ib_send_lat -d $DEV_A -e -n 200" "$(lat_row 2 200)" 2
