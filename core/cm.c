@@ -94,8 +94,11 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 	rt_strlcpy(c->err.phase, "setup", sizeof(c->err.phase));
 	if (cm->nconns == cm->conns_cap) {
 		cm->conns_cap = cm->conns_cap ? cm->conns_cap * 2 : 16;
-		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+		/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
 		cm->conns = rt_xrealloc(cm->conns, cm->conns_cap * sizeof(*cm->conns));
+		cm->cq_active = rt_xrealloc(cm->cq_active,
+					    cm->conns_cap * sizeof(*cm->cq_active));
+		/* NOLINTEND(bugprone-sizeof-expression) */
 	}
 	c->slot = cm->nconns;
 	cm->conns[cm->nconns++] = c;
@@ -558,6 +561,8 @@ static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
 	rdma_destroy_id(c->id);
 	c->id = id;
 	c->state = RT_CONN_IDLE;
+	if (!c->retry_at)
+		cm->retries_pending++;
 	c->retry_at = now + 200 * (uint64_t)1000000;
 	c->retries++;
 	c->sends_done = c->recvs_done = c->rdma_done = 0;
@@ -566,9 +571,12 @@ static bool schedule_retry(struct rt_conn *c, const struct rdma_cm_event *ev)
 
 int rt_cm_retry_due(struct rt_cm *cm, int *next_ms)
 {
-	uint64_t now = rt_now_ns();
+	uint64_t now;
 	int n = 0;
 
+	if (!cm->retries_pending)
+		return 0;
+	now = rt_now_ns();
 	for (size_t i = 0; i < cm->nconns; i++) {
 		struct rt_conn *c = cm->conns[i];
 
@@ -576,6 +584,7 @@ int rt_cm_retry_due(struct rt_cm *cm, int *next_ms)
 			continue;
 		if (c->retry_at <= now) {
 			c->retry_at = 0;
+			cm->retries_pending--;
 			rt_conn_resolve(c);
 			n++;
 		} else {
@@ -720,11 +729,24 @@ static void conn_free(struct rt_conn *c)
 	free(c);
 }
 
+/* Forgets what the loop keeps about c besides its slot. */
+static void conn_unlist(struct rt_cm *cm, struct rt_conn *c)
+{
+	if (c->retry_at)
+		cm->retries_pending--;
+	for (size_t i = 0; c->cq_listed && i < cm->ncq_active; i++)
+		if (cm->cq_active[i] == c) {
+			cm->cq_active[i] = cm->cq_active[--cm->ncq_active];
+			c->cq_listed = false;
+		}
+}
+
 /* The rest move up one place, so iteration stays in creation order. */
 void rt_cm_release(struct rt_cm *cm, struct rt_conn *c)
 {
 	if (c->slot >= cm->nconns || cm->conns[c->slot] != c)
 		return;
+	conn_unlist(cm, c);
 	for (size_t i = c->slot + 1; i < cm->nconns; i++) {
 		cm->conns[i - 1] = cm->conns[i];
 		cm->conns[i - 1]->slot = i - 1;
@@ -751,6 +773,7 @@ void rt_cm_destroy(struct rt_cm *cm)
 	for (size_t i = 0; i < cm->nconns; i++)
 		conn_free(cm->conns[i]);
 	free(cm->conns);
+	free(cm->cq_active);
 	for (size_t i = 0; i < cm->ndevs; i++) {
 		if (cm->devs[i].pd)
 			ibv_dealloc_pd(cm->devs[i].pd);

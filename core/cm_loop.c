@@ -77,6 +77,20 @@ static void on_wc(struct rt_conn *c, const struct ibv_wc *wc)
 				    "completion handling failed");
 }
 
+static void list_cq(struct rt_cm *cm, struct rt_conn *c)
+{
+	if (c->cq_listed)
+		return;
+	c->cq_listed = true;
+	cm->cq_active[cm->ncq_active++] = c; /* at most one entry a connection */
+}
+
+void rt_conn_cq_hot(struct rt_conn *c)
+{
+	c->cq_hot = true;
+	list_cq(c->cm, c);
+}
+
 /* Takes at most *budget completions. A CQ left non-empty is marked: no
  * new notification comes for entries already queued, so the next rounds
  * poll it without waiting for one. */
@@ -89,6 +103,7 @@ static int poll_cq(struct rt_cm *cm, struct rt_conn *c, int *budget)
 	while (c->res.cq) {
 		if ((want = RT_MIN(*budget, (int)ARRAY_SIZE(wc))) <= 0) {
 			c->cq_backlog = true;
+			list_cq(cm, c);
 			break;
 		}
 		if ((n = ibv_poll_cq(c->res.cq, want, wc)) < 0)
@@ -156,7 +171,7 @@ static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch, int *bud
 		c = ctx;
 		ibv_ack_cq_events(cq, 1);
 		(*budget)--;
-		c->cq_hot = true;
+		rt_conn_cq_hot(c);
 		if ((r = poll_cq(cm, c, budget)) < 0)
 			return -1;
 		n += r + 1;
@@ -167,16 +182,20 @@ static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch, int *bud
 }
 
 /* Polls every CQ (busy polling), or those that need no notification to
- * be looked at: hot ones and those left non-empty by an earlier round.
- * It starts one further each round so that, under a budget, no
- * connection waits behind the others for good. */
+ * be looked at: hot ones and those left non-empty by an earlier round
+ * (the listed ones). It starts one further each round so that, under a
+ * budget, no connection waits behind the others for good. Completion
+ * hooks may list more CQs (not release connections), so the count is
+ * read once: the new ones wait for the next round. */
 static int poll_cqs(struct rt_cm *cm, bool all, int *budget)
 {
-	size_t start = cm->nconns ? cm->poll_next++ % cm->nconns : 0;
+	struct rt_conn **set = all ? cm->conns : cm->cq_active;
+	size_t n_set = all ? cm->nconns : cm->ncq_active;
+	size_t start = n_set ? cm->poll_next++ % n_set : 0;
 	int n = 0, r;
 
-	for (size_t k = 0; k < cm->nconns; k++) {
-		struct rt_conn *c = cm->conns[(start + k) % cm->nconns];
+	for (size_t k = 0; k < n_set; k++) {
+		struct rt_conn *c = set[(start + k) % n_set];
 
 		if (!all && !c->cq_backlog && !c->cq_hot)
 			continue;
@@ -187,6 +206,22 @@ static int poll_cqs(struct rt_cm *cm, bool all, int *budget)
 	return n;
 }
 
+/* Drops the listed CQs that are neither hot nor backlogged any more. */
+static void unlist_cold(struct rt_cm *cm)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < cm->ncq_active; i++) {
+		struct rt_conn *c = cm->cq_active[i];
+
+		if (c->cq_hot || c->cq_backlog)
+			cm->cq_active[kept++] = c;
+		else
+			c->cq_listed = false;
+	}
+	cm->ncq_active = kept;
+}
+
 /* Before the loop sleeps, every hot CQ is re-armed and then polled once
  * more: a completion that landed after its last poll but before the
  * re-arm brings no notification. Re-arming here rather than after each
@@ -195,10 +230,11 @@ static int poll_cqs(struct rt_cm *cm, bool all, int *budget)
  * while the loop is busy anyway. */
 static int rearm_idle(struct rt_cm *cm, int *budget)
 {
+	size_t listed = cm->ncq_active;
 	int n = 0, r;
 
-	for (size_t i = 0; i < cm->nconns; i++) {
-		struct rt_conn *c = cm->conns[i];
+	for (size_t i = 0; i < listed; i++) {
+		struct rt_conn *c = cm->cq_active[i];
 
 		if (!c->cq_hot || c->cq_backlog)
 			continue;
@@ -212,13 +248,14 @@ static int rearm_idle(struct rt_cm *cm, int *budget)
 			return -1;
 		n += r;
 	}
+	unlist_cold(cm);
 	return n;
 }
 
 static bool cq_backlog(const struct rt_cm *cm)
 {
-	for (size_t i = 0; i < cm->nconns; i++)
-		if (cm->conns[i]->cq_backlog)
+	for (size_t i = 0; i < cm->ncq_active; i++)
+		if (cm->cq_active[i]->cq_backlog)
 			return true;
 	return false;
 }

@@ -760,8 +760,10 @@ static void wait_server_retries_until_the_bound(void **state)
 	assert_int_equal(calls.destroy_id, 1);
 	assert_int_equal(rt_cm_retry_due(cm, &next), 0); /* not yet due */
 	assert_true(next > 0 && next <= 201);
+	assert_int_equal(cm->retries_pending, 1);
 	c->retry_at = rt_now_ns() - 1;
 	assert_int_equal(rt_cm_retry_due(cm, &next), 1);
+	assert_int_equal(cm->retries_pending, 0);
 	assert_int_equal(calls.resolve_addr, 2);
 	assert_int_equal(c->state, RT_CONN_RESOLVING_ADDR);
 	/* past the bound the same event is a failure */
@@ -976,6 +978,8 @@ static void cq_is_rearmed_and_polled_again_before_a_sleep(void **state)
 	assert_int_equal(rt_cm_run(cm, &w), 0);
 	assert_int_equal(calls.notify_cq, 1);
 	assert_false(c->cq_hot);
+	assert_int_equal(cm->ncq_active, 0); /* cold: no longer looked at */
+	assert_false(c->cq_listed);
 	assert_int_equal(c->recvs_done, 10);
 	/* idle and armed: the next wait sleeps, with no re-arm */
 	assert_int_equal(read(flood_pipe[0], &b, 1), 1);
@@ -1105,11 +1109,40 @@ static void spinning_wait_sleeps_once_idle(void **state)
 
 	(void)state;
 	c = cq_conn();
-	c->cq_hot = true;
+	rt_conn_cq_hot(c);
 	assert_int_equal(rt_cm_run(cm, &w), -1);
 	assert_int_equal(run.err.exit_code, RT_EXIT_TIMEOUT);
 	assert_int_equal(calls.notify_cq, 1);
 	assert_false(c->cq_hot);
+	cq_conn_done(c);
+}
+
+/* A round looks only at the listed CQs (hot or backlogged), each listed
+ * once; a released connection leaves the list and its pending retry
+ * with it, so no later round touches freed memory. */
+static void released_connection_leaves_the_round(void **state)
+{
+	struct rt_conn *c, *other;
+	int next = -1;
+
+	(void)state;
+	cm->params.wait_server_ms = 60000;
+	other = client();
+	deliver(event(other->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	deliver(event(other->id, RDMA_CM_EVENT_ROUTE_RESOLVED, 0));
+	deliver(event(other->id, RDMA_CM_EVENT_REJECTED, 8));
+	c = cq_conn();
+	rt_conn_cq_hot(c);
+	rt_conn_cq_hot(c);
+	rt_conn_cq_hot(other);
+	assert_int_equal(cm->ncq_active, 2);
+	assert_int_equal(cm->retries_pending, 1);
+	rt_cm_release(cm, other);
+	assert_int_equal(cm->ncq_active, 1);
+	assert_ptr_equal(cm->cq_active[0], c);
+	assert_int_equal(cm->retries_pending, 0);
+	assert_int_equal(rt_cm_retry_due(cm, &next), 0);
+	assert_int_equal(next, -1);
 	cq_conn_done(c);
 }
 
@@ -1383,6 +1416,7 @@ int main(void)
 		T(spinning_wait_polls_without_notifications_or_rearms),
 		T(spinning_wait_still_reads_cm_events),
 		T(spinning_wait_sleeps_once_idle),
+		T(released_connection_leaves_the_round),
 		T(half_opened_device_is_not_counted),
 		T(silent_setup_failure_fails_the_client),
 		T(silent_setup_failure_fails_and_rejects_the_request),
