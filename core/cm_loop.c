@@ -185,8 +185,8 @@ static int drain_channel(struct rt_cm *cm, struct ibv_comp_channel *ch, int *bud
  * be looked at: hot ones and those left non-empty by an earlier round
  * (the listed ones). It starts one further each round so that, under a
  * budget, no connection waits behind the others for good. Completion
- * hooks may list more CQs (not release connections), so the count is
- * read once: the new ones wait for the next round. */
+ * hooks must not release connections (releases happen in a wait's step,
+ * between rounds): the set is walked by index. */
 static int poll_cqs(struct rt_cm *cm, bool all, int *budget)
 {
 	struct rt_conn **set = all ? cm->conns : cm->cq_active;
