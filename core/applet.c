@@ -5,7 +5,6 @@
 
 #include "config.h"
 #include "rdmatest/applet.h"
-#include "rdmatest/diag.h"
 #include "rdmatest/util.h"
 
 #define APPLET(n) extern const struct rt_applet applet_##n;
@@ -61,7 +60,8 @@ static bool wants(int argc, char **argv, const char *word)
 	return false;
 }
 
-int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
+int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
+		  const struct rt_main_hooks *hooks)
 {
 	struct rt_run run = { .name = a->name };
 	void *cfg;
@@ -85,10 +85,8 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv)
 			    run.common.debug);
 		rt_run_start(&run);
 		rc = a->main(&run, cfg);
-		/* the one place an environment or address failure of any
-		 * applet is pointed at doctor's finding (doctor reports its own) */
-		if (rc && strcmp(a->name, "doctor"))
-			rt_diag_hint(&run.err, &rt_diag_env_real);
+		if (rc && hooks && hooks->failure_hint)
+			hooks->failure_hint(a->name, &run.err);
 	} else {
 		run.common.json = wants(argc, argv, "--json");
 		rt_log_init(&run.log, a->name, run.common.json, false, false);

@@ -35,6 +35,7 @@ struct rdma_cm_id *rt_conn_id(const struct rt_conn *c) { return c->id; }
 struct rt_res *rt_conn_res(struct rt_conn *c) { return &c->res; }
 const uint64_t *rt_conn_step_ns(const struct rt_conn *c) { return c->step_ns; }
 const struct rdma_ud_param *rt_conn_ud(const struct rt_conn *c) { return &c->ud; }
+bool rt_conn_cq_backlogged(const struct rt_conn *c) { return c->cq_backlog; }
 void *rt_conn_data(const struct rt_conn *c) { return c->priv; }
 struct rt_error *rt_conn_err(struct rt_conn *c) { return &c->err; }
 

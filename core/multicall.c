@@ -115,7 +115,7 @@ static int install(int argc, char **argv)
 	return rc;
 }
 
-static int multiplexer(int argc, char **argv)
+static int multiplexer(int argc, char **argv, const struct rt_main_hooks *hooks)
 {
 	const char *cmd = argc > 1 ? argv[1] : "--help";
 	const struct rt_applet *a;
@@ -140,20 +140,20 @@ static int multiplexer(int argc, char **argv)
 		fprintf(stderr, "rdmatest: unknown applet '%s' (see rdmatest --list)\n", cmd);
 		return 127;
 	}
-	return rt_applet_run(a, argc - 1, argv + 1);
+	return rt_applet_run(a, argc - 1, argv + 1, hooks);
 }
 
-int rt_dispatch(int argc, char **argv)
+int rt_dispatch(int argc, char **argv, const struct rt_main_hooks *hooks)
 {
 	const char *name = argc > 0 && argv[0] ? base_name(argv[0]) : "rdmatest";
 	const struct rt_applet *a;
 
 	if (!strncmp(name, "rdmatest", 8))
-		return multiplexer(argc, argv);
+		return multiplexer(argc, argv, hooks);
 	a = rt_applet_find(name);
 	if (!a) {
 		fprintf(stderr, "rdmatest: unknown applet '%s' (see rdmatest --list)\n", name);
 		return 127;
 	}
-	return rt_applet_run(a, argc, argv);
+	return rt_applet_run(a, argc, argv, hooks);
 }

@@ -51,14 +51,26 @@ extern const struct rt_applet *const rt_applets[];
 const struct rt_applet *rt_applet_find(const char *name);
 size_t rt_applet_count(void);
 
+/* What the program around the dispatcher joins into every run, so that
+ * core names no family: main() fills it from the families this build
+ * has (core/main.c). Any member may be NULL. */
+struct rt_main_hooks {
+	/* After an applet failed: may put a finding that bears on the
+	 * failure into err->hint (doctor's, for environment and address
+	 * errors). `applet` is the failed applet's name. */
+	void (*failure_hint)(const char *applet, struct rt_error *err);
+};
+
 /* Parses argv (argv[0] is the applet name) and runs the applet; returns
- * the exit status. Handles --help and --version centrally. */
-int rt_applet_run(const struct rt_applet *a, int argc, char **argv);
+ * the exit status. Handles --help and --version centrally. `hooks` may be
+ * NULL. */
+int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
+		  const struct rt_main_hooks *hooks);
 
 /* The --help text on stdout (for an applet whose upstream also has -h). */
 void rt_applet_help(const struct rt_applet *a);
 
-/* main() of the multicall binary. */
-int rt_dispatch(int argc, char **argv);
+/* main() of the multicall binary, with main's hooks (may be NULL). */
+int rt_dispatch(int argc, char **argv, const struct rt_main_hooks *hooks);
 
 #endif

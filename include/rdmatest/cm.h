@@ -163,6 +163,9 @@ const uint64_t *rt_conn_step_ns(const struct rt_conn *c);
 struct rt_cm_device *rt_conn_device(struct rt_conn *c);
 /* The join or SIDR result of a UD connection. */
 const struct rdma_ud_param *rt_conn_ud(const struct rt_conn *c);
+/* The last poll of c's CQ stopped at the round's completion budget: the
+ * CQ still holds completions the reactor has not handed out yet. */
+bool rt_conn_cq_backlogged(const struct rt_conn *c);
 
 /* A server's request beyond the first n it serves (-c; index 0 is the
  * listener): the ones to turn away. Never true on the active side. */

@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 
-/* applets/rping.c (non-static for tests) */
+/* applets/rdmacm/rping.c (non-static for tests) */
 struct rping_advert {
 	uint64_t addr;
 	uint32_t rkey;

@@ -8,8 +8,8 @@
  *         document is valid JSON. */
 #include "fuzz.h"
 
-#include "rdmatest/meshjson.h"
-#include "rdmatest/meshwire.h"
+#include "mesh/meshjson.h"
+#include "mesh/meshwire.h"
 
 static void binary(struct fuzz_in *in)
 {

@@ -190,7 +190,7 @@ def json():
 
 
 def mesh():
-    """core/meshwire.c's messages (even first byte) and mesh report lines
+    """applets/mesh/meshwire.c's messages (even first byte) and mesh report lines
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
     hello = b"RM\x02\x01" + struct.pack(">IIIH2x", 76, 3, 8, 7471) + host("gpu07")

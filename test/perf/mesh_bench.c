@@ -21,13 +21,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rdmatest/meshagg.h"
-#include "rdmatest/meshgather.h"
-#include "rdmatest/meshjson.h"
-#include "rdmatest/meshrun.h"
-#include "rdmatest/meshwire.h"
+#include "mesh/meshagg.h"
+#include "mesh/meshgather.h"
+#include "mesh/meshjson.h"
+#include "mesh/meshrun.h"
+#include "mesh/meshwire.h"
 #include "rdmatest/oob.h"
-#include "rdmatest/sched.h"
+#include "mesh/sched.h"
 #include "rdmatest/util.h"
 
 #define SLOW_RANK 17u  /* the instance with the degraded NIC */

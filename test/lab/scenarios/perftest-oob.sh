@@ -1,6 +1,6 @@
 # hosts: 2
 # timeout: 240
-# perftest 4.5's TCP out-of-band protocol (core/perftest.c) against
+# perftest 4.5's TCP out-of-band protocol (applets/perftest/perftest.c) against
 # Debian's ib_write_bw server through the test tool pt-oob: the client's
 # whole write_bw sequence (version, page size, cache line, MTU, key
 # records, barriers, BW report, close) without RDMA traffic. The server

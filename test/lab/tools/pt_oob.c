@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmatest/perftest.h"
-#include "rdmatest/perftest_report.h"
+#include "perftest/perftest.h"
+#include "perftest/perftest_report.h"
 #include "rdmatest/providers.h"
 #include "rdmatest/res.h"
 #include "rdmatest/vconn.h"

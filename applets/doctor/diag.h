@@ -1,0 +1,123 @@
+/* doctor's checklist: why RDMA does or does not work on this host, one
+ * line per finding (PASS, WARN or FAIL) with its evidence and, for
+ * anything but PASS, the fix in one sentence. The checks read sysfs,
+ * procfs and /dev under roots given in struct rt_diag_env, so that unit
+ * tests run them on a fake tree; only the verbs probes (active MTU,
+ * provider capabilities) and the network probes (diag_peer.h) need the
+ * real thing. Memory: a fixed RT_DIAG_MAX lines, the rest counted. */
+#ifndef RDMATEST_DIAG_H
+#define RDMATEST_DIAG_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#include "rdmatest/error.h"
+
+enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
+
+#define RT_DIAG_MAX 48   /* lines kept; more are counted in `dropped` */
+#define RT_DIAG_PORTS 16 /* ports examined; more are counted in `dropped` */
+#define RT_DIAG_ADDRS 32 /* local addresses examined */
+
+struct rt_diag_line {
+	enum rt_diag_level level;
+	char check[16];
+	char evidence[384];
+	char fix[192]; /* "" for PASS */
+};
+
+/* What a port says about itself (sysfs), and its active MTU (verbs). */
+struct rt_diag_port {
+	char dev[64];
+	unsigned port;
+	char state[24], phys[24], link[16], rate[48];
+	char ndev[32];      /* the netdev behind it, "" if none */
+	char ndev_state[16];
+	int ndev_mtu;       /* 0: unknown */
+	int active_mtu;     /* bytes; 0: not asked (no verbs) */
+};
+
+struct rt_diag_addr {
+	char ifname[32];
+	struct sockaddr_storage sa;
+};
+
+struct rt_diag {
+	struct rt_diag_line lines[RT_DIAG_MAX];
+	int n, dropped;
+	bool no_rdma;  /* no device at all: exit 3 */
+	struct rt_diag_port ports[RT_DIAG_PORTS];
+	int nports;
+	struct rt_diag_addr addrs[RT_DIAG_ADDRS];
+	int naddrs;
+};
+
+/* Where the checks look: "/sys", "/proc", "/dev" but in tests. */
+struct rt_diag_env {
+	const char *sysfs, *proc, *dev;
+};
+extern const struct rt_diag_env rt_diag_env_real;
+
+void rt_diag_add(struct rt_diag *d, enum rt_diag_level level, const char *check,
+		 const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+const char *rt_diag_level_name(enum rt_diag_level l);
+/* The first line at `level`, or NULL. */
+const struct rt_diag_line *rt_diag_first(const struct rt_diag *d,
+					 enum rt_diag_level level);
+/* 0 nothing failed, 1 something did, 3 no RDMA device at all. */
+int rt_diag_exit(const struct rt_diag *d);
+
+/* ---- the local checks, in checklist order ------------------------------ */
+void rt_diag_modules(const struct rt_diag_env *e, struct rt_diag *d);
+/* Lists the devices and fills d->ports from sysfs. */
+void rt_diag_devices(const struct rt_diag_env *e, struct rt_diag *d);
+/* After rt_diag_devices: no uverbs node is only a finding with devices. */
+void rt_diag_devnodes(const struct rt_diag_env *e, struct rt_diag *d);
+/* Adds the active MTU of every port (verbs); without devices a no-op. */
+void rt_diag_port_mtus(struct rt_diag *d);
+void rt_diag_ports(struct rt_diag *d);
+/* Local addresses: from getifaddrs, loopback and IPv6 link-local left out. */
+void rt_diag_local_addrs(struct rt_diag *d);
+void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d);
+void rt_diag_ipmap(const struct rt_diag_env *e, struct rt_diag *d);
+/* `limit` in bytes (RLIM_INFINITY: unlimited); `ipc_lock`: the process
+ * may lock memory beyond it (CAP_IPC_LOCK). */
+void rt_diag_memlock(struct rt_diag *d, unsigned long long limit, bool ipc_lock);
+/* CAP_IPC_LOCK in the effective set of `proc`/self/status, and in the
+ * initial user namespace (the one the kernel asks). */
+bool rt_diag_has_ipc_lock(const struct rt_diag_env *e);
+void rt_diag_netns(const struct rt_diag_env *e, struct rt_diag *d);
+/* Provider capabilities of each device (opens it, creates RC and UD QPs). */
+void rt_diag_caps(struct rt_diag *d);
+/* Every local check above but caps, in order (active MTUs only with
+ * `verbs`); rt_diag_caps comes after it (diag_caps.c). */
+void rt_diag_local(const struct rt_diag_env *e, struct rt_diag *d, bool verbs);
+
+/* The port carrying local address `sa` and the RoCE v2 GID index the
+ * applets pick for it (rt_roce_v2_gid_of); NULL when none carries it. */
+const struct rt_diag_port *rt_diag_port_of(const struct rt_diag_env *e,
+					   const struct rt_diag *d,
+					   const struct sockaddr *sa, int *gid_index);
+/* The interface holding local address `sa` ("" if none). */
+const char *rt_diag_ifname_of(const struct rt_diag *d, const struct sockaddr *sa);
+
+/* With ADDR: the local address and interface the route to it leaves
+ * through, and whether an RDMA port carries that. Returns the port (NULL
+ * when the check failed) and the local address in *local. */
+const struct rt_diag_port *rt_diag_route(const struct rt_diag_env *e,
+					 struct rt_diag *d, const char *addr,
+					 struct sockaddr_storage *local);
+
+/* For the other applets' error line: when `err` is an environment
+ * failure (exit 3) or an address or route error, puts into err->hint the
+ * doctor finding that applies: the first local FAIL (with its fix), or
+ * for an address error the route to the IPv4 peer its reason names when
+ * no RDMA port carries it. Nothing when doctor has nothing to add, so an
+ * error such as "-d nosuch: no such device" stays as it is. */
+void rt_diag_hint(struct rt_error *err, const struct rt_diag_env *e);
+/* rt_main_hooks.failure_hint (applet.h): rt_diag_hint on this host, for
+ * any applet but doctor, which reports its own findings. */
+void rt_diag_failure_hint(const char *applet, struct rt_error *err);
+
+#endif

@@ -1,0 +1,47 @@
+#include "doctor/diag_report.h"
+
+static int count(const struct rt_diag *d, enum rt_diag_level level)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->n; i++)
+		n += d->lines[i].level == level;
+	return n;
+}
+
+void rt_diag_print(FILE *f, const struct rt_diag *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		const struct rt_diag_line *l = &d->lines[i];
+
+		fprintf(f, "%s %-10s %s%s%s\n", rt_diag_level_name(l->level), l->check,
+			l->evidence, l->fix[0] ? " -- fix: " : "", l->fix);
+	}
+	if (d->dropped)
+		fprintf(f, "WARN %-10s %d more findings not shown (at most %d lines, %d ports)\n",
+			"doctor", d->dropped, RT_DIAG_MAX, RT_DIAG_PORTS);
+	fprintf(f, "doctor: %d passed, %d warnings, %d failed\n", count(d, RT_DIAG_PASS),
+		count(d, RT_DIAG_WARN), count(d, RT_DIAG_FAIL));
+}
+
+void rt_diag_json(struct rt_json *j, const struct rt_diag *d)
+{
+	rt_json_key(j, "checks");
+	rt_json_array_begin(j);
+	for (int i = 0; i < d->n; i++) {
+		const struct rt_diag_line *l = &d->lines[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "check", l->check);
+		rt_json_kv_string(j, "level", rt_diag_level_name(l->level));
+		rt_json_kv_string(j, "evidence", l->evidence);
+		rt_json_kv_string(j, "fix", l->fix[0] ? l->fix : NULL);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+	rt_json_kv_int(j, "passed", count(d, RT_DIAG_PASS));
+	rt_json_kv_int(j, "warnings", count(d, RT_DIAG_WARN));
+	rt_json_kv_int(j, "failed", count(d, RT_DIAG_FAIL));
+	rt_json_kv_int(j, "dropped", d->dropped);
+	rt_json_kv_bool(j, "rdma", !d->no_rdma);
+}

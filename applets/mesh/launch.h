@@ -1,0 +1,66 @@
+/* Who am I in a mesh run: rank, size and (when the launcher says) the
+ * host of every rank, from the launcher that started this instance.
+ * Checked in this order, the first that sets a rank wins:
+ *   --hosts LIST|@FILE  rank = the one listed host that is this machine
+ *   Slurm     SLURM_PROCID, SLURM_NTASKS, SLURM_STEP_NODELIST (or
+ *             SLURM_JOB_NODELIST, SLURM_NODELIST; hostlist.h)
+ *   Open MPI  OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE
+ *   PMI       PMI_RANK, PMI_SIZE (MPICH's Hydra, Intel MPI)
+ *   PMIx      PMIX_RANK (size from --size)
+ *   Kubernetes Indexed Job  JOB_COMPLETION_INDEX (size from --size)
+ * Memory: the host list (hostlist.h: at most 65536 names, 16 MiB). */
+#ifndef RDMATEST_LAUNCH_H
+#define RDMATEST_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rdmatest/error.h"
+#include "mesh/hostlist.h"
+
+enum rt_launcher {
+	RT_LAUNCH_HOSTS,
+	RT_LAUNCH_SLURM,
+	RT_LAUNCH_OMPI,
+	RT_LAUNCH_PMI,
+	RT_LAUNCH_PMIX,
+	RT_LAUNCH_K8S,
+};
+
+/* Where the environment and "is this host me" come from: the process's
+ * in a run, scripted ones in tests. */
+struct rt_launch_env {
+	const char *(*get)(void *ctx, const char *name);
+	bool (*is_self)(void *ctx, const char *host);
+	void *ctx;
+};
+
+struct rt_launch_req {
+	const char *hosts; /* --hosts: a hostlist, or @FILE; NULL if not given */
+	uint32_t size;     /* --size, 0 if not given */
+};
+
+struct rt_launch {
+	enum rt_launcher via;
+	uint32_t rank, size;
+	/* The host of every rank (hosts.n == size), or empty when the
+	 * launcher does not say (MPI, PMIx, Kubernetes, Slurm with several
+	 * tasks per node). */
+	struct rt_hostlist hosts;
+};
+
+/* No launcher found, a rank outside the size, a size above
+ * RT_HOSTLIST_MAX, a malformed variable or list: exit 2; --hosts naming
+ * no host or two hosts that are this machine: exit 3. */
+int rt_launch_detect(struct rt_launch *l, const struct rt_launch_req *req,
+		     const struct rt_launch_env *env, struct rt_error *err);
+void rt_launch_free(struct rt_launch *l);
+const char *rt_launcher_name(enum rt_launcher via);
+
+/* The process's environment, and a host that is this machine when it is
+ * its host name (short or full) or a numeric address of one of its
+ * interfaces. No DNS lookup: the match never waits on the network. */
+extern const struct rt_launch_env rt_launch_env_process;
+bool rt_launch_is_self(void *ctx, const char *host);
+
+#endif

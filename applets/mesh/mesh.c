@@ -1,0 +1,379 @@
+/* mesh: the same command on every host validates the cluster. Rank, size
+ * and hosts come from the launcher (launch.h: --hosts, Slurm, MPI, PMIx,
+ * a Kubernetes Indexed Job); rank 0 pairs the hosts (sched.h), collects
+ * every pair's RDMA CM connect time and RTT (meshtest.h) and judges hosts
+ * and links (meshagg.h); `mesh report` judges per-rank JSON lines that the
+ * launcher collected (meshjson.h). The run itself is applets/mesh/meshnode.c;
+ * this file is its options and glue. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "rdmatest/applet.h"
+#include "doctor/diag.h"
+#include "rdmatest/interrupt.h"
+#include "mesh/launch.h"
+#include "mesh/meshheat.h"
+#include "mesh/meshjson.h"
+#include "mesh/meshnode.h"
+#include "mesh/meshtest.h"
+#include "mesh/meshtext.h"
+#include "rdmatest/util.h"
+
+/* `mesh report FILE...`: more files than this go through cat */
+#define REPORT_FILES 64
+
+struct mesh_cfg {
+	const char *command;
+	const char *files[REPORT_FILES];
+	const char *hosts;
+	const char *coordinator;
+	long long size;
+	long long port;
+	int schedule;
+	long long max_pairs;
+	long long seed;
+	long long pings;
+	long long bw;
+	long long min_gbps;    /* thousandths, as all decimals */
+	long long max_rtt_us;
+	long long rtt_factor;
+	long long bw_fraction;
+	int lines;
+	int quick;
+	const char *heatmap;
+};
+
+#define RT_CFG struct mesh_cfg
+
+static const struct rt_enum schedules[] = {
+	{ "ring", RT_SCHED_RING, "each host with the next: 2 rounds (3 for an odd count)" },
+	{ "tournament", RT_SCHED_TOURNAMENT, "every pair once: n-1 rounds of n/2 pairs" },
+	{ "random", RT_SCHED_RANDOM, "one random round, then every suspect again with a host that passed" },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_opt mesh_opts[] = {
+	{ 0, "command", RT_OPT_OPERAND, RT_S(command), 0, 0, NULL, "report",
+	  "`report`: judge the JSON lines of --lines runs from FILE (or standard input) "
+	  "instead of running", NULL },
+	{ 0, "file", RT_OPT_OPERAND, RT_S(files[0]), 0, REPORT_FILES, NULL, "FILE",
+	  "report: the collected output of the ranks, in one or several files (- or none: "
+	  "standard input)", NULL },
+	{ 0, "hosts", RT_OPT_STRING, RT_S(hosts), 0, 0, NULL, "LIST|@FILE",
+	  "the hosts, rank 0 first, as a Slurm hostlist (node[01-04]) or a file of them; "
+	  "each instance is the listed host that is this machine (pdsh, clush, ssh loops)", NULL },
+	{ 0, "size", RT_OPT_INT, RT_L(size), 0, 65536, NULL, "N",
+	  "the number of ranks, for launchers that give a rank only (PMIx, Kubernetes "
+	  "JOB_COMPLETION_INDEX: the Job's completions)", NULL },
+	{ 0, "coordinator", RT_OPT_STRING, RT_S(coordinator), 0, 0, NULL, "HOST[:PORT]",
+	  "rank 0's address, for launchers without a host list (MPI, PMIx, Kubernetes); "
+	  "PORT overrides --port", NULL },
+	{ 'p', "port", RT_OPT_PORT, RT_L(port), 1, 65534, "7473", "PORT",
+	  "rank 0's coordination port (TCP); every rank's RDMA CM tests use PORT+1", NULL },
+	{ 0, "schedule", RT_OPT_ENUM, RT_I(schedule), 0, 0, "tournament", "KIND",
+	  "how hosts are paired", schedules },
+	{ 0, "max-pairs", RT_OPT_INT, RT_L(max_pairs), 0, 65536, "0", "N",
+	  "at most N pairs tested at once (0: no bound)", NULL },
+	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
+	  "seed of the random schedule", NULL },
+	{ 0, "pings", RT_OPT_INT, RT_L(pings), 1, RT_MESH_PINGS_MAX, "1000", "N",
+	  "round trips timed per pair (RTT median and p99)", NULL },
+	{ 0, "bw", RT_OPT_SIZE, RT_L(bw), 0, 1LL << 36, "0", "SIZE",
+	  "after the pings, RDMA WRITE SIZE bytes (k/m/g) to the partner and RDMA READ as "
+	  "many from it, and judge the slower direction's Gbit/s; every rank must give the "
+	  "same (0: no bandwidth test)", NULL },
+	{ 0, "min-gbps", RT_OPT_DECIMAL, RT_L(min_gbps), 0, 0, "0", "GBPS",
+	  "a link below GBPS Gbit/s is bad (0: no floor)", NULL },
+	{ 0, "max-rtt-us", RT_OPT_DECIMAL, RT_L(max_rtt_us), 0, 0, "0", "US",
+	  "a link whose RTT median is above US microseconds is bad (0: no ceiling)", NULL },
+	{ 0, "rtt-factor", RT_OPT_DECIMAL, RT_L(rtt_factor), 0, 0, "0", "F",
+	  "a link whose RTT median is above F times the cluster's median is an outlier "
+	  "and bad (ClusterKit uses 2.1; 0: off)", NULL },
+	{ 0, "bw-fraction", RT_OPT_DECIMAL, RT_L(bw_fraction), 0, 1000, "0", "F",
+	  "a link below F times the cluster's median bandwidth is an outlier and bad "
+	  "(e.g. 0.93; 0: off)", NULL },
+	{ 0, "lines", RT_OPT_FLAG, RT_I(lines), 0, 0, NULL, NULL,
+	  "every rank prints its hello and its pairs' results as JSON lines on standard "
+	  "output, for `mesh report` over what the launcher collected", NULL },
+	{ 0, "heatmap", RT_OPT_STRING, RT_S(heatmap), 0, 0, NULL, "FILE",
+	  "rank 0 and report: write the pairs' matrix as a PNG (green to yellow: RTT up "
+	  "to twice the median; red: bad by a threshold; black: failed; grey: untested)", NULL },
+	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
+	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
+	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
+	{ 0 },
+};
+
+RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdict",
+	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
+	  "[--schedule ring|tournament|random] [--max-pairs N] [--pings N] [--bw SIZE] "
+	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] "
+	  "[--lines] [--json] | report [FILE...]",
+	  "Run the same command on every host, started by the launcher the cluster "
+	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
+	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
+	  "connection and --pings round trips (and with --bw its bandwidth both ways, RDMA WRITE and READ), and rank 0 judges links and hosts "
+	  "against the thresholds and prints a summary ending in READY (exit 0) or "
+	  "NOT READY (exit 1) with the bad hosts and links, absent hosts (not started "
+	  "within --timeout) included; --json gives the whole run (pairs, matrix, "
+	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
+	  "--timeout bounds each pair's test and the wait for every host; a round "
+	  "takes at most twice that plus 2 s. `mesh report [FILE...]` judges the "
+	  "--lines output of all ranks instead. Exit 3 when this host has no RDMA "
+	  "device.");
+
+static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
+{
+	lim->min_gbps = (double)cfg->min_gbps / 1000.0;
+	lim->max_rtt_us = (double)cfg->max_rtt_us / 1000.0;
+	lim->rtt_factor = (double)cfg->rtt_factor / 1000.0;
+	lim->bw_fraction = (double)cfg->bw_fraction / 1000.0;
+}
+
+/* The judged run: the summary, the document, and the verdict as the
+ * run's outcome. */
+static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
+{
+	FILE *f = fopen(path, "wb");
+	int rc;
+
+	if (!f)
+		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "--heatmap %s", path);
+	rc = rt_mesh_heatmap(f, g, &run->err);
+	if (fclose(f) && !rc)
+		rc = rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "--heatmap %s", path);
+	return rc;
+}
+
+static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
+		    const struct rt_mesh_limits *lim, const char *heat)
+{
+	if (heat && heatmap(run, heat, g))
+		return -1;
+	if (!run->common.quiet)
+		rt_mesh_summary(run->log.human, g, lim);
+	rt_json_key(&run->results, "mesh");
+	rt_mesh_document(&run->results, g, lim);
+	if (g->ready)
+		return 0;
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent "
+		       "hosts, %u bad links", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
+		       g->bad_links);
+}
+
+/* One input of `mesh report`; its errors name it. */
+static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg *g)
+{
+	bool stdin_ = !path || !strcmp(path, "-");
+	FILE *f = stdin_ ? stdin : fopen(path, "r");
+	struct rt_error e = { 0 };
+	int rc;
+
+	if (!f)
+		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "%s", path);
+	rc = rt_mesh_report_read(f, g, &e);
+	if (!stdin_)
+		fclose(f);
+	if (rc)
+		return rt_fail(&run->err, e.exit_code, "%s: %s", stdin_ ? "standard input" : path,
+			       e.reason);
+	return 0;
+}
+
+static int report(struct rt_run *run, const struct mesh_cfg *cfg)
+{
+	struct rt_mesh_limits lim = { 0 };
+	struct rt_mesh_agg g;
+	int rc;
+
+	if (cfg->command && strcmp(cfg->command, "report"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "unexpected argument '%s' (the one "
+			       "command is `report`)", cfg->command);
+	limits(cfg, &lim);
+	rt_error_phase(&run->err, "report");
+	rc = rt_mesh_agg_init(&g, 0, 0, &run->err);
+	for (size_t i = 0; !rc && (i == 0 || (i < REPORT_FILES && cfg->files[i])); i++)
+		rc = report_file(run, cfg->files[i], &g);
+	if (!rc && !g.n)
+		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
+			     cfg->files[0] ? "the input" : "standard input");
+	if (!rc)
+		rc = rt_mesh_judge(&g, &lim, &run->err) || conclude(run, &g, &lim, cfg->heatmap);
+	rt_mesh_agg_free(&g);
+	return rc ? -1 : 0;
+}
+
+/* HOST, HOST:PORT, [V6]:PORT or a bare IPv6 address into host and port. */
+static int coordinator(const char *text, char *host, size_t len, long long *port,
+		       struct rt_error *err)
+{
+	const char *colon = strrchr(text, ':');
+	size_t n = strlen(text);
+	char *end;
+
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			goto bad;
+		colon = close[1] ? close + 1 : NULL;
+		text++;
+		n = (size_t)(close - text);
+	} else if (colon && strchr(text, ':') != colon) {
+		colon = NULL; /* a bare IPv6 address */
+	} else if (colon) {
+		n = (size_t)(colon - text);
+	}
+	if (!n || n >= len)
+		goto bad;
+	memcpy(host, text, n);
+	host[n] = '\0';
+	if (!colon)
+		return 0;
+	errno = 0;
+	*port = strtoll(colon + 1, &end, 10);
+	if (colon[1] && !*end && !errno && *port >= 1 && *port <= 65534)
+		return 0;
+bad:
+	return rt_fail(err, RT_EXIT_USAGE, "--coordinator: '%s' is not HOST[:PORT] "
+		       "(PORT 1..65534)", text);
+}
+
+static int no_rdma(struct rt_error *err)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+
+	if (list)
+		ibv_free_device_list(list);
+	if (n > 0)
+		return 0;
+	return rt_fail(err, RT_EXIT_ENV, "no RDMA device on this host (rdmatest doctor "
+		       "says why)");
+}
+
+struct mesh_run {
+	struct rt_launch l;
+	char coord[RT_MESH_HOST_LEN + 2];
+	long long port;
+	struct rt_mesh_limits lim;
+	struct rt_mesh_cm_test test;
+	struct rt_mesh_plan plan;
+	const char *heatmap;
+};
+
+static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
+{
+	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size };
+	const struct rt_launch *l = &m->l;
+
+	m->port = cfg->port;
+	if (cfg->coordinator &&
+	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
+		return -1;
+	if (rt_launch_detect(&m->l, &req, &rt_launch_env_process, &run->err))
+		return -1;
+	if (!cfg->coordinator && !l->hosts.n)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--coordinator: %s gives no host list: "
+			       "name rank 0's address", rt_launcher_name(l->via));
+	if (!cfg->coordinator)
+		rt_strlcpy(m->coord, l->hosts.names[0], sizeof(m->coord));
+	limits(cfg, &m->lim);
+	m->heatmap = cfg->heatmap;
+	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
+		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
+		.log = &run->log };
+	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
+		.coord_host = m->coord, .coord_port = (unsigned)m->port,
+		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
+		.test_port = (unsigned)m->port + 1, .kind = (enum rt_sched_kind)cfg->schedule,
+		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
+		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
+		.fn = rt_mesh_cm_test_run, .ctx = &m->test,
+		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL };
+	return 0;
+}
+
+/* --quick's local part: doctor's checklist (no FAIL), then this host
+ * against itself when its address is known. */
+static int quick_local(struct rt_run *run, struct mesh_run *m)
+{
+	struct rt_diag *d = rt_xcalloc(1, sizeof(*d));
+	const struct rt_diag_line *l;
+	int code, rc = 0;
+
+	rt_error_phase(&run->err, "checks");
+	rt_diag_local(&rt_diag_env_real, d, true);
+	code = rt_diag_exit(d);
+	l = code ? rt_diag_first(d, RT_DIAG_FAIL) : NULL;
+	if (l)
+		rc = rt_fail(&run->err, code, "%s FAIL: %s (%s)", l->check, l->evidence, l->fix);
+	else if (code)
+		rc = rt_fail(&run->err, code, "the local checks failed (rdmatest doctor says why)");
+	free(d);
+	if (!rc && m->plan.self_host)
+		rc = rt_mesh_loopback(&m->plan, m->plan.self_host, run->log.human, &run->err);
+	return rc;
+}
+
+static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
+			    const struct rt_mesh_verdict *v)
+{
+	struct rt_json *j = &run->results;
+
+	rt_json_kv_uint(j, "rank", p->rank);
+	rt_json_kv_uint(j, "size", p->size);
+	rt_json_kv_string(j, "verdict", v->ready ? "READY" : "NOT READY");
+	if (v->ready) {
+		rt_say(&run->log, "READY (rank 0's verdict)");
+		return 0;
+	}
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
+		       "hosts, %u bad links, %u absent", v->bad_nodes, v->bad_links, v->absent);
+}
+
+static int run_mesh(struct rt_run *run, struct mesh_run *m)
+{
+	struct rt_mesh_plan *p = &m->plan;
+	struct rt_mesh_verdict v;
+	struct rt_mesh_agg g = { 0 };
+	int rc;
+
+	rt_say(&run->log, "mesh: rank %u of %u (%s), rank 0 at %s:%u", p->rank, p->size,
+	       rt_launcher_name(m->l.via), p->coord_host, p->coord_port);
+	if (p->rank) {
+		rc = rt_mesh_take_part(p, &v, &run->err);
+		return rc ? rc : follower_verdict(run, p, &v);
+	}
+	rc = rt_mesh_lead(p, &g, &run->err);
+	if (!rc || rc == RT_INTERRUPTED)
+		rc = conclude(run, &g, &m->lim, m->heatmap) || rc ? -1 : 0;
+	rt_mesh_agg_free(&g);
+	return rc;
+}
+
+static int mesh_main(struct rt_run *run, void *cfgp)
+{
+	const struct mesh_cfg *cfg = cfgp;
+	struct mesh_run *m;
+	int rc;
+
+	if (cfg->command || cfg->files[0])
+		return report(run, cfg);
+	m = rt_xcalloc(1, sizeof(*m));
+	rc = plan(run, cfg, m) || no_rdma(&run->err) ? -1 : 0;
+	if (!rc && cfg->quick) {
+		m->plan.kind = RT_SCHED_RING;
+		if (!rt_opt_was_given(&run->tabs[0], "pings"))
+			m->test.pings = 100;
+		rc = quick_local(run, m);
+	}
+	if (!rc)
+		rc = run_mesh(run, m);
+	rt_launch_free(&m->l);
+	free(m);
+	return rc;
+}

@@ -1,0 +1,115 @@
+/* The results of a mesh run in one place (rank 0, or `mesh report`):
+ * who said hello, every pair's result, and the verdicts judged from them.
+ *   link  bad when its test failed or timed out, or a figure misses an
+ *         absolute threshold (--min-gbps, --max-rtt-us) or a relative one
+ *         (RTT median above rtt_factor x the cluster's median, bandwidth
+ *         below bw_fraction x the cluster's median: outliers). A link's
+ *         bandwidth is its slower direction's: a link is as good as its
+ *         worse half, and one figure per link keeps one median, one
+ *         verdict and one reason per link; the document and the text
+ *         still show both directions.
+ *   node  absent  never said hello (its pairs count against nobody)
+ *         bad     lost during the run with a failed pair, or
+ *                 at least 2 bad links, more than half of its tested ones,
+ *                 not counting bad links to nodes found bad before it
+ *                 (worst first): a broken node does not make its
+ *                 partners look broken
+ *         suspect no link passed with a partner that is not bad (e.g. the
+ *                 one pair of a random round): sched.h's second pass
+ *                 pairs it with a node that passed
+ *         ok      otherwise (its bad links are the links' fault)
+ *   READY when at least one link was tested and nothing is bad, suspect
+ *   or absent.
+ * A later result for the same pair replaces the earlier one (re-tests).
+ * Memory: 56 B per result, at most max_results (RT_MESH_RESULTS_MAX by
+ * default: 4 Mi results, 224 MiB, a full tournament of 2896 hosts); 80 B
+ * per rank (host name, port and counters; 65536 ranks: 5 MiB); judging adds
+ * 64 B per result, and while it works 8 B per result (the medians), 8 B
+ * per bad link and 16 B per rank (blaming nodes). */
+#ifndef RDMATEST_MESHAGG_H
+#define RDMATEST_MESHAGG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rdmatest/error.h"
+#include "mesh/meshwire.h"
+
+#define RT_MESH_RESULTS_MAX (1u << 22)
+
+struct rt_mesh_limits {
+	double min_gbps;    /* 0: no absolute bandwidth floor */
+	double max_rtt_us;  /* 0: no absolute RTT ceiling */
+	double rtt_factor;  /* 0: off; ClusterKit's latency tolerance is 2.1 */
+	double bw_fraction; /* 0: off; e.g. 0.93 */
+};
+
+/* Why a link is bad (a mask). */
+#define RT_LINK_FAILED 1u   /* the test failed or timed out */
+#define RT_LINK_RTT_ABS 2u
+#define RT_LINK_RTT_REL 4u
+#define RT_LINK_BW_ABS 8u
+#define RT_LINK_BW_REL 16u
+#define RT_LINK_ABSENT 32u  /* an end never said hello: not judged */
+
+enum rt_node_verdict {
+	RT_NODE_OK, RT_NODE_SUSPECT, RT_NODE_BAD, RT_NODE_ABSENT,
+	RT_NODE_UNTESTED,
+};
+
+struct rt_mesh_node {
+	char host[RT_MESH_HOST_LEN]; /* "" until known */
+	bool present;
+	bool lost;        /* left the run after its hello (meshrun.h) */
+	uint16_t port;    /* its test port, from its hello */
+	uint8_t verdict;  /* enum rt_node_verdict, after judging */
+	uint32_t tested, bad;
+};
+
+struct rt_mesh_link {
+	struct rt_mesh_result r; /* a < b */
+	uint32_t why;            /* RT_LINK_* */
+};
+
+struct rt_mesh_agg {
+	uint32_t n;              /* ranks, 0 until the first hello (report) */
+	struct rt_mesh_node *nodes;
+	struct rt_mesh_result *res;
+	uint32_t nres, cap, max_results;
+	/* after rt_mesh_judge */
+	struct rt_mesh_link *links; /* one per pair, sorted by (a, b) */
+	uint32_t nlinks;
+	double median_rtt_us, median_gbps; /* 0 when nothing measured */
+	uint32_t bad_nodes, suspect_nodes, absent_nodes;
+	uint32_t bad_links; /* those no bad node explains */
+	bool ready;
+};
+
+/* n ranks (0: taken from the first hello), max_results 0: the default. */
+int rt_mesh_agg_init(struct rt_mesh_agg *g, uint32_t n, uint32_t max_results,
+		     struct rt_error *err);
+/* A rank said hello: its size must be n (or sets it), a rank says it
+ * once. Exit 1 otherwise. */
+int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
+		      struct rt_error *err);
+/* One pair's result; exit 1 past max_results or for a rank outside n. */
+int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
+		    struct rt_error *err);
+/* The rank said hello and then left the run (its connection closed or
+ * broke the protocol): with a failed pair it is bad whatever its other
+ * pairs, and blamed first, so that a host lost in the last round is named
+ * and not its last partner's link. */
+void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank);
+/* Judges links and nodes (may be called again after more results). */
+int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
+		  struct rt_error *err);
+/* A result's bandwidth as judged: the slower direction, Gbit/s. */
+double rt_mesh_gbps(const struct rt_mesh_result *r);
+/* After judging: a bad link that no bad node at either end explains. */
+bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
+/* After judging: state[i] for rt_sched_recheck ('S', 'P' or '-'). */
+void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state);
+void rt_mesh_agg_free(struct rt_mesh_agg *g);
+const char *rt_node_verdict_name(unsigned v);
+
+#endif

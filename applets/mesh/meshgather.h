@@ -1,0 +1,40 @@
+/* Rank 0 waiting for the hello of every rank of a mesh run (meshwire.h)
+ * on one listening socket, all at once: a poll() over the listener and
+ * every connection not yet identified, one deadline for the whole
+ * gathering. A rank that has not said hello when it passes is absent
+ * (meshagg.h), never waited for again; a connection that sends anything
+ * but a valid hello of this mesh, or a rank already taken, is closed
+ * and counted, and the rest go on. Memory: one struct rt_oob per rank
+ * (344 B) and at most RT_MESH_PENDING_MAX connections of 128 B not yet
+ * identified, each for at most io_ms. */
+#ifndef RDMATEST_MESHGATHER_H
+#define RDMATEST_MESHGATHER_H
+
+#include <stdint.h>
+
+#include "rdmatest/error.h"
+#include "mesh/meshagg.h"
+#include "rdmatest/oob.h"
+
+#define RT_MESH_PENDING_MAX 256u
+
+struct rt_mesh_gather {
+	uint32_t n;
+	struct rt_oob *conn; /* per rank; fd -1 when absent */
+	uint32_t present;    /* ranks that said hello */
+	uint32_t refused;    /* connections closed for a bad or repeated hello */
+};
+
+/* Takes connections on the listening socket lfd (made by rt_oob_listen
+ * with backlog RT_MESH_PENDING_MAX: a backlog of 1 drops the SYNs of ranks
+ * that come together, and each waits a second to try again) until all n ranks said
+ * hello (recorded in g) or wait_ms passed; a connection must send its
+ * hello within io_ms, and io_ms bounds every later read and write on it.
+ * Both bounds must be > 0 (exit 2). Absent ranks are not an error: exit
+ * 1 only when poll or accept fail. */
+int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
+		   long long wait_ms, long long io_ms, struct rt_mesh_agg *g,
+		   struct rt_error *err);
+void rt_mesh_gather_close(struct rt_mesh_gather *gt);
+
+#endif

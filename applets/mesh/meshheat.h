@@ -1,0 +1,24 @@
+/* The heatmap of a judged mesh run (meshagg.h) as a PNG (png.h): one
+ * square per pair of ranks, rank i's row and rank j's column:
+ *   green to yellow  measured, RTT median from at most the cluster's
+ *                    median (green) to twice it or more (yellow)
+ *   red              bad by a threshold (absolute or relative)
+ *   black            the test failed or timed out
+ *   grey             not tested (an absent end, or not in the schedule)
+ *   white            the diagonal
+ * Squares of 512/n pixels (at least 1), so up to RT_MESH_MATRIX_MAX ranks;
+ * above that exit 2 (the document's pairs have every figure). */
+#ifndef RDMATEST_MESHHEAT_H
+#define RDMATEST_MESHHEAT_H
+
+#include <stdio.h>
+
+#include "mesh/meshagg.h"
+
+#define RT_HEAT_SIDE 512u
+
+int rt_mesh_heatmap(FILE *f, const struct rt_mesh_agg *g, struct rt_error *err);
+/* The colour of the pair (i, j), 0xRRGGBB, as drawn. */
+uint32_t rt_mesh_heat_colour(const struct rt_mesh_agg *g, uint32_t i, uint32_t j);
+
+#endif

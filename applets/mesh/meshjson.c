@@ -1,0 +1,471 @@
+/* Mesh results as JSON: the run's document and the per-rank lines
+ * (meshjson.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/meshjson.h"
+#include "rdmatest/util.h"
+
+void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "mesh", "hello");
+	rt_json_kv_uint(j, "rank", h->rank);
+	rt_json_kv_uint(j, "size", h->size);
+	rt_json_kv_string(j, "host", h->host);
+	rt_json_object_end(j);
+}
+
+void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "mesh", "result");
+	rt_json_kv_uint(j, "a", r->a);
+	rt_json_kv_uint(j, "b", r->b);
+	rt_json_kv_string(j, "status", rt_mesh_status_name(r->status));
+	if (r->status == RT_MESH_OK)
+		rt_json_kv_uint(j, "connect_ns", r->connect_ns);
+	if (r->flags & RT_MESH_HAS_RTT) {
+		rt_json_kv_uint(j, "rtt_p50_ns", r->rtt_p50_ns);
+		rt_json_kv_uint(j, "rtt_p99_ns", r->rtt_p99_ns);
+	}
+	if (r->flags & RT_MESH_HAS_BW) {
+		rt_json_kv_uint(j, "mbps", r->mbps);
+		rt_json_kv_uint(j, "mbps_rev", r->mbps_rev);
+	}
+	rt_json_object_end(j);
+}
+
+/* ---- the line reader: one flat object of strings and integers ---- */
+
+#define KV_MAX 12
+
+struct kv {
+	const char *key, *val;
+	size_t klen, vlen;
+	bool str;
+};
+
+struct lex {
+	const char *p, *end;
+};
+
+static void skip_ws(struct lex *x)
+{
+	while (x->p < x->end && (*x->p == ' ' || *x->p == '\t'))
+		x->p++;
+}
+
+static bool take(struct lex *x, char c)
+{
+	skip_ws(x);
+	if (x->p < x->end && *x->p == c) {
+		x->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A string without escapes: the lines carry names and keywords only. */
+static bool lex_string(struct lex *x, const char **s, size_t *n)
+{
+	if (!take(x, '"'))
+		return false;
+	*s = x->p;
+	while (x->p < x->end && *x->p != '"') {
+		if (*x->p == '\\' || (unsigned char)*x->p < 0x20 ||
+		    (unsigned char)*x->p > 0x7e)
+			return false;
+		x->p++;
+	}
+	if (x->p == x->end)
+		return false;
+	*n = (size_t)(x->p++ - *s);
+	return true;
+}
+
+static bool lex_uint(struct lex *x, const char **s, size_t *n)
+{
+	skip_ws(x);
+	*s = x->p;
+	while (x->p < x->end && *x->p >= '0' && *x->p <= '9')
+		x->p++;
+	*n = (size_t)(x->p - *s);
+	return *n >= 1 && *n <= 19 && !(*n > 1 && **s == '0');
+}
+
+static int lex_object(struct lex *x, struct kv *kv, size_t *nkv)
+{
+	*nkv = 0;
+	if (!take(x, '{'))
+		return -1;
+	do {
+		struct kv *e = &kv[*nkv];
+
+		if (*nkv == KV_MAX || !lex_string(x, &e->key, &e->klen) ||
+		    !take(x, ':'))
+			return -1;
+		skip_ws(x);
+		e->str = x->p < x->end && *x->p == '"';
+		if (e->str ? !lex_string(x, &e->val, &e->vlen) :
+			     !lex_uint(x, &e->val, &e->vlen))
+			return -1;
+		for (size_t i = 0; i < *nkv; i++)
+			if (kv[i].klen == e->klen && !memcmp(kv[i].key, e->key, e->klen))
+				return -1;
+		(*nkv)++;
+	} while (take(x, ','));
+	if (!take(x, '}'))
+		return -1;
+	skip_ws(x);
+	while (x->p < x->end && *x->p == '\r')
+		x->p++;
+	return x->p == x->end ? 0 : -1;
+}
+
+static const struct kv *find(const struct kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kv[i].klen == strlen(key) && !memcmp(kv[i].key, key, kv[i].klen))
+			return &kv[i];
+	return NULL;
+}
+
+static bool is(const struct kv *e, const char *s)
+{
+	return e && e->str && e->vlen == strlen(s) && !memcmp(e->val, s, e->vlen);
+}
+
+/* An integer field: *v, true when present; false on a string value. */
+static bool get_num(const struct kv *kv, size_t n, const char *key,
+		    uint64_t *v, bool *present)
+{
+	const struct kv *e = find(kv, n, key);
+
+	*present = e != NULL;
+	*v = 0;
+	if (!e)
+		return true;
+	if (e->str)
+		return false;
+	for (size_t i = 0; i < e->vlen; i++) {
+		uint64_t d = (uint64_t)(e->val[i] - '0');
+
+		if (*v > (UINT64_MAX - d) / 10)
+			return false;
+		*v = *v * 10 + d;
+	}
+	return true;
+}
+
+static bool get_u32(const struct kv *kv, size_t n, const char *key, uint32_t *v)
+{
+	uint64_t x;
+	bool present;
+
+	if (!get_num(kv, n, key, &x, &present) || !present || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
+{
+	const struct kv *h = find(kv, n, "host");
+
+	m->type = RT_MESHMSG_HELLO;
+	if (n != 4 || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	    !get_u32(kv, n, "size", &m->u.hello.size) || !h || !h->str ||
+	    h->vlen >= RT_MESH_HOST_LEN)
+		return -1;
+	memcpy(m->u.hello.host, h->val, h->vlen);
+	m->u.hello.host[h->vlen] = '\0';
+	return rt_mesh_host_valid(m->u.hello.host) ? 0 : -1;
+}
+
+static int parse_status(const struct kv *e, uint8_t *status)
+{
+	for (unsigned s = 0; s <= RT_MESH_STATUS_MAX; s++)
+		if (is(e, rt_mesh_status_name(s))) {
+			*status = (uint8_t)s;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
+{
+	struct rt_mesh_result *r = &m->u.result;
+	bool c, p50, p99, bw, rev;
+
+	m->type = RT_MESHMSG_RESULT;
+	if (!get_u32(kv, n, "a", &r->a) || !get_u32(kv, n, "b", &r->b) ||
+	    parse_status(find(kv, n, "status"), &r->status) ||
+	    !get_num(kv, n, "connect_ns", &r->connect_ns, &c) ||
+	    !get_num(kv, n, "rtt_p50_ns", &r->rtt_p50_ns, &p50) ||
+	    !get_num(kv, n, "rtt_p99_ns", &r->rtt_p99_ns, &p99) ||
+	    !get_num(kv, n, "mbps", &r->mbps, &bw) ||
+	    !get_num(kv, n, "mbps_rev", &r->mbps_rev, &rev) || p50 != p99 || bw != rev ||
+	    c != (r->status == RT_MESH_OK))
+		return -1;
+	r->flags = (uint8_t)((p50 ? RT_MESH_HAS_RTT : 0) | (bw ? RT_MESH_HAS_BW : 0));
+	/* every key known: the four required ones and the figures given */
+	return n == 4u + c + p50 + p99 + bw + rev ? 0 : -1;
+}
+
+int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
+		       struct rt_error *err)
+{
+	const char *brace = memchr(line, '{', len);
+	struct lex x = {brace, line + len};
+	struct kv kv[KV_MAX];
+	const struct kv *kind;
+	uint8_t buf[RT_MESHMSG_MAX];
+	size_t n;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!brace)
+		return 0;
+	if (lex_object(&x, kv, &n))
+		return rt_fail(err, RT_EXIT_FAIL, "not one flat JSON object of known keys with string and integer values");
+	kind = find(kv, n, "mesh");
+	rc = is(kind, "hello") ? parse_hello(kv, n, m) :
+	     is(kind, "result") ? parse_result(kv, n, m) : -1;
+	if (rc)
+		return rt_fail(err, RT_EXIT_FAIL, "not a mesh hello or result line (a key missing, unknown or out of range)");
+	/* the binary decoder holds the one set of value checks */
+	return rt_meshmsg_decode(buf, rt_meshmsg_encode(m, buf), 0, m, err) ? -1 : 1;
+}
+
+static int report_line(struct rt_mesh_agg *g, const char *line, size_t len,
+		       struct rt_error *err)
+{
+	struct rt_meshmsg m;
+	int rc = rt_mesh_line_parse(line, len, &m, err);
+
+	if (rc <= 0)
+		return rc;
+	return m.type == RT_MESHMSG_HELLO ? rt_mesh_agg_hello(g, &m.u.hello, err) :
+	       rt_mesh_agg_add(g, &m.u.result, err);
+}
+
+int rt_mesh_report_read(FILE *f, struct rt_mesh_agg *g, struct rt_error *err)
+{
+	char buf[RT_MESH_LINE_MAX + 2];
+	uint32_t lineno = 0;
+
+	while (fgets(buf, sizeof(buf), f)) {
+		size_t len = strlen(buf);
+		struct rt_error e = {0};
+
+		if (++lineno > RT_MESH_LINES_MAX)
+			return rt_fail(err, RT_EXIT_FAIL, "mesh report: more than %u lines", RT_MESH_LINES_MAX);
+		if (len && buf[len - 1] == '\n')
+			len--;
+		else if (!feof(f))
+			return rt_fail(err, RT_EXIT_FAIL, "mesh report: line %u is longer than %u bytes",
+				       lineno, RT_MESH_LINE_MAX);
+		if (report_line(g, buf, len, &e))
+			return rt_fail(err, e.exit_code, "mesh report: line %u: %s", lineno, e.reason);
+	}
+	if (ferror(f))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh report: read error");
+	return 0;
+}
+
+/* ---- the document ---- */
+
+static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
+{
+	rt_json_key(j, "thresholds");
+	rt_json_object_begin(j);
+	rt_json_kv_double(j, "min_gbps", lim->min_gbps > 0 ? lim->min_gbps : NAN);
+	rt_json_kv_double(j, "max_rtt_us", lim->max_rtt_us > 0 ? lim->max_rtt_us : NAN);
+	rt_json_kv_double(j, "rtt_factor", lim->rtt_factor > 0 ? lim->rtt_factor : NAN);
+	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
+	rt_json_object_end(j);
+}
+
+static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "nodes");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "rank", i);
+		rt_json_key(j, "host");
+		if (nd->host[0])
+			rt_json_string(j, nd->host);
+		else
+			rt_json_null(j);
+		rt_json_kv_string(j, "verdict", rt_node_verdict_name(nd->verdict));
+		rt_json_kv_bool(j, "lost", nd->lost);
+		rt_json_kv_uint(j, "tested", nd->tested);
+		rt_json_kv_uint(j, "bad", nd->bad);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+static const char *const why_names[] = {"failed", "rtt-absolute", "rtt-relative",
+					"bw-absolute", "bw-relative", "absent"};
+
+static void doc_why(struct rt_json *j, uint32_t why)
+{
+	rt_json_key(j, "why");
+	rt_json_array_begin(j);
+	for (size_t b = 0; b < ARRAY_SIZE(why_names); b++)
+		if (why & (1u << b))
+			rt_json_string(j, why_names[b]);
+	rt_json_array_end(j);
+}
+
+static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "pairs");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_link *l = &g->links[i];
+		bool ok = l->r.status == RT_MESH_OK;
+
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "a", l->r.a);
+		rt_json_kv_uint(j, "b", l->r.b);
+		rt_json_kv_string(j, "status", rt_mesh_status_name(l->r.status));
+		rt_json_kv_double(j, "connect_us", ok ? (double)l->r.connect_ns / 1e3 : NAN);
+		rt_json_kv_double(j, "rtt_p50_us", l->r.flags & RT_MESH_HAS_RTT ?
+				  (double)l->r.rtt_p50_ns / 1e3 : NAN);
+		rt_json_kv_double(j, "rtt_p99_us", l->r.flags & RT_MESH_HAS_RTT ?
+				  (double)l->r.rtt_p99_ns / 1e3 : NAN);
+		rt_json_kv_double(j, "gbps", l->r.flags & RT_MESH_HAS_BW ?
+				  (double)l->r.mbps / 1e3 : NAN);
+		rt_json_kv_double(j, "gbps_rev", l->r.flags & RT_MESH_HAS_BW ?
+				  (double)l->r.mbps_rev / 1e3 : NAN);
+		rt_json_kv_string(j, "verdict", l->why == RT_LINK_ABSENT ? "absent" :
+				  l->why ? "bad" : "ok");
+		doc_why(j, l->why);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+/* One n x n matrix of a metric, null where no figure: built in a
+ * scratch array of n^2 floats (4 MiB at RT_MESH_MATRIX_MAX ranks). RTT
+ * is symmetric; bandwidth is not: row a, column b holds a to b. */
+static void doc_matrix(struct rt_json *j, const struct rt_mesh_agg *g,
+		       uint8_t flag)
+{
+	float *m = rt_xmalloc((size_t)g->n * g->n * sizeof(*m));
+
+	for (size_t i = 0; i < (size_t)g->n * g->n; i++)
+		m[i] = NAN;
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_result *r = &g->links[i].r;
+
+		if (r->status != RT_MESH_OK || !(r->flags & flag))
+			continue;
+		m[(size_t)r->a * g->n + r->b] =
+			(float)(flag == RT_MESH_HAS_RTT ? (double)r->rtt_p50_ns / 1e3 :
+				(double)r->mbps / 1e3);
+		m[(size_t)r->b * g->n + r->a] =
+			(float)(flag == RT_MESH_HAS_RTT ? (double)r->rtt_p50_ns / 1e3 :
+				(double)r->mbps_rev / 1e3);
+	}
+	rt_json_array_begin(j);
+	for (uint32_t a = 0; a < g->n; a++) {
+		rt_json_array_begin(j);
+		for (uint32_t b = 0; b < g->n; b++)
+			rt_json_double(j, m[(size_t)a * g->n + b]);
+		rt_json_array_end(j);
+	}
+	rt_json_array_end(j);
+	free(m);
+}
+
+static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	static const struct { const char *key; uint8_t v; } lists[] = {
+		{"bad_nodes", RT_NODE_BAD}, {"suspect_nodes", RT_NODE_SUSPECT},
+		{"absent", RT_NODE_ABSENT},
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {
+		rt_json_key(j, lists[k].key);
+		rt_json_array_begin(j);
+		for (uint32_t i = 0; i < g->n; i++)
+			if (g->nodes[i].verdict == lists[k].v)
+				rt_json_uint(j, i);
+		rt_json_array_end(j);
+	}
+	/* a bad link whose end is a bad node is that node's fault */
+	rt_json_key(j, "bad_links");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_link *l = &g->links[i];
+
+		if (!rt_mesh_link_blamed(g, l))
+			continue;
+		rt_json_array_begin(j);
+		rt_json_uint(j, l->r.a);
+		rt_json_uint(j, l->r.b);
+		rt_json_array_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "outliers");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_link *l = &g->links[i];
+		bool rtt = l->why & RT_LINK_RTT_REL, bw = l->why & RT_LINK_BW_REL;
+
+		for (int k = 0; k < 2; k++) {
+			if (!(k ? bw : rtt))
+				continue;
+			rt_json_object_begin(j);
+			rt_json_kv_uint(j, "a", l->r.a);
+			rt_json_kv_uint(j, "b", l->r.b);
+			rt_json_kv_string(j, "metric", k ? "gbps" : "rtt_us");
+			rt_json_kv_double(j, "value", k ? rt_mesh_gbps(&l->r) :
+					  (double)l->r.rtt_p50_ns / 1e3);
+			rt_json_kv_double(j, "median", k ? g->median_gbps : g->median_rtt_us);
+			rt_json_object_end(j);
+		}
+	}
+	rt_json_array_end(j);
+}
+
+void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
+		      const struct rt_mesh_limits *lim)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "ranks", g->n);
+	doc_thresholds(j, lim);
+	rt_json_kv_double(j, "median_rtt_us", g->median_rtt_us > 0 ? g->median_rtt_us : NAN);
+	rt_json_kv_double(j, "median_gbps", g->median_gbps > 0 ? g->median_gbps : NAN);
+	doc_nodes(j, g);
+	doc_pairs(j, g);
+	rt_json_key(j, "matrix");
+	if (g->n > RT_MESH_MATRIX_MAX) {
+		rt_json_null(j);
+	} else {
+		rt_json_object_begin(j);
+		rt_json_key(j, "rtt_us");
+		doc_matrix(j, g, RT_MESH_HAS_RTT);
+		if (g->median_gbps > 0) {
+			rt_json_key(j, "gbps");
+			doc_matrix(j, g, RT_MESH_HAS_BW);
+		}
+		rt_json_object_end(j);
+	}
+	doc_lists(j, g);
+	doc_outliers(j, g);
+	rt_json_kv_string(j, "verdict", g->ready ? "READY" : "NOT READY");
+	rt_json_object_end(j);
+}

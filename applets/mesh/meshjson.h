@@ -1,0 +1,48 @@
+/* A mesh run's results as text: the one JSON document of the run, and
+ * the per-rank JSON lines from which `mesh report` builds it when each
+ * rank prints its own results and the launcher collects them (srun
+ * --output, pdsh, kubectl logs).
+ *   {"mesh":"hello","rank":R,"size":N,"host":"H"}
+ *   {"mesh":"result","a":A,"b":B,"status":"ok","connect_ns":C,
+ *    "rtt_p50_ns":P,"rtt_p99_ns":Q,"mbps":M,"mbps_rev":R}
+ *   (figures only when measured; mbps a to b and mbps_rev b to a, both
+ *   or neither)
+ * The reader is strict about lines that hold a '{' (every key known and
+ * given once, integers only, values checked as meshwire.h checks the
+ * binary messages) and skips any text before the '{' (srun --label's
+ * "3: ", pdsh's "host: ") and lines without one. Bounds: a line is at
+ * most RT_MESH_LINE_MAX bytes, an input at most RT_MESH_LINES_MAX lines;
+ * memory is the aggregator's (meshagg.h). */
+#ifndef RDMATEST_MESHJSON_H
+#define RDMATEST_MESHJSON_H
+
+#include <stdio.h>
+
+#include "rdmatest/error.h"
+#include "rdmatest/json.h"
+#include "mesh/meshagg.h"
+
+#define RT_MESH_LINE_MAX 512u
+#define RT_MESH_LINES_MAX (8u << 20)
+
+/* Above this many ranks the document leaves out the dense matrix (n^2
+ * cells); "pairs" holds every figure either way. */
+#define RT_MESH_MATRIX_MAX 1024u
+
+/* One line (no newline) for a hello or a result. */
+void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h);
+void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r);
+/* Parses one line into m (a hello or a result). 1: parsed, 0: no '{' on
+ * the line (skipped), -1: malformed (exit 1, message in err). */
+int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
+		       struct rt_error *err);
+/* Every line of f into g; errors name the line number. */
+int rt_mesh_report_read(FILE *f, struct rt_mesh_agg *g, struct rt_error *err);
+
+/* The document of a judged run (meshagg.h): thresholds, medians, nodes,
+ * pairs, the matrix, bad nodes and links, outliers, absent nodes and the
+ * verdict. */
+void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
+		      const struct rt_mesh_limits *lim);
+
+#endif

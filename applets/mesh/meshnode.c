@@ -1,0 +1,261 @@
+/* One instance of a mesh run (meshnode.h). */
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rdmatest/interrupt.h"
+#include "mesh/meshjson.h"
+#include "mesh/meshnode.h"
+#include "rdmatest/oob.h"
+#include "rdmatest/util.h"
+
+#define ROUND_MARGIN_MS 2000
+
+long long rt_mesh_round_ms(long long timeout_ms)
+{
+	return 2 * timeout_ms + ROUND_MARGIN_MS;
+}
+
+static void put_line(FILE *f, const struct rt_meshmsg *m)
+{
+	struct rt_json j;
+
+	rt_json_init(&j);
+	if (m->type == RT_MESHMSG_HELLO)
+		rt_mesh_line_hello(&j, &m->u.hello);
+	else
+		rt_mesh_line_result(&j, &m->u.result);
+	rt_json_finish(&j);
+	fprintf(f, "%s\n", rt_json_text(&j));
+	fflush(f);
+	rt_json_free(&j);
+}
+
+/* The plan's test, and this rank's result line as rt_mesh_follow will
+ * send it (the pair as assigned). */
+static void test_and_tell(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
+			  struct rt_mesh_result *r)
+{
+	const struct rt_mesh_plan *p = ctx;
+	struct rt_meshmsg m = { .type = RT_MESHMSG_RESULT };
+
+	p->fn(p->ctx, a, self, r);
+	if (!p->lines || a->role != RT_MESH_CONNECT)
+		return;
+	m.u.result = *r;
+	m.u.result.round = a->round;
+	m.u.result.a = a->peer;
+	m.u.result.b = self;
+	put_line(p->lines, &m);
+}
+
+static int hello_host(const struct rt_mesh_plan *p, const struct rt_oob *o, char *host,
+		      struct rt_error *err)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&o->local;
+	socklen_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+						  : sizeof(struct sockaddr_in);
+
+	if (p->self_host) {
+		if (strlen(p->self_host) >= RT_MESH_HOST_LEN)
+			return rt_fail(err, RT_EXIT_USAGE, "host %s is longer than %u bytes",
+				       p->self_host, RT_MESH_HOST_LEN - 1);
+		rt_strlcpy(host, p->self_host, RT_MESH_HOST_LEN);
+		return 0;
+	}
+	if (getnameinfo(sa, len, host, RT_MESH_HOST_LEN, NULL, 0, NI_NUMERICHOST))
+		return rt_fail(err, RT_EXIT_FAIL, "no local address of the connection to rank 0");
+	return 0;
+}
+
+/* The first assignment comes after the gathering, later ones within a
+ * round each. */
+static long long follow_ms(long long timeout_ms)
+{
+	return timeout_ms + rt_mesh_round_ms(timeout_ms) + ROUND_MARGIN_MS;
+}
+
+int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
+		      struct rt_error *err)
+{
+	struct rt_meshmsg m = { .type = RT_MESHMSG_HELLO };
+	struct rt_mesh_hello *h = &m.u.hello;
+	struct rt_oob o;
+	int rc;
+
+	rt_oob_init(&o, follow_ms(p->timeout_ms));
+	h->rank = p->rank;
+	h->size = p->size;
+	h->port = (uint16_t)p->test_port;
+	rt_error_phase(err, "join");
+	rc = rt_oob_connect(&o, p->coord_host, p->coord_port, p->timeout_ms, err);
+	if (!rc)
+		rc = hello_host(p, &o, h->host, err);
+	if (!rc && !rt_mesh_host_valid(h->host))
+		rc = rt_fail(err, RT_EXIT_USAGE, "'%s' cannot name this host in the mesh "
+			     "(1 to %u letters, digits, '-', '.', '_', ':')", h->host,
+			     RT_MESH_HOST_LEN - 1);
+	if (!rc)
+		rc = rt_meshmsg_write(&o, &m, err);
+	if (!rc && p->lines)
+		put_line(p->lines, &m);
+	rt_error_phase(err, "tests");
+	if (!rc)
+		rc = rt_mesh_follow(&o, p->rank, p->size, test_and_tell, (void *)p, v, err);
+	rt_oob_close(&o);
+	return rc;
+}
+
+/* Rank 0's own rank runs in a child process rather than a thread: the
+ * fork comes before any RDMA resource exists (the coordinator never opens
+ * a device), the reactor and its signal handling stay single-threaded,
+ * and a test of rank 0 that crashes or hangs is what the coordinator
+ * already bounds for any rank (lost, its pairs failed). */
+static pid_t start_own_rank(const struct rt_mesh_plan *p, int lfd)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct rt_mesh_plan own = *p;
+		struct rt_mesh_verdict v;
+		struct rt_error e = { 0 };
+
+		close(lfd);
+		own.coord_host = "127.0.0.1";
+		if (rt_mesh_take_part(&own, &v, &e) && e.set && e.exit_code != RT_EXIT_OK)
+			fprintf(stderr, "mesh: rank 0's own tests: %s\n", e.reason);
+		fflush(NULL);
+		_exit(e.set ? e.exit_code : 0);
+	}
+	return pid;
+}
+
+static void name_absent(struct rt_mesh_agg *g, const struct rt_hostlist *hosts)
+{
+	for (uint32_t i = 0; hosts && hosts->n == g->n && i < g->n; i++)
+		if (!g->nodes[i].present && !g->nodes[i].host[0])
+			rt_strlcpy(g->nodes[i].host, hosts->names[i], RT_MESH_HOST_LEN);
+}
+
+/* The child has the verdict by now, or is lost: a bounded wait, then it
+ * is killed. */
+static void reap(pid_t pid, long long bound_ms)
+{
+	for (long long t = 0; pid > 0 && t < bound_ms; t += 10) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(10000);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* In the first child: the listener in a second one, the connection here;
+ * the status is the exit code. */
+static int loopback_child(const struct rt_mesh_plan *p, const char *host, FILE *out)
+{
+	struct rt_mesh_assign lis = { .rounds = 1, .peer = p->rank, .role = RT_MESH_LISTEN };
+	struct rt_mesh_assign con = { .rounds = 1, .peer = p->rank, .role = RT_MESH_CONNECT,
+				      .port = (uint16_t)p->test_port };
+	struct rt_mesh_result r = { .status = RT_MESH_FAILED }, x = { 0 };
+	pid_t pid;
+
+	rt_strlcpy(con.host, host, sizeof(con.host));
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		p->fn(p->ctx, &lis, p->rank, &x);
+		fflush(NULL);
+		_exit(0);
+	}
+	if (pid < 0)
+		return RT_EXIT_FAIL;
+	p->fn(p->ctx, &con, p->rank, &r);
+	reap(pid, p->timeout_ms);
+	if (r.status != RT_MESH_OK)
+		return r.status == RT_MESH_TIMEOUT ? RT_EXIT_TIMEOUT : RT_EXIT_FAIL;
+	fprintf(out, "loopback %s: connect %.1f us, RTT median %.1f us, p99 %.1f us\n", host,
+		(double)r.connect_ns / 1e3, (double)r.rtt_p50_ns / 1e3, (double)r.rtt_p99_ns / 1e3);
+	return 0;
+}
+
+int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
+		     struct rt_error *err)
+{
+	long long bound = rt_mesh_round_ms(p->timeout_ms);
+	int status = 0, code = RT_EXIT_TIMEOUT;
+	bool done = false;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int rc = loopback_child(p, host, out);
+
+		fflush(NULL);
+		_exit(rc);
+	}
+	if (pid < 0)
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "fork");
+	for (long long t = 0; !done && t < bound; t += 10) {
+		done = waitpid(pid, &status, WNOHANG) == pid;
+		if (!done)
+			usleep(10000);
+	}
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	} else {
+		code = WIFEXITED(status) ? WEXITSTATUS(status) : RT_EXIT_FAIL;
+	}
+	if (!code)
+		return 0;
+	return rt_fail(err, code, "loopback test to %s port %u %s", host, p->test_port,
+		       code == RT_EXIT_TIMEOUT ? "timed out" : "failed");
+}
+
+int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
+		 struct rt_error *err)
+{
+	struct rt_mesh_gather gt = { 0 };
+	struct rt_mesh_coord c = { .gt = &gt, .g = g, .lim = p->lim,
+				   .round_ms = rt_mesh_round_ms(p->timeout_ms), .seed = p->seed };
+	struct rt_sched s = { 0 };
+	struct rt_oob lis;
+	pid_t own = -1;
+	int rc;
+
+	rt_oob_init(&lis, p->timeout_ms);
+	lis.backlog = RT_MESH_PENDING_MAX;
+	c.s = &s;
+	rt_error_phase(err, "listen");
+	rc = rt_oob_listen(&lis, NULL, p->coord_port, err) ||
+	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
+	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
+	if (!rc) {
+		own = start_own_rank(p, lis.lfd);
+		if (own < 0)
+			rc = rt_fail_errno(err, RT_EXIT_FAIL, errno, "fork");
+	}
+	rt_error_phase(err, "gather");
+	if (!rc)
+		rc = rt_mesh_gather(&gt, lis.lfd, p->size, p->timeout_ms, p->timeout_ms, g, err);
+	rt_oob_close(&lis);
+	if (!rc)
+		name_absent(g, p->hosts);
+	rt_error_phase(err, "rounds");
+	if (!rc)
+		rc = rt_mesh_coordinate(&c, err);
+	rt_mesh_gather_close(&gt);
+	reap(own, p->timeout_ms);
+	rt_sched_free(&s);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* One instance of a mesh run, the same on every host:
+ *   rank 0   rt_mesh_lead: listens for the ranks' coordination
+ *            connections, runs its own rank as a child process that joins
+ *            it over loopback, gathers the hellos (meshgather.h), runs the
+ *            rounds and judges (meshrun.h); the judged run is in g
+ *   a rank   rt_mesh_take_part: joins rank 0 (refusals retried while it
+ *            comes up), says hello with its host and test port, runs its
+ *            tests (plan->fn) until the verdict
+ * Bounds from plan->timeout_ms (T): one pair's test T, the gathering T,
+ * a round 2T + 2 s (rt_mesh_round_ms), a rank's wait for its next
+ * message the gathering plus a round. */
+#ifndef RDMATEST_MESHNODE_H
+#define RDMATEST_MESHNODE_H
+
+#include <stdio.h>
+
+#include "mesh/hostlist.h"
+#include "mesh/meshrun.h"
+
+struct rt_mesh_plan {
+	uint32_t rank, size;
+	const char *coord_host;  /* rank 0's address as the ranks reach it */
+	unsigned coord_port;     /* its coordination (TCP) port */
+	/* this rank's host in its hello, which its partners connect to; NULL:
+	 * the local address of its connection to rank 0 */
+	const char *self_host;
+	unsigned test_port;      /* this rank's RDMA CM port for its tests */
+	enum rt_sched_kind kind;
+	uint32_t max_pairs;      /* 0: no bound */
+	uint64_t seed;
+	long long timeout_ms;
+	const struct rt_mesh_limits *lim;
+	rt_mesh_test_fn *fn;
+	void *ctx;
+	FILE *lines;             /* this rank's JSON lines (meshjson.h), or NULL */
+	/* the launcher's host of every rank, or NULL: rank 0 names the
+	 * absent ranks by it (they never said which host they are) */
+	const struct rt_hostlist *hosts;
+};
+
+long long rt_mesh_round_ms(long long timeout_ms);
+
+/* Rank 0. Absent and lost ranks are results; exit 1 for local failures,
+ * RT_INTERRUPTED after SIGINT/SIGTERM (judged and the verdict sent). */
+int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
+		 struct rt_error *err);
+/* Any other rank: 0 with the verdict in *v. */
+int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
+		      struct rt_error *err);
+
+/* This rank against itself (--quick): a listener and a connection on its
+ * own host and test port, the path a pair takes, in child processes so
+ * that this process never holds RDMA resources across the forks of
+ * rt_mesh_lead. One line with the figures on out; exit 1 (failed) or 124
+ * (timed out) naming the host. */
+int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
+		     struct rt_error *err);
+
+#endif

@@ -1,0 +1,310 @@
+/* The rounds of a mesh run (meshrun.h). */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/interrupt.h"
+#include "mesh/meshrun.h"
+#include "rdmatest/oob.h"
+#include "rdmatest/util.h"
+
+#define NONE UINT32_MAX
+
+/* One round's state at rank 0. */
+struct round {
+	uint32_t r, rounds, k;
+	const struct rt_pair *pairs; /* a listens, b connects */
+	uint32_t *pair_of;           /* per rank: its pair's index, NONE */
+	uint8_t *done;               /* per pair */
+	uint32_t left;               /* pairs without a result */
+};
+
+static bool alive(const struct rt_mesh_coord *c, uint32_t rank)
+{
+	return c->gt->conn[rank].fd >= 0;
+}
+
+static void lose(struct rt_mesh_coord *c, uint32_t rank)
+{
+	if (!alive(c, rank))
+		return;
+	rt_oob_close(&c->gt->conn[rank]);
+	rt_mesh_agg_lost(c->g, rank);
+	c->lost++;
+}
+
+/* A result that rank 0 gives itself: the pair was not (fully) tried. */
+static int settle(struct rt_mesh_coord *c, struct round *rd, uint32_t i,
+		  uint8_t status, struct rt_error *err)
+{
+	const struct rt_pair *p = &rd->pairs[i];
+	struct rt_mesh_result res = {.round = rd->r, .a = p->a, .b = p->b,
+				     .status = status};
+
+	rd->done[i] = 1;
+	rd->left--;
+	return rt_mesh_agg_add(c->g, &res, err);
+}
+
+static uint8_t role_of(const struct round *rd, uint32_t rank, uint32_t *peer)
+{
+	uint32_t i = rd->pair_of[rank];
+
+	if (i == NONE || rd->done[i]) {
+		*peer = RT_MESH_NO_PEER;
+		return RT_MESH_REST;
+	}
+	*peer = rd->pairs[i].a == rank ? rd->pairs[i].b : rd->pairs[i].a;
+	return rd->pairs[i].a == rank ? RT_MESH_LISTEN : RT_MESH_CONNECT;
+}
+
+/* Pairs with an end that is absent or lost fail without a try; the rest
+ * are assigned. A rank whose ASSIGN cannot be written is lost: its pair
+ * fails now if it was to connect, else when its partner reports. */
+static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *err)
+{
+	for (uint32_t i = 0; i < rd->k; i++) {
+		const struct rt_pair *p = &rd->pairs[i];
+		bool gone = !c->g->nodes[p->a].present || !c->g->nodes[p->b].present;
+
+		if ((gone || !alive(c, p->a) || !alive(c, p->b)) &&
+		    settle(c, rd, i, gone ? RT_MESH_ABSENT : RT_MESH_FAILED, err))
+			return -1;
+	}
+	for (uint32_t rank = 0; rank < c->s->n; rank++) {
+		struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
+		struct rt_mesh_assign *a = &m.u.assign;
+		struct rt_error e = {0};
+		uint32_t i = rd->pair_of[rank];
+
+		if (!alive(c, rank))
+			continue;
+		a->round = rd->r;
+		a->rounds = rd->rounds;
+		a->role = role_of(rd, rank, &a->peer);
+		if (a->role != RT_MESH_REST) {
+			a->port = c->g->nodes[a->peer].port;
+			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
+		}
+		if (!rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
+			continue;
+		lose(c, rank);
+		if (a->role == RT_MESH_CONNECT && settle(c, rd, i, RT_MESH_FAILED, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* Something came from rank (or it closed): only the connecting side of a
+ * pending pair may speak, with its pair's RESULT of this round. */
+static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
+		struct rt_error *err)
+{
+	uint32_t i = rd->pair_of[rank];
+	struct rt_error e = {0};
+	struct rt_meshmsg m;
+	bool ok = rd->pairs[i].b == rank &&
+		  !rt_meshmsg_read(&c->gt->conn[rank], c->s->n, &m, &e) &&
+		  m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
+		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank;
+
+	if (!ok) {
+		lose(c, rank);
+		/* a listener gone: its partner's test fails and says so */
+		return rd->pairs[i].b == rank ? settle(c, rd, i, RT_MESH_FAILED, err) : 0;
+	}
+	rd->done[i] = 1;
+	rd->left--;
+	return rt_mesh_agg_add(c->g, &m.u.result, err);
+}
+
+/* One poll over both ends of every pending pair, until the deadline. */
+static int collect(struct rt_mesh_coord *c, struct round *rd,
+		   struct pollfd *fds, uint32_t *who, struct rt_error *err)
+{
+	uint64_t deadline = rt_deadline_after_ms(c->round_ms);
+
+	while (rd->left && rt_ms_until(deadline) > 0) {
+		uint32_t nf = 0;
+		int r;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED; /* the pending pairs stay untested */
+
+		for (uint32_t i = 0; i < rd->k; i++) {
+			uint32_t ends[2] = {rd->pairs[i].a, rd->pairs[i].b};
+
+			for (int e = 0; e < 2 && !rd->done[i]; e++)
+				if (alive(c, ends[e])) {
+					who[nf] = ends[e];
+					fds[nf++] = (struct pollfd){
+						.fd = c->gt->conn[ends[e]].fd, .events = POLLIN};
+				}
+		}
+		if (rt_interrupt_fd() >= 0) {
+			who[nf] = NONE;
+			fds[nf++] = (struct pollfd){.fd = rt_interrupt_fd(), .events = POLLIN};
+		}
+		r = poll(fds, nf, rt_ms_until(deadline));
+		if (r < 0 && errno != EINTR)
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: poll");
+		for (uint32_t f = 0; r > 0 && f < nf; f++)
+			if (fds[f].revents && who[f] != NONE && !rd->done[rd->pair_of[who[f]]] &&
+			    alive(c, who[f]) && hear(c, rd, who[f], err))
+				return -1;
+	}
+	/* never answered within the round: lost, its pair timed out */
+	for (uint32_t i = 0; i < rd->k; i++)
+		if (!rd->done[i]) {
+			lose(c, rd->pairs[i].b);
+			if (settle(c, rd, i, RT_MESH_TIMEOUT, err))
+				return -1;
+		}
+	return 0;
+}
+
+static int run_round(struct rt_mesh_coord *c, struct round *rd,
+		     struct rt_error *err)
+{
+	uint32_t n = c->s->n;
+	struct pollfd *fds = rt_xmalloc((2 * (size_t)rd->k + 1) * sizeof(*fds));
+	uint32_t *who = rt_xmalloc((2 * (size_t)rd->k + 1) * sizeof(*who));
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		rd->pair_of[i] = NONE;
+	for (uint32_t i = 0; i < rd->k; i++) {
+		rd->pair_of[rd->pairs[i].a] = rd->pair_of[rd->pairs[i].b] = i;
+		rd->done[i] = 0;
+	}
+	rd->left = rd->k;
+	rc = assign(c, rd, err) ? -1 : collect(c, rd, fds, who, err);
+	free(fds);
+	free(who);
+	c->rounds++;
+	return rc;
+}
+
+/* The second pass of a random schedule: every suspect with a rank that
+ * passed, in rounds of at most the schedule's bound. */
+static int second_pass(struct rt_mesh_coord *c, struct round *rd,
+		       struct rt_pair *pairs, struct rt_error *err)
+{
+	uint32_t n = c->s->n, np, nr = 0;
+	char *state = rt_xmalloc(n);
+	struct rt_pair *all = rt_xmalloc(n * sizeof(*all));
+	uint32_t *round_of = rt_xmalloc(n * sizeof(*round_of));
+	int rc = rt_mesh_judge(c->g, c->lim, err);
+
+	rt_mesh_recheck_state(c->g, state);
+	np = rc ? 0 : rt_sched_recheck(state, n, c->s->bound, c->seed, all, round_of, &nr);
+	for (uint32_t r = 0; !rc && r < nr; r++) {
+		rd->k = 0;
+		for (uint32_t i = 0; i < np; i++)
+			if (round_of[i] == r)
+				pairs[rd->k++] = all[i];
+		rd->r = c->s->rounds + r;
+		rd->rounds = c->s->rounds + nr;
+		rc = run_round(c, rd, err);
+	}
+	free(state);
+	free(all);
+	free(round_of);
+	return rc;
+}
+
+static void send_verdict(struct rt_mesh_coord *c)
+{
+	struct rt_mesh_agg *g = c->g;
+	struct rt_meshmsg m = {.type = RT_MESHMSG_VERDICT,
+		.u.verdict = {.ready = g->ready, .bad_nodes = g->bad_nodes,
+			      .bad_links = g->bad_links, .absent = g->absent_nodes}};
+
+	for (uint32_t rank = 0; rank < c->s->n; rank++) {
+		struct rt_error e = {0};
+
+		if (alive(c, rank) && rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
+			lose(c, rank); /* gone at the end: judged already */
+	}
+}
+
+int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
+{
+	uint32_t n = c->s->n, cap = RT_MAX(c->s->max_pairs, n / 2 + 1);
+	struct rt_pair *pairs = rt_xmalloc(cap * sizeof(*pairs));
+	struct round rd = {.pairs = pairs,
+			   .pair_of = rt_xmalloc(n * sizeof(*rd.pair_of)),
+			   .done = rt_xmalloc(cap)};
+	int rc = 0;
+
+	if (c->round_ms <= 0)
+		rc = rt_fail(err, RT_EXIT_USAGE, "mesh: a round needs a bound (%lld ms)",
+			     c->round_ms);
+	c->lost = c->rounds = 0;
+	for (uint32_t r = 0; !rc && r < c->s->rounds; r++) {
+		rd.r = r;
+		rd.rounds = c->s->rounds;
+		rd.k = rt_sched_round(c->s, r, pairs);
+		rc = run_round(c, &rd, err);
+	}
+	if (!rc && c->s->kind == RT_SCHED_RANDOM)
+		rc = second_pass(c, &rd, pairs, err);
+	if (rc == RT_INTERRUPTED) /* a verdict on what came, sent within bounds */
+		rt_interrupt_wind_down(err);
+	if ((!rc || rc == RT_INTERRUPTED) && rt_mesh_judge(c->g, c->lim, err))
+		rc = -1;
+	if (!rc || rc == RT_INTERRUPTED)
+		send_verdict(c);
+	free(pairs);
+	free(rd.pair_of);
+	free(rd.done);
+	return rc == RT_INTERRUPTED ? rc : rc ? -1 : 0;
+}
+
+int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
+		 long long wait_ms, const struct rt_mesh_hello *h,
+		 struct rt_error *err)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO, .u.hello = *h};
+
+	return rt_oob_connect(conn, host, port, wait_ms, err) ||
+	       rt_meshmsg_write(conn, &m, err) ? -1 : 0;
+}
+
+int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
+		   rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
+		   struct rt_error *err)
+{
+	struct rt_meshmsg m;
+
+	for (;;) {
+		const struct rt_mesh_assign *a = &m.u.assign;
+		struct rt_mesh_result res;
+
+		int rc = rt_meshmsg_read(conn, size, &m, err);
+
+		if (rc)
+			return rc; /* RT_INTERRUPTED too */
+		if (m.type == RT_MESHMSG_VERDICT) {
+			*v = m.u.verdict;
+			return 0;
+		}
+		if (m.type != RT_MESHMSG_ASSIGN)
+			return rt_fail(err, RT_EXIT_FAIL, "mesh: rank 0 sent message type %u, "
+				       "not an assignment", m.type);
+		if (a->role == RT_MESH_REST)
+			continue;
+		res = (struct rt_mesh_result){.status = RT_MESH_FAILED};
+		fn(ctx, a, self, &res);
+		if (a->role != RT_MESH_CONNECT)
+			continue;
+		/* the pair as assigned, whatever the test wrote */
+		res.round = a->round;
+		res.a = a->peer;
+		res.b = self;
+		m = (struct rt_meshmsg){.type = RT_MESHMSG_RESULT, .u.result = res};
+		if (rt_meshmsg_write(conn, &m, err))
+			return -1;
+	}
+}

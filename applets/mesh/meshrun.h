@@ -1,0 +1,68 @@
+/* The rounds of a mesh run, both sides of the coordination (meshwire.h):
+ *   rank 0  rt_mesh_coordinate: per round an ASSIGN to every rank still
+ *           there (listen, connect or rest), then the connecting side's
+ *           RESULT of every pair within round_ms; random schedules get
+ *           sched.h's second pass; then judging and a VERDICT to every
+ *           rank still there.
+ *   a rank  rt_mesh_join (connect, HELLO) and rt_mesh_follow (run each
+ *           assigned test through a callback, answer with its RESULT,
+ *           return at the VERDICT). A RESULT's a is the listener, b the
+ *           connecting side (the figures' directions follow them).
+ * A rank is lost for the rest of the run when its connection fails or
+ * closes, when it sends anything but the RESULT of its pair of this
+ * round, or when its pair's RESULT has not come within round_ms: its
+ * connection is closed and every pair of it from then on fails without
+ * being tried (status failed). A rank that never said hello is absent:
+ * its pairs get status absent. Either way the run goes on and ends with
+ * a verdict. round_ms must exceed twice the bound of one pair's test:
+ * a listener whose partner never came may still wait out the last round.
+ * Memory at rank 0: 4 B per rank and 16 B per pair of one round, besides
+ * the schedule (sched.h) and the results (meshagg.h). */
+#ifndef RDMATEST_MESHRUN_H
+#define RDMATEST_MESHRUN_H
+
+#include <stdint.h>
+
+#include "rdmatest/error.h"
+#include "mesh/meshagg.h"
+#include "mesh/meshgather.h"
+#include "mesh/sched.h"
+
+struct rt_mesh_coord {
+	struct rt_mesh_gather *gt; /* conn per rank; fd -1: absent or lost */
+	struct rt_mesh_agg *g;
+	struct rt_sched *s;
+	const struct rt_mesh_limits *lim;
+	long long round_ms; /* bound on one round's results (> 0) */
+	uint64_t seed;      /* of the second pass */
+	uint32_t lost;      /* ranks lost during the run (after the call) */
+	uint32_t rounds;    /* rounds run, second pass included */
+};
+
+/* Runs every round of c->s over the ranks gathered in c->gt, judges c->g
+ * and sends the verdict. Lost and absent ranks are results, not errors:
+ * exit 1 only for a local failure (poll, more results than the
+ * aggregate's bound), 2 for round_ms <= 0. SIGINT/SIGTERM (interrupt.h)
+ * end the rounds at once: what came is judged, the verdict sent (the
+ * run winding down) and RT_INTERRUPTED returned. */
+int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err);
+
+/* One assigned test, run by a rank: fills r's status and figures (round,
+ * a and b are set by the caller). Returns nothing: a failed test is a
+ * result. */
+typedef void rt_mesh_test_fn(void *ctx, const struct rt_mesh_assign *a,
+			     uint32_t self, struct rt_mesh_result *r);
+
+/* Connects conn (bounded by its timeout_ms, refusals retried for wait_ms)
+ * to rank 0 at host:port and says hello. */
+int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
+		 long long wait_ms, const struct rt_mesh_hello *h,
+		 struct rt_error *err);
+/* Follows rank 0's assignments until its verdict (into *v). Every read
+ * waits at most conn->timeout_ms: it must cover a round. An interrupt
+ * returns RT_INTERRUPTED. */
+int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
+		   rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
+		   struct rt_error *err);
+
+#endif

@@ -1,0 +1,51 @@
+/* One pair's test of a mesh run over the RDMA CM (cm.h), the callback
+ * rt_mesh_follow runs for every assignment (meshrun.h):
+ *   listen   a listener on the rank's own port for one connection; it
+ *            echoes every message until the partner disconnects
+ *   connect  connects to the partner's host and port (a refusal is
+ *            retried while the partner's listener comes up), times the
+ *            connection's setup, sends `pings` messages of 8 bytes one at
+ *            a time and times each echo (the sequence number must come
+ *            back), then disconnects: connect time, RTT median and p99
+ *   bandwidth (bw_bytes > 0, the same on every rank) after the pings: the
+ *            connecting side RDMA WRITEs bw_bytes in RT_MESH_BW_CHUNK
+ *            pieces, RT_MESH_BW_WINDOW at a time, into a window of the
+ *            listener's memory that its echoes advertised, then RDMA
+ *            READs bw_bytes from that window the same way: both
+ *            directions, each timed by the connecting side alone, Mbit/s
+ *            from the first post to the last completion (the result's
+ *            mbps is the reads', listener to connector, mbps_rev the
+ *            writes'; the connecting side is the result's b). Reads in
+ *            flight are bounded by the devices' RDMA READ depth too
+ * A reactor per test: nothing of one pair is left for the next. Each
+ * test, listen or connect, ends within timeout_ms whatever the partner
+ * does, so rank 0's round bound is 2 x timeout_ms plus a margin.
+ * Memory: one latency histogram (58 KiB) and a reactor per test; with
+ * bandwidth a chunk to send (64 KiB) and the window to receive (1 MiB). */
+#ifndef RDMATEST_MESHTEST_H
+#define RDMATEST_MESHTEST_H
+
+#include <stdint.h>
+
+#include "rdmatest/log.h"
+#include "mesh/meshrun.h"
+
+#define RT_MESH_PINGS_MAX 1000000u
+#define RT_MESH_BW_CHUNK (64u << 10)
+#define RT_MESH_BW_WINDOW 16u
+
+struct rt_mesh_cm_test {
+	unsigned port;         /* this rank's listening port (its hello's) */
+	unsigned pings;        /* RTT samples per pair, >= 1 */
+	uint64_t bw_bytes;     /* bytes written per pair, 0: no bandwidth */
+	long long timeout_ms;  /* one test, all of it */
+	struct rt_log *log;
+	/* the last failed test's reason, for the rank's own diagnostics */
+	char last_error[160];
+};
+
+/* rt_mesh_test_fn: ctx is a struct rt_mesh_cm_test. */
+void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a,
+			 uint32_t self, struct rt_mesh_result *r);
+
+#endif

@@ -1,0 +1,100 @@
+/* The human summary of a mesh run (meshtext.h). */
+#include "mesh/meshtext.h"
+
+static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	return g->nodes[rank].host[0] ? g->nodes[rank].host : "?";
+}
+
+static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
+{
+	uint32_t shown = 0, total = 0;
+
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		if (nd->verdict != verdict)
+			continue;
+		if (total++ >= RT_MESH_TEXT_LIST)
+			continue;
+		shown++;
+		if (verdict == RT_NODE_ABSENT && nd->host[0])
+			fprintf(out, "absent node %u (%s): never reported\n", i, nd->host);
+		else if (verdict == RT_NODE_ABSENT)
+			fprintf(out, "absent node %u: never reported\n", i);
+		else
+			fprintf(out, "%s node %u (%s): %u of %u links bad\n",
+				rt_node_verdict_name(verdict), i, host_of(g, i),
+				nd->bad, nd->tested);
+	}
+	if (total > shown)
+		fprintf(out, "... and %u more %s nodes\n", total - shown,
+			rt_node_verdict_name(verdict));
+}
+
+static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l,
+		const struct rt_mesh_limits *lim)
+{
+	double rtt = (double)l->r.rtt_p50_ns / 1e3, gbps = rt_mesh_gbps(&l->r);
+	/* the slower direction, which was judged */
+	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
+	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
+
+	if (l->why & RT_LINK_FAILED)
+		fprintf(out, " %s", rt_mesh_status_name(l->r.status));
+	if (l->why & RT_LINK_RTT_ABS)
+		fprintf(out, " RTT %.1f us > %.1f us", rtt, lim->max_rtt_us);
+	if (l->why & RT_LINK_RTT_REL)
+		fprintf(out, " RTT %.1f us > %.2g x median %.1f us", rtt,
+			lim->rtt_factor, g->median_rtt_us);
+	if (l->why & RT_LINK_BW_ABS)
+		fprintf(out, " %.2f Gb/s %u->%u < %.2f Gb/s", gbps, from, to, lim->min_gbps);
+	if (l->why & RT_LINK_BW_REL)
+		fprintf(out, " %.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", gbps, from, to,
+			lim->bw_fraction, g->median_gbps);
+}
+
+static void links(FILE *out, const struct rt_mesh_agg *g,
+		  const struct rt_mesh_limits *lim)
+{
+	uint32_t shown = 0, total = 0;
+
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_link *l = &g->links[i];
+
+		if (!rt_mesh_link_blamed(g, l))
+			continue;
+		if (total++ >= RT_MESH_TEXT_LIST)
+			continue;
+		shown++;
+		fprintf(out, "bad link %u (%s) - %u (%s):", l->r.a, host_of(g, l->r.a),
+			l->r.b, host_of(g, l->r.b));
+		why(out, g, l, lim);
+		fputc('\n', out);
+	}
+	if (total > shown)
+		fprintf(out, "... and %u more bad links\n", total - shown);
+}
+
+void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
+		     const struct rt_mesh_limits *lim)
+{
+	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks);
+	if (g->median_rtt_us > 0)
+		fprintf(out, ", median RTT %.1f us", g->median_rtt_us);
+	if (g->median_gbps > 0)
+		fprintf(out, ", median %.2f Gb/s", g->median_gbps);
+	fputc('\n', out);
+	nodes(out, g, RT_NODE_BAD);
+	nodes(out, g, RT_NODE_SUSPECT);
+	nodes(out, g, RT_NODE_ABSENT);
+	links(out, g, lim);
+	if (g->ready)
+		fprintf(out, "READY\n");
+	else if (g->nlinks == 0)
+		fprintf(out, "NOT READY: no link tested (%u absent nodes)\n",
+			g->absent_nodes);
+	else
+		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent nodes, %u bad links\n",
+			g->bad_nodes, g->suspect_nodes, g->absent_nodes, g->bad_links);
+}

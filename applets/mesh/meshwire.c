@@ -1,0 +1,322 @@
+/* Mesh coordination messages (meshwire.h). */
+#include <string.h>
+
+#include "mesh/meshwire.h"
+#include "rdmatest/oob.h"
+#include "rdmatest/util.h"
+
+#define MAGIC0 'R'
+#define MAGIC1 'M'
+#define VERSION 2
+#define SIZE_MAX_RANKS 65536u
+
+static const uint32_t payload_len[] = {
+	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + RT_MESH_HOST_LEN,
+	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
+	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
+	[RT_MESHMSG_VERDICT] = 1 + 3 + 4 * 3,
+};
+
+/* A cursor; the writer and the reader walk the same field order. */
+struct cur {
+	uint8_t *w;
+	const uint8_t *r;
+};
+
+static void put8(struct cur *c, uint8_t v) { *c->w++ = v; }
+static void put16(struct cur *c, uint16_t v)
+{
+	*c->w++ = (uint8_t)(v >> 8);
+	*c->w++ = (uint8_t)v;
+}
+static void put32(struct cur *c, uint32_t v) { rt_put_be32(c->w, v); c->w += 4; }
+static void put64(struct cur *c, uint64_t v) { rt_put_be64(c->w, v); c->w += 8; }
+static void put_zero(struct cur *c, size_t n) { memset(c->w, 0, n); c->w += n; }
+static void put_host(struct cur *c, const char *h)
+{
+	size_t n = strnlen(h, RT_MESH_HOST_LEN - 1);
+
+	memcpy(c->w, h, n);
+	memset(c->w + n, 0, RT_MESH_HOST_LEN - n);
+	c->w += RT_MESH_HOST_LEN;
+}
+
+static uint8_t get8(struct cur *c) { return *c->r++; }
+static uint16_t get16(struct cur *c)
+{
+	uint16_t v = (uint16_t)(c->r[0] << 8 | c->r[1]);
+
+	c->r += 2;
+	return v;
+}
+static uint32_t get32(struct cur *c) { c->r += 4; return rt_get_be32(c->r - 4); }
+static uint64_t get64(struct cur *c) { c->r += 8; return rt_get_be64(c->r - 8); }
+
+static int name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' ||
+	       ch == '_' || ch == ':';
+}
+
+int rt_mesh_host_valid(const char *host)
+{
+	size_t n = strnlen(host, RT_MESH_HOST_LEN);
+
+	if (n == 0 || n >= RT_MESH_HOST_LEN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!name_char(host[i]))
+			return 0;
+	return 1;
+}
+
+size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
+{
+	struct cur c = {.w = buf};
+
+	put8(&c, MAGIC0);
+	put8(&c, MAGIC1);
+	put8(&c, VERSION);
+	put8(&c, m->type);
+	put32(&c, payload_len[m->type]);
+	switch (m->type) {
+	case RT_MESHMSG_HELLO:
+		put32(&c, m->u.hello.rank);
+		put32(&c, m->u.hello.size);
+		put16(&c, m->u.hello.port);
+		put_zero(&c, 2);
+		put_host(&c, m->u.hello.host);
+		break;
+	case RT_MESHMSG_ASSIGN:
+		put32(&c, m->u.assign.round);
+		put32(&c, m->u.assign.rounds);
+		put32(&c, m->u.assign.peer);
+		put8(&c, m->u.assign.role);
+		put_zero(&c, 1);
+		put16(&c, m->u.assign.port);
+		put_host(&c, m->u.assign.host);
+		break;
+	case RT_MESHMSG_RESULT:
+		put32(&c, m->u.result.round);
+		put32(&c, m->u.result.a);
+		put32(&c, m->u.result.b);
+		put8(&c, m->u.result.status);
+		put8(&c, m->u.result.flags);
+		put_zero(&c, 2);
+		put64(&c, m->u.result.connect_ns);
+		put64(&c, m->u.result.rtt_p50_ns);
+		put64(&c, m->u.result.rtt_p99_ns);
+		put64(&c, m->u.result.mbps);
+		put64(&c, m->u.result.mbps_rev);
+		break;
+	default: /* RT_MESHMSG_VERDICT */
+		put8(&c, m->u.verdict.ready);
+		put_zero(&c, 3);
+		put32(&c, m->u.verdict.bad_nodes);
+		put32(&c, m->u.verdict.bad_links);
+		put32(&c, m->u.verdict.absent);
+		break;
+	}
+	return (size_t)(c.w - buf);
+}
+
+int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err)
+{
+	uint32_t len = rt_get_be32(hdr + 4);
+
+	if (hdr[0] != MAGIC0 || hdr[1] != MAGIC1)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: bad magic 0x%02x%02x (not a mesh peer)",
+			       hdr[0], hdr[1]);
+	if (hdr[2] != VERSION)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: version %u, this build speaks %u",
+			       hdr[2], VERSION);
+	if (hdr[3] < RT_MESHMSG_HELLO || hdr[3] > RT_MESHMSG_VERDICT)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: unknown type %u", hdr[3]);
+	if (len != payload_len[hdr[3]])
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message type %u: length %u, want %u",
+			       hdr[3], len, payload_len[hdr[3]]);
+	*type = hdr[3];
+	return (int)len;
+}
+
+static int get_host(struct cur *c, char *host, const char *what,
+		    struct rt_error *err)
+{
+	size_t n = strnlen((const char *)c->r, RT_MESH_HOST_LEN);
+
+	memcpy(host, c->r, RT_MESH_HOST_LEN);
+	c->r += RT_MESH_HOST_LEN;
+	if (n == RT_MESH_HOST_LEN || !rt_mesh_host_valid(host))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: %s host is not a host name of 1 to %u bytes",
+			       what, RT_MESH_HOST_LEN - 1);
+	for (size_t i = n; i < RT_MESH_HOST_LEN; i++)
+		if (host[i])
+			return rt_fail(err, RT_EXIT_FAIL, "mesh message: %s host has bytes after its end", what);
+	return 0;
+}
+
+static int zeros(struct cur *c, size_t n, const char *what, struct rt_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (get8(c))
+			return rt_fail(err, RT_EXIT_FAIL, "mesh message: %s padding is not zero", what);
+	return 0;
+}
+
+static int rank_ok(uint32_t r, uint32_t size, const char *what,
+		   struct rt_error *err)
+{
+	return r < size ? 0 : rt_fail(err, RT_EXIT_FAIL, "mesh message: %s %u is not below the size %u",
+				      what, r, size);
+}
+
+static int dec_hello(struct cur *c, uint32_t size, struct rt_mesh_hello *h,
+		     struct rt_error *err)
+{
+	h->rank = get32(c);
+	h->size = get32(c);
+	h->port = get16(c);
+	if (zeros(c, 2, "hello", err) || get_host(c, h->host, "hello", err))
+		return -1;
+	if (h->size == 0 || h->size > SIZE_MAX_RANKS || (size && h->size != size))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: size %u, want %u", h->size,
+			       size ? size : SIZE_MAX_RANKS);
+	return rank_ok(h->rank, h->size, "hello rank", err);
+}
+
+static int dec_assign(struct cur *c, uint32_t size, struct rt_mesh_assign *a,
+		      struct rt_error *err)
+{
+	a->round = get32(c);
+	a->rounds = get32(c);
+	a->peer = get32(c);
+	a->role = get8(c);
+	if (zeros(c, 1, "assign", err))
+		return -1;
+	a->port = get16(c);
+	if (a->round >= a->rounds)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: round %u of %u", a->round, a->rounds);
+	if (a->role > RT_MESH_REST)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: unknown role %u", a->role);
+	if (a->role == RT_MESH_REST) {
+		/* a rest names nobody: every field after the role is zero */
+		if (a->peer != RT_MESH_NO_PEER || a->port)
+			return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with a peer");
+		return zeros(c, RT_MESH_HOST_LEN, "assign rest", err) ? -1 :
+		       (a->host[0] = '\0', 0);
+	}
+	if (rank_ok(a->peer, size, "assign peer", err))
+		return -1;
+	if (a->port == 0 && a->role == RT_MESH_CONNECT)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: port 0 to connect to");
+	return get_host(c, a->host, "assign", err);
+}
+
+static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
+		      struct rt_error *err)
+{
+	r->round = get32(c);
+	r->a = get32(c);
+	r->b = get32(c);
+	r->status = get8(c);
+	r->flags = get8(c);
+	if (zeros(c, 2, "result", err))
+		return -1;
+	r->connect_ns = get64(c);
+	r->rtt_p50_ns = get64(c);
+	r->rtt_p99_ns = get64(c);
+	r->mbps = get64(c);
+	r->mbps_rev = get64(c);
+	if (rank_ok(r->a, size, "result rank", err) ||
+	    rank_ok(r->b, size, "result rank", err))
+		return -1;
+	if (r->a == r->b)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: rank %u paired with itself", r->a);
+	if (r->status > RT_MESH_STATUS_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown status %u", r->status);
+	if (r->flags & ~(RT_MESH_HAS_RTT | RT_MESH_HAS_BW))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown flags 0x%02x", r->flags);
+	if (r->status != RT_MESH_OK && r->flags)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: figures in a failed test");
+	if (r->rtt_p50_ns > r->rtt_p99_ns)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: RTT median above its p99");
+	if (!(r->flags & RT_MESH_HAS_BW) && (r->mbps || r->mbps_rev))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: bandwidth without its flag");
+	return 0;
+}
+
+static int dec_verdict(struct cur *c, uint32_t size, struct rt_mesh_verdict *v,
+		       struct rt_error *err)
+{
+	v->ready = get8(c);
+	if (zeros(c, 3, "verdict", err))
+		return -1;
+	v->bad_nodes = get32(c);
+	v->bad_links = get32(c);
+	v->absent = get32(c);
+	if (v->ready > 1)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: ready is %u, want 0 or 1", v->ready);
+	if ((size && (v->bad_nodes > size || v->absent > size)) ||
+	    (v->ready && (v->bad_nodes || v->bad_links || v->absent)))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: counts do not add up");
+	return 0;
+}
+
+int rt_meshmsg_decode(const uint8_t *buf, size_t len, uint32_t size,
+		      struct rt_meshmsg *m, struct rt_error *err)
+{
+	struct cur c = {.r = buf + RT_MESHMSG_HDR};
+	uint32_t limit = size ? size : SIZE_MAX_RANKS;
+	int plen;
+
+	memset(m, 0, sizeof(*m));
+	if (len < RT_MESHMSG_HDR)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: %zu bytes, shorter than its header", len);
+	plen = rt_meshmsg_header(buf, &m->type, err);
+	if (plen < 0)
+		return -1;
+	if (len != RT_MESHMSG_HDR + (size_t)plen)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh message: %zu bytes, header says %d", len,
+			       (int)RT_MESHMSG_HDR + plen);
+	switch (m->type) {
+	case RT_MESHMSG_HELLO:
+		return dec_hello(&c, size, &m->u.hello, err);
+	case RT_MESHMSG_ASSIGN:
+		return dec_assign(&c, limit, &m->u.assign, err);
+	case RT_MESHMSG_RESULT:
+		return dec_result(&c, limit, &m->u.result, err);
+	default:
+		return dec_verdict(&c, size, &m->u.verdict, err);
+	}
+}
+
+const char *rt_mesh_status_name(unsigned status)
+{
+	static const char *const names[] = {"ok", "failed", "timeout", "absent"};
+
+	return status < ARRAY_SIZE(names) ? names[status] : "?";
+}
+
+int rt_meshmsg_read(struct rt_oob *o, uint32_t size, struct rt_meshmsg *m,
+		    struct rt_error *err)
+{
+	uint8_t buf[RT_MESHMSG_MAX];
+	uint8_t type;
+	int plen;
+
+	if (rt_oob_read(o, buf, RT_MESHMSG_HDR, err))
+		return -1;
+	plen = rt_meshmsg_header(buf, &type, err);
+	if (plen < 0 || rt_oob_read(o, buf + RT_MESHMSG_HDR, (size_t)plen, err))
+		return -1;
+	return rt_meshmsg_decode(buf, RT_MESHMSG_HDR + (size_t)plen, size, m, err);
+}
+
+int rt_meshmsg_write(struct rt_oob *o, const struct rt_meshmsg *m,
+		     struct rt_error *err)
+{
+	uint8_t buf[RT_MESHMSG_MAX];
+
+	return rt_oob_write(o, buf, rt_meshmsg_encode(m, buf), err);
+}

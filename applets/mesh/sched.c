@@ -1,0 +1,203 @@
+/* Pairing schedules (sched.h). */
+#include <string.h>
+#include <stdlib.h>
+
+#include "mesh/sched.h"
+#include "rdmatest/util.h"
+
+#define SCHED_MAX 65536u /* ranks, as RT_HOSTLIST_MAX */
+
+/* xorshift64*: the same shuffle for the same seed on every rank. */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+static void shuffle(uint32_t *v, uint32_t n, uint64_t seed)
+{
+	uint64_t x = seed ? seed : 0x9e3779b97f4a7c15ull;
+
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)(next_rand(&x) % i);
+		uint32_t t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+static uint32_t ring_base_rounds(uint32_t n)
+{
+	return n < 2 ? 0 : n == 2 ? 1 : n % 2 ? 3 : 2;
+}
+
+/* Pairs in ring round b (ring_round below); the last one, alone for odd
+ * n, needs no splitting. */
+static uint32_t ring_round_size(uint32_t n, uint32_t b)
+{
+	return b == 2 || n == 2 ? 1 : b == 0 ? n / 2 : n % 2 ? (n - 1) / 2 : n / 2;
+}
+
+static uint32_t div_up(uint32_t a, uint32_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Round 0: (0,1),(2,3)...; round 1: (1,2),(3,4)... and, for even n, the
+ * closing (n-1,0); round 2 (odd n only): the closing pair alone. */
+static uint32_t ring_round(uint32_t n, uint32_t r, struct rt_pair *out)
+{
+	uint32_t k = 0;
+
+	if (r == 2 || (r == 1 && n == 2))
+		return r == 2 ? (out[0] = (struct rt_pair){n - 1, 0}, 1) : 0;
+	for (uint32_t i = r; i + 1 < n; i += 2)
+		out[k++] = (struct rt_pair){i, i + 1};
+	if (r == 1 && n % 2 == 0 && n > 2)
+		out[k++] = (struct rt_pair){n - 1, 0};
+	return k;
+}
+
+/* The circle method on m = n rounded up to even: rank m-1 stays put,
+ * the others turn; a pair with the phantom rank n (odd n) is a bye. */
+static uint32_t tournament_round(uint32_t n, uint32_t r, struct rt_pair *out)
+{
+	uint32_t m = n + n % 2, k = 0, c = m - 1;
+
+	if (n % 2 == 0)
+		out[k++] = (struct rt_pair){r, m - 1};
+	for (uint32_t i = 1; i < m / 2; i++)
+		out[k++] = (struct rt_pair){(r + i) % c, (r + c - i) % c};
+	return k;
+}
+
+static uint32_t random_round(const struct rt_sched *s, struct rt_pair *out)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i + 1 < s->n; i += 2)
+		out[k++] = (struct rt_pair){s->perm[i], s->perm[i + 1]};
+	return k;
+}
+
+int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
+		  uint32_t bound, uint64_t seed, struct rt_error *err)
+{
+	uint32_t half = n / 2;
+
+	memset(s, 0, sizeof(*s));
+	if (n == 0 || n > SCHED_MAX)
+		return rt_fail(err, RT_EXIT_USAGE, "a schedule for %u ranks: want 1 to %u",
+			       n, SCHED_MAX);
+	s->kind = kind;
+	s->n = n;
+	switch (kind) {
+	case RT_SCHED_RING:
+		s->base_rounds = ring_base_rounds(n);
+		break;
+	case RT_SCHED_TOURNAMENT:
+		s->base_rounds = n < 2 ? 0 : n - 1 + n % 2;
+		break;
+	case RT_SCHED_RANDOM:
+		s->base_rounds = n < 2 ? 0 : 1;
+		s->perm = rt_xmalloc(n * sizeof(*s->perm));
+		for (uint32_t i = 0; i < n; i++)
+			s->perm[i] = i;
+		shuffle(s->perm, n, seed);
+		break;
+	default:
+		return rt_fail(err, RT_EXIT_USAGE, "unknown pairing schedule %d", (int)kind);
+	}
+	s->bound = bound && bound < half ? bound : RT_MAX(half, 1u);
+	s->split = div_up(RT_MAX(half, 1u), s->bound);
+	s->rounds = s->base_rounds * s->split;
+	if (kind == RT_SCHED_RING) {
+		s->rounds = 0;
+		for (uint32_t b = 0; b < s->base_rounds; b++)
+			s->rounds += div_up(ring_round_size(n, b), s->bound);
+	}
+	s->max_pairs = RT_MIN(s->bound, RT_MAX(half, 1u));
+	s->base = rt_xmalloc(RT_MAX(half, 1u) * sizeof(*s->base));
+	return 0;
+}
+
+uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
+{
+	uint32_t b, part, k, from;
+
+	if (r >= s->rounds)
+		return 0;
+	b = r / s->split;
+	part = r % s->split;
+	if (s->kind == RT_SCHED_RING) /* rounds of unequal size */
+		for (b = 0, part = r; part >= div_up(ring_round_size(s->n, b), s->bound); b++)
+			part -= div_up(ring_round_size(s->n, b), s->bound);
+	k = s->cached == b + 1 ? s->cached_k :
+	    s->kind == RT_SCHED_RING ? ring_round(s->n, b, s->base) :
+	    s->kind == RT_SCHED_TOURNAMENT ? tournament_round(s->n, b, s->base) :
+	    random_round(s, s->base);
+	/* the parts of one base round come in a row: compute it once */
+	s->cached = b + 1;
+	s->cached_k = k;
+	from = part * s->bound;
+	if (from >= k)
+		return 0;
+	k = RT_MIN(k - from, s->bound);
+	memcpy(out, s->base + from, k * sizeof(*out));
+	return k;
+}
+
+void rt_sched_free(struct rt_sched *s)
+{
+	free(s->perm);
+	free(s->base);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *const kind_names[] = {"ring", "tournament", "random"};
+
+int rt_sched_kind_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kind_names); i++)
+		if (!strcmp(name, kind_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *rt_sched_kind_name(enum rt_sched_kind kind)
+{
+	return (size_t)kind < ARRAY_SIZE(kind_names) ? kind_names[kind] : "?";
+}
+
+/* Suspects in order, each with the next passed rank of a shuffled list;
+ * a round ends when the passed ranks or the bound run out. */
+uint32_t rt_sched_recheck(const char *state, uint32_t n, uint32_t bound,
+			  uint64_t seed, struct rt_pair *out,
+			  uint32_t *round_of, uint32_t *rounds)
+{
+	uint32_t *good = rt_xmalloc(RT_MAX(n, 1u) * sizeof(*good));
+	uint32_t ng = 0, k = 0, round = 0, used = 0, per;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (state[i] == 'P')
+			good[ng++] = i;
+	shuffle(good, ng, seed);
+	per = bound && bound < ng ? bound : ng;
+	for (uint32_t i = 0; i < n && ng; i++) {
+		if (state[i] != 'S')
+			continue;
+		if (used == per) {
+			round++;
+			used = 0;
+		}
+		out[k] = (struct rt_pair){good[(round * per + used) % ng], i};
+		round_of[k++] = round;
+		used++;
+	}
+	*rounds = k ? round + 1 : 0;
+	free(good);
+	return k;
+}

@@ -1,0 +1,22 @@
+/* ib_write_bw: RDMA WRITE bandwidth over RC without the RDMA CM, wire-compatible
+ * with perftest 4.5 (Debian 12's, "6.06" on the wire): its TCP exchange
+ * on port 18515, its message sequence, its table (applets/perftest/perftest_bw.c). */
+#include "rdmatest/applet.h"
+#include "perftest/perftest_bw.h"
+
+#define RT_CFG struct rt_pt_cfg
+
+static const struct rt_opt ib_write_bw_opts[] = {
+	RT_PT_OPTS_CONN, RT_PT_OPT_SIZE("65536"), RT_PT_OPT_ITERS("5000"),
+	RT_PT_OPT_TX_DEPTH("128"), RT_PT_OPT_RX_DEPTH("512"),
+	RT_PT_OPT_INLINE("0"),
+	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, { 0 },
+};
+
+RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,
+	     "RDMA WRITE bandwidth over verbs, as perftest's ib_write_bw",
+	     RT_PT_BW_SYNOPSIS,
+	     RT_PT_BW_HELP("The client writes -n messages of -s bytes per QP into the server's"
+			   " buffer; the idle server prints the client's report.",
+			   "the server checks the first message of every QP written by an "
+			   "rdmatest client"))

@@ -1,0 +1,438 @@
+/* The connection of an ib_* applet as perftest 4.5 makes it (§2.3). */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdmatest/interrupt.h"
+#include "perftest/perftest_cm.h"
+#include "perftest/perftest_conn.h"
+#include "rdmatest/util.h"
+
+/* ---- out-of-band channel ---------------------------------------------- */
+
+static void banner(const struct rt_pt_conn *c)
+{
+	if (c->p->output != RT_PT_OUT_ALL)
+		return;
+	rt_say(&c->run->log, "\n************************************\n"
+	       "* Waiting for client to connect... *\n"
+	       "************************************");
+	rt_log_flush(&c->run->log);
+}
+
+/* The client retries a refused connect (the server is not up yet) for
+ * --wait-server, or --timeout when that is 0: perftest gives up at once. */
+static int open_oob(struct rt_pt_conn *c)
+{
+	const struct rt_common *k = &c->run->common;
+	struct rt_error *err = &c->run->err;
+
+	rt_oob_init(&c->oob, k->timeout_ms);
+	rt_error_phase(err, "connect");
+	if (c->client && rt_oob_connect(&c->oob, c->p->server, c->p->tcp_port,
+					k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
+					err)) {
+		/* perftest 4.5's -R server listens with the CM only */
+		if (c->p->rdma_cm && err->exit_code == RT_EXIT_TIMEOUT && !err->hint[0])
+			rt_strlcpy(err->hint, "-R: rdmatest's exchange runs over TCP, so "
+				   "the server must be rdmatest -R, not perftest -R",
+				   sizeof(err->hint));
+		return -1;
+	}
+	if (c->client)
+		return 0;
+	if (rt_oob_listen(&c->oob, NULL, c->p->tcp_port, err))
+		return -1;
+	banner(c);
+	c->oob.timeout_ms = rt_run_accept_bound(c->run);
+	if (rt_oob_accept(&c->oob, err))
+		return -1;
+	c->oob.timeout_ms = k->timeout_ms;
+	return 0;
+}
+
+/* ---- device and path ---------------------------------------------------- */
+
+static unsigned access_of(enum rt_pt_verb v)
+{
+	switch (v) {
+	case RT_PT_SEND:
+		return IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
+	case RT_PT_WRITE:
+		return IBV_ACCESS_REMOTE_WRITE;
+	case RT_PT_READ:
+		return IBV_ACCESS_REMOTE_READ;
+	default:
+		return IBV_ACCESS_REMOTE_ATOMIC;
+	}
+}
+
+/* -m above the active MTU is clamped, as perftest does (with its words). */
+static enum ibv_mtu start_mtu(struct rt_pt_conn *c)
+{
+	enum ibv_mtu active = c->d.attr.active_mtu;
+
+	if (!c->p->mtu)
+		return active;
+	if (c->p->mtu > active) {
+		rt_say(&c->run->log, "Requested mtu is higher than active mtu \n"
+		       "Changing to active mtu - %d", rt_mtu_bytes(active));
+		return active;
+	}
+	return c->p->mtu;
+}
+
+static int out_reads(struct rt_pt_conn *c)
+{
+	struct ibv_device_attr a;
+
+	c->out_reads = 1;
+	if (c->p->t.verb != RT_PT_READ && c->p->t.verb != RT_PT_ATOMIC)
+		return 0;
+	if (ibv_query_device(c->d.ctx, &a))
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
+				     "ibv_query_device on %s", c->d.name);
+	/* both roles need it: the server's device executes the atomics */
+	if (c->p->t.verb == RT_PT_ATOMIC && a.atomic_cap == IBV_ATOMIC_NONE)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "%s has no atomic operations "
+			       "(atomic_cap IBV_ATOMIC_NONE)", c->d.name);
+	c->out_reads = (unsigned)RT_MAX(a.max_qp_rd_atom, 1);
+	if (c->p->outs && c->p->outs < c->out_reads)
+		c->out_reads = c->p->outs;
+	return 0;
+}
+
+static int path(struct rt_pt_conn *c)
+{
+	const struct rt_pt_params *p = c->p;
+	struct rt_vqp_spec *s = &c->spec;
+
+	rt_vqp_spec_defaults(s);
+	s->access = access_of(p->t.verb);
+	s->hop_limit = 255; /* perftest's GRH */
+	s->timeout = (uint8_t)p->qp_timeout;
+	s->sl = (uint8_t)p->sl;
+	if (rt_vdev_local(&c->d, "/sys", p->gid_index,
+			  (const struct sockaddr *)&c->oob.local, &s->local,
+			  &c->run->err))
+		return -1;
+	c->gid = s->local.grh;
+	c->gid_auto = c->gid && p->gid_index < 0;
+	return out_reads(c);
+}
+
+static int handshake(struct rt_pt_conn *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	c->sys = (struct rt_pt_sys){
+		.cycle_buffer = page > 0 ? (uint32_t)page : RT_PT_CYCLE_BUFFER,
+		.cache_line = RT_PT_CACHE_LINE, .mtu = start_mtu(c),
+	};
+	if (rt_pt_handshake(&c->oob, c->client, &c->sys, &c->run->err))
+		return -1;
+	c->spec.mtu = c->sys.mtu;
+	return 0;
+}
+
+/* ---- verbs resources ---------------------------------------------------- */
+
+static int buffer(struct rt_pt_conn *c)
+{
+	struct rt_error *err = &c->run->err;
+	/* relaxed ordering as perftest asks for it (an optional flag: a
+	 * device without it ignores it) */
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING;
+
+	if (c->p->t.verb == RT_PT_ATOMIC)
+		access |= IBV_ACCESS_REMOTE_ATOMIC;
+	c->slot = rt_pt_slot(c->p->size, c->sys.cycle_buffer, c->sys.cache_line);
+	c->buf_size = c->slot * 2 * c->p->qps;
+	if (c->buf_size > RT_PT_MAX_BUF)
+		return rt_fail(err, RT_EXIT_FAIL, "%s: page %u and cache line %u make a "
+			       "%llu-byte buffer, above rdmatest's bound of %llu",
+			       c->oob.peer_name, c->sys.cycle_buffer, c->sys.cache_line,
+			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
+	if (posix_memalign((void **)&c->buf, 4096, (size_t)c->buf_size))
+		return rt_fail(err, RT_EXIT_ENV, "no memory for a %llu-byte buffer",
+			       (unsigned long long)c->buf_size);
+	memset(c->buf, 0, (size_t)c->buf_size);
+	c->mr = ibv_reg_mr(c->d.pd, c->buf, (size_t)c->buf_size, access);
+	if (!c->mr)
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_reg_mr of %llu bytes",
+				     (unsigned long long)c->buf_size);
+	return 0;
+}
+
+static int cqs(struct rt_pt_conn *c)
+{
+	const struct rt_pt_params *p = c->p;
+	struct rt_error *err = &c->run->err;
+	int sdepth = (int)(p->tx_depth * p->qps), rdepth = 1;
+
+	if (p->t.verb == RT_PT_SEND)
+		rdepth = (int)(p->rx_depth * p->qps);
+	/* one channel per CQ: each bounded wait takes only its own events */
+	if (p->events && (!(c->ch = ibv_create_comp_channel(c->d.ctx)) ||
+			  !(c->rch = ibv_create_comp_channel(c->d.ctx))))
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_create_comp_channel");
+	c->scq = ibv_create_cq(c->d.ctx, sdepth, NULL, c->ch, 0);
+	c->rcq = ibv_create_cq(c->d.ctx, rdepth, NULL, c->rch, 0);
+	if (!c->scq || !c->rcq)
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_create_cq of %d "
+				     "entries", sdepth);
+	return rt_cqwait_init(&c->sw, c->scq, c->ch, c->run->common.timeout_ms, err) ||
+	       rt_cqwait_init(&c->rw, c->rcq, c->rch, c->run->common.timeout_ms, err)
+	       ? -1 : 0;
+}
+
+static int qp(struct rt_pt_conn *c, unsigned i)
+{
+	const struct rt_pt_params *p = c->p;
+	struct ibv_qp_init_attr a = {
+		.send_cq = c->scq, .recv_cq = c->rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = p->tx_depth,
+			 .max_recv_wr = p->t.verb == RT_PT_SEND ? p->rx_depth : 1,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = p->inline_size },
+	};
+
+	c->qp[i] = ibv_create_qp(c->d.pd, &a);
+	if (!c->qp[i])
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno, "ibv_create_qp "
+				     "%u of %u (send %u, receive %u, inline %u)", i + 1,
+				     p->qps, a.cap.max_send_wr, a.cap.max_recv_wr,
+				     p->inline_size);
+	c->max_inline = a.cap.max_inline_data;
+	c->mine[i] = (struct rt_pt_key){
+		.lid = c->spec.local.lid, .out_reads = (uint16_t)c->out_reads,
+		.qpn = c->qp[i]->qp_num, .psn = (uint32_t)lrand48() & 0xffffff,
+		.rkey = c->mr->rkey, .vaddr = (uintptr_t)rt_pt_conn_target(c, i),
+	};
+	if (c->gid)
+		c->mine[i].gid = c->spec.local.gid;
+	return rt_vqp_init(c->qp[i], &c->d, &c->spec, &c->run->err);
+}
+
+static int resources(struct rt_pt_conn *c)
+{
+	unsigned q = c->p->qps;
+
+	c->qp = rt_xcalloc(q, sizeof(*c->qp));
+	c->mine = rt_xcalloc(q, sizeof(*c->mine));
+	c->theirs = rt_xcalloc(q, sizeof(*c->theirs));
+	if (buffer(c) || cqs(c))
+		return -1;
+	srand48((long)getpid() ^ (long)time(NULL));
+	for (unsigned i = 0; i < q; i++)
+		if (qp(c, i))
+			return -1;
+	return 0;
+}
+
+/* -R: the CM port is -p on the address the out-of-band channel runs
+ * over, so the CM takes the same path (and the server listens only on
+ * the address its client reached). */
+static int cm_connect(struct rt_pt_conn *c)
+{
+	struct rt_pt_cm_spec s = {
+		.client = c->client, .dev = c->d.name, .ib_port = c->p->ib_port,
+		.qp = c->qp, .n = c->p->qps, .out_reads = c->out_reads,
+		.ack_timeout = (uint8_t)c->p->qp_timeout, .mtu = c->sys.mtu,
+		.timeout_ms = c->run->common.timeout_ms, .peer = c->oob.peer_name,
+	};
+	uint32_t *psn;
+	int rc;
+
+	s.addr = c->client ? c->oob.peer : c->oob.local;
+	if (!c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
+		return -1;
+	if (rt_pt_conn_barrier(c, "rdma_cm"))
+		return -1;
+	if (c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
+		return -1;
+	rt_error_phase(&c->run->err, "connect");
+	psn = rt_xcalloc(c->p->qps, sizeof(*psn));
+	rc = rt_pt_cm_connect(c->cm, psn, &c->run->err);
+	for (unsigned i = 0; !rc && i < c->p->qps; i++)
+		c->mine[i].psn = psn[i];
+	free(psn);
+	return rc ? rc : rt_pt_conn_barrier(c, "rdma_cm");
+}
+
+int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
+		    const struct rt_pt_params *p)
+{
+	memset(c, 0, sizeof(*c));
+	c->run = run;
+	c->p = p;
+	c->client = p->client;
+	c->oob.fd = c->oob.lfd = -1;
+	rt_pt_test_name(c->name, sizeof(c->name), p);
+	rt_error_phase(&run->err, "device");
+	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
+	    open_oob(c) || path(c) || handshake(c))
+		return -1;
+	rt_error_phase(&run->err, "setup");
+	if (resources(c))
+		return -1;
+	return p->rdma_cm ? cm_connect(c) : 0;
+}
+
+/* ---- the sequence's steps ------------------------------------------------- */
+
+static bool same_key(const struct rt_pt_key *a, const struct rt_pt_key *b)
+{
+	return a->qpn == b->qpn && a->psn == b->psn && a->rkey == b->rkey &&
+	       a->vaddr == b->vaddr;
+}
+
+static int take_first(struct rt_pt_conn *c)
+{
+	for (unsigned i = 0; i < c->p->qps; i++) {
+		const struct rt_pt_key *k = &c->theirs[i];
+
+		if (!c->gid && !k->lid)
+			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s sent LID 0 and this "
+				       "side uses no GID: give both sides -x",
+				       c->oob.peer_name);
+		if (c->p->t.verb != RT_PT_SEND && !k->rkey)
+			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s sent QP 0x%06x's "
+				       "record without an rkey", c->oob.peer_name, k->qpn);
+	}
+	return 0;
+}
+
+int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step)
+{
+	bool first = c->theirs[0].qpn == 0;
+	struct rt_pt_key k;
+
+	rt_error_phase(&c->run->err, "exchange");
+	for (unsigned i = 0; i < c->p->qps; i++) {
+		if (rt_pt_keys(&c->oob, c->client, c->gid, &c->mine[i], &k, &c->run->err))
+			return -1;
+		if (!first && !same_key(&k, &c->theirs[i]))
+			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s: at the %s step the "
+				       "peer's record %u is QP 0x%06x, not 0x%06x as before: "
+				       "it runs a different test or -q", c->oob.peer_name,
+				       step, i, k.qpn, c->theirs[i].qpn);
+		c->theirs[i] = k;
+	}
+	return first ? take_first(c) : 0;
+}
+
+int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step)
+{
+	rt_error_phase(&c->run->err, "exchange");
+	if (c->theirs[0].qpn)
+		return rt_pt_barrier(&c->oob, c->client, c->gid, &c->mine[0],
+				     &c->theirs[0], step, &c->run->err);
+	return rt_pt_keys(&c->oob, c->client, c->gid, &c->mine[0],
+			  &(struct rt_pt_key){ 0 }, &c->run->err);
+}
+
+int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
+{
+	struct rt_vqp_spec s = c->spec;
+
+	if (c->cm)
+		return 0;
+	rt_error_phase(&c->run->err, "connect");
+	for (unsigned i = 0; i < c->p->qps; i++) {
+		const struct rt_pt_key *k = &c->theirs[i];
+
+		s.remote.lid = k->lid;
+		s.remote.gid = k->gid;
+		s.remote_qpn = k->qpn;
+		s.remote_psn = k->psn;
+		s.local_psn = c->mine[i].psn;
+		s.max_dest_rd_atomic = (uint8_t)c->out_reads;
+		s.max_rd_atomic = (uint8_t)RT_MAX(k->out_reads, 1);
+		if (rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTR, &c->run->err) ||
+		    (rts && rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTS, &c->run->err)))
+			return -1;
+	}
+	return 0;
+}
+
+static void keepalive(int fd, long long timeout_ms)
+{
+	int on = 1, idle = (int)RT_MAX(timeout_ms / 2000, 1), intvl = 1;
+	int cnt = (int)RT_MAX(timeout_ms / 2000, 1);
+
+	/* best effort: without it the wait still ends at the peer's close */
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
+			  const char *what)
+{
+	struct pollfd p[2] = { { .fd = c->oob.fd, .events = POLLIN },
+			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
+	uint64_t deadline = rt_deadline_after_ms(max_ms);
+	int n;
+
+	keepalive(c->oob.fd, c->run->common.timeout_ms);
+	rt_log_flush(&c->run->log);
+	do
+		n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
+	while (n < 0 && errno == EINTR && !rt_interrupt_pending());
+	/* SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
+	if (rt_interrupt_pending())
+		return -1;
+	if (n < 0)
+		return rt_fail_errno(&c->run->err, RT_EXIT_FAIL, errno, "poll");
+	if (n == 0)
+		return rt_fail(&c->run->err, RT_EXIT_TIMEOUT, "%s: no %s within %lld s",
+			       c->oob.peer_name, what, max_ms / 1000);
+	return 0;
+}
+
+int rt_pt_conn_close(struct rt_pt_conn *c)
+{
+	return rt_pt_close(&c->oob, c->client, c->gid, &c->mine[0], &c->theirs[0],
+			   &c->run->err);
+}
+
+void rt_pt_conn_destroy(struct rt_pt_conn *c)
+{
+	rt_pt_cm_destroy(c->cm);
+	c->cm = NULL;
+	for (unsigned i = 0; c->qp && i < c->p->qps; i++)
+		if (c->qp[i])
+			ibv_destroy_qp(c->qp[i]);
+	if (c->scq)
+		rt_cqwait_done(&c->sw);
+	if (c->rcq)
+		rt_cqwait_done(&c->rw);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	if (c->ch)
+		ibv_destroy_comp_channel(c->ch);
+	if (c->rch)
+		ibv_destroy_comp_channel(c->rch);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	free(c->buf);
+	free(c->qp);
+	free(c->mine);
+	free(c->theirs);
+	rt_oob_close(&c->oob);
+	rt_vdev_close(&c->d);
+	c->qp = NULL;
+	c->mine = c->theirs = NULL;
+	c->buf = NULL;
+}

@@ -1,0 +1,180 @@
+/* The skeleton every ib_{send,write,read}_{bw,lat} applet runs on: the
+ * connection as perftest 4.5 makes it (next-tools.md §2.3), its printed
+ * information block and address lines (§2.5), the result rows on stdout,
+ * in --json and in --out_json, and the -w/-y thresholds.
+ *
+ * API for a test (one function per test kind, rt_pt_session_fn):
+ *   rt_pt_main() parses nothing itself: the applet's table filled a
+ *   struct rt_pt_cfg; rt_pt_main checks it (perftest_opts.h), handles -h
+ *   and -V, opens the connection up to INIT (rt_pt_conn_open: device,
+ *   out-of-band channel, version/page/cache line/MTU handshake, one MR,
+ *   Q QPs in INIT, this side's key records), prints the banner and the
+ *   information block, then calls the test's session, which walks the
+ *   test's own message sequence with rt_pt_conn_keys (all Q records each
+ *   way), rt_pt_conn_up (RTR, and RTS when asked), rt_pt_conn_barrier (a
+ *   repeated QP 0 record) and rt_pt_conn_close (the close exchange), and
+ *   reports rows through rt_pt_out_* (struct rt_pt_out). Errors set
+ *   run->err and return -1; rt_pt_main cleans up whatever was built.
+ *
+ * Memory: one registered buffer of 2 × Q slots, a slot being
+ * round_up(max(size, page), cache line) with the negotiated page and
+ * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
+ * would exceed it is refused); key arrays of Q records; the JSON rows grow
+ * with the number of rows (at most 23 with -a). */
+#ifndef RDMATEST_PERFTEST_CONN_H
+#define RDMATEST_PERFTEST_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#include "rdmatest/cqwait.h"
+#include "rdmatest/json.h"
+#include "rdmatest/oob.h"
+#include "perftest/perftest.h"
+#include "perftest/perftest_opts.h"
+#include "rdmatest/run.h"
+#include "rdmatest/vconn.h"
+
+struct rt_pt_cm; /* perftest_cm.h */
+
+struct rt_pt_conn {
+	struct rt_run *run;
+	const struct rt_pt_params *p;
+	bool client;
+	struct rt_vdev d;
+	struct rt_oob oob;
+	struct rt_vqp_spec spec;  /* shared values; the peer's per QP at rt_pt_conn_up */
+	bool gid_auto;            /* the GID was chosen, not given with -x */
+	bool gid;                 /* 108-byte key records (a GID is used) */
+	struct rt_pt_sys sys;     /* after the handshake: the agreed values */
+	unsigned out_reads;       /* this side's: 1, or -o / the device's for read */
+	unsigned max_inline;
+	struct ibv_comp_channel *ch, *rch; /* -e (send, receive CQ), else NULL */
+	struct ibv_cq *scq, *rcq;
+	struct rt_cqwait sw, rw;  /* bounded by --timeout */
+	struct ibv_qp **qp;       /* p->qps */
+	struct ibv_mr *mr;
+	uint8_t *buf;             /* 2 × Q slots: send halves, then targets */
+	uint64_t slot, buf_size;
+	struct rt_pt_key *mine, *theirs; /* p->qps each */
+	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
+	char name[96];            /* "RDMA_Write BW Test" */
+};
+
+/* Local send area and advertised target area of QP i. */
+static inline uint8_t *rt_pt_conn_local(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->buf + (uint64_t)i * c->slot;
+}
+static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->buf + ((uint64_t)c->p->qps + i) * c->slot;
+}
+
+/* Device, port, out-of-band channel (the server prints perftest's
+ * waiting banner and waits --accept-timeout; the client retries a refused
+ * connect for --wait-server, or --timeout when that is 0), the handshake,
+ * the buffer and Q QPs in INIT with perftest's attributes. With -R the
+ * QPs are then connected with the RDMA CM (perftest_cm.h) between two
+ * barriers, where perftest 4.5 does it: the server listens before the
+ * first, the client connects after it, and both are in RTS at the
+ * second; their records carry the send PSNs the CM chose. */
+int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
+		    const struct rt_pt_params *p);
+/* Q key records each way, in QP order; the first call fills c->theirs
+ * (later ones must repeat it, as perftest repeats them). */
+int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step);
+/* One record each way that must be the peer's QP 0 (a barrier). Before
+ * any rt_pt_conn_keys it is taken as it comes. */
+int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step);
+/* Every QP to RTR with the peer's records, and to RTS when rts (perftest
+ * leaves a BW server's QPs in RTR). With -R nothing: the CM did it. */
+int rt_pt_conn_up(struct rt_pt_conn *c, bool rts);
+/* An idle side's wait for the peer's next message (the end of a run it
+ * does not take part in, which may last long: -a, -D, a large -n): until
+ * max_ms (-1: no fixed bound) as long as the peer lives. Liveness is TCP
+ * keepalive: probes once a second after --timeout / 2 of silence, so a
+ * dead peer host ends the wait within about --timeout, a dead process at
+ * once (its close). Expiry is exit 124. The message itself is read next
+ * (rt_pt_conn_barrier), with its own bound. */
+int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
+			  const char *what);
+/* The close: a barrier, "done", the peer's close (perftest.h). */
+int rt_pt_conn_close(struct rt_pt_conn *c);
+void rt_pt_conn_destroy(struct rt_pt_conn *c);
+
+/* The dashed line, test name and information block; then the local and
+ * remote address lines of every QP (GID bytes in decimal, as perftest). */
+void rt_pt_print_info(const struct rt_pt_conn *c);
+void rt_pt_print_addrs(const struct rt_pt_conn *c);
+#define RT_PT_LINE "---------------------------------------------------------------------------------------"
+
+/* ---- results -------------------------------------------------------------- */
+
+/* The rows of a run: printed (unless --output picks one figure), added
+ * to --json's results.rows, and, with --out_json, the whole document
+ * {"tool":"rdmatest","applet":...,"test_info":{...},"results":[rows]} rewritten after every row, so the
+ * file is valid JSON with every row so far at any time. */
+struct rt_pt_out {
+	struct rt_run *run;
+	const struct rt_pt_params *p;
+	struct rt_json file;
+	bool rows_open;     /* results.rows is the open container */
+};
+
+/* A figure of a row: integer (decimals < 0) or with that many decimals
+ * in the text form; JSON has the full value. */
+struct rt_pt_field {
+	const char *key;
+	double v;
+};
+
+void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c);
+/* The dashed line and the column header (nothing with --output). */
+void rt_pt_out_header(struct rt_pt_out *o, const char *header);
+/* One row: `text` as perftest prints it, or with --output only `pick`'s
+ * value ("%lf"); the fields for the JSON documents. A file that cannot
+ * be written is exit 3. */
+int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
+		  const struct rt_pt_field *f, size_t n);
+/* The closing dashed line. */
+void rt_pt_out_end(struct rt_pt_out *o);
+/* A member of --json's results after the rows (closes the rows array). */
+void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v);
+void rt_pt_out_free(struct rt_pt_out *o);
+/* -w/-y: exit 1 naming the measured figure and the threshold. */
+int rt_pt_check_limits(const struct rt_pt_params *p, double bw_avg,
+		       double msg_rate, struct rt_error *err);
+/* --limit_lat/--limit_lat_max: exit 1 naming the size, the measured
+ * latency and the threshold (µs). */
+int rt_pt_check_lat_limits(const struct rt_pt_params *p, uint64_t size,
+			   double t_avg, double max, struct rt_error *err);
+
+/* ---- the applet's main ------------------------------------------------------ */
+
+/* A test's sequence and measurement after rt_pt_conn_open and the info
+ * block. */
+typedef int rt_pt_session_fn(struct rt_pt_conn *c, struct rt_pt_out *o);
+
+/* -V, the parameters, the connection, the session, the cleanup. */
+int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
+	       struct rt_pt_test t, rt_pt_session_fn *session);
+
+/* RT_APPLET_REFUSING for an ib_* applet whose option table is n##_opts:
+ * its main is rt_pt_main with the test and session (-h prints the
+ * applet's help here, where the applet's descriptor is known). */
+#define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_) \
+	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_); \
+	static int n##_main(struct rt_run *run, void *cfg)                     \
+	{                                                                      \
+		if (((const struct rt_pt_cfg *)cfg)->help) {                   \
+			rt_applet_help(&applet_##n);                           \
+			return 0;                                              \
+		}                                                              \
+		return rt_pt_main(run, cfg, (struct rt_pt_test){ (verb), (kind) }, \
+				  (session));                                  \
+	}
+
+#endif

@@ -1,0 +1,266 @@
+/* An ib_* applet's run around its test's session: perftest 4.5's printed
+ * blocks (§2.5), the rows in text, --json and --out_json, -w/-y, -h, -V. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perftest/perftest_conn.h"
+#include "rdmatest/util.h"
+
+/* ---- names and the information block ------------------------------------ */
+
+/* perftest 4.5 is "duplex" only with -b: its latency servers print no TX
+ * depth and its send_lat client no RX depth (seen in the lab). */
+static bool duplex(const struct rt_pt_params *p)
+{
+	return p->bidir;
+}
+
+static void depths(const struct rt_pt_conn *c, const struct rt_log *l)
+{
+	const struct rt_pt_params *p = c->p;
+
+	if (c->client || duplex(p))
+		rt_say(l, " TX depth        : %u", p->tx_depth);
+	if (p->t.verb == RT_PT_SEND && (!c->client || duplex(p)))
+		rt_say(l, " RX depth        : %u", p->rx_depth);
+	if (p->t.kind == RT_PT_BW)
+		rt_say(l, " CQ Moderation   : %u", rt_pt_cq_mod(p, p->size));
+}
+
+void rt_pt_print_info(const struct rt_pt_conn *c)
+{
+	const struct rt_log *l = &c->run->log;
+	const struct rt_pt_params *p = c->p;
+	bool ib = c->d.attr.link_layer != IBV_LINK_LAYER_ETHERNET;
+
+	if (p->output != RT_PT_OUT_ALL)
+		return;
+	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
+	rt_say(l, " Dual-port       : OFF\t\tDevice         : %s", c->d.name);
+	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
+	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
+	rt_say(l, " Connection type : RC\t\tUsing SRQ      : OFF");
+	rt_say(l, " PCIe relax order: ON\n ibv_wr* API     : OFF");
+	depths(c, l);
+	rt_say(l, " Mtu             : %d[B]\n Link type       : %s",
+	       rt_mtu_bytes(c->sys.mtu), ib ? "IB" : "Ethernet");
+	if (c->gid)
+		rt_say(l, " GID index       : %u%s", c->spec.local.gid_index,
+		       c->gid_auto ? " (chosen by rdmatest: the RoCE v2 GID of the "
+				     "address the peer is reached on)" : "");
+	if (p->t.verb == RT_PT_READ || p->t.verb == RT_PT_ATOMIC)
+		rt_say(l, " Outstand reads  : %u", c->out_reads);
+	else
+		rt_say(l, " Max inline data : %u[B]", p->inline_size);
+	/* with -R the records still go over TCP: perftest's "rdma_cm" there
+	 * would name an exchange that does not happen */
+	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : Ethernet\n" RT_PT_LINE,
+	       p->rdma_cm ? "ON" : "OFF");
+}
+
+static void addr_line(const struct rt_pt_conn *c, const char *who,
+		      const struct rt_pt_key *k)
+{
+	char line[256], *e = line + sizeof(line);
+	char *at = line;
+	enum rt_pt_verb v = c->p->t.verb;
+
+	at += snprintf(at, (size_t)(e - at), " %s address: LID %#04x QPN %#06x "
+		       "PSN %#06x", who, k->lid, k->qpn, k->psn);
+	if (v == RT_PT_READ)
+		at += snprintf(at, (size_t)(e - at), " OUT %#04x", k->out_reads);
+	if (v == RT_PT_READ || v == RT_PT_WRITE)
+		snprintf(at, (size_t)(e - at), " RKey %#08x VAddr %#016llx", k->rkey,
+			 (unsigned long long)k->vaddr);
+	rt_say(&c->run->log, "%s", line);
+	if (!c->gid)
+		return;
+	/* perftest prints the GID's bytes in decimal; scripts may read it so */
+	at = line;
+	for (int i = 0; i < 16; i++)
+		at += snprintf(at, (size_t)(e - at), "%s%02d", i ? ":" : "", k->gid.raw[i]);
+	rt_say(&c->run->log, " GID: %s", line);
+}
+
+void rt_pt_print_addrs(const struct rt_pt_conn *c)
+{
+	if (c->p->output != RT_PT_OUT_ALL)
+		return;
+	for (unsigned i = 0; i < c->p->qps; i++)
+		addr_line(c, "local", &c->mine[i]);
+	for (unsigned i = 0; i < c->p->qps; i++)
+		addr_line(c, "remote", &c->theirs[i]);
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
+{
+	struct rt_json *j = &c->run->results;
+
+	o->run = c->run;
+	o->p = c->p;
+	rt_json_kv_string(j, "test", c->name);
+	rt_json_kv_string(j, "role", c->client ? "client" : "server");
+	rt_json_kv_string(j, "device", c->d.name);
+	rt_json_kv_int(j, "gid_index", c->gid ? c->spec.local.gid_index : -1);
+	rt_json_kv_bool(j, "gid_chosen", c->gid_auto);
+	rt_json_kv_int(j, "mtu", rt_mtu_bytes(c->sys.mtu));
+	rt_json_kv_uint(j, "qps", c->p->qps);
+	rt_json_kv_bool(j, "rdma_cm", c->p->rdma_cm);
+	rt_json_kv_string(j, "unit", c->p->gbits ? "Gb/s" : "MiB/s");
+	rt_json_key(j, "rows");
+	rt_json_array_begin(j);
+	o->rows_open = true;
+	rt_json_init(&o->file);
+	rt_json_object_begin(&o->file);
+	rt_json_kv_string(&o->file, "tool", "rdmatest");
+	rt_json_kv_string(&o->file, "applet", c->run->name);
+	rt_json_key(&o->file, "test_info");
+	rt_json_object_begin(&o->file);
+	rt_json_kv_string(&o->file, "test", c->name);
+	rt_json_kv_string(&o->file, "Device", c->d.name);
+	rt_json_kv_uint(&o->file, "Number_of_qps", c->p->qps);
+	rt_json_kv_string(&o->file, "rdma_cm_QPs", c->p->rdma_cm ? "ON" : "OFF");
+	rt_json_kv_int(&o->file, "Mtu", rt_mtu_bytes(c->sys.mtu));
+	rt_json_kv_string(&o->file, "Link_type",
+			  c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "IB");
+	rt_json_object_end(&o->file);
+	rt_json_key(&o->file, "results");
+	rt_json_array_begin(&o->file);
+}
+
+void rt_pt_out_header(struct rt_pt_out *o, const char *header)
+{
+	if (o->p->output == RT_PT_OUT_ALL)
+		rt_say(&o->run->log, "%s", header);
+}
+
+static void fields(struct rt_json *j, const struct rt_pt_field *f, size_t n)
+{
+	rt_json_object_begin(j);
+	for (size_t i = 0; i < n; i++)
+		rt_json_kv_double(j, f[i].key, f[i].v);
+	rt_json_object_end(j);
+}
+
+/* The whole document again: a crash or a later failure leaves valid
+ * JSON with every row so far, unlike perftest's file. */
+static int write_file(struct rt_pt_out *o)
+{
+	struct rt_json doc;
+	FILE *f;
+	int bad;
+
+	rt_json_copy(&doc, &o->file);
+	rt_json_finish(&doc);
+	f = fopen(o->p->out_json_file, "w");
+	if (!f) {
+		rt_json_free(&doc);
+		return rt_fail_errno(&o->run->err, RT_EXIT_ENV, errno, "--out_json_file %s",
+				     o->p->out_json_file);
+	}
+	bad = fprintf(f, "%s\n", rt_json_text(&doc)) < 0;
+	bad |= fclose(f) != 0;
+	rt_json_free(&doc);
+	return bad ? rt_fail(&o->run->err, RT_EXIT_ENV, "--out_json_file %s: write "
+			     "failed", o->p->out_json_file) : 0;
+}
+
+int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
+		  const struct rt_pt_field *f, size_t n)
+{
+	if (o->p->output == RT_PT_OUT_ALL)
+		rt_say(&o->run->log, "%s", text);
+	else
+		rt_say(&o->run->log, "%lf", pick);
+	rt_log_flush(&o->run->log);
+	if (o->rows_open)
+		fields(&o->run->results, f, n);
+	fields(&o->file, f, n);
+	return o->p->out_json ? write_file(o) : 0;
+}
+
+void rt_pt_out_end(struct rt_pt_out *o)
+{
+	if (o->p->output == RT_PT_OUT_ALL)
+		rt_say(&o->run->log, RT_PT_LINE);
+}
+
+void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v)
+{
+	if (o->rows_open)
+		rt_json_array_end(&o->run->results);
+	o->rows_open = false;
+	rt_json_kv_string(&o->run->results, key, v);
+}
+
+void rt_pt_out_free(struct rt_pt_out *o)
+{
+	rt_json_free(&o->file);
+}
+
+int rt_pt_check_limits(const struct rt_pt_params *p, double bw_avg,
+		       double msg_rate, struct rt_error *err)
+{
+	const char *unit = p->gbits ? "Gb/sec" : "MB/sec";
+
+	if (p->limit_bw > 0 && bw_avg < p->limit_bw)
+		return rt_fail(err, RT_EXIT_FAIL, "BW average %.2f %s is below the -w "
+			       "threshold %.2f %s", bw_avg, unit, p->limit_bw, unit);
+	if (p->limit_msgrate > 0 && msg_rate < p->limit_msgrate)
+		return rt_fail(err, RT_EXIT_FAIL, "message rate %.6f Mpps is below the "
+			       "-y threshold %.6f Mpps", msg_rate, p->limit_msgrate);
+	return 0;
+}
+
+int rt_pt_check_lat_limits(const struct rt_pt_params *p, uint64_t size,
+			   double t_avg, double max, struct rt_error *err)
+{
+	if (p->limit_lat > 0 && t_avg > p->limit_lat)
+		return rt_fail(err, RT_EXIT_FAIL, "%llu bytes: average latency %.2f usec "
+			       "is above the --limit_lat threshold %.2f usec",
+			       (unsigned long long)size, t_avg, p->limit_lat);
+	if (p->limit_lat_max > 0 && max > p->limit_lat_max)
+		return rt_fail(err, RT_EXIT_FAIL, "%llu bytes: maximum latency %.2f usec "
+			       "is above the --limit_lat_max threshold %.2f usec",
+			       (unsigned long long)size, max, p->limit_lat_max);
+	return 0;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static int session(struct rt_run *run, const struct rt_pt_params *p,
+		   rt_pt_session_fn *fn)
+{
+	struct rt_pt_conn *c = rt_xcalloc(1, sizeof(*c));
+	struct rt_pt_out o = { .run = run, .p = p };
+	int rc = rt_pt_conn_open(c, run, p);
+
+	if (!rc) {
+		rt_pt_print_info(c);
+		rt_pt_out_init(&o, c);
+		rc = fn(c, &o);
+		rt_pt_out_free(&o);
+	}
+	rt_pt_conn_destroy(c);
+	free(c);
+	return rc;
+}
+
+int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
+	       struct rt_pt_test t, rt_pt_session_fn *fn)
+{
+	struct rt_pt_params p;
+
+	if (cfg->version) {
+		printf("Version: %s\n", RT_PT_VERSION);
+		return 0;
+	}
+	rt_error_phase(&run->err, "options");
+	if (rt_pt_params_init(&p, cfg, t, &run->tabs[0], &run->err))
+		return -1;
+	return session(run, &p, fn);
+}

@@ -1,0 +1,188 @@
+/* The one-message exchanges (hello.h). Order as upstream: each side posts
+ * its receive before it connects or accepts; the client sends first; with
+ * a reply the server answers after the client's message arrived; both
+ * sides then disconnect. Every wait is bounded by --timeout, and a peer
+ * that leaves early ends the wait at once. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/cm.h"
+#include "rdmacm/hello.h"
+#include "rdmatest/util.h"
+#include "rdmatest/xfer.h"
+
+const struct rt_enum rt_hello_transports[] = {
+	{ "r", RT_HELLO_RC, "RC (reliable connected)" },
+	{ "x", RT_HELLO_XRC, "XRC (extended reliable connected)" },
+	{ NULL, 0, NULL },
+};
+
+int rt_hello_refuse_xrc(struct rt_run *run, int transport)
+{
+	if (transport != RT_HELLO_XRC)
+		return 0;
+	return rt_fail(&run->err, RT_EXIT_USAGE, "-c x (XRC) is not supported by "
+		       "rdmatest: only RC (-c r); XRC over the RDMA CM also needs a "
+		       "device with XRC, which rxe and siw lack");
+}
+
+struct hello {
+	const struct rt_hello_spec *spec;
+	struct rt_run *run;
+	struct rt_cm *cm;
+	struct rt_conn *conn; /* the one data connection */
+};
+
+struct hello_conn {
+	struct rt_buf *recv, *send;
+};
+
+static int setup(struct rt_conn *c)
+{
+	struct hello *h = rt_conn_applet(c);
+	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC, .send_depth = 1,
+				    .recv_depth = 1, .max_inline = RT_HELLO_BYTES,
+				    .sig_all = true };
+	struct hello_conn *u;
+
+	if (rt_conn_refuse_beyond(c, 1) || rt_conn_setup_res(c, &spec))
+		return -1;
+	u = rt_conn_priv(c, sizeof(*u));
+	u->recv = rt_res_buf(rt_conn_res(c), RT_HELLO_BYTES, IBV_ACCESS_LOCAL_WRITE,
+			     rt_conn_err(c));
+	u->send = u->recv ? rt_res_buf(rt_conn_res(c), RT_HELLO_BYTES,
+				       IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
+	if (!u->send || rt_post_recv(rt_conn_res(c), u->recv, 0, RT_HELLO_BYTES, 0,
+				     rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
+	h->conn = c;
+	return 0;
+}
+
+static int completion(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (RT_WR_KIND(wc->wr_id) == RT_WR_RECV && wc->byte_len != RT_HELLO_BYTES)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: message of %u bytes, expected "
+				    "%d (is the peer rdma_client/rdma_server?)",
+				    rt_conn_peer(c), wc->byte_len, RT_HELLO_BYTES);
+	return 0;
+}
+
+static bool extra_request_only(struct rt_conn *c)
+{
+	return rt_conn_beyond(c, 1);
+}
+
+static const struct rt_cm_hooks hooks = {
+	.setup = setup,
+	.completion = completion,
+	.failed = extra_request_only,
+};
+
+static bool counted(const struct rt_cm *cm, const void *which)
+{
+	const struct hello *h = rt_cm_applet(cm);
+
+	return h->conn && (rt_conn_state(h->conn) == RT_CONN_FAILED ||
+			   rt_conn_count(h->conn, *(const enum rt_counter *)which) >= 1);
+}
+
+/* The peer disconnected before our message arrived or went out. */
+static void fail_early_leaver(struct rt_cm *cm, void *which)
+{
+	const struct hello *h = rt_cm_applet(cm);
+
+	if (h->conn && rt_conn_state(h->conn) == RT_CONN_DISCONNECTED &&
+	    rt_conn_count(h->conn, *(const enum rt_counter *)which) < 1)
+		rt_conn_fail(h->conn, RT_EXIT_FAIL, "%s disconnected before the %s",
+			     rt_conn_peer(h->conn),
+			     *(enum rt_counter *)which == RT_COUNT_RECVS
+				     ? "message arrived" : "message was sent");
+}
+
+static int wait_count(struct hello *h, enum rt_counter which, const char *what)
+{
+	struct rt_wait w = { .done = counted, .arg = &which, .step = fail_early_leaver,
+			     .what = what };
+
+	return rt_cm_run(h->cm, &w);
+}
+
+static int send_one(struct hello *h)
+{
+	struct hello_conn *u = rt_conn_data(h->conn);
+
+	memset(u->send->addr, 0, RT_HELLO_BYTES); /* what upstream sends */
+	if (rt_post_send(rt_conn_res(h->conn), u->send, 0, RT_HELLO_BYTES, 0, true,
+			 rt_conn_err(h->conn)))
+		return rt_conn_fail_recorded(h->conn);
+	return wait_count(h, RT_COUNT_SENDS, "the send completion");
+}
+
+static int connect_one(struct hello *h)
+{
+	const struct rt_hello_spec *s = h->spec;
+	struct rt_addr_query q = { .node = s->node, .port = s->port, .ps = RDMA_PS_TCP,
+				   .format = RT_FMT_NAME, .passive = s->server,
+				   .what = "-s" };
+	unsigned one = 1;
+	struct rt_wait first = { .done = rt_cm_any_conn, .what = "a client",
+				 .timeout_ms = rt_run_accept_bound(h->run) };
+	struct rt_wait up = { .done = rt_cm_all_established, .arg = &one,
+			      .what = "the connection", .progress = rt_cm_expected_progress };
+
+	rt_error_phase(&h->run->err, s->server ? "listen" : "resolve-addr");
+	if (rt_cm_start(h->cm, &q, 1, &h->run->err))
+		return -1;
+	rt_error_phase(&h->run->err, "connect");
+	if (s->server && rt_cm_run(h->cm, &first))
+		return -1;
+	return rt_cm_run(h->cm, &up);
+}
+
+static int exchange(struct hello *h)
+{
+	const struct rt_hello_spec *s = h->spec;
+
+	rt_error_phase(&h->run->err, "transfer");
+	if (!s->server && send_one(h))
+		return -1;
+	if ((s->server || s->reply) && wait_count(h, RT_COUNT_RECVS, s->server ? "the client's message"
+						    : "the server's reply"))
+		return -1;
+	return s->server && s->reply ? send_one(h) : 0;
+}
+
+static int finish(struct hello *h)
+{
+	struct rt_wait w = { .done = rt_cm_all_closed, .what = "the disconnect" };
+
+	rt_error_phase(&h->run->err, "disconnect");
+	rt_conn_disconnect(h->conn);
+	return rt_cm_run(h->cm, &w);
+}
+
+int rt_hello_run(struct rt_run *run, const struct rt_hello_spec *spec)
+{
+	/* rdma_connect(id, NULL) as upstream: retries 7, RNR retries 7 */
+	struct rt_cm_params p = { .ps = RDMA_PS_TCP, .tos = -1, .ack_timeout = -1,
+				  .accept_rnr_retry = 7,
+				  .conn = { .responder_resources = 1, .initiator_depth = 1,
+					    .retry_count = 7, .rnr_retry_count = 7 },
+				  .timeout_ms = run->common.timeout_ms,
+				  .wait_server_ms = run->common.wait_server_ms };
+	struct hello h = { .spec = spec, .run = run };
+	int rc;
+
+	rt_say(&run->log, "%s: start", spec->prog);
+	h.cm = rt_cm_create(&p, &hooks, &h, &run->log, &run->err);
+	rc = h.cm && !connect_one(&h) && !exchange(&h) && !finish(&h) ? 0 : -1;
+	rt_json_kv_string(&run->results, "role", spec->server ? "server" : "client");
+	rt_json_kv_uint(&run->results, "received", h.conn ? rt_conn_count(h.conn, RT_COUNT_RECVS) : 0);
+	rt_json_kv_uint(&run->results, "sent", h.conn ? rt_conn_count(h.conn, RT_COUNT_SENDS) : 0);
+	rt_cm_destroy(h.cm);
+	if (!rc)
+		rt_say(&run->log, "%s: end 0", spec->prog);
+	return rc;
+}

@@ -1,0 +1,734 @@
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <rdma/rsocket.h>
+
+#include "rdmatest/addr.h"
+#include "rdmatest/interrupt.h"
+#include "rdmacm/rsock.h"
+#include "rdmatest/util.h"
+
+/* ---- the two ops tables ---------------------------------------------------- */
+
+/* Wrappers, because glibc declares some of these with transparent-union
+ * address arguments that do not match a plain function pointer. */
+static int k_socket(int d, int t, int p) { return socket(d, t, p); }
+static int k_bind(int fd, const struct sockaddr *sa, socklen_t l) { return bind(fd, sa, l); }
+static int k_listen(int fd, int b) { return listen(fd, b); }
+static int k_accept(int fd, struct sockaddr *sa, socklen_t *l) { return accept(fd, sa, l); }
+static int k_connect(int fd, const struct sockaddr *sa, socklen_t l) { return connect(fd, sa, l); }
+static int k_poll(struct pollfd *f, nfds_t n, int t) { return poll(f, n, t); }
+static int k_shutdown(int fd, int how) { return shutdown(fd, how); }
+static int k_close(int fd) { return close(fd); }
+
+/* A peer that went away must be an error to report, not a SIGPIPE. */
+static ssize_t k_send(int fd, const void *b, size_t l, int f)
+{
+	return send(fd, b, l, f | MSG_NOSIGNAL);
+}
+
+static ssize_t k_recv(int fd, void *b, size_t l, int f) { return recv(fd, b, l, f); }
+
+static ssize_t k_sendto(int fd, const void *b, size_t l, int f,
+			const struct sockaddr *sa, socklen_t n)
+{
+	return sendto(fd, b, l, f | MSG_NOSIGNAL, sa, n);
+}
+
+static ssize_t k_recvfrom(int fd, void *b, size_t l, int f, struct sockaddr *sa,
+			  socklen_t *n)
+{
+	return recvfrom(fd, b, l, f, sa, n);
+}
+
+static int k_setsockopt(int fd, int lv, int n, const void *v, socklen_t l)
+{
+	return setsockopt(fd, lv, n, v, l);
+}
+
+static int k_getsockopt(int fd, int lv, int n, void *v, socklen_t *l)
+{
+	return getsockopt(fd, lv, n, v, l);
+}
+
+/* Only F_GETFL and F_SETFL are used. */
+static int k_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	if (cmd != F_SETFL)
+		return fcntl(fd, cmd);
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
+}
+
+const struct rt_sock_ops rt_sock_kernel = {
+	.name = "socket", .prefix = 0, .rdma = false,
+	.socket = k_socket, .bind = k_bind, .listen = k_listen,
+	.accept = k_accept, .connect = k_connect, .send = k_send,
+	.recv = k_recv, .sendto = k_sendto, .recvfrom = k_recvfrom,
+	.poll = k_poll, .setsockopt = k_setsockopt,
+	.getsockopt = k_getsockopt, .fcntl = k_fcntl, .shutdown = k_shutdown,
+	.close = k_close,
+};
+
+const struct rt_sock_ops rt_sock_rdma = {
+	.name = "rsocket", .prefix = 'r', .rdma = true,
+	.socket = rsocket, .bind = rbind, .listen = rlisten,
+	.accept = raccept, .connect = rconnect, .send = rsend,
+	.recv = rrecv, .sendto = rsendto, .recvfrom = rrecvfrom,
+	.poll = rpoll, .setsockopt = rsetsockopt,
+	.getsockopt = rgetsockopt, .fcntl = rfcntl, .shutdown = rshutdown,
+	.close = rclose,
+};
+
+/* "rconnect" or "connect", for messages. */
+static const char *call(const struct rt_sock_ops *ops, const char *name,
+			char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", ops->prefix ? "r" : "", name);
+	return buf;
+}
+
+/* librdmacm's rpoll does not wake up for every state change of listening
+ * and connecting rsockets (another thread consumes the CM events), so
+ * those waits are cut into short slices; the caller rechecks in between. */
+#define RDMA_CM_SLICE_MS 10
+#define RDMA_DATA_SLICE_MS 1000
+
+static int slice(int left_ms, int max_ms)
+{
+	if (max_ms <= 0)
+		return left_ms;
+	return (left_ms < 0 || left_ms > max_ms) ? max_ms : left_ms;
+}
+
+static short poll_one(const struct rt_sock_ops *ops, int fd, short events,
+		      int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n = ops->poll(&p, 1, timeout_ms);
+
+	if (n < 0 && errno != EINTR)
+		return POLLERR;
+	return n > 0 ? p.revents : 0;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+int rt_sock_open(const struct rt_sock_ops *ops, int family, int *fd,
+		 struct rt_error *err)
+{
+	char c[16];
+
+	*fd = ops->socket(family, SOCK_STREAM, 0);
+	if (*fd >= 0)
+		return 0;
+	if (ops->rdma && (errno == ENODEV || errno == ENOENT || errno == ENOSYS))
+		return rt_fail(err, RT_EXIT_ENV, "rsocket: no RDMA device found "
+			       "(-T s runs the test over kernel TCP sockets)");
+	return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s",
+			     call(ops, "socket", c, sizeof(c)));
+}
+
+static int set_nonblock(const struct rt_sock_ops *ops, int fd, bool on)
+{
+	int fl = ops->fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	return ops->fcntl(fd, F_SETFL, fl);
+}
+
+int rt_sock_listen(const struct rt_sock_ops *ops, int fd,
+		   const struct sockaddr *sa, socklen_t len, struct rt_error *err)
+{
+	char c[16], a[80];
+	int one = 1;
+
+	rt_addr_str(sa, a, sizeof(a));
+	if (ops->setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s SO_REUSEADDR",
+				     call(ops, "setsockopt", c, sizeof(c)));
+	if (set_nonblock(ops, fd, true))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(ops, "fcntl", c, sizeof(c)));
+	if (ops->bind(fd, sa, len)) {
+		int e = errno;
+
+		return rt_fail_errno(err, e == EADDRNOTAVAIL || e == ENODEV
+					? RT_EXIT_ENV : RT_EXIT_FAIL, e, "%s %s%s",
+				     call(ops, "bind", c, sizeof(c)), a,
+				     e == EADDRINUSE ? " (another server holds this port)" :
+				     e == EADDRNOTAVAIL || e == ENODEV
+					? " (not an address of this host's RDMA devices)" : "");
+	}
+	if (ops->listen(fd, 1))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s %s",
+				     call(ops, "listen", c, sizeof(c)), a);
+	return 0;
+}
+
+static bool would_block(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR;
+}
+
+int rt_sock_accept(const struct rt_sock_ops *ops, int lfd, long long timeout_ms,
+		   int *fd, struct rt_error *err)
+{
+	uint64_t deadline = timeout_ms > 0 ? rt_deadline_after_ms(timeout_ms) : 0;
+	char c[16];
+
+	for (;;) {
+		int left;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		*fd = ops->accept(lfd, NULL, NULL);
+		if (*fd >= 0)
+			return 0;
+		if (!would_block(errno) && errno != ECONNABORTED)
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s",
+					     call(ops, "accept", c, sizeof(c)));
+		left = rt_ms_until(deadline);
+		if (left == 0)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "no client connected "
+				       "within %g s", (double)timeout_ms / 1000);
+		poll_one(ops, lfd, POLLIN,
+			 slice(left, ops->rdma ? RDMA_CM_SLICE_MS : 0));
+	}
+}
+
+/* ---- tuning ----------------------------------------------------------------- */
+
+static void keepalive(const struct rt_sock_ops *o, int fd, int idle,
+		      const struct rt_log *log)
+{
+	int on = 1, v = 0;
+	socklen_t len = sizeof(v);
+
+	if (o->setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on))) {
+		rt_warn(log, "%s SO_KEEPALIVE: %s", o->rdma ? "rsetsockopt" : "setsockopt",
+			strerror(errno));
+		return;
+	}
+	if (o->setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)))
+		rt_warn(log, "TCP_KEEPIDLE %d: %s", idle, strerror(errno));
+	if (!o->getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &len))
+		rt_say(log, "Keepalive: %s", v ? "ON" : "OFF");
+	len = sizeof(v);
+	if (!o->getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, &len))
+		rt_say(log, "  time: %i", v);
+}
+
+void rt_sock_tune(const struct rt_sock_ops *o, int fd,
+		  const struct rt_sock_tuning *t, const struct rt_log *log)
+{
+	int one = 1;
+
+	if (t->bufsize) {
+		o->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &t->bufsize, sizeof(t->bufsize));
+		o->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->bufsize, sizeof(t->bufsize));
+	}
+	if (t->nodelay)
+		o->setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->rdma && t->inline_size >= 0 &&
+	    o->setsockopt(fd, SOL_RDMA, RDMA_INLINE, &t->inline_size, sizeof(t->inline_size)))
+		rt_dbg(log, "rsetsockopt RDMA_INLINE %d: %s", t->inline_size, strerror(errno));
+	if (o->rdma && t->iomap_size > 0 &&
+	    o->setsockopt(fd, SOL_RDMA, RDMA_IOMAPSIZE, &t->iomap_size, sizeof(t->iomap_size)))
+		rt_dbg(log, "rsetsockopt RDMA_IOMAPSIZE %d: %s", t->iomap_size, strerror(errno));
+	if (t->keepalive_s)
+		keepalive(o, fd, t->keepalive_s, log);
+}
+
+/* ---- connected streams ------------------------------------------------------------ */
+
+int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err)
+{
+	bool block = s->wait == RT_WAIT_BLOCK;
+	char c[16];
+
+	if (set_nonblock(s->ops, s->fd, !block))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(s->ops, "fcntl", c, sizeof(c)));
+	if (block && !s->ops->rdma) {
+		struct timeval tv = { .tv_sec = s->timeout_ms / 1000,
+				      .tv_usec = s->timeout_ms % 1000 * 1000 };
+
+		if (setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+		    setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno,
+					     "setsockopt SO_RCVTIMEO");
+	}
+	return 0;
+}
+
+static int connect_failed(struct rt_stream *s, const char *addr, int e,
+			  struct rt_error *err)
+{
+	char c[16];
+
+	call(s->ops, "connect", c, sizeof(c));
+	switch (e) {
+	case ECONNREFUSED:
+		if (!err->set)
+			err->err_no = e;
+		return rt_fail(err, RT_EXIT_FAIL, "%s %s: connection refused: nothing "
+			       "listening on that port%s", c, addr, s->ops->rdma
+			       ? " (is the server running, and without -T s?)"
+			       : " (is the server running, with -T s?)");
+	case ETIMEDOUT:
+		return rt_fail_errno(err, RT_EXIT_TIMEOUT, e, "%s %s", c, addr);
+	case ENODEV:
+	case EADDRNOTAVAIL:
+		return rt_fail_errno(err, RT_EXIT_ENV, e, "%s %s", c, addr);
+	default:
+		return rt_fail_errno(err, RT_EXIT_FAIL, e, "%s %s", c, addr);
+	}
+}
+
+/* librdmacm's rconnect/rpoll can spin without returning when nobody
+ * answers at the address (seen with rdma-core 44: the main thread busy for
+ * minutes, no bound of ours gets to run). A one-shot timer armed around
+ * the connect ends the process with its last words, the error line and
+ * (with --json) the document, prepared beforehand because a signal
+ * handler may only write(2) them (interrupt.h). */
+static void backstop_fire(int sig)
+{
+	(void)sig;
+	rt_last_words_exit();
+}
+
+static void backstop_arm(long long ms, const char *call, const char *addr)
+{
+	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
+					      .tv_usec = ms % 1000 * 1000 } };
+	char reason[256];
+
+	snprintf(reason, sizeof(reason), "%s %s: no answer within %g s (the "
+		 "rsocket library did not return: is the host up and reachable "
+		 "over RDMA?)", call, addr, (double)ms / 1000);
+	rt_last_words_prepare(RT_EXIT_TIMEOUT, reason);
+	signal(SIGALRM, backstop_fire);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void backstop_disarm(void)
+{
+	struct itimerval off = { 0 };
+
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	rt_last_words_clear();
+}
+
+static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
+			socklen_t len, long long timeout_ms, struct rt_error *err);
+
+int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
+		      socklen_t len, long long timeout_ms, struct rt_error *err)
+{
+	char a[80], c[16];
+	int rc;
+
+	if (!s->ops->rdma || timeout_ms <= 0)
+		return connect_wait(s, sa, len, timeout_ms, err);
+	/* our own bound fires first; the backstop only when that cannot run */
+	backstop_arm(timeout_ms + 2000, call(s->ops, "connect", c, sizeof(c)),
+		     rt_addr_str(sa, a, sizeof(a)));
+	rc = connect_wait(s, sa, len, timeout_ms, err);
+	backstop_disarm();
+	return rc;
+}
+
+static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
+		      socklen_t len, long long timeout_ms, struct rt_error *err)
+{
+	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+	char a[80], c[16];
+	int so_err = 0;
+	socklen_t sl = sizeof(so_err);
+
+	rt_addr_str(sa, a, sizeof(a));
+	if (set_nonblock(s->ops, s->fd, true))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "%s O_NONBLOCK",
+				     call(s->ops, "fcntl", c, sizeof(c)));
+	if (s->ops->connect(s->fd, sa, len) == 0) {
+		s->connected = true;
+		return rt_stream_set_wait(s, err);
+	}
+	if (errno != EINPROGRESS && !would_block(errno))
+		return connect_failed(s, a, errno, err);
+	for (;;) {
+		int left = rt_ms_until(deadline);
+		short ev;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		if (left == 0)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "%s %s: no answer within %g s",
+				       call(s->ops, "connect", c, sizeof(c)), a,
+				       (double)timeout_ms / 1000);
+		ev = poll_one(s->ops, s->fd, POLLOUT,
+			      slice(left, s->ops->rdma ? RDMA_CM_SLICE_MS : 0));
+		if (ev & (POLLOUT | POLLERR | POLLHUP))
+			break;
+	}
+	if (s->ops->getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &so_err, &sl))
+		return connect_failed(s, a, errno, err);
+	if (so_err)
+		return connect_failed(s, a, so_err, err);
+	s->connected = true;
+	return rt_stream_set_wait(s, err);
+}
+
+/* One try: a fresh socket in s->fd, closed by the caller on failure. */
+static int dial_once(struct rt_stream *s, const struct rt_sockaddr *a,
+		     const struct rt_sock_tuning *t, const struct rt_log *log,
+		     struct rt_error *e)
+{
+	const struct rt_sock_ops *o = s->ops;
+	char c[16], buf[80];
+
+	s->sent = s->received = 0;
+	if (rt_sock_open(o, a->addr.ss_family, &s->fd, e))
+		return -1;
+	rt_sock_tune(o, s->fd, t, log);
+	if (a->src_len && o->bind(s->fd, (const struct sockaddr *)&a->src, a->src_len))
+		return rt_fail_errno(e, errno == EADDRNOTAVAIL ? RT_EXIT_ENV : RT_EXIT_FAIL,
+				     errno, "%s %s", call(o, "bind", c, sizeof(c)),
+				     rt_addr_str((const struct sockaddr *)&a->src, buf, sizeof(buf)));
+	if (a->route && o->setsockopt(s->fd, SOL_RDMA, RDMA_ROUTE, a->route,
+				      (socklen_t)a->route_len))
+		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");
+	return rt_stream_connect(s, (const struct sockaddr *)&a->addr, a->addr_len,
+				 s->timeout_ms, e);
+}
+
+int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,
+		   const struct rt_sock_tuning *t, long long wait_server_ms,
+		   const struct rt_log *log, struct rt_error *err)
+{
+	uint64_t until = rt_deadline_after_ms(wait_server_ms);
+
+	for (;;) {
+		struct rt_error e = { 0 };
+		int rc = dial_once(s, a, t, log, &e);
+
+		if (!rc)
+			return 0;
+		rt_stream_close(s, false);
+		if (rc == RT_INTERRUPTED)
+			return rc;
+		if (wait_server_ms <= 0 || rt_ms_until(until) < 200 ||
+		    (e.exit_code != RT_EXIT_FAIL && e.exit_code != RT_EXIT_TIMEOUT))
+			return rt_error_adopt(err, &e);
+		rt_dbg(log, "%s; retrying", e.reason);
+		usleep(200000);
+	}
+}
+
+/* ---- send_all / recv_all -------------------------------------------------------------- */
+
+struct xfer {
+	struct rt_stream *s;
+	bool sending;
+	bool io;           /* sending with riowrite to the peer's offset 0 */
+	size_t done, len;
+	uint64_t deadline; /* of the current wait; 0 until something would block */
+	bool hup;          /* poll saw the peer hang up or an error */
+};
+
+static int xfer_fail(struct xfer *x, int code, int err_no, struct rt_error *err,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int xfer_fail(struct xfer *x, int code, int err_no, struct rt_error *err,
+		     const char *fmt, ...)
+{
+	char what[160], where[128] = "transfer", hint[160] = "";
+	bool was_set = err->set;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (x->s->describe)
+		x->s->describe(x->s->describe_arg, where, sizeof(where), hint,
+			       sizeof(hint));
+	rt_fail(err, code, "%s: %s%s%s", where, what, hint[0] ? ": " : "", hint);
+	if (!was_set)
+		err->err_no = err_no;
+	return -1;
+}
+
+static int stalled(struct xfer *x, struct rt_error *err)
+{
+	double sec = (double)x->s->timeout_ms / 1000;
+
+	if (x->sending)
+		return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "the peer took no data for "
+				 "%g s after %zu of %zu bytes sent", sec, x->done, x->len);
+	return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "no data for %g s after %zu "
+			 "of %zu bytes", sec, x->done, x->len);
+}
+
+static int io_failed(struct xfer *x, int e, struct rt_error *err)
+{
+	char c[16];
+
+	if (e == ECONNRESET || e == EPIPE || e == ENOTCONN)
+		return xfer_fail(x, RT_EXIT_FAIL, e, err, "connection reset by the peer "
+				 "after %zu of %zu bytes", x->done, x->len);
+	if (x->io)
+		return xfer_fail(x, RT_EXIT_FAIL, e, err, "riowrite: %s (has the peer "
+				 "mapped its buffer: is it riostream?)", strerror(e));
+	return xfer_fail(x, RT_EXIT_FAIL, e, err, "%s: %s",
+			 call(x->s->ops, x->sending ? "send" : "recv", c, sizeof(c)),
+			 strerror(e));
+}
+
+static bool expired(struct xfer *x)
+{
+	if (!x->deadline) {
+		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+		return false;
+	}
+	return rt_now_ns() >= x->deadline;
+}
+
+/* Sleeps in poll until the stream is ready, the deadline passes (-1) or
+ * the peer hung up (0: the call that follows reports how). */
+static int wait_ready(struct xfer *x, struct rt_error *err)
+{
+	const struct rt_sock_ops *ops = x->s->ops;
+	short want = x->sending ? POLLOUT : POLLIN;
+
+	if (!x->deadline)
+		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+	for (;;) {
+		int left = rt_ms_until(x->deadline);
+		short ev;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		if (left == 0)
+			return stalled(x, err);
+		ev = poll_one(ops, x->s->fd, want,
+			      slice(left, ops->rdma ? RDMA_DATA_SLICE_MS : 0));
+		if (ev & (want | POLLERR | POLLHUP)) {
+			x->hup = !(ev & want);
+			return 0;
+		}
+	}
+}
+
+/* Kernel sockets in blocking mode wait in the call itself (bounded by
+ * SO_RCVTIMEO/SO_SNDTIMEO); everything else calls without blocking. */
+static int call_flags(const struct xfer *x)
+{
+	if (x->s->wait == RT_WAIT_BLOCK && !x->s->ops->rdma)
+		return x->sending ? 0 : MSG_WAITALL;
+	return MSG_DONTWAIT;
+}
+
+static bool polls_first(const struct rt_stream *s)
+{
+	return s->wait == RT_WAIT_POLL || (s->wait == RT_WAIT_BLOCK && s->ops->rdma);
+}
+
+static int xfer_all(struct xfer *x, uint8_t *buf, struct rt_error *err)
+{
+	struct rt_stream *s = x->s;
+	int flags = call_flags(x);
+	unsigned spins = 0;
+
+	while (x->done < x->len) {
+		ssize_t n;
+		int rc;
+
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		if (s->wait != RT_WAIT_SPIN && !x->deadline)
+			x->deadline = rt_deadline_after_ms(s->timeout_ms);
+		if (polls_first(s) && (rc = wait_ready(x, err)))
+			return rc;
+		if (x->io)
+			n = riowrite(s->fd, buf + x->done, x->len - x->done,
+				     (off_t)x->done, flags);
+		else if (x->sending)
+			n = s->ops->send(s->fd, buf + x->done, x->len - x->done, flags);
+		else
+			n = s->ops->recv(s->fd, buf + x->done, x->len - x->done, flags);
+		if (n > 0) {
+			x->done += (size_t)n;
+			x->deadline = 0;
+			continue;
+		}
+		if ((n == 0 && !x->sending) || (n < 0 && would_block(errno) && x->hup))
+			return xfer_fail(x, RT_EXIT_FAIL, 0, err, "closed by the peer "
+					 "after %zu of %zu bytes", x->done, x->len);
+		if (n < 0 && !would_block(errno))
+			return io_failed(x, errno, err);
+		/* would block: spinning reads the clock every 64 tries only */
+		if ((s->wait != RT_WAIT_SPIN || !(++spins & 63)) && expired(x))
+			return stalled(x, err);
+	}
+	return 0;
+}
+
+int rt_stream_send_all(struct rt_stream *s, const void *buf, size_t len,
+		       struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = true, .len = len };
+	int rc = xfer_all(&x, (uint8_t *)(uintptr_t)buf, err);
+
+	s->sent += x.done;
+	return rc;
+}
+
+int rt_stream_recv_all(struct rt_stream *s, void *buf, size_t len,
+		       struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = false, .len = len };
+	int rc = xfer_all(&x, buf, err);
+
+	s->received += x.done;
+	return rc;
+}
+
+int rt_stream_iowrite_all(struct rt_stream *s, const void *buf, size_t len,
+			  struct rt_error *err)
+{
+	struct xfer x = { .s = s, .sending = true, .io = true, .len = len };
+	int rc = xfer_all(&x, (uint8_t *)(uintptr_t)buf, err);
+
+	s->sent += x.done;
+	return rc;
+}
+
+/* librdmacm gives each connection the iomap slots both ends asked for
+ * (RDMA_IOMAPSIZE): none left is ENOMEM, so the peer asked for none. */
+int rt_stream_iomap(struct rt_stream *s, void *buf, size_t len, struct rt_error *err)
+{
+	if (riomap(s->fd, buf, len, PROT_WRITE, 0, 0) != -1)
+		return 0;
+	if (errno == ENOMEM)
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "riomap of %zu bytes: the "
+				     "connection has no iomap slot: the peer did not ask "
+				     "for RDMA_IOMAPSIZE (is it rstream, not riostream?)", len);
+	return rt_fail_errno(err, RT_EXIT_ENV, errno, "riomap of %zu bytes: this "
+			     "rsocket cannot map memory for iomap writes (a missing "
+			     "capability of librdmacm or the provider)", len);
+}
+
+void rt_stream_iounmap(struct rt_stream *s, void *buf, size_t len)
+{
+	riounmap(s->fd, buf, len);
+}
+
+/* The peer's writes land without a call of ours: we spin on the byte, as
+ * upstream does, and every 1024 looks read the clock, the interrupt flag
+ * and (peeking) the stream, which carries nothing during iomap rows
+ * unless the peer closed or runs another test. */
+int rt_stream_await_byte(struct rt_stream *s, const volatile uint8_t *p, uint8_t want,
+			 size_t len, struct rt_error *err)
+{
+	struct xfer x = { .s = s, .len = len };
+	unsigned spins = 0;
+	uint8_t c;
+
+	while (*p != want) {
+		ssize_t n;
+
+		if (++spins & 1023)
+			continue;
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		if (expired(&x))
+			return xfer_fail(&x, RT_EXIT_TIMEOUT, 0, err, "no iomap write from "
+					 "the peer within %g s", (double)s->timeout_ms / 1000);
+		n = s->ops->recv(s->fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+		/* the peer's writes travel before its close or next message on
+		 * the same QP: what came first is in memory by now */
+		if (*p == want)
+			break;
+		if (n == 0)
+			return xfer_fail(&x, RT_EXIT_FAIL, 0, err, "closed by the peer "
+					 "before its iomap writes");
+		if (n > 0)
+			return xfer_fail(&x, RT_EXIT_FAIL, 0, err, "the peer sent stream "
+					 "data instead of iomap writes (is it rstream, not "
+					 "riostream?)");
+		if (!would_block(errno))
+			return io_failed(&x, errno, err);
+	}
+	s->received += len;
+	return 0;
+}
+
+int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
+			  uint64_t *extra)
+{
+	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+	uint8_t scratch[4096];
+
+	for (;;) {
+		ssize_t n = s->ops->recv(s->fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+		int left;
+
+		if (n == 0 || (n < 0 && !would_block(errno)))
+			return 0;
+		if (n > 0) {
+			*extra += (uint64_t)n;
+			continue;
+		}
+		left = rt_ms_until(deadline);
+		if (left == 0)
+			return -1;
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		poll_one(s->ops, s->fd, POLLIN,
+			 slice(left, s->ops->rdma ? RDMA_DATA_SLICE_MS : 0));
+	}
+}
+
+/* Measured in the lab (rxe, rdma-core 44): when the peer's link is cut,
+ * rclose of the still connected rsocket sends its disconnect, makes the
+ * completion channel blocking and sleeps in ibv_get_cq_event for a send
+ * completion that never comes (strace: read on the channel fd, 90 s and
+ * more after --timeout). */
+void rt_stream_close(struct rt_stream *s, bool orderly)
+{
+	bool bounded;
+
+	if (s->fd < 0)
+		return;
+	bounded = s->ops->rdma && s->connected && s->timeout_ms > 0;
+	if (s->ops->rdma && s->connected && !orderly) {
+		s->fd = -1; /* abandoned: see rsock.h */
+		return;
+	}
+	if (bounded)
+		backstop_arm(s->timeout_ms + 2000, "rshutdown", "(end of the stream)");
+	if (orderly)
+		s->ops->shutdown(s->fd, SHUT_RDWR);
+	s->ops->close(s->fd);
+	if (bounded)
+		backstop_disarm();
+	s->fd = -1;
+	s->connected = false;
+}

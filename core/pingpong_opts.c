@@ -1,9 +1,0 @@
-#include <infiniband/verbs.h>
-
-#include "rdmatest/pingpong_opts.h"
-
-const struct rt_enum rt_pp_mtus[] = {
-	{ "256", IBV_MTU_256, NULL }, { "512", IBV_MTU_512, NULL },
-	{ "1024", IBV_MTU_1024, NULL }, { "2048", IBV_MTU_2048, NULL },
-	{ "4096", IBV_MTU_4096, NULL }, { NULL, 0, NULL },
-};

@@ -1,0 +1,350 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mesh/meshagg.h"
+#include "mesh/sched.h"
+#include "rdmatest/util.h"
+
+static const struct rt_mesh_limits relative = {.rtt_factor = 2.1, .bw_fraction = 0.93};
+
+static void say_hello(struct rt_mesh_agg *g, uint32_t n, uint32_t skip)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = n};
+		struct rt_error err = {0};
+
+		if (i == skip)
+			continue;
+		snprintf(h.host, sizeof(h.host), "n%u", i);
+		assert_int_equal(rt_mesh_agg_hello(g, &h, &err), 0);
+	}
+}
+
+static struct rt_mesh_result ok(uint32_t a, uint32_t b, double rtt_us, double gbps)
+{
+	return (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 500000,
+		.rtt_p50_ns = (uint64_t)(rtt_us * 1e3),
+		.rtt_p99_ns = (uint64_t)(rtt_us * 2e3), .mbps = (uint64_t)(gbps * 1e3),
+		.mbps_rev = (uint64_t)(gbps * 1e3)};
+}
+
+static struct rt_mesh_result failed(uint32_t a, uint32_t b)
+{
+	return (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_FAILED};
+}
+
+static void add(struct rt_mesh_agg *g, struct rt_mesh_result r)
+{
+	struct rt_error err = {0};
+
+	assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+}
+
+static void judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	struct rt_error err = {0};
+
+	assert_int_equal(rt_mesh_judge(g, lim, &err), 0);
+}
+
+/* A full tournament of healthy nodes: READY, medians from every pair. */
+static void all_healthy(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 6, 0, &err), 0);
+	say_hello(&g, 6, UINT32_MAX);
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = a + 1; b < 6; b++)
+			add(&g, ok(b, a, 10 + a, 95 + b)); /* either order */
+	judge(&g, &relative);
+	assert_true(g.ready);
+	assert_int_equal(g.nlinks, 15);
+	assert_true(g.median_rtt_us > 10 && g.median_rtt_us < 15);
+	for (uint32_t i = 0; i < 6; i++) {
+		assert_int_equal(g.nodes[i].verdict, RT_NODE_OK);
+		assert_int_equal(g.nodes[i].tested, 5);
+	}
+	rt_mesh_agg_free(&g);
+}
+
+/* One node whose every test fails is the bad node; its partners stay
+ * ok; no link is blamed on its own. */
+static void one_bad_node(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 5, 0, &err), 0);
+	say_hello(&g, 5, UINT32_MAX);
+	for (uint32_t a = 0; a < 5; a++)
+		for (uint32_t b = a + 1; b < 5; b++)
+			add(&g, a == 2 || b == 2 ? failed(a, b) : ok(a, b, 10, 100));
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.nodes[2].verdict, RT_NODE_BAD);
+	assert_int_equal(g.bad_nodes, 1);
+	for (uint32_t i = 0; i < 5; i++)
+		if (i != 2)
+			assert_int_equal(g.nodes[i].verdict, RT_NODE_OK);
+	rt_mesh_agg_free(&g);
+}
+
+/* A broken node and one bad link in a small mesh: the node's failures
+ * explain its partners' bad links, so only it is bad, and the one other
+ * bad link is named (counted alone, 2 of 3 bad made node 0 bad too). */
+static void bad_node_does_not_blame_partners(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	say_hello(&g, 4, UINT32_MAX);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			add(&g, b == 2 || a == 2 || (a == 0 && b == 1) ? failed(a, b) :
+				ok(a, b, 10, 100));
+	judge(&g, &relative);
+	assert_int_equal(g.nodes[0].bad, 2); /* its own counts are kept */
+	assert_int_equal(g.nodes[2].verdict, RT_NODE_BAD);
+	assert_int_equal(g.nodes[0].verdict, RT_NODE_OK);
+	assert_int_equal(g.nodes[1].verdict, RT_NODE_OK);
+	assert_int_equal(g.nodes[3].verdict, RT_NODE_OK);
+	assert_int_equal(g.bad_nodes, 1);
+	assert_int_equal(g.bad_links, 1); /* 0-1; 2's three are 2's */
+	rt_mesh_agg_free(&g);
+}
+
+/* A slow link between two otherwise healthy nodes: a bad link, an RTT
+ * outlier against the median, and no bad node. An absolute ceiling
+ * catches it too; a bandwidth floor catches a slow pair. */
+static void degraded_link_and_thresholds(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_mesh_limits abs = {.max_rtt_us = 20, .min_gbps = 90};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	say_hello(&g, 4, UINT32_MAX);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			add(&g, ok(a, b, a == 1 && b == 3 ? 50 : 10, a == 0 && b == 2 ? 40 : 100));
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.bad_nodes, 0);
+	assert_int_equal(g.bad_links, 2);
+	for (uint32_t i = 0; i < g.nlinks; i++) {
+		const struct rt_mesh_link *l = &g.links[i];
+		uint32_t want = l->r.a == 1 && l->r.b == 3 ? RT_LINK_RTT_REL :
+				l->r.a == 0 && l->r.b == 2 ? RT_LINK_BW_REL : 0;
+
+		assert_int_equal(l->why, want);
+	}
+	judge(&g, &abs);
+	for (uint32_t i = 0; i < g.nlinks; i++) {
+		const struct rt_mesh_link *l = &g.links[i];
+		uint32_t want = l->r.a == 1 && l->r.b == 3 ? RT_LINK_RTT_ABS :
+				l->r.a == 0 && l->r.b == 2 ? RT_LINK_BW_ABS : 0;
+
+		assert_int_equal(l->why, want);
+	}
+	rt_mesh_agg_free(&g);
+}
+
+/* Bandwidth has two directions: a link slow one way only is bad, judged
+ * by its slower direction against the median of the links' slower
+ * directions, and the figures keep their direction when the ends are
+ * swapped to a < b. */
+static void one_direction_slow(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_mesh_limits abs = {.min_gbps = 90};
+	struct rt_mesh_result slow = ok(2, 0, 10, 100);
+
+	(void)state;
+	slow.mbps_rev = 30000; /* 0 to 2 (b to a as tested) */
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	say_hello(&g, 4, UINT32_MAX);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			add(&g, a == 0 && b == 2 ? slow : ok(a, b, 10, 100 + a + b));
+	judge(&g, &relative);
+	assert_true(g.median_gbps > 100 && g.median_gbps < 110);
+	assert_int_equal(g.bad_links, 1);
+	for (uint32_t i = 0; i < g.nlinks; i++) {
+		const struct rt_mesh_link *l = &g.links[i];
+		bool it = l->r.a == 0 && l->r.b == 2;
+
+		assert_int_equal(l->why, it ? RT_LINK_BW_REL : 0);
+		if (it) {
+			assert_int_equal(l->r.mbps, 30000);     /* 0 to 2 */
+			assert_int_equal(l->r.mbps_rev, 100000); /* 2 to 0 */
+			assert_true(rt_mesh_gbps(&l->r) == 30.0);
+		}
+	}
+	judge(&g, &abs);
+	assert_int_equal(g.bad_links, 1);
+	rt_mesh_agg_free(&g);
+}
+
+/* A node that never said hello is absent; its failed pairs are not held
+ * against its partners; a re-test replaces the earlier result. */
+static void absent_and_retest(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	say_hello(&g, 4, 3);
+	add(&g, ok(0, 1, 10, 100));
+	add(&g, ok(1, 2, 10, 100));
+	add(&g, failed(0, 2));
+	add(&g, ok(2, 0, 10, 100)); /* the re-test passed */
+	add(&g, (struct rt_mesh_result){.a = 0, .b = 3, .status = RT_MESH_ABSENT});
+	add(&g, failed(1, 3));
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.absent_nodes, 1);
+	assert_int_equal(g.nodes[3].verdict, RT_NODE_ABSENT);
+	assert_int_equal(g.bad_links, 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(g.nodes[i].verdict, RT_NODE_OK);
+		assert_int_equal(g.nodes[i].tested, 2);
+	}
+	rt_mesh_agg_free(&g);
+}
+
+/* Random pairing, one failed pair: both nodes are suspects; the second
+ * pass pairs each with a node that passed; the guilty one fails again
+ * and becomes the bad node, the other is cleared. */
+static void second_pass_finds_the_node(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_sched s;
+	struct rt_pair p[4], re[8];
+	uint32_t k, round_of[8], rounds, guilty;
+	char st[8];
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 8, 0, &err), 0);
+	say_hello(&g, 8, UINT32_MAX);
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_RANDOM, 8, 0, 99, &err), 0);
+	k = rt_sched_round(&s, 0, p);
+	assert_int_equal(k, 4);
+	guilty = p[1].b;
+	for (uint32_t i = 0; i < k; i++)
+		add(&g, i == 1 ? failed(p[i].a, p[i].b) : ok(p[i].a, p[i].b, 10, 100));
+	judge(&g, &relative);
+	assert_int_equal(g.suspect_nodes, 2);
+	rt_mesh_recheck_state(&g, st);
+	k = rt_sched_recheck(st, 8, 0, 1, re, round_of, &rounds);
+	assert_int_equal(k, 2);
+	assert_int_equal(rounds, 1);
+	for (uint32_t i = 0; i < k; i++)
+		add(&g, re[i].b == guilty ? failed(re[i].a, re[i].b) :
+			ok(re[i].a, re[i].b, 10, 100));
+	judge(&g, &relative);
+	assert_int_equal(g.nodes[guilty].verdict, RT_NODE_BAD);
+	assert_int_equal(g.nodes[p[1].a].verdict, RT_NODE_OK);
+	assert_int_equal(g.bad_nodes, 1);
+	assert_int_equal(g.suspect_nodes, 0);
+	rt_sched_free(&s);
+	rt_mesh_agg_free(&g);
+}
+
+/* A node lost in the last round has one failed pair among passed ones:
+ * the failure alone would be a bad link; lost, the node is bad and its
+ * partner and their link are not blamed. A lost node without a failed
+ * pair, or one that never said hello, is judged as before. */
+static void lost_node_is_named(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 5, 0, &err), 0);
+	say_hello(&g, 5, 4);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			add(&g, a == 0 && b == 3 ? failed(a, b) : ok(a, b, 10, 95));
+	judge(&g, &relative);
+	assert_int_equal(g.bad_nodes, 0);
+	assert_int_equal(g.bad_links, 1); /* before: the link's fault */
+	rt_mesh_agg_lost(&g, 3);
+	rt_mesh_agg_lost(&g, 1); /* lost at the end, nothing failed */
+	rt_mesh_agg_lost(&g, 4); /* absent: stays absent */
+	rt_mesh_agg_lost(&g, 9); /* outside the mesh: ignored */
+	judge(&g, &relative);
+	assert_int_equal(g.nodes[3].verdict, RT_NODE_BAD);
+	assert_int_equal(g.nodes[0].verdict, RT_NODE_OK);
+	assert_int_equal(g.nodes[1].verdict, RT_NODE_OK);
+	assert_int_equal(g.nodes[4].verdict, RT_NODE_ABSENT);
+	assert_false(g.nodes[4].lost);
+	assert_int_equal(g.bad_nodes, 1);
+	assert_int_equal(g.bad_links, 0);
+	rt_mesh_agg_free(&g);
+}
+
+static void bad_input(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_mesh_hello h = {.rank = 1, .size = 3, .host = "x"};
+	struct rt_mesh_result r = ok(0, 1, 1, 1);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 2, &err), 0);
+	assert_int_equal(rt_mesh_judge(&g, &relative, &err), -1);
+	assert_non_null(strstr(err.reason, "no rank said hello"));
+	memset(&err, 0, sizeof(err));
+	add(&g, ok(0, 5, 1, 1)); /* size unknown yet: kept, judged later */
+	assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), -1);
+	assert_non_null(strstr(err.reason, "hello twice"));
+	memset(&err, 0, sizeof(err));
+	h.size = 4;
+	assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), -1);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_judge(&g, &relative, &err), -1);
+	assert_non_null(strstr(err.reason, "rank 5 in a mesh of 3"));
+	memset(&err, 0, sizeof(err));
+	add(&g, r);
+	assert_int_equal(rt_mesh_agg_add(&g, &r, &err), -1);
+	assert_non_null(strstr(err.reason, "more than 2 results"));
+	rt_mesh_agg_free(&g);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_agg_init(&g, 70000, 0, &err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(all_healthy),
+		cmocka_unit_test(one_bad_node),
+		cmocka_unit_test(bad_node_does_not_blame_partners),
+		cmocka_unit_test(degraded_link_and_thresholds),
+		cmocka_unit_test(one_direction_slow),
+		cmocka_unit_test(absent_and_retest),
+		cmocka_unit_test(second_pass_finds_the_node),
+		cmocka_unit_test(lost_node_is_named),
+		cmocka_unit_test(bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mesh/meshgather.h"
+#include "rdmatest/util.h"
+
+static int send_hello(struct rt_oob *o, unsigned port, uint32_t rank, uint32_t size)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO,
+			       .u.hello = {.rank = rank, .size = size, .port = 1}};
+	struct rt_error err = {0};
+
+	snprintf(m.u.hello.host, sizeof(m.u.hello.host), "n%u", rank);
+	rt_oob_init(o, 5000);
+	return rt_oob_connect(o, "127.0.0.1", port, 2000, &err) ||
+	       rt_meshmsg_write(o, &m, &err);
+}
+
+/* The child plays a messy cluster of 6 ranks: 0, 1 and 3 say hello (1
+ * with its header and payload apart), 2 and 5 never come, one
+ * connection sends garbage, one repeats rank 1, one is from another mesh
+ * size, one stays silent. Then every rank present must get the verdict
+ * over the channel gathered. */
+static int messy_cluster(unsigned port)
+{
+	struct rt_oob ok[3], bad[4];
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO, .u.hello = {.rank = 1, .size = 6}};
+	struct rt_error err = {0};
+	uint8_t buf[RT_MESHMSG_MAX];
+	size_t len;
+
+	strcpy(m.u.hello.host, "n1");
+	len = rt_meshmsg_encode(&m, buf);
+	rt_oob_init(&ok[1], 5000);
+	if (send_hello(&ok[0], port, 0, 6) || send_hello(&bad[0], port, 3, 7) ||
+	    rt_oob_connect(&ok[1], "127.0.0.1", port, 2000, &err) ||
+	    rt_oob_write(&ok[1], buf, 5, &err))
+		return 10;
+	rt_oob_init(&bad[1], 5000);
+	rt_oob_init(&bad[2], 5000);
+	if (rt_oob_connect(&bad[1], "127.0.0.1", port, 2000, &err) ||
+	    rt_oob_write(&bad[1], "GET / HTTP/1.0\r\n\r\n", 18, &err) ||
+	    rt_oob_connect(&bad[2], "127.0.0.1", port, 2000, &err))
+		return 11;
+	usleep(100000);
+	if (rt_oob_write(&ok[1], buf + 5, len - 5, &err) ||
+	    send_hello(&ok[2], port, 3, 6))
+		return 12;
+	usleep(100000);
+	if (send_hello(&bad[3], port, 1, 6)) /* rank 1 again */
+		return 13;
+	for (int i = 0; i < 3; i++) {
+		ok[i].timeout_ms = 5000;
+		if (rt_meshmsg_read(&ok[i], 6, &m, &err) || m.type != RT_MESHMSG_VERDICT)
+			return 20 + i;
+		rt_oob_close(&ok[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		rt_oob_close(&bad[i]);
+	return 0;
+}
+
+static void absent_and_refused(void **state)
+{
+	struct rt_oob lis;
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_meshmsg v = {.type = RT_MESHMSG_VERDICT,
+			       .u.verdict = {.bad_nodes = 0, .absent = 3}};
+	uint64_t t0;
+	int status;
+	pid_t child;
+
+	(void)state;
+	rt_oob_init(&lis, 1000);
+	lis.backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 6, 0, &err), 0);
+	child = fork();
+	if (child == 0)
+		_exit(messy_cluster(lis.port));
+	t0 = rt_now_ns();
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, 6, 2500, 600, &g, &err), 0);
+	/* the deadline, not a hang, ended it: ranks 2, 4 and 5 never came */
+	assert_true(rt_now_ns() - t0 >= 2400000000ull);
+	assert_true(rt_now_ns() - t0 < 6000000000ull);
+	assert_int_equal(gt.present, 3);
+	assert_int_equal(gt.refused, 4); /* garbage, other size, silent, repeat */
+	assert_true(g.nodes[0].present && g.nodes[1].present && g.nodes[3].present);
+	assert_false(g.nodes[2].present || g.nodes[4].present || g.nodes[5].present);
+	assert_string_equal(g.nodes[3].host, "n3");
+	assert_int_equal(gt.conn[2].fd, -1);
+	for (uint32_t r = 0; r < 6; r++)
+		if (gt.conn[r].fd >= 0)
+			assert_int_equal(rt_meshmsg_write(&gt.conn[r], &v, &err), 0);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	rt_oob_close(&lis);
+}
+
+/* When everybody comes, gathering ends at once, not at the deadline. */
+static void everybody_early(void **state)
+{
+	struct rt_oob lis, c[4];
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	uint64_t t0;
+	int status;
+	pid_t child;
+
+	(void)state;
+	rt_oob_init(&lis, 1000);
+	lis.backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	child = fork();
+	if (child == 0) {
+		for (uint32_t r = 0; r < 4; r++)
+			if (send_hello(&c[r], lis.port, 3 - r, 4))
+				_exit(1);
+		usleep(300000);
+		_exit(0);
+	}
+	t0 = rt_now_ns();
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, 4, 20000, 2000, &g, &err), 0);
+	assert_true(rt_now_ns() - t0 < 5000000000ull);
+	assert_int_equal(gt.present, 4);
+	assert_int_equal(gt.refused, 0);
+	waitpid(child, &status, 0);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, 4, 0, 10, &g, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	rt_oob_close(&lis);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(absent_and_refused),
+		cmocka_unit_test(everybody_early),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,291 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../fuzz/fuzz.h" /* a JSON validator independent of json.c */
+#include "mesh/meshjson.h"
+#include "rdmatest/util.h"
+
+static void assert_valid_json(const char *text)
+{
+	const char *why = fuzz_json_invalid(text, strlen(text));
+
+	if (why)
+		fail_msg("invalid JSON (%s): %.200s", why, text);
+}
+
+static int parse(const char *line, struct rt_meshmsg *m, struct rt_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	return rt_mesh_line_parse(line, strlen(line), m, err);
+}
+
+static void lines_round_trip(void **state)
+{
+	struct rt_mesh_hello h = {.rank = 2, .size = 4, .host = "gpu03"};
+	struct rt_mesh_result r = {.a = 1, .b = 3, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT, .connect_ns = 70000, .rtt_p50_ns = 9000,
+		.rtt_p99_ns = 12000};
+	struct rt_mesh_result f = {.a = 0, .b = 2, .status = RT_MESH_TIMEOUT};
+	struct rt_mesh_result bw = {.a = 3, .b = 1, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 70000,
+		.rtt_p50_ns = 9000, .rtt_p99_ns = 12000, .mbps = 97000, .mbps_rev = 41000};
+	struct rt_meshmsg m;
+	struct rt_error err;
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h);
+	assert_string_equal(rt_json_text(&j),
+			    "{\"mesh\":\"hello\",\"rank\":2,\"size\":4,\"host\":\"gpu03\"}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_int_equal(m.type, RT_MESHMSG_HELLO);
+	assert_memory_equal(&m.u.hello, &h, sizeof(h));
+	rt_json_free(&j);
+
+	rt_json_init(&j);
+	rt_mesh_line_result(&j, &r);
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_int_equal(m.type, RT_MESHMSG_RESULT);
+	assert_memory_equal(&m.u.result, &r, sizeof(r));
+	rt_json_free(&j);
+
+	rt_json_init(&j);
+	rt_mesh_line_result(&j, &f);
+	assert_string_equal(rt_json_text(&j),
+			    "{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\"}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_memory_equal(&m.u.result, &f, sizeof(f));
+	rt_json_free(&j);
+
+	/* both directions, each under its own key */
+	rt_json_init(&j);
+	rt_mesh_line_result(&j, &bw);
+	assert_string_equal(rt_json_text(&j),
+			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"status\":\"ok\","
+			    "\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,"
+			    "\"mbps\":97000,\"mbps_rev\":41000}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_memory_equal(&m.u.result, &bw, sizeof(bw));
+	rt_json_free(&j);
+}
+
+static void prefixes_and_other_lines(void **state)
+{
+	struct rt_meshmsg m;
+	struct rt_error err;
+
+	(void)state;
+	assert_int_equal(parse("3: {\"mesh\":\"hello\",\"rank\":3,\"size\":4,\"host\":\"n4\"}", &m, &err), 1);
+	assert_int_equal(parse("n4: { \"mesh\" : \"hello\", \"rank\":3 ,\"size\":4,\"host\":\"n4\" }\r", &m, &err), 1);
+	assert_int_equal(m.u.hello.rank, 3);
+	assert_int_equal(parse("srun: job 42 queued", &m, &err), 0);
+	assert_int_equal(parse("", &m, &err), 0);
+}
+
+static void strict_lines(void **state)
+{
+	static const char *const bad[] = {
+		"{",
+		"{}",
+		"{\"mesh\":\"hello\"}",
+		"{\"mesh\":\"bye\",\"rank\":0}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"x\":1}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"rank\":1,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":4,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":0,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":-1,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":01,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":1.5,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":\"1\",\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":4294967296,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"a b\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"a\\\"b\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\"} trailing",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\"",
+		"{\"mesh\":\"hello\",\"rank\":0,,\"size\":4,\"host\":\"n1\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":0,\"status\":\"failed\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"fine\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"failed\",\"connect_ns\":5}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"rtt_p50_ns\":5}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"rtt_p50_ns\":9,\"rtt_p99_ns\":5}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":99999999999999999999}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":18446744073709551616}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"timeout\",\"mbps\":1}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"timeout\",\"mbps\":1,\"mbps_rev\":1}",
+		/* one direction alone, or a direction twice */
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"mbps\":1}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"mbps_rev\":1}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"mbps\":1,\"mbps\":1}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"mbps\":1,\"mbps_rev\":\"1\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":5,\"mbps\":1,\"mbps_back\":1}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"a\":0,\"b\":1,\"a\":0,\"b\":1,\"a\":0,\"b\":1,\"a\":0,\"b\":1,\"a\":0,\"b\":1,\"a\":0}",
+	};
+	struct rt_meshmsg m;
+	struct rt_error err;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (parse(bad[i], &m, &err) != -1)
+			fail_msg("taken: %s", bad[i]);
+		assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	}
+}
+
+static FILE *text_file(const char *text)
+{
+	FILE *f = tmpfile();
+
+	assert_non_null(f);
+	fputs(text, f);
+	rewind(f);
+	return f;
+}
+
+/* The lines of a 3-rank run as srun --label would collect them, merged
+ * into one judged document. */
+static void report_merges_ranks(void **state)
+{
+	static const char text[] =
+		"1: {\"mesh\":\"hello\",\"rank\":1,\"size\":3,\"host\":\"n2\"}\n"
+		"0: {\"mesh\":\"hello\",\"rank\":0,\"size\":3,\"host\":\"n1\"}\n"
+		"srun: error: n3: task 2: Exited with exit code 3\n"
+		"0: {\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,\"mbps\":97000,\"mbps_rev\":96000}\n"
+		"1: {\"mesh\":\"result\",\"a\":1,\"b\":2,\"status\":\"absent\"}\n";
+	struct rt_mesh_limits lim = {.rtt_factor = 2.1, .bw_fraction = 0.93};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_json j;
+	FILE *f = text_file(text);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), 0);
+	fclose(f);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.nres, 2);
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	rt_json_init(&j);
+	rt_mesh_document(&j, &g, &lim);
+	assert_valid_json(rt_json_text(&j));
+	assert_non_null(strstr(rt_json_text(&j), "\"absent\":[2]"));
+	assert_non_null(strstr(rt_json_text(&j), "\"verdict\":\"NOT READY\""));
+	assert_non_null(strstr(rt_json_text(&j), "\"rtt_us\":[[null,9,null],[9,null,null],[null,null,null]]"));
+	assert_non_null(strstr(rt_json_text(&j), "\"host\":\"n2\""));
+	/* both directions: in the pair, and row a column b of the matrix */
+	assert_non_null(strstr(rt_json_text(&j), "\"gbps\":97,\"gbps_rev\":96,"));
+	assert_non_null(strstr(rt_json_text(&j), "\"gbps\":[[null,97,null],[96,null,null],[null,null,null]]"));
+	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
+	rt_json_free(&j);
+	rt_mesh_agg_free(&g);
+}
+
+static void report_errors_name_the_line(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *longline = rt_xmalloc(RT_MESH_LINE_MAX + 100);
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	f = text_file("ok\n{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"n1\"}\n{\"mesh\":1}\n");
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	fclose(f);
+	assert_non_null(strstr(err.reason, "line 3"));
+	rt_mesh_agg_free(&g);
+
+	memset(longline, 'x', RT_MESH_LINE_MAX + 98);
+	longline[RT_MESH_LINE_MAX + 98] = '\n';
+	longline[RT_MESH_LINE_MAX + 99] = '\0';
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	f = text_file(longline);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	fclose(f);
+	assert_non_null(strstr(err.reason, "line 1 is longer than 512"));
+	rt_mesh_agg_free(&g);
+	free(longline);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	f = text_file("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"n1\"}\n"
+		      "{\"mesh\":\"hello\",\"rank\":1,\"size\":3,\"host\":\"n2\"}\n");
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	fclose(f);
+	assert_non_null(strstr(err.reason, "line 2: mesh hello from rank 1 of 3"));
+	rt_mesh_agg_free(&g);
+}
+
+/* A document is valid JSON whatever the results: failed, absent,
+ * unmeasured, bad nodes, outliers; without the matrix above its cap. */
+static void document_always_valid(void **state)
+{
+	struct rt_mesh_limits lim = {.min_gbps = 50, .max_rtt_us = 30,
+				     .rtt_factor = 2.1, .bw_fraction = 0.93};
+	uint32_t sizes[] = {2, 5, RT_MESH_MATRIX_MAX + 1};
+
+	(void)state;
+	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+		uint32_t n = sizes[s];
+		struct rt_mesh_agg g;
+		struct rt_error err = {0};
+		struct rt_json j;
+		uint64_t x = 3;
+
+		assert_int_equal(rt_mesh_agg_init(&g, n, 0, &err), 0);
+		for (uint32_t i = 1; i < n; i++) {
+			struct rt_mesh_hello h = {.rank = i, .size = n};
+
+			snprintf(h.host, sizeof(h.host), "h%u", i);
+			assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			struct rt_mesh_result r = {.a = i, .b = (i + 1) % n};
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			r.status = (uint8_t)(x % 4 == 3 ? RT_MESH_FAILED : RT_MESH_OK);
+			if (r.status == RT_MESH_OK) {
+				r.flags = (uint8_t)(x >> 8 & 3);
+				r.connect_ns = x >> 40;
+				r.rtt_p50_ns = x >> 50;
+				r.rtt_p99_ns = r.rtt_p50_ns + (x >> 52);
+				r.mbps = x >> 44;
+				r.mbps_rev = x >> 45;
+			}
+			assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+		}
+		assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+		rt_json_init(&j);
+		rt_mesh_document(&j, &g, &lim);
+		assert_valid_json(rt_json_text(&j));
+		assert_non_null(strstr(rt_json_text(&j), "\"host\":null"));
+		assert_int_equal(strstr(rt_json_text(&j), "\"matrix\":null") != NULL,
+				 n > RT_MESH_MATRIX_MAX);
+		rt_json_free(&j);
+		rt_mesh_agg_free(&g);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lines_round_trip),
+		cmocka_unit_test(prefixes_and_other_lines),
+		cmocka_unit_test(strict_lines),
+		cmocka_unit_test(report_merges_ranks),
+		cmocka_unit_test(report_errors_name_the_line),
+		cmocka_unit_test(document_always_valid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

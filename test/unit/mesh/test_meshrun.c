@@ -1,0 +1,371 @@
+#include <setjmp.h>
+#include <signal.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rdmatest/interrupt.h"
+#include "mesh/meshrun.h"
+#include "rdmatest/oob.h"
+#include "rdmatest/util.h"
+
+#define ROUND_MS 1000
+#define TEST_MS 300 /* one pair's test: under half a round */
+
+/* How the stubbed data path of one cluster behaves. */
+struct cluster {
+	uint32_t n;
+	enum rt_sched_kind kind;
+	uint32_t absent;  /* never starts; n: none */
+	uint32_t dies;    /* exits at its first test */
+	uint32_t dies_late; /* exits at its test in the last round */
+	uint32_t silent;  /* never answers its first test as the connecting side */
+	uint32_t slow;    /* a NIC at a tenth of the others' bandwidth */
+	uint32_t liar;    /* answers its first test with another pair's result */
+	bool interrupt;   /* rank 0 gets SIGINT before the first round */
+	double min_gbps;
+};
+
+struct stub {
+	const struct cluster *cl;
+	int lfd; /* the rank's test port */
+	struct rt_oob *conn; /* to rank 0 */
+};
+
+/* The data path stubbed by one byte over TCP: a dead peer is a refused
+ * connection or no client, as a real test would find. */
+static bool ping(struct stub *st, const struct rt_mesh_assign *a)
+{
+	struct rt_error err = {0};
+	struct rt_oob o;
+	char c = 'x';
+	bool ok;
+
+	rt_oob_init(&o, TEST_MS);
+	if (a->role == RT_MESH_CONNECT) {
+		ok = !rt_oob_connect(&o, "127.0.0.1", a->port, 0, &err) &&
+		     !rt_oob_write(&o, &c, 1, &err) && !rt_oob_read(&o, &c, 1, &err);
+	} else {
+		struct pollfd p = {.fd = st->lfd, .events = POLLIN};
+
+		o.fd = poll(&p, 1, TEST_MS) == 1 ? accept(st->lfd, NULL, NULL) : -1;
+		ok = o.fd >= 0 && !rt_oob_read(&o, &c, 1, &err) && !rt_oob_write(&o, &c, 1, &err);
+	}
+	rt_oob_close(&o);
+	return ok;
+}
+
+static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
+		      struct rt_mesh_result *r)
+{
+	struct stub *st = ctx;
+	const struct cluster *cl = st->cl;
+	bool slow = self == cl->slow || a->peer == cl->slow;
+
+	if (self == cl->dies || (self == cl->dies_late && a->round + 1 == a->rounds))
+		_exit(0);
+	if (a->role == RT_MESH_CONNECT && self == cl->silent)
+		usleep(3 * ROUND_MS * 1000);
+	if (a->role == RT_MESH_CONNECT && self == cl->liar) {
+		struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT,
+			.u.result = {.round = a->round, .a = a->peer == 0 ? 1 : 0, .b = self}};
+		struct rt_error err = {0};
+
+		rt_meshmsg_write(st->conn, &m, &err);
+	}
+	if (!ping(st, a))
+		return; /* status failed */
+	*r = (struct rt_mesh_result){.status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 300000,
+		.rtt_p50_ns = 10000, .rtt_p99_ns = 15000, .mbps = 50000,
+		.mbps_rev = slow ? 5000 : 50000};
+}
+
+/* One rank's process: hello, follow, and its exit status tells the test
+ * which verdict came (10 ready, 11 not ready, 1 none). */
+static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
+{
+	struct rt_mesh_hello h = {.rank = rank, .size = cl->n};
+	struct stub st = {.cl = cl};
+	struct rt_error err = {0};
+	struct rt_mesh_verdict v;
+	struct rt_oob o, lis;
+
+	rt_oob_init(&lis, TEST_MS);
+	lis.backlog = 4;
+	if (rt_oob_listen(&lis, "127.0.0.1", 0, &err))
+		return 2;
+	st.lfd = lis.lfd;
+	st.conn = &o;
+	h.port = (uint16_t)lis.port;
+	snprintf(h.host, sizeof(h.host), "node%u", rank);
+	rt_oob_init(&o, 10000);
+	if (rt_mesh_join(&o, "127.0.0.1", port, 5000, &h, &err) ||
+	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
+		return 1;
+	rt_oob_close(&o);
+	return v.ready ? 10 : 11;
+}
+
+struct outcome {
+	struct rt_mesh_agg g;
+	struct rt_mesh_coord c;
+	int status[8];
+	uint32_t rounds;
+	int rc;
+};
+
+static void run_cluster(const struct cluster *cl, struct outcome *out)
+{
+	struct rt_mesh_limits lim = {.min_gbps = cl->min_gbps};
+	struct rt_mesh_gather gt;
+	struct rt_error err = {0};
+	struct rt_sched s;
+	struct rt_oob lis;
+	pid_t pid[8];
+
+	assert_true(cl->n <= 8);
+	rt_oob_init(&lis, 5000);
+	/* ranks that come before the gathering starts wait in the backlog */
+	lis.backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&out->g, cl->n, 0, &err), 0);
+	fflush(NULL);
+	for (uint32_t i = 0; i < cl->n; i++) {
+		pid[i] = i == cl->absent ? -1 : fork();
+		if (pid[i] == 0) {
+			close(lis.lfd);
+			_exit(rank_main(cl, i, lis.port));
+		}
+	}
+	/* wide enough for forked ranks on a loaded 2-core machine (1.5 s once
+	 * missed a rank there); only the cases with an absent rank wait it out */
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, cl->n, 4000, 2000, &out->g, &err), 0);
+	out->c = (struct rt_mesh_coord){.gt = &gt, .g = &out->g, .s = &s, .lim = &lim,
+					.round_ms = ROUND_MS, .seed = 3};
+	if (cl->interrupt) {
+		assert_int_equal(rt_interrupt_install(), 0);
+		rt_interrupt_raise(SIGINT);
+	}
+	out->rc = rt_mesh_coordinate(&out->c, &err);
+	rt_interrupt_restore();
+	out->rounds = s.rounds;
+	rt_mesh_gather_close(&gt);
+	for (uint32_t i = 0; i < cl->n; i++) {
+		out->status[i] = -1;
+		if (pid[i] > 0 && waitpid(pid[i], &out->status[i], 0) == pid[i])
+			out->status[i] = WIFEXITED(out->status[i]) ? WEXITSTATUS(out->status[i]) : -2;
+	}
+	rt_sched_free(&s);
+	rt_oob_close(&lis);
+}
+
+static uint32_t count_status(const struct rt_mesh_agg *g, uint8_t status)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < g->nlinks; i++)
+		k += g->links[i].r.status == status;
+	return k;
+}
+
+static void healthy_tournament(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, cl.interrupt ? RT_INTERRUPTED : 0);
+	assert_true(o.g.ready);
+	assert_int_equal(o.g.nlinks, 6);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), 6);
+	assert_int_equal(o.c.lost, 0);
+	assert_int_equal(o.c.rounds, 3);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], 10);
+	assert_int_not_equal(o.g.nodes[2].port, 0); /* the hello's port kept */
+	rt_mesh_agg_free(&o.g);
+}
+
+/* Rank 4 never starts, rank 2 exits at its first test: both are named,
+ * every pair still has a result, the others get the verdict. */
+static void absent_and_dead_rank(void **state)
+{
+	struct cluster cl = {.n = 5, .kind = RT_SCHED_TOURNAMENT, .absent = 4,
+			     .dies = 2, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, cl.interrupt ? RT_INTERRUPTED : 0);
+	assert_false(o.g.ready);
+	assert_int_equal(o.g.nlinks, 10); /* every pair of 5 */
+	assert_int_equal(o.g.nodes[4].verdict, RT_NODE_ABSENT);
+	assert_int_equal(o.g.nodes[2].verdict, RT_NODE_BAD);
+	assert_int_equal(o.g.bad_nodes, 1);
+	assert_int_equal(o.c.lost, 1);
+	assert_int_equal(count_status(&o.g, RT_MESH_ABSENT), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		if (i != 2) {
+			assert_int_equal(o.g.nodes[i].verdict, RT_NODE_OK);
+			assert_int_equal(o.status[i], 11);
+		}
+	}
+	assert_int_equal(o.status[2], 0); /* died, no verdict */
+	rt_mesh_agg_free(&o.g);
+}
+
+/* Rank 3 sleeps past the round's bound: its pair times out, it is lost
+ * and its later pair fails without a try; the run ends. */
+/* Rank 1 exits at its test of the last round: all its other pairs
+ * passed, yet it is the bad node, lost, and its partner is not blamed. */
+static void rank_dying_in_last_round_is_named(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99,
+			     .dies_late = 1};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_false(o.g.ready);
+	assert_int_equal(o.c.lost, 1);
+	assert_true(o.g.nodes[1].lost);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), 5);
+	assert_int_equal(o.g.nodes[1].verdict, RT_NODE_BAD);
+	assert_int_equal(o.g.bad_nodes, 1);
+	assert_int_equal(o.g.bad_links, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], i == 1 ? 0 : 11);
+	rt_mesh_agg_free(&o.g);
+}
+
+static void silent_rank_times_out(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_RING, .absent = 99,
+			     .dies = 99, .silent = 3, .slow = 99, .liar = 99, .dies_late = 99};
+	struct outcome o;
+	uint64_t t0 = rt_now_ns();
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, cl.interrupt ? RT_INTERRUPTED : 0);
+	assert_false(o.g.ready);
+	assert_int_equal(count_status(&o.g, RT_MESH_TIMEOUT), 1);
+	assert_int_equal(o.g.nodes[3].verdict, RT_NODE_BAD);
+	assert_int_equal(o.c.lost, 1);
+	assert_int_equal(o.status[3], 1); /* its late write found the door shut */
+	assert_true(rt_now_ns() - t0 < 10ull * 1000000000ull);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* A random round leaves a slow pair's two ends suspect; the second pass
+ * tests each with a rank that passed and blames the slow one alone. */
+static void random_second_pass(void **state)
+{
+	struct cluster cl = {.n = 6, .kind = RT_SCHED_RANDOM, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 5, .liar = 99, .dies_late = 99,
+			     .min_gbps = 20};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, cl.interrupt ? RT_INTERRUPTED : 0);
+	assert_int_equal(o.rounds, 1);
+	assert_true(o.c.rounds > 1);
+	assert_false(o.g.ready);
+	assert_int_equal(o.g.bad_nodes, 1);
+	assert_int_equal(o.g.nodes[5].verdict, RT_NODE_BAD);
+	assert_int_equal(o.g.suspect_nodes, 0);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_int_equal(o.g.nodes[i].verdict, RT_NODE_OK);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* Rank 2 answers with a result for a pair that is not its own: a
+ * breach of the protocol, so it is lost and its pairs fail; the
+ * others' results stand. */
+static void wrong_result_loses_the_rank(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 2, .dies_late = 99};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, cl.interrupt ? RT_INTERRUPTED : 0);
+	assert_false(o.g.ready);
+	assert_int_equal(o.c.lost, 1);
+	assert_int_equal(o.g.nlinks, 6);
+	assert_int_equal(o.g.nodes[2].verdict, RT_NODE_BAD);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), 3); /* the pairs without 2 */
+	assert_int_equal(o.status[2], 1);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* SIGINT at rank 0: the rounds end at once, and every rank still gets
+ * a verdict (on nothing tested: not ready) instead of waiting out its
+ * bound. */
+static void interrupt_ends_with_a_verdict(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .interrupt = true};
+	struct outcome o;
+	uint64_t t0 = rt_now_ns();
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_false(o.g.ready);
+	assert_int_equal(o.c.rounds, 1);
+	assert_int_equal(o.g.nres, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], 11);
+	assert_true(rt_now_ns() - t0 < 5ull * 1000000000ull);
+	rt_mesh_agg_free(&o.g);
+}
+
+static void round_needs_a_bound(void **state)
+{
+	struct rt_mesh_gather gt = {0};
+	struct rt_mesh_agg g;
+	struct rt_mesh_limits lim = {0};
+	struct rt_error err = {0};
+	struct rt_sched s;
+	struct rt_mesh_coord c = {.gt = &gt, .g = &g, .s = &s, .lim = &lim};
+
+	(void)state;
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_RING, 2, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	assert_int_not_equal(rt_mesh_coordinate(&c, &err), 0);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	rt_sched_free(&s);
+	rt_mesh_agg_free(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(healthy_tournament),
+		cmocka_unit_test(absent_and_dead_rank),
+		cmocka_unit_test(rank_dying_in_last_round_is_named),
+		cmocka_unit_test(silent_rank_times_out),
+		cmocka_unit_test(random_second_pass),
+		cmocka_unit_test(wrong_result_loses_the_rank),
+		cmocka_unit_test(interrupt_ends_with_a_verdict),
+		cmocka_unit_test(round_needs_a_bound),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

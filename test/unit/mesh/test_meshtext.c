@@ -1,0 +1,178 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mesh/meshtext.h"
+#include "rdmatest/util.h"
+
+static const struct rt_mesh_limits lim = {.max_rtt_us = 40, .rtt_factor = 2.1,
+					  .bw_fraction = 0.93};
+
+static struct rt_mesh_result ok(uint32_t a, uint32_t b, double rtt_us, double gbps)
+{
+	return (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 1000,
+		.rtt_p50_ns = (uint64_t)(rtt_us * 1e3),
+		.rtt_p99_ns = (uint64_t)(rtt_us * 1e3), .mbps = (uint64_t)(gbps * 1e3),
+		.mbps_rev = (uint64_t)(gbps * 1e3)};
+}
+
+/* n ranks, all but `absent` say hello; fn adds the results. */
+static char *summary(uint32_t n, uint32_t absent,
+		     void (*fn)(struct rt_mesh_agg *g, uint32_t n))
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_int_equal(rt_mesh_agg_init(&g, n, 0, &err), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = n};
+
+		snprintf(h.host, sizeof(h.host), "node%u", i);
+		if (i != absent)
+			assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	fn(&g, n);
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	rt_mesh_summary(f, &g, &lim);
+	fclose(f);
+	rt_mesh_agg_free(&g);
+	return text;
+}
+
+static void healthy(struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = a + 1; b < n; b++) {
+			struct rt_mesh_result r = ok(a, b, 10, 100);
+
+			assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+		}
+}
+
+/* node 2 fails every test; the link 0-1 is slow; node 4 is absent */
+static void broken(struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = a + 1; b < n; b++) {
+			struct rt_mesh_result r = ok(a, b, a == 0 && b == 1 ? 50 : 10, 100);
+
+			if (a == 2 || b == 2)
+				r = (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_TIMEOUT};
+			if (b == 4)
+				r = (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_ABSENT};
+			assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+		}
+}
+
+/* healthy but for 3 to 0, at half the bandwidth */
+static void one_way(struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = a + 1; b < n; b++) {
+			struct rt_mesh_result r = ok(a, b, 10, 100);
+
+			if (a == 0 && b == 3)
+				r.mbps_rev = 50000;
+			assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+		}
+}
+
+static void nothing(struct rt_mesh_agg *g, uint32_t n)
+{
+	(void)g;
+	(void)n;
+}
+
+/* every link of 60 ranks fails: the lists stop at RT_MESH_TEXT_LIST */
+static void all_fail(struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	for (uint32_t i = 0; i + 1 < n; i += 2) {
+		struct rt_mesh_result r = {.a = i, .b = i + 1, .status = RT_MESH_FAILED};
+
+		assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+	}
+}
+
+static void ready_last(void **state)
+{
+	char *t = summary(4, UINT32_MAX, healthy);
+
+	(void)state;
+	assert_string_equal(t, "mesh: 4 ranks, 6 links tested, median RTT 10.0 us, "
+			    "median 100.00 Gb/s\nREADY\n");
+	free(t);
+}
+
+static void names_bad_nodes_and_links(void **state)
+{
+	char *t = summary(5, 4, broken);
+
+	(void)state;
+	assert_non_null(strstr(t, "bad node 2 (node2): 3 of 3 links bad\n"));
+	assert_non_null(strstr(t, "absent node 4: never reported\n"));
+	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us "
+			       "RTT 50.0 us > 2.1 x median 10.0 us\n"));
+	assert_null(strstr(t, "bad link 0 (node0) - 2")); /* node 2's fault */
+	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent nodes, 1 bad links\n"));
+	free(t);
+}
+
+/* a link slow one way: the slower direction is judged and named */
+static void names_the_slow_direction(void **state)
+{
+	char *t = summary(4, UINT32_MAX, one_way);
+
+	(void)state;
+	assert_non_null(strstr(t, "bad link 0 (node0) - 3 (node3): 50.00 Gb/s 3->0 < 0.93 x "
+			       "median 100.00 Gb/s\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent nodes, 1 bad links\n"));
+	free(t);
+}
+
+static void bounded_lists(void **state)
+{
+	char *t = summary(60, UINT32_MAX, all_fail), *p = t;
+	unsigned lines = 0;
+
+	(void)state;
+	while ((p = strchr(p, '\n'))) {
+		lines++;
+		p++;
+	}
+	assert_non_null(strstr(t, "... and 40 more suspect nodes\n"));
+	/* medians, 20 suspects and the rest, 20 links and the rest, verdict */
+	assert_int_equal(lines, 1 + RT_MESH_TEXT_LIST + 1 + RT_MESH_TEXT_LIST + 1 + 1);
+	free(t);
+	t = summary(3, 1, nothing);
+	assert_non_null(strstr(t, "NOT READY: no link tested (1 absent nodes)\n"));
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ready_last),
+		cmocka_unit_test(names_bad_nodes_and_links),
+		cmocka_unit_test(names_the_slow_direction),
+		cmocka_unit_test(bounded_lists),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

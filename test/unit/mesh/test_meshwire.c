@@ -1,0 +1,250 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mesh/meshwire.h"
+#include "rdmatest/oob.h"
+#include "rdmatest/util.h"
+
+static struct rt_meshmsg hello(void)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO};
+
+	m.u.hello = (struct rt_mesh_hello){.rank = 3, .size = 8, .port = 7471};
+	strcpy(m.u.hello.host, "gpu07.cluster");
+	return m;
+}
+
+static struct rt_meshmsg assign(void)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
+
+	m.u.assign = (struct rt_mesh_assign){.round = 4, .rounds = 7, .peer = 5,
+					     .role = RT_MESH_CONNECT, .port = 7471};
+	strcpy(m.u.assign.host, "10.0.0.5");
+	return m;
+}
+
+static struct rt_meshmsg result(void)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT};
+
+	m.u.result = (struct rt_mesh_result){.round = 2, .a = 1, .b = 6,
+		.status = RT_MESH_OK, .flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW,
+		.connect_ns = 812345, .rtt_p50_ns = 9000, .rtt_p99_ns = 15000,
+		.mbps = 97000, .mbps_rev = 96000};
+	return m;
+}
+
+static struct rt_meshmsg verdict(void)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_VERDICT};
+
+	m.u.verdict = (struct rt_mesh_verdict){.ready = 0, .bad_nodes = 1,
+					       .bad_links = 2, .absent = 1};
+	return m;
+}
+
+static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verdict};
+
+static void round_trip(void **state)
+{
+	static const size_t sizes[] = {84, 88, 64, 24};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
+		struct rt_meshmsg m = samples[i](), back;
+		uint8_t buf[RT_MESHMSG_MAX], again[RT_MESHMSG_MAX];
+		struct rt_error err = {0};
+		size_t len = rt_meshmsg_encode(&m, buf);
+
+		assert_int_equal(len, sizes[i]);
+		assert_true(len <= RT_MESHMSG_MAX);
+		assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+		assert_int_equal(back.type, m.type);
+		assert_int_equal(rt_meshmsg_encode(&back, again), len);
+		assert_memory_equal(buf, again, len);
+	}
+}
+
+/* Damages one field of an encoded message; the decoder must refuse it
+ * and say which. */
+static void expect_refused(struct rt_meshmsg m, size_t off, uint8_t val,
+			   uint32_t size, const char *part)
+{
+	uint8_t buf[RT_MESHMSG_MAX];
+	size_t len = rt_meshmsg_encode(&m, buf);
+	struct rt_meshmsg back;
+	struct rt_error err = {0};
+
+	buf[off] = val;
+	assert_int_equal(rt_meshmsg_decode(buf, len, size, &back, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	if (!strstr(err.reason, part))
+		fail_msg("offset %zu = 0x%02x: reason '%s' lacks '%s'", off, val,
+			 err.reason, part);
+}
+
+static void strict_fields(void **state)
+{
+	struct rt_meshmsg m;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	struct rt_meshmsg back;
+
+	(void)state;
+	expect_refused(hello(), 0, 'X', 8, "magic");
+	/* version 1 results had one direction's bandwidth: refused by name */
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 2");
+	expect_refused(hello(), 3, 9, 8, "unknown type 9");
+	expect_refused(hello(), 7, 85, 8, "length");
+	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
+	expect_refused(hello(), 15, 9, 8, "size 9");
+	expect_refused(hello(), 15, 0, 0, "size 0");
+	expect_refused(hello(), 18, 1, 8, "padding");
+	expect_refused(hello(), 20, 0, 8, "host");          /* empty name */
+	expect_refused(hello(), 22, ' ', 8, "host");        /* not a name */
+	expect_refused(hello(), 40, 'x', 8, "after its end");
+	expect_refused(assign(), 11, 7, 8, "round 7 of 7");
+	expect_refused(assign(), 19, 9, 8, "peer 9");
+	expect_refused(assign(), 20, 3, 8, "unknown role 3");
+	expect_refused(assign(), 21, 1, 8, "padding");
+	m = assign();
+	m.u.assign.port = 0;
+	rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, 88, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "port 0"));
+	m = assign(); /* a rest with a peer */
+	m.u.assign.role = RT_MESH_REST;
+	expect_refused(m, 19, 5, 8, "a rest round with a peer");
+	m.u.assign.peer = RT_MESH_NO_PEER;
+	m.u.assign.port = 0;
+	m.u.assign.host[0] = '\0';
+	expect_refused(m, 30, 'x', 8, "assign rest padding");
+	expect_refused(result(), 15, 8, 8, "rank 8");
+	expect_refused(result(), 19, 1, 8, "paired with itself");
+	expect_refused(result(), 20, 4, 8, "unknown status 4");
+	expect_refused(result(), 20, RT_MESH_FAILED, 8, "figures in a failed test");
+	expect_refused(result(), 21, 4, 8, "unknown flags");
+	expect_refused(result(), 22, 1, 8, "padding");
+	expect_refused(result(), 38, 0xff, 8, "median above its p99");
+	expect_refused(result(), 21, RT_MESH_HAS_RTT, 8, "bandwidth without its flag");
+	expect_refused(verdict(), 8, 2, 8, "ready is 2");
+	expect_refused(verdict(), 8, 1, 8, "do not add up");
+	expect_refused(verdict(), 15, 9, 8, "do not add up");
+
+	/* a message cut short or with a byte more */
+	m = result();
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, 4, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "shorter than its header"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, rt_meshmsg_encode(&m, buf) + 1, 8,
+					   &back, &err), -1);
+	assert_non_null(strstr(err.reason, "header says 64"));
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Fuzz-style: every single-byte change and random damage of valid
+ * messages, and random bytes behind a valid header. A message the
+ * decoder takes must encode back to the same bytes (nothing ignored),
+ * and nothing crashes (run under the sanitizers and valgrind too). */
+static void fuzz_damage(void **state)
+{
+	uint64_t x = 7;
+	unsigned taken = 0, refused = 0;
+
+	(void)state;
+	for (int round = 0; round < 200000; round++) {
+		struct rt_meshmsg m = samples[round % 4](), back;
+		uint8_t buf[RT_MESHMSG_MAX], again[RT_MESHMSG_MAX];
+		struct rt_error err = {0};
+		size_t len = rt_meshmsg_encode(&m, buf), cut;
+		uint64_t r = xorshift(&x);
+
+		if (round % 3 == 0) {
+			buf[r % len] = (uint8_t)(r >> 16);
+		} else if (round % 3 == 1) {
+			for (size_t i = RT_MESHMSG_HDR; i < len; i++)
+				buf[i] = (uint8_t)xorshift(&x);
+		} else {
+			buf[r % len] ^= (uint8_t)(1u << (r >> 8) % 8);
+			buf[(r >> 24) % len] ^= (uint8_t)(1u << (r >> 32) % 8);
+		}
+		cut = r >> 40 & 1 ? len : (r >> 41) % (len + 1);
+		if (rt_meshmsg_decode(buf, cut, (r >> 48) & 1 ? 8 : 0, &back, &err)) {
+			assert_true(err.set && err.exit_code == RT_EXIT_FAIL);
+			refused++;
+			continue;
+		}
+		taken++;
+		assert_int_equal(rt_meshmsg_encode(&back, again), cut);
+		assert_memory_equal(buf, again, cut);
+	}
+	assert_true(taken > 1000 && refused > 1000);
+}
+
+/* Over a connection: a message arrives whole; a header with a bad
+ * length is refused before any payload is waited for; silence is a
+ * timeout, not a hang. */
+static void over_a_connection(void **state)
+{
+	int sv[2];
+	struct rt_oob o;
+	struct rt_meshmsg m = result(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rt_oob_init(&o, 200);
+	o.fd = sv[0];
+	assert_int_equal(rt_set_nonblock(o.fd), 0); /* as rt_oob_connect leaves it */
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(write(sv[1], buf, len), (ssize_t)len);
+	assert_int_equal(rt_meshmsg_read(&o, 8, &back, &err), 0);
+	assert_int_equal(back.u.result.mbps, 97000);
+	assert_int_equal(back.u.result.mbps_rev, 96000);
+
+	buf[7] = 200; /* would ask for 200 payload bytes */
+	assert_int_equal(write(sv[1], buf, RT_MESHMSG_HDR), RT_MESHMSG_HDR);
+	assert_int_equal(rt_meshmsg_read(&o, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "length 200"));
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_read(&o, 8, &back, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_TIMEOUT);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_write(&o, &m, &err), 0);
+	assert_int_equal(read(sv[1], buf, sizeof(buf)), (ssize_t)len);
+	close(sv[1]);
+	rt_oob_close(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(strict_fields),
+		cmocka_unit_test(fuzz_damage),
+		cmocka_unit_test(over_a_connection),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
