@@ -40,7 +40,7 @@ static int name_char(char c)
 	       c == ':';
 }
 
-static int parse_num(const char *s, size_t len, uint32_t *v, unsigned *width)
+int rt_hostlist_number(const char *s, size_t len, uint32_t *v)
 {
 	uint32_t x = 0;
 
@@ -52,8 +52,13 @@ static int parse_num(const char *s, size_t len, uint32_t *v, unsigned *width)
 		x = x * 10 + (uint32_t)(s[i] - '0');
 	}
 	*v = x;
-	*width = (unsigned)len;
 	return 0;
+}
+
+static int parse_num(const char *s, size_t len, uint32_t *v, unsigned *width)
+{
+	*width = (unsigned)len;
+	return rt_hostlist_number(s, len, v);
 }
 
 /* "1-4" or "7": one range of a group. */

@@ -34,6 +34,9 @@ int rt_hostlist_load(struct rt_hostlist *l, const char *path,
  * a rank must map to exactly one host. */
 int rt_hostlist_check(const struct rt_hostlist *l, struct rt_error *err);
 /* The index of name in l, -1 when absent. Linear: for lookups made once. */
+/* The decimal number s[0..len): 1 to 9 digits, no sign or space, so it
+ * fits in 32 bits (host-list ranges, the launchers' variables). */
+int rt_hostlist_number(const char *s, size_t len, uint32_t *v);
 int64_t rt_hostlist_find(const struct rt_hostlist *l, const char *name);
 void rt_hostlist_free(struct rt_hostlist *l);
 

@@ -14,21 +14,15 @@ static int env_u32(const struct rt_launch_env *env, const char *name,
 		   uint32_t *v, bool *present, struct rt_error *err)
 {
 	const char *s = env->get(env->ctx, name);
-	uint32_t x = 0;
-	size_t n = 0;
 
 	*present = s != NULL;
 	if (!s)
 		return 0;
-	for (; s[n]; n++) {
-		if (s[n] < '0' || s[n] > '9' || n == 9)
-			return rt_fail(err, RT_EXIT_USAGE, "%s='%.32s' is not a number below 10^9",
-				       name, s);
-		x = x * 10 + (uint32_t)(s[n] - '0');
-	}
-	if (n == 0)
+	if (!*s)
 		return rt_fail(err, RT_EXIT_USAGE, "%s is set but empty", name);
-	*v = x;
+	if (rt_hostlist_number(s, strlen(s), v))
+		return rt_fail(err, RT_EXIT_USAGE, "%s='%.32s' is not a number below 10^9",
+			       name, s);
 	return 0;
 }
 
