@@ -9,8 +9,8 @@
 #include <sys/socket.h>
 
 bool rt_diag_exists(const char *root, const char *rel);
-/* The first line of the file the format names, newline cut; "" and false
- * when it cannot be read. */
+/* The first line of the file the format names, newline cut; false when
+ * it cannot be read or the line is empty, "" when it cannot be read. */
 bool rt_diag_read_at(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Appends the text to buf within len. */
