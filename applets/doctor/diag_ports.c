@@ -1,0 +1,148 @@
+/* doctor's device and port checks: the devices sysfs lists, each port's
+ * state and link, and whether its active MTU fits its netdev's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest/devquery.h"
+#include "doctor/diag.h"
+#include "doctor/diag_read.h"
+#include "rdmatest/util.h"
+#include "rdmatest/vconn.h"
+
+static void read_port(const struct rt_diag_env *e, const char *dev, unsigned port,
+		      struct rt_diag_port *p)
+{
+	const char *base = e->sysfs;
+	char mtu[16];
+
+	memset(p, 0, sizeof(*p));
+	rt_strlcpy(p->dev, dev, sizeof(p->dev));
+	p->port = port;
+	rt_diag_read_at(p->state, sizeof(p->state), "%s/class/infiniband/%s/ports/%u/state", base, dev, port);
+	rt_diag_read_at(p->phys, sizeof(p->phys), "%s/class/infiniband/%s/ports/%u/phys_state", base, dev, port);
+	rt_diag_read_at(p->link, sizeof(p->link), "%s/class/infiniband/%s/ports/%u/link_layer", base, dev, port);
+	rt_diag_read_at(p->rate, sizeof(p->rate), "%s/class/infiniband/%s/ports/%u/rate", base, dev, port);
+	/* GID 0's netdev; a Soft-RoCE device also names its parent */
+	if (!rt_diag_read_at(p->ndev, sizeof(p->ndev), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
+		     base, dev, port))
+		rt_diag_read_at(p->ndev, sizeof(p->ndev), "%s/class/infiniband/%s/parent", base, dev);
+	if (!p->ndev[0])
+		return;
+	rt_diag_read_at(p->ndev_state, sizeof(p->ndev_state), "%s/class/net/%s/operstate", base, p->ndev);
+	if (rt_diag_read_at(mtu, sizeof(mtu), "%s/class/net/%s/mtu", base, p->ndev))
+		p->ndev_mtu = atoi(mtu);
+}
+
+static void add_ports(const struct rt_diag_env *e, struct rt_diag *d, const char *dev)
+{
+	char path[512], ports[RT_DIAG_PORTS][64];
+	int n;
+
+	snprintf(path, sizeof(path), "%.400s/class/infiniband/%.63s/ports", e->sysfs, dev);
+	n = rt_diag_list(path, "[0-9]*", ports, RT_DIAG_PORTS);
+	for (int i = 0; i < n; i++) {
+		if (i >= RT_DIAG_PORTS || d->nports >= RT_DIAG_PORTS) {
+			d->dropped++;
+			continue;
+		}
+		read_port(e, dev, (unsigned)strtoul(ports[i], NULL, 10), &d->ports[d->nports++]);
+	}
+}
+
+void rt_diag_devices(const struct rt_diag_env *e, struct rt_diag *d)
+{
+	char path[512], names[256] = "", devs[RT_DIAG_PORTS][64];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband", e->sysfs);
+	n = rt_diag_list(path, "*", devs, RT_DIAG_PORTS);
+	for (int i = 0; i < n; i++) {
+		rt_diag_append(names, sizeof(names), "%s%s", i ? ", " : "",
+		       i < RT_DIAG_PORTS ? devs[i] : "...");
+		if (i < RT_DIAG_PORTS)
+			add_ports(e, d, devs[i]);
+	}
+	d->no_rdma = n == 0;
+	if (!n)
+		rt_diag_add(d, RT_DIAG_FAIL, "devices",
+			    "load the NIC's RDMA driver, or create a Soft-RoCE device: rdma "
+			    "link add rxe0 type rxe netdev IFACE",
+			    "no RDMA device in %s/class/infiniband", e->sysfs);
+	else
+		rt_diag_add(d, RT_DIAG_PASS, "devices", NULL, "%d: %s", n, names);
+}
+
+void rt_diag_port_mtus(struct rt_diag *d)
+{
+	struct rt_error err = { 0 };
+	struct rt_devlist l;
+
+	if (!d->nports || rt_devlist_open(&l, &err))
+		return;
+	for (int i = 0; i < d->nports; i++) {
+		struct rt_diag_port *p = &d->ports[i];
+		struct ibv_device *dev = rt_devlist_find(&l, p->dev);
+		struct ibv_context *ctx = dev ? ibv_open_device(dev) : NULL;
+		struct ibv_port_attr a;
+
+		if (ctx && !rt_port_attrs(ctx, p->dev, (uint8_t)p->port, &a, &err))
+			p->active_mtu = rt_mtu_bytes(a.active_mtu);
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+	rt_devlist_close(&l);
+}
+
+/* The largest IB MTU that fits a RoCE frame on a netdev of `mtu` bytes
+ * (headers: IP, UDP, BTH and ICRC take less than 100 bytes). */
+static int roce_mtu_for(int mtu)
+{
+	int best = 0;
+
+	for (int m = 256; m <= 4096; m *= 2)
+		if (m + 100 <= mtu)
+			best = m;
+	return best;
+}
+
+static void judge_port(struct rt_diag *d, const struct rt_diag_port *p)
+{
+	char fix[192], mtu[96] = "";
+	bool eth = !strcmp(p->link, "Ethernet");
+
+	if (p->active_mtu)
+		snprintf(mtu, sizeof(mtu), ", active MTU %d", p->active_mtu);
+	if (p->ndev[0])
+		rt_diag_append(mtu, sizeof(mtu), ", netdev %s %s MTU %d", p->ndev,
+		       p->ndev_state[0] ? p->ndev_state : "?", p->ndev_mtu);
+	if (!strstr(p->state, "ACTIVE")) {
+		if (p->ndev[0] && strcmp(p->ndev_state, "up"))
+			snprintf(fix, sizeof(fix), "bring the link up: ip link set %s up "
+				 "(and check the cable or the peer port)", p->ndev);
+		else
+			snprintf(fix, sizeof(fix), "check the link (cable, switch port)%s",
+				 eth ? "" : " and that a subnet manager runs (opensm)");
+		rt_diag_add(d, RT_DIAG_FAIL, "ports", fix, "%s port %u: %s (phys %s), %s%s",
+			    p->dev, p->port, p->state, p->phys, p->link, mtu);
+		return;
+	}
+	if (eth && p->active_mtu && p->ndev_mtu && p->active_mtu > roce_mtu_for(p->ndev_mtu)) {
+		snprintf(fix, sizeof(fix), "raise %s's MTU to at least %d (ip link set %s "
+			 "mtu %d) or the RDMA MTU will not fit", p->ndev,
+			 p->active_mtu + 100, p->ndev, p->active_mtu + 100);
+		rt_diag_add(d, RT_DIAG_FAIL, "ports", fix, "%s port %u: active MTU %d does "
+			    "not fit netdev %s MTU %d", p->dev, p->port, p->active_mtu,
+			    p->ndev, p->ndev_mtu);
+		return;
+	}
+	rt_diag_add(d, RT_DIAG_PASS, "ports", NULL, "%s port %u: %s (phys %s), %s, %s%s",
+		    p->dev, p->port, p->state, p->phys, p->link,
+		    p->rate[0] ? p->rate : "rate ?", mtu);
+}
+
+void rt_diag_ports(struct rt_diag *d)
+{
+	for (int i = 0; i < d->nports; i++)
+		judge_port(d, &d->ports[i]);
+}

@@ -1,0 +1,70 @@
+/* The helpers doctor's local checks share (diag_read.h). */
+#include <arpa/inet.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "doctor/diag_read.h"
+#include "rdmatest/util.h"
+
+bool rt_diag_exists(const char *root, const char *rel)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return stat(path, &st) == 0;
+}
+
+bool rt_diag_read_at(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	buf[0] = '\0';
+	return rt_read_line(path, buf, len);
+}
+
+void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max)
+{
+	char path[512];
+	glob_t g;
+	int n = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, pattern) >= (int)sizeof(path) ||
+	    glob(path, 0, NULL, &g))
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++, n++)
+		if (n < max)
+			rt_strlcpy(names[n], strrchr(g.gl_pathv[i], '/') + 1, 64);
+	globfree(&g);
+	return n;
+}
+
+const char *rt_diag_ip_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void *a = sa->sa_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+
+	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)len))
+		rt_strlcpy(buf, "?", len);
+	return buf;
+}
