@@ -1,8 +1,8 @@
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 
 #include "rdmatest/cqwait.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 
@@ -40,24 +40,20 @@ void rt_cqwait_done(struct rt_cqwait *w)
 }
 
 /* Sleeps on the channel until an event, the deadline or an interrupt:
- * 0 event taken, 1 deadline, RT_INTERRUPTED, or -1. */
+ * 0 event taken (or a spurious wake-up), 1 deadline, RT_INTERRUPTED, or -1. */
 static int sleep_on_channel(struct rt_cqwait *w, uint64_t deadline,
 			    struct rt_error *err)
 {
-	struct pollfd p[2] = { { .fd = w->ch->fd, .events = POLLIN },
-			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
 	struct ibv_cq *cq;
 	void *ctx;
-	int n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
+	int rc = rt_fdwait(w->ch->fd, POLLIN, deadline);
 
-	if (rt_interrupt_pending())
+	if (rc == RT_FDWAIT_INTERRUPTED)
 		return RT_INTERRUPTED;
-	if (n < 0 && errno != EINTR)
+	if (rc < 0)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "poll on the completion channel");
-	if (n <= 0)
-		return rt_ms_until(deadline) == 0 ? 1 : 0;
-	if (!(p[0].revents & POLLIN))
-		return 0;
+	if (rc == RT_FDWAIT_TIMEOUT)
+		return 1;
 	if (ibv_get_cq_event(w->ch, &cq, &ctx))
 		return errno == EAGAIN ? 0 :
 		       rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_get_cq_event");
