@@ -5,6 +5,7 @@
 #include "rdmatest/fdwait.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
+#include "rdmatest/watchdog.h"
 
 /* Empty polls between two looks at the clock in poll mode: a clock read
  * costs about as much as a poll, so this keeps the busy loop a poll loop.
@@ -67,8 +68,10 @@ int rt_cqwait_poll(struct rt_cqwait *w, struct ibv_wc *wc, int n,
 		   struct rt_error *err)
 {
 	uint64_t deadline = rt_deadline_after_ms(w->timeout_ms);
+	struct rt_watchdog dog;
 
-	for (unsigned spins = 1;; spins++) {
+	rt_watchdog_start(&dog, w->timeout_ms, POLLS_PER_CHECK, rt_now_ns());
+	for (;;) {
 		int got = ibv_poll_cq(w->cq, n, wc);
 		int rc;
 
@@ -76,12 +79,11 @@ int rt_cqwait_poll(struct rt_cqwait *w, struct ibv_wc *wc, int n,
 			return got > 0 ? got :
 			       rt_fail(err, RT_EXIT_FAIL, "ibv_poll_cq failed");
 		if (!w->ch) {
-			if (spins % POLLS_PER_CHECK)
+			if (!rt_watchdog_due(&dog))
 				continue;
-			if (rt_interrupt_pending())
-				return RT_INTERRUPTED;
-			if (rt_ms_until(deadline) == 0)
-				return 0;
+			rc = rt_watchdog_check(&dog, rt_now_ns());
+			if (rc)
+				return rc == RT_WATCHDOG_TIMEOUT ? 0 : rc;
 			sched_yield();
 			continue;
 		}

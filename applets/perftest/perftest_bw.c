@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmatest/interrupt.h"
 #include "perftest/perftest_atomic.h"
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
 #include "rdmatest/util.h"
+#include "rdmatest/watchdog.h"
 
 #define QP_SHIFT 40 /* wr_id: QP index above, message number below */
 #define MSG_MASK ((1ull << QP_SHIFT) - 1)
@@ -75,9 +75,8 @@ struct bwr {
 	uint64_t t_first, t_last, r_first, r_last;
 	uint64_t warm, cool, stop; /* -D: window and end, ns */
 	bool stopping;
-	unsigned steps;          /* for the interrupt check */
 	uint64_t win_msgs;
-	uint64_t last_progress;
+	struct rt_watchdog dog;  /* --timeout without progress; interrupts */
 };
 
 static int fail_wc(struct bwr *b, const struct ibv_wc *wc, const char *what)
@@ -330,8 +329,8 @@ static int sleep_events(struct bwr *b)
 /* One step: post, reap; -1 on error, 1 when the run is over. */
 static int step(struct bwr *b)
 {
-	int posted = 0, got = 0, n = 0;
-	uint64_t now;
+	int posted = 0, got = 0, n = 0, rc;
+	bool idle;
 
 	if (b->sends && ((posted = post_sends(b)) < 0 ||
 			 (n = drain(b, b->c->scq, send_done)) < 0))
@@ -342,17 +341,20 @@ static int step(struct bwr *b)
 	got += b->recvs ? n : 0;
 	if (sends_done(b) && recvs_done(b, !got))
 		return 1;
-	/* SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
-	if ((!posted && !got) || ++b->steps % 1024 == 0)
-		if (rt_interrupt_pending())
-			return -1;
-	if (!posted && !got && (got = sleep_events(b)) < 0)
+	idle = !posted && !got;
+	if (!idle)
+		rt_watchdog_progress(&b->dog, rt_now_ns());
+	/* an idle step looks every time: the next may sleep on the channel.
+	 * SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
+	if (idle || rt_watchdog_due(&b->dog)) {
+		rc = rt_watchdog_check(&b->dog, rt_now_ns());
+		if (rc)
+			return rc == RT_WATCHDOG_TIMEOUT ? stalled(b) : -1;
+	}
+	if (idle && (got = sleep_events(b)) < 0)
 		return -1;
-	now = rt_now_ns();
-	if (posted || got)
-		b->last_progress = now;
-	else if (now - b->last_progress > (uint64_t)b->c->run->common.timeout_ms * 1000000u)
-		return stalled(b);
+	if (idle && got)
+		rt_watchdog_progress(&b->dog, rt_now_ns());
 	return 0;
 }
 
@@ -403,7 +405,7 @@ static int loop(struct bwr *b)
 	uint64_t t0 = rt_now_ns(), s = 1000000000ull;
 	int rc;
 
-	b->last_progress = t0;
+	rt_watchdog_start(&b->dog, b->c->run->common.timeout_ms, 1024, t0);
 	b->warm = t0 + b->p->margin * s;
 	b->cool = t0 + (b->p->duration - b->p->margin) * s;
 	b->stop = t0 + b->p->duration * s;
