@@ -1,10 +1,11 @@
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 
 #include "rdmatest/cqwait.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
+#include "rdmatest/watchdog.h"
 
 /* Empty polls between two looks at the clock in poll mode: a clock read
  * costs about as much as a poll, so this keeps the busy loop a poll loop.
@@ -40,24 +41,20 @@ void rt_cqwait_done(struct rt_cqwait *w)
 }
 
 /* Sleeps on the channel until an event, the deadline or an interrupt:
- * 0 event taken, 1 deadline, RT_INTERRUPTED, or -1. */
+ * 0 event taken (or a spurious wake-up), 1 deadline, RT_INTERRUPTED, or -1. */
 static int sleep_on_channel(struct rt_cqwait *w, uint64_t deadline,
 			    struct rt_error *err)
 {
-	struct pollfd p[2] = { { .fd = w->ch->fd, .events = POLLIN },
-			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
 	struct ibv_cq *cq;
 	void *ctx;
-	int n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
+	int rc = rt_fdwait(w->ch->fd, POLLIN, deadline);
 
-	if (rt_interrupt_pending())
+	if (rc == RT_FDWAIT_INTERRUPTED)
 		return RT_INTERRUPTED;
-	if (n < 0 && errno != EINTR)
+	if (rc < 0)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "poll on the completion channel");
-	if (n <= 0)
-		return rt_ms_until(deadline) == 0 ? 1 : 0;
-	if (!(p[0].revents & POLLIN))
-		return 0;
+	if (rc == RT_FDWAIT_TIMEOUT)
+		return 1;
 	if (ibv_get_cq_event(w->ch, &cq, &ctx))
 		return errno == EAGAIN ? 0 :
 		       rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_get_cq_event");
@@ -71,8 +68,10 @@ int rt_cqwait_poll(struct rt_cqwait *w, struct ibv_wc *wc, int n,
 		   struct rt_error *err)
 {
 	uint64_t deadline = rt_deadline_after_ms(w->timeout_ms);
+	struct rt_watchdog dog;
 
-	for (unsigned spins = 1;; spins++) {
+	rt_watchdog_start(&dog, w->timeout_ms, POLLS_PER_CHECK, rt_now_ns());
+	for (;;) {
 		int got = ibv_poll_cq(w->cq, n, wc);
 		int rc;
 
@@ -80,12 +79,11 @@ int rt_cqwait_poll(struct rt_cqwait *w, struct ibv_wc *wc, int n,
 			return got > 0 ? got :
 			       rt_fail(err, RT_EXIT_FAIL, "ibv_poll_cq failed");
 		if (!w->ch) {
-			if (spins % POLLS_PER_CHECK)
+			if (!rt_watchdog_due(&dog))
 				continue;
-			if (rt_interrupt_pending())
-				return RT_INTERRUPTED;
-			if (rt_ms_until(deadline) == 0)
-				return 0;
+			rc = rt_watchdog_check(&dog, rt_now_ns());
+			if (rc)
+				return rc == RT_WATCHDOG_TIMEOUT ? 0 : rc;
 			sched_yield();
 			continue;
 		}

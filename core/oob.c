@@ -1,12 +1,12 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/run.h"
@@ -66,29 +66,6 @@ static void learn_ends(struct rt_oob *o)
 		    sizeof(o->peer_name));
 }
 
-/* Waits for fd to become ready for `events` before the deadline, or for
- * SIGINT/SIGTERM (interrupt.h), so that a server waiting for its client
- * or a peer that went quiet ends at the first Ctrl-C: 1 ready, 0 expired,
- * RT_INTERRUPTED, -1 poll failed (errno). */
-static int wait_ready(int fd, short events, uint64_t deadline)
-{
-	struct pollfd p[2] = { { .fd = fd, .events = events },
-			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
-	for (;;) {
-		int n;
-
-		if (rt_interrupt_pending())
-			return RT_INTERRUPTED;
-		n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
-		if (n < 0 && errno != EINTR)
-			return -1;
-		if (n == 0)
-			return 0;
-		if (n > 0 && p[0].revents)
-			return 1;
-	}
-}
-
 /* One bounded attempt: 0 connected, else the errno (ETIMEDOUT when the
  * peer did not answer within the bound). */
 static int attempt(struct rt_oob *o, const struct addrinfo *ai)
@@ -105,7 +82,7 @@ static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 		close(fd);
 		return e;
 	}
-	n = wait_ready(fd, POLLOUT, rt_deadline_after_ms(o->timeout_ms));
+	n = rt_fdwait(fd, POLLOUT, rt_deadline_after_ms(o->timeout_ms));
 	if (n == RT_INTERRUPTED)
 		e = EINTR;
 	else if (n == 0)
@@ -140,7 +117,7 @@ static int resolve(const char *host, unsigned port, bool passive,
 /* Sleeps ms, or less when interrupted: 0, or RT_INTERRUPTED. */
 static int pause_ms(long ms)
 {
-	return wait_ready(-1, 0, rt_deadline_after_ms(ms)) == RT_INTERRUPTED ?
+	return rt_fdwait(-1, 0, rt_deadline_after_ms(ms)) == RT_INTERRUPTED ?
 	       RT_INTERRUPTED : 0;
 }
 
@@ -261,7 +238,7 @@ int rt_oob_accept(struct rt_oob *o, struct rt_error *err)
 	int n, fd = -1;
 
 	while (fd < 0) {
-		n = wait_ready(o->lfd, POLLIN, deadline);
+		n = rt_fdwait(o->lfd, POLLIN, deadline);
 		if (n == RT_INTERRUPTED)
 			return RT_INTERRUPTED; /* the run records the signal */
 		if (n == 0)
@@ -320,7 +297,7 @@ static int transfer(struct rt_oob *o, bool reading, void *buf, size_t len,
 			return io_fail(o, reading, 0, done, len, err);
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return io_fail(o, reading, errno, done, len, err);
-		r = wait_ready(o->fd, reading ? POLLIN : POLLOUT, deadline);
+		r = rt_fdwait(o->fd, reading ? POLLIN : POLLOUT, deadline);
 		if (r == RT_INTERRUPTED)
 			return RT_INTERRUPTED;
 		if (r <= 0)
@@ -360,7 +337,7 @@ static int read_tail(struct rt_oob *o, char *buf, size_t max, size_t *got,
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "read from %s",
 					     o->peer_name);
-		r = n > 0 ? 1 : wait_ready(o->fd, POLLIN, deadline);
+		r = n > 0 ? 1 : rt_fdwait(o->fd, POLLIN, deadline);
 		if (r == RT_INTERRUPTED)
 			return RT_INTERRUPTED;
 		if (r == 0)

@@ -1,12 +1,12 @@
 /* Gathering the hellos of a mesh run (meshgather.h). */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/fdwait.h"
 #include "mesh/meshgather.h"
 #include "rdmatest/util.h"
 
@@ -95,7 +95,7 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 		uint64_t deadline, long long io_ms, struct rt_mesh_agg *g,
 		struct rt_error *err)
 {
-	struct pollfd fds[RT_MESH_PENDING_MAX + 1];
+	struct pollfd fds[RT_MESH_PENDING_MAX + 2]; /* + the wait's own */
 	size_t nf = 0, n = *np;
 	uint64_t until = deadline;
 	int r;
@@ -106,8 +106,10 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 	}
 	if (n < RT_MESH_PENDING_MAX)
 		fds[nf++] = (struct pollfd){.fd = lfd, .events = POLLIN};
-	r = poll(fds, nf, rt_ms_until(until));
-	if (r < 0 && errno != EINTR)
+	r = rt_fdwait_many(fds, nf, until);
+	if (r == RT_FDWAIT_INTERRUPTED)
+		return r;
+	if (r < 0)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: poll");
 	/* walk backwards: a slot taken or dropped is refilled from the end */
 	for (size_t i = n; i-- > 0;) {
@@ -145,7 +147,10 @@ int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 	while (np)
 		drop(gt, p, &np, np - 1, false); /* too late: absent */
 	free(p);
-	return rc;
+	/* SIGINT/SIGTERM ends the gathering, not the run: the ranks not here
+	 * are absent, and the rounds' first wait reports the interrupt and
+	 * sends the verdict on what came, as after a gathering that ended */
+	return rc == RT_INTERRUPTED ? 0 : rc;
 }
 
 void rt_mesh_gather_close(struct rt_mesh_gather *gt)

@@ -31,7 +31,8 @@ struct rt_mesh_gather {
  * hello (recorded in g) or wait_ms passed; a connection must send its
  * hello within io_ms, and io_ms bounds every later read and write on it.
  * Both bounds must be > 0 (exit 2). Absent ranks are not an error: exit
- * 1 only when poll or accept fail. */
+ * 1 only when poll or accept fail. SIGINT/SIGTERM ends the gathering as
+ * its deadline would (the run's next wait reports the interrupt). */
 int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 		   long long wait_ms, long long io_ms, struct rt_mesh_agg *g,
 		   struct rt_error *err);

@@ -26,9 +26,20 @@
 
 #define RT_PT_PEAK_MAX 32768u /* the window search is quadratic */
 
-/* The sequences, as rt_pt_session_fn: write and read share theirs. */
+/* The sequences, as rt_pt_session_fn: write and read share theirs
+ * (perftest_bw_run.c). */
 int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o);
 int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o);
+
+/* The engine (perftest_bw.c). One measured run of one size: the receives
+ * posted first, then, when barrier_before, the barrier that lets the peer
+ * send, then the run; r gets this side's figures and sent (NULL, or one
+ * per QP) the messages each QP posted. */
+int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report *r,
+		     bool barrier_before, uint64_t *sent);
+/* --perform_warm_up (write and read, on the sending sides): tx-depth
+ * messages of the size, outside the measurement; 0 at once otherwise. */
+int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
 
 /* rdmatest's data pattern: byte `off` of QP qp's area. */
 uint8_t rt_pt_pattern(unsigned qp, uint64_t off);
@@ -42,13 +53,6 @@ unsigned rt_pt_msg_places(uint64_t size, uint32_t cycle, uint32_t line,
 			  unsigned post_list);
 uint64_t rt_pt_msg_offset(uint64_t k, uint64_t size, uint32_t cycle,
 			  uint32_t line, unsigned post_list);
-
-/* The smallest per-message time (ns) over perftest's windows: from the
- * post of message i (every post_list-th) to the completion stamped at
- * index j (every signalled one, tcomp[j] != 0): (tcomp[j] - tpost[i]) /
- * (j - i + 1). 0 when no window exists. */
-uint64_t rt_pt_peak_ns(const uint64_t *tpost, const uint64_t *tcomp, uint64_t n,
-		       unsigned post_list, unsigned cq_mod);
 
 /* The bandwidth applets' synopsis, and their help around what each
  * moves (WHAT) and checks (CHECK). */

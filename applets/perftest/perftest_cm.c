@@ -1,13 +1,12 @@
 /* The ib_* applets' -R: their own QPs connected with the RDMA CM. */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/cm.h"
-#include "rdmatest/interrupt.h"
+#include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "rdmatest/util.h"
 
@@ -76,20 +75,14 @@ static int same_device(struct rt_pt_cm *cm, const struct rdma_cm_id *id,
 static int next_event(struct rt_pt_cm *cm, const char *what,
 		      struct rdma_cm_event *out, struct rt_error *err)
 {
-	struct pollfd p[2] = { { .fd = cm->ch->fd, .events = POLLIN },
-			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
-	uint64_t deadline = rt_deadline_after_ms(cm->s.timeout_ms);
 	struct rdma_cm_event *ev;
-	int n;
+	int n = rt_fdwait(cm->ch->fd, POLLIN, rt_deadline_after_ms(cm->s.timeout_ms));
 
-	do
-		n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
-	while (n < 0 && errno == EINTR && !rt_interrupt_pending());
-	if (rt_interrupt_pending())
+	if (n == RT_FDWAIT_INTERRUPTED)
 		return RT_INTERRUPTED;
 	if (n < 0)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "poll");
-	if (n == 0)
+	if (n == RT_FDWAIT_TIMEOUT)
 		return rt_fail(err, RT_EXIT_TIMEOUT, "%s: no %s within %lld s (RDMA CM, "
 			       "-R)", cm->peer, what, cm->s.timeout_ms / 1000);
 	if (rdma_get_cm_event(cm->ch, &ev))

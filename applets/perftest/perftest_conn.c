@@ -2,14 +2,13 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "rdmatest/interrupt.h"
+#include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "perftest/perftest_conn.h"
 #include "rdmatest/util.h"
@@ -378,22 +377,17 @@ static void keepalive(int fd, long long timeout_ms)
 int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 			  const char *what)
 {
-	struct pollfd p[2] = { { .fd = c->oob.fd, .events = POLLIN },
-			       { .fd = rt_interrupt_fd(), .events = POLLIN } };
-	uint64_t deadline = rt_deadline_after_ms(max_ms);
 	int n;
 
 	keepalive(c->oob.fd, c->run->common.timeout_ms);
 	rt_log_flush(&c->run->log);
-	do
-		n = poll(p, p[1].fd >= 0 ? 2 : 1, rt_ms_until(deadline));
-	while (n < 0 && errno == EINTR && !rt_interrupt_pending());
+	n = rt_fdwait(c->oob.fd, POLLIN, rt_deadline_after_ms(max_ms));
 	/* SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
-	if (rt_interrupt_pending())
+	if (n == RT_FDWAIT_INTERRUPTED)
 		return -1;
 	if (n < 0)
 		return rt_fail_errno(&c->run->err, RT_EXIT_FAIL, errno, "poll");
-	if (n == 0)
+	if (n == RT_FDWAIT_TIMEOUT)
 		return rt_fail(&c->run->err, RT_EXIT_TIMEOUT, "%s: no %s within %lld s",
 			       c->oob.peer_name, what, max_ms / 1000);
 	return 0;

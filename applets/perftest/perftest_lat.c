@@ -9,6 +9,7 @@
 #include "rdmatest/interrupt.h"
 #include "perftest/perftest_lat.h"
 #include "rdmatest/util.h"
+#include "rdmatest/watchdog.h"
 
 unsigned rt_ptl_rtt_factor(enum rt_ptl_verb v)
 {
@@ -169,7 +170,7 @@ struct lat {
 	uint64_t rwant;             /* send: messages waited for so far */
 	uint64_t signalled;         /* signalled sends posted */
 	uint64_t posted_rx;         /* send: receives posted this size */
-	uint64_t progress_ns;       /* the last post or receive: the bound runs from here */
+	struct rt_watchdog dog;     /* progress: the last post or receive */
 	unsigned looks;             /* looks so far, for LOOKS_PER_SYSCALL */
 	uint64_t gone_ns;           /* when the peer's close was seen, or 0 */
 	struct ibv_wc wc[4];
@@ -223,8 +224,9 @@ static int look(struct lat *l, bool from_peer, const char *what,
 		struct rt_error *err)
 {
 	uint64_t now = rt_now_ns();
+	int dog = rt_watchdog_check(&l->dog, now);
 
-	if (rt_interrupt_pending())
+	if (dog == RT_WATCHDOG_INTERRUPTED)
 		return RT_INTERRUPTED;
 	if (in_duration(l) && rt_ptl_phase_at(&l->m->win, now) == RT_PTL_END)
 		return STOP;
@@ -235,7 +237,7 @@ static int look(struct lat *l, bool from_peer, const char *what,
 			return past_window(l, now) ? STOP : GONE;
 		sched_yield();
 	}
-	if (now - l->progress_ns >= (uint64_t)l->p->timeout_ms * 1000000ull)
+	if (dog == RT_WATCHDOG_TIMEOUT)
 		return past_window(l, now) ? STOP : expired(l, what, err);
 	return GO_ON;
 }
@@ -319,8 +321,10 @@ static int on_wc(struct lat *l, const struct ibv_wc *wc, const char *kind,
 	if (wc->status != IBV_WC_SUCCESS)
 		return on_failed_wc(l, wc, kind, err);
 	if (wc->opcode == IBV_WC_RECV) {
-		l->progress_ns = rt_now_ns();
-		return on_recv(l, l->progress_ns, err);
+		uint64_t now = rt_now_ns();
+
+		rt_watchdog_progress(&l->dog, now);
+		return on_recv(l, now, err);
 	}
 	l->ccnt++;
 	if (l->p->verb != RT_PTL_SEND && in_duration(l))
@@ -374,6 +378,7 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 	uint32_t size = (uint32_t)l->plan->size;
 	struct ibv_sge sge = { .addr = (uintptr_t)p->local, .length = size, .lkey = p->lkey };
 	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 }, *bad;
+	uint64_t now;
 	int rc;
 
 	wr.opcode = p->verb == RT_PTL_WRITE ? IBV_WR_RDMA_WRITE :
@@ -393,8 +398,9 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 		wr.wr.atomic.compare_add = cas ? 0 : 1;
 		wr.wr.atomic.swap = 0;
 	}
-	l->progress_ns = rt_now_ns();
-	rt_ptl_on_post(l->m, l->progress_ns);
+	now = rt_now_ns();
+	rt_watchdog_progress(&l->dog, now);
+	rt_ptl_on_post(l->m, now);
 	rc = ibv_post_send(p->qp, &wr, &bad);
 	if (rc)
 		return rt_fail_errno(err, RT_EXIT_FAIL, rc, "ibv_post_send after %" PRIu64
@@ -538,7 +544,8 @@ int rt_ptl_run(const struct rt_ptl_path *p, const struct rt_ptl_plan *plan,
 
 	rt_error_phase(err, "transfer");
 	rt_ptl_meas_start(m, plan->duration_ns, plan->margin_ns, rt_now_ns());
-	l.progress_ns = m->win.start_ns;
+	/* the looks are counted by the waits themselves, at their own rates */
+	rt_watchdog_start(&l.dog, p->timeout_ms, 1, m->win.start_ns);
 	/* the receives went up before the barrier: count them */
 	l.posted_rx = plan->duration_ns ? 0 : RT_MIN(p->rx_depth, plan->iters);
 	if (p->verb == RT_PTL_WRITE)

@@ -145,3 +145,29 @@ void rt_pt_lat_row(char *buf, size_t len, uint64_t size, uint64_t iters,
 		 size, iters, f->t_min, f->t_max, f->t_typical, f->t_avg,
 		 f->t_stdev, f->p99, f->p999);
 }
+
+uint64_t rt_pt_peak_ns(const uint64_t *tpost, const uint64_t *tcomp, uint64_t n,
+		       unsigned post_list, unsigned cq_mod)
+{
+	uint64_t best = 0, stride = cq_mod ? cq_mod : 1;
+
+	for (uint64_t i = 0; i < n; i += post_list ? post_list : 1) {
+		for (uint64_t j = (i + stride) / stride * stride - 1; j < n + stride - 1; j += stride) {
+			uint64_t jj = j < n ? j : n - 1, t;
+
+			if (!tcomp[jj] || tcomp[jj] < tpost[i])
+				continue;
+			t = (tcomp[jj] - tpost[i]) / (jj - i + 1);
+			if (!best || t < best)
+				best = t;
+		}
+	}
+	return best;
+}
+
+void rt_pt_bw_sum(struct rt_pt_bw_report *a, const struct rt_pt_bw_report *b)
+{
+	a->bw_peak += b->bw_peak;
+	a->bw_avg += b->bw_avg;
+	a->msg_rate += b->msg_rate;
+}

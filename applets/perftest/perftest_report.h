@@ -27,6 +27,16 @@ double rt_pt_bw_unit(bool gbits);
 void rt_pt_bw_figures(struct rt_pt_bw_report *r, uint64_t size, uint64_t msgs,
 		      uint64_t elapsed_ns, uint64_t best_ns, bool gbits);
 
+/* The smallest per-message time (ns) over perftest's windows: from the
+ * post of message i (every post_list-th) to the completion stamped at
+ * index j (every signalled one, tcomp[j] != 0): (tcomp[j] - tpost[i]) /
+ * (j - i + 1). 0 when no window exists. */
+uint64_t rt_pt_peak_ns(const uint64_t *tpost, const uint64_t *tcomp, uint64_t n,
+		       unsigned post_list, unsigned cq_mod);
+
+/* -b: the peer's figures b added to a (the row prints their sum). */
+void rt_pt_bw_sum(struct rt_pt_bw_report *a, const struct rt_pt_bw_report *b);
+
 /* The column header and a row, as perftest prints them (no newline). With
  * --report_gbits and an average below 0.1 the row has 6 decimals. */
 const char *rt_pt_bw_header(bool gbits);

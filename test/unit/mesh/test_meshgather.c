@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "mesh/meshgather.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 
 static int send_hello(struct rt_oob *o, unsigned port, uint32_t rank, uint32_t size)
@@ -149,11 +151,49 @@ static void everybody_early(void **state)
 	rt_oob_close(&lis);
 }
 
+/* SIGINT ends the gathering long before its deadline, with no error:
+ * the rank that came is present, the others absent. */
+static void interrupt_ends_gathering(void **state)
+{
+	struct rt_oob lis, c;
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	uint64_t t0;
+	pid_t child;
+
+	(void)state;
+	rt_oob_init(&lis, 1000);
+	lis.backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	assert_int_equal(rt_interrupt_install(), 0);
+	child = fork();
+	if (child == 0) {
+		if (send_hello(&c, lis.port, 1, 3))
+			_exit(1);
+		usleep(200000);
+		_exit(kill(getppid(), SIGINT) != 0);
+	}
+	t0 = rt_now_ns();
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, 3, 20000, 10000, &g, &err), 0);
+	assert_true(rt_now_ns() - t0 < 5000000000ull);
+	assert_false(err.set);
+	assert_int_equal(gt.present, 1);
+	assert_int_equal(rt_interrupt_signal(), SIGINT);
+	waitpid(child, NULL, 0);
+	rt_interrupt_restore();
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	rt_oob_close(&lis);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(absent_and_refused),
 		cmocka_unit_test(everybody_early),
+		cmocka_unit_test(interrupt_ends_gathering),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

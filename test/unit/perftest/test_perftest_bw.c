@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "perftest/perftest_bw.h"
+#include "perftest/perftest_report.h"
 
 static void offsets_walk_the_cycle_buffer(void **state)
 {

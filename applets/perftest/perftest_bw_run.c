@@ -1,0 +1,384 @@
+/* The bandwidth tests' sequences (perftest_bw.h): the exchanges around
+ * each size's run, the rows, the data and atomic checks. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perftest/perftest_atomic.h"
+#include "perftest/perftest_bw.h"
+#include "perftest/perftest_report.h"
+#include "rdmatest/util.h"
+
+uint8_t rt_pt_pattern(unsigned qp, uint64_t off)
+{
+	return (uint8_t)(off * 131u + qp * 17u + 0x5au);
+}
+
+/* ---- data check ------------------------------------------------------------ */
+
+#define NOT_RUN "not run"
+
+/* The area of QP i where the peer's data lands. */
+static uint8_t *dest(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->p->t.verb == RT_PT_READ ? rt_pt_conn_local(c, i) : rt_pt_conn_target(c, i);
+}
+
+static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) : rt_pt_conn_local(c, i);
+}
+
+static void fill(struct rt_pt_conn *c)
+{
+	for (unsigned i = 0; i < c->p->qps; i++) {
+		uint8_t *s = source(c, i);
+
+		for (uint64_t k = 0; k < c->slot; k++)
+			s[k] = rt_pt_pattern(i, k);
+		memset(dest(c, i), 0, (size_t)c->slot);
+	}
+}
+
+static bool zero(const uint8_t *a, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (a[k])
+			return false;
+	return true;
+}
+
+/* The first message of each QP (it lands at offset 0 however the
+ * addresses walk). */
+static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
+{
+	uint8_t sig[8];
+
+	*result = "not checked: messages below 8 bytes";
+	if (size < 8 || size > c->slot)
+		return 0;
+	for (unsigned i = 0; i < c->p->qps; i++) {
+		const uint8_t *d = dest(c, i);
+
+		for (unsigned k = 0; k < sizeof(sig); k++)
+			sig[k] = rt_pt_pattern(i, k);
+		if (zero(d, (size_t)size))
+			return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u's "
+				       "first message of %llu bytes never arrived (all zero)",
+				       i, (unsigned long long)size);
+		if (memcmp(d, sig, sizeof(sig))) {
+			*result = "not checked: the peer's data is not rdmatest's pattern";
+			return 0;
+		}
+		for (uint64_t k = 0; k < size; k++)
+			if (d[k] != rt_pt_pattern(i, k))
+				return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u, "
+					       "byte %llu of the first message is 0x%02x, not "
+					       "0x%02x", i, (unsigned long long)k, d[k],
+					       rt_pt_pattern(i, k));
+	}
+	*result = "first message of every QP verified";
+	return 0;
+}
+
+static bool receives_data(const struct rt_pt_conn *c)
+{
+	if (c->p->bidir)
+		return true;
+	return c->p->t.verb == RT_PT_READ ? c->client : !c->client;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+struct sess {
+	struct rt_pt_conn *c;
+	struct rt_pt_out *o;
+	const char *check;
+	struct rt_pt_bw_report last; /* the client's, for the idle server */
+	int limit_rc;            /* a -w/-y miss, reported after the close */
+	struct rt_error limit_err;
+	/* the atomic check: the counters of the checked QPs, and what each
+	 * QP posted in the run */
+	struct rt_pt_atomic_counter *ax;
+	unsigned aq, an;         /* checked QPs, counters per QP */
+	uint64_t *sent;
+	char check_buf[224];     /* the check's verdict when it has figures */
+};
+
+static int check_size(struct sess *s, uint64_t size);
+
+static int row(struct sess *s, const struct rt_pt_bw_report *r)
+{
+	const struct rt_pt_params *p = s->c->p;
+	char text[200];
+	struct rt_pt_field f[] = {
+		{ "MsgSize", (double)r->size }, { "n_iterations", (double)r->iters },
+		{ "BW_peak", r->bw_peak }, { "BW_average", r->bw_avg },
+		{ "MsgRate", r->msg_rate },
+	};
+
+	s->last = *r;
+	rt_pt_bw_row(text, sizeof(text), r, p->gbits);
+	if (rt_pt_out_row(s->o, text, p->output == RT_PT_OUT_MSGRATE ? r->msg_rate
+				      : r->bw_avg, f, ARRAY_SIZE(f)))
+		return -1;
+	if (!s->limit_rc && rt_pt_check_limits(p, r->bw_avg, r->msg_rate, &s->limit_err))
+		s->limit_rc = -1;
+	return 0;
+}
+
+/* -b: both reports, their sum printed. */
+static int duplex_row(struct sess *s, struct rt_pt_bw_report *mine)
+{
+	struct rt_pt_conn *c = s->c;
+	struct rt_pt_bw_report theirs;
+
+	if (rt_pt_bw_report_xchg(&c->oob, c->client, c->sys.peer_version, mine,
+				 &theirs, &c->run->err) ||
+	    rt_pt_bw_report_check(&theirs, mine->size, c->oob.peer_name, &c->run->err) ||
+	    check_size(s, mine->size))
+		return -1;
+	rt_pt_bw_sum(mine, &theirs);
+	return row(s, mine);
+}
+
+static int finish(struct sess *s, int rc)
+{
+	free(s->ax);
+	free(s->sent);
+	s->ax = NULL;
+	s->sent = NULL;
+	rt_pt_out_kv_string(s->o, "data_check", s->check);
+	if (!rc && s->limit_rc) {
+		s->c->run->err = s->limit_err;
+		return -1;
+	}
+	return rc;
+}
+
+/* ---- one size ------------------------------------------------------------- */
+
+/* The atomic tests check what the atomics fetched instead (below). */
+static int check_size(struct sess *s, uint64_t size)
+{
+	if (s->c->p->t.verb == RT_PT_ATOMIC)
+		return 0;
+	return receives_data(s->c) ? verify(s->c, size, &s->check) : 0;
+}
+
+/* ---- the atomic check (perftest_atomic.h) ----------------------------------- */
+
+/* Reads counter `off` of QP i with a FETCH_AND_ADD of 0 into the local
+ * area at the same offset, waiting for it within --timeout. */
+static int read_counter(struct rt_pt_conn *c, unsigned i, uint64_t off, uint64_t *v)
+{
+	uint8_t *at = rt_pt_conn_local(c, i) + off;
+	struct ibv_sge sge = { (uintptr_t)at, RT_PT_ATOMIC_SIZE, c->mr->lkey };
+	struct ibv_send_wr w = { .wr_id = UINT64_MAX, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				 .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	int rc, n;
+
+	w.wr.atomic.remote_addr = c->theirs[i].vaddr + off;
+	w.wr.atomic.rkey = c->theirs[i].rkey;
+	rc = ibv_post_send(c->qp[i], &w, &bad);
+	if (rc)
+		return rt_fail(&c->run->err, RT_EXIT_FAIL, "atomic check: ibv_post_send "
+			       "on QP %u: %s", i, strerror(rc));
+	n = rt_cqwait_poll(&c->sw, &wc, 1, &c->run->err);
+	if (n == 0)
+		return rt_fail(&c->run->err, RT_EXIT_TIMEOUT, "atomic check: %s did not "
+			       "answer the read of QP %u's counter at +%llu within %lld ms",
+			       c->oob.peer_name, i, (unsigned long long)off,
+			       c->sw.timeout_ms);
+	if (n < 0)
+		return -1;
+	if (wc.status != IBV_WC_SUCCESS)
+		return rt_fail(&c->run->err, RT_EXIT_FAIL, "atomic check: the read of QP "
+			       "%u's counter at +%llu failed: %s (%d)%s", i,
+			       (unsigned long long)off, ibv_wc_status_str(wc.status),
+			       wc.status, wc.status == IBV_WC_REM_ACCESS_ERR ||
+			       wc.status == IBV_WC_REM_INV_REQ_ERR ? " (the peer's buffer "
+			       "takes no atomics: does it run ib_atomic_bw?)" : "");
+	memcpy(v, at, sizeof(*v));
+	return 0;
+}
+
+/* Before a run of the side that posts atomics: every counter's value. */
+static int atomic_before(struct sess *s, uint64_t size)
+{
+	struct rt_pt_conn *c = s->c;
+	const struct rt_pt_params *p = c->p;
+	uint64_t inc = rt_pt_slot(size, 1, c->sys.cache_line);
+
+	if (p->t.verb != RT_PT_ATOMIC || !(c->client || p->bidir))
+		return 0;
+	if (p->qps > RT_PT_ATOMIC_CHECK_QPS) {
+		s->check = "not checked: more than 8 QPs";
+		return 0;
+	}
+	s->aq = p->qps;
+	s->an = rt_pt_msg_places(size, c->sys.cycle_buffer, c->sys.cache_line,
+				 p->post_list);
+	s->ax = rt_xcalloc((size_t)s->aq * s->an, sizeof(*s->ax));
+	s->sent = rt_xcalloc(s->aq, sizeof(*s->sent));
+	rt_error_phase(&c->run->err, "check");
+	for (unsigned i = 0; i < s->aq; i++)
+		for (unsigned j = 0; j < s->an; j++)
+			if (read_counter(c, i, j * inc, &s->ax[i * s->an + j].before))
+				return -1;
+	return 0;
+}
+
+/* After it: each counter's last fetched value (still in the local area)
+ * and its value now, checked against what the run posted. */
+static int atomic_after(struct sess *s, uint64_t size)
+{
+	struct rt_pt_conn *c = s->c;
+	uint64_t inc = rt_pt_slot(size, 1, c->sys.cache_line);
+
+	if (!s->ax)
+		return 0;
+	rt_error_phase(&c->run->err, "check");
+	for (unsigned i = 0; i < s->aq; i++)
+		for (unsigned j = 0; j < s->an; j++) {
+			struct rt_pt_atomic_counter *x = &s->ax[i * s->an + j];
+
+			memcpy(&x->last, rt_pt_conn_local(c, i) + j * inc, sizeof(x->last));
+			x->hits = rt_pt_atomic_hits(s->sent[i], s->an, j);
+			if (read_counter(c, i, j * inc, &x->after) ||
+			    rt_pt_atomic_counter_check(x, c->p->atomic, i, j, s->an,
+						       &c->run->err))
+				return -1;
+		}
+	snprintf(s->check_buf, sizeof(s->check_buf), "every atomic verified: the "
+		 "value the last one on each of %u counters fetched, and the count "
+		 "each took (QP 0's first counter held %#" PRIx64 " before the run)",
+		 s->an, s->ax[0].before);
+	s->check = s->check_buf;
+	return 0;
+}
+
+/* ---- write and read ---------------------------------------------------------- */
+
+static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
+{
+	fill(c);
+	if (rt_pt_conn_keys(c, "first exchange") ||
+	    rt_pt_conn_up(c, c->client || c->p->bidir) ||
+	    rt_pt_conn_keys(c, "second exchange"))
+		return -1;
+	rt_pt_print_addrs(c);
+	if (rt_pt_conn_barrier(c, "after the QPs are connected"))
+		return -1;
+	rt_pt_out_header(o, RT_PT_LINE);
+	rt_pt_out_header(o, rt_pt_bw_header(c->p->gbits));
+	return 0;
+}
+
+/* The idle server of a unidirectional run: the client's report. */
+static int rdma_server(struct sess *s)
+{
+	struct rt_pt_conn *c = s->c;
+	struct rt_pt_bw_report mine = { c->p->size, 0, 0, 0, 0 }, theirs;
+	const struct rt_pt_params *p = c->p;
+	/* -D bounds the client's run; -n does not (its length is the link's) */
+	long long run_ms = p->duration ? (long long)p->duration * 1000 +
+					c->run->common.timeout_ms : -1;
+
+	if (p->t.verb == RT_PT_ATOMIC)
+		s->check = "not checked here: the client checks what its atomics fetch";
+
+	if (rt_pt_conn_await_peer(c, run_ms, "end of the client's run") ||
+	    rt_pt_conn_barrier(c, "end of the run") ||
+	    rt_pt_bw_report_xchg(&c->oob, false, c->sys.peer_version, &mine, &theirs,
+				 &c->run->err) ||
+	    rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
+				  c->oob.peer_name, &c->run->err) ||
+	    check_size(s, RT_MIN(theirs.size, c->slot)) || row(s, &theirs) ||
+	    rt_pt_conn_close(c))
+		return -1;
+	rt_pt_out_end(s->o);
+	return 0;
+}
+
+static int rdma_size(struct sess *s, uint64_t size)
+{
+	struct rt_pt_conn *c = s->c;
+	bool bi = c->p->bidir;
+	struct rt_pt_bw_report r;
+
+	if (rt_pt_bw_warm_up(c, size) || atomic_before(s, size) ||
+	    rt_pt_bw_measure(c, size, &r, bi, s->sent) || atomic_after(s, size) ||
+	    (bi && c->p->all && rt_pt_conn_barrier(c, "end of a size")))
+		return -1;
+	return bi ? duplex_row(s, &r) : row(s, &r);
+}
+
+static int sizes(struct sess *s, int (*one)(struct sess *, uint64_t))
+{
+	const struct rt_pt_params *p = s->c->p;
+
+	if (!p->all)
+		return one(s, p->size);
+	for (uint64_t size = RT_PT_ALL_MIN; size <= RT_PT_ALL_MAX; size *= 2)
+		if (one(s, size))
+			return -1;
+	return 0;
+}
+
+int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
+{
+	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
+	struct rt_pt_bw_report theirs;
+
+	if (rdma_setup(c, o))
+		return finish(&s, -1);
+	if (!c->client && !c->p->bidir)
+		return finish(&s, rdma_server(&s));
+	if (sizes(&s, rdma_size))
+		return finish(&s, -1);
+	rt_pt_out_end(o);
+	/* the client's last report goes to the idle server, which prints it */
+	if (!c->p->bidir &&
+	    (rt_pt_conn_barrier(c, "end of the run") ||
+	     rt_pt_bw_report_xchg(&c->oob, true, c->sys.peer_version,
+				  &s.last, &theirs, &c->run->err)))
+		return finish(&s, -1);
+	return finish(&s, rt_pt_conn_close(c));
+}
+
+/* ---- send ---------------------------------------------------------------------- */
+
+static int send_size(struct sess *s, uint64_t size)
+{
+	struct rt_pt_conn *c = s->c;
+	struct rt_pt_bw_report r;
+
+	if (rt_pt_bw_measure(c, size, &r, true, NULL) || (!c->p->bidir && check_size(s, size)))
+		return -1;
+	if (c->p->bidir ? duplex_row(s, &r) : row(s, &r))
+		return -1;
+	return c->p->all ? rt_pt_conn_barrier(c, "end of a size") : 0;
+}
+
+int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
+{
+	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
+
+	fill(c);
+	if (rt_pt_conn_keys(c, "first exchange") ||
+	    rt_pt_conn_up(c, c->client || c->p->bidir) ||
+	    rt_pt_conn_barrier(c, "after the QPs are connected") ||
+	    rt_pt_conn_keys(c, "second exchange"))
+		return finish(&s, -1);
+	rt_pt_print_addrs(c);
+	rt_pt_out_header(o, RT_PT_LINE);
+	rt_pt_out_header(o, rt_pt_bw_header(c->p->gbits));
+	if (sizes(&s, send_size))
+		return finish(&s, -1);
+	rt_pt_out_end(o);
+	return finish(&s, rt_pt_conn_close(c));
+}
