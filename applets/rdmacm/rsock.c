@@ -1,13 +1,13 @@
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/time.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include <rdma/rsocket.h>
 
@@ -114,15 +114,52 @@ static int slice(int left_ms, int max_ms)
 	return (left_ms < 0 || left_ms > max_ms) ? max_ms : left_ms;
 }
 
+/* rdma-core before v63 leaks a poll count each time an rpoll ends by its
+ * own timeout; the next rpoll that must sleep then loops in
+ * sched_yield and never returns (a server idle at 100% CPU, deaf to
+ * SIGTERM). So rpoll gets no timeout of ours: a timer descriptor beside
+ * the socket ends the wait as an event. p has room for one more entry. */
+static int rpoll_bounded(const struct rt_sock_ops *ops, struct pollfd *p,
+			 nfds_t n, int timeout_ms)
+{
+	struct itimerspec at = { .it_value = { .tv_sec = timeout_ms / 1000,
+					       .tv_nsec = timeout_ms % 1000 * 1000000L } };
+	int ready = ops->poll(p, n, 0), timer;
+
+	if (ready || timeout_ms == 0)
+		return ready;
+	if (timeout_ms < 0)
+		return ops->poll(p, n, -1);
+	timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (timer < 0)
+		return -1;
+	if (timerfd_settime(timer, 0, &at, NULL)) {
+		close(timer);
+		return -1;
+	}
+	p[n] = (struct pollfd){ .fd = timer, .events = POLLIN };
+	ready = ops->poll(p, n + 1, -1);
+	close(timer);
+	return ready;
+}
+
+/* Sleeps until fd has one of events, timeout_ms passes or a signal
+ * arrives (the interrupt pipe sits beside fd); returns fd's revents. */
 static short poll_one(const struct rt_sock_ops *ops, int fd, short events,
 		      int timeout_ms)
 {
-	struct pollfd p = { .fd = fd, .events = events };
-	int n = ops->poll(&p, 1, timeout_ms);
+	struct pollfd p[3] = { { .fd = fd, .events = events } };
+	nfds_t n = 1;
+	int ready;
 
-	if (n < 0 && errno != EINTR)
+	/* rpoll looks up every descriptor it gets: -1 must not be one */
+	if (rt_interrupt_fd() >= 0)
+		p[n++] = (struct pollfd){ .fd = rt_interrupt_fd(), .events = POLLIN };
+	ready = ops->rdma ? rpoll_bounded(ops, p, n, timeout_ms)
+			  : ops->poll(p, n, timeout_ms);
+	if (ready < 0 && errno != EINTR)
 		return POLLERR;
-	return n > 0 ? p.revents : 0;
+	return ready > 0 ? p[0].revents : 0;
 }
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -301,61 +338,10 @@ static int connect_failed(struct rt_stream *s, const char *addr, int e,
 	}
 }
 
-/* librdmacm's rconnect/rpoll can spin without returning when nobody
- * answers at the address (seen with rdma-core 44: the main thread busy for
- * minutes, no bound of ours gets to run). A one-shot timer armed around
- * the connect ends the process with its last words, the error line and
- * (with --json) the document, prepared beforehand because a signal
- * handler may only write(2) them (interrupt.h). */
-static void backstop_fire(int sig)
-{
-	(void)sig;
-	rt_last_words_exit();
-}
-
-static void backstop_arm(long long ms, const char *call, const char *addr)
-{
-	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
-					      .tv_usec = ms % 1000 * 1000 } };
-	char reason[256];
-
-	snprintf(reason, sizeof(reason), "%s %s: no answer within %g s (the "
-		 "rsocket library did not return: is the host up and reachable "
-		 "over RDMA?)", call, addr, (double)ms / 1000);
-	rt_last_words_prepare(RT_EXIT_TIMEOUT, reason);
-	signal(SIGALRM, backstop_fire);
-	setitimer(ITIMER_REAL, &it, NULL);
-}
-
-static void backstop_disarm(void)
-{
-	struct itimerval off = { 0 };
-
-	setitimer(ITIMER_REAL, &off, NULL);
-	signal(SIGALRM, SIG_DFL);
-	rt_last_words_clear();
-}
-
-static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
-			socklen_t len, long long timeout_ms, struct rt_error *err);
-
+/* rdma-core 44's rpoll could spin for good once a slice timed out (see
+ * rpoll_bounded); with that avoided, the connect's own bound holds for
+ * rsockets too. */
 int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
-		      socklen_t len, long long timeout_ms, struct rt_error *err)
-{
-	char a[80], c[16];
-	int rc;
-
-	if (!s->ops->rdma || timeout_ms <= 0)
-		return connect_wait(s, sa, len, timeout_ms, err);
-	/* our own bound fires first; the backstop only when that cannot run */
-	backstop_arm(timeout_ms + 2000, call(s->ops, "connect", c, sizeof(c)),
-		     rt_addr_str(sa, a, sizeof(a)));
-	rc = connect_wait(s, sa, len, timeout_ms, err);
-	backstop_disarm();
-	return rc;
-}
-
-static int connect_wait(struct rt_stream *s, const struct sockaddr *sa,
 		      socklen_t len, long long timeout_ms, struct rt_error *err)
 {
 	uint64_t deadline = rt_deadline_after_ms(timeout_ms);
@@ -710,25 +696,90 @@ int rt_stream_await_close(struct rt_stream *s, long long timeout_ms,
  * rclose of the still connected rsocket sends its disconnect, makes the
  * completion channel blocking and sleeps in ibv_get_cq_event for a send
  * completion that never comes (strace: read on the channel fd, 90 s and
- * more after --timeout). */
+ * more after --timeout). Nothing bounds that call, so a thread makes it
+ * while the caller waits with a bound, and past the bound the process
+ * ends with its last words (interrupt.h): the run is over either way. */
+struct closing {
+	const struct rt_sock_ops *ops;
+	int fd;
+	bool orderly;
+	int done[2]; /* a pipe: the thread writes a byte once the close returned */
+};
+
+static void *close_in_thread(void *arg)
+{
+	struct closing *c = arg;
+	ssize_t ignored;
+
+	if (c->orderly)
+		c->ops->shutdown(c->fd, SHUT_RDWR);
+	c->ops->close(c->fd);
+	ignored = write(c->done[1], "", 1);
+	(void)ignored;
+	return NULL;
+}
+
+static _Noreturn void close_timed_out(long long ms)
+{
+	char reason[256];
+
+	snprintf(reason, sizeof(reason), "rshutdown (end of the stream): no answer "
+		 "within %g s (the rsocket library did not return: is the host up "
+		 "and reachable over RDMA?)", (double)ms / 1000);
+	rt_last_words_prepare(RT_EXIT_TIMEOUT, reason);
+	rt_last_words_exit();
+}
+
+/* true once the byte came, false when the bound passed first; signals
+ * take nothing off the bound. */
+static bool await_done(int fd, long long ms)
+{
+	uint64_t deadline = rt_deadline_after_ms(ms);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int left;
+
+	while ((left = rt_ms_until(deadline)) != 0)
+		if (poll(&p, 1, left) > 0)
+			return true;
+	return false;
+}
+
+static void close_bounded(const struct rt_sock_ops *ops, int fd, bool orderly,
+			  long long ms)
+{
+	struct closing c = { .ops = ops, .fd = fd, .orderly = orderly };
+	pthread_t t;
+
+	if (pipe2(c.done, O_CLOEXEC)) {
+		c.done[1] = -1; /* the write fails harmlessly */
+		close_in_thread(&c); /* no bound possible: close as before */
+		return;
+	}
+	if (pthread_create(&t, NULL, close_in_thread, &c))
+		close_in_thread(&c);
+	else if (!await_done(c.done[0], ms))
+		close_timed_out(ms);
+	else
+		pthread_join(t, NULL);
+	close(c.done[0]);
+	close(c.done[1]);
+}
+
 void rt_stream_close(struct rt_stream *s, bool orderly)
 {
-	bool bounded;
-
 	if (s->fd < 0)
 		return;
-	bounded = s->ops->rdma && s->connected && s->timeout_ms > 0;
 	if (s->ops->rdma && s->connected && !orderly) {
 		s->fd = -1; /* abandoned: see rsock.h */
 		return;
 	}
-	if (bounded)
-		backstop_arm(s->timeout_ms + 2000, "rshutdown", "(end of the stream)");
-	if (orderly)
-		s->ops->shutdown(s->fd, SHUT_RDWR);
-	s->ops->close(s->fd);
-	if (bounded)
-		backstop_disarm();
+	if (s->ops->rdma && s->connected && s->timeout_ms > 0) {
+		close_bounded(s->ops, s->fd, orderly, s->timeout_ms + 2000);
+	} else {
+		if (orderly)
+			s->ops->shutdown(s->fd, SHUT_RDWR);
+		s->ops->close(s->fd);
+	}
 	s->fd = -1;
 	s->connected = false;
 }

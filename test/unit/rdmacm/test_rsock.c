@@ -591,6 +591,40 @@ static void orderly_rsocket_close_is_bounded(void **state)
 	close(sv[1]);
 }
 
+/* ---- rsocket waits: rpoll never ends by a timeout of its own ---- */
+
+/* rdma-core before v63 spins for good in the rpoll after one that timed
+ * out, so an rsocket wait must give rpoll only 0 (a look) or -1 (sleep
+ * until a descriptor beside the socket, its timer, fires). */
+static int rpoll_calls, rpoll_timed;
+static int counting_poll(struct pollfd *f, nfds_t n, int timeout_ms)
+{
+	rpoll_calls++;
+	rpoll_timed += timeout_ms > 0;
+	return poll(f, n, timeout_ms);
+}
+
+static void rsocket_accept_sleeps_with_no_rpoll_timeout(void **state)
+{
+	struct rt_sock_ops o = rt_sock_kernel;
+	struct sockaddr_in sin;
+	struct rt_error e = { 0 };
+	uint64_t t0 = rt_now_ns();
+	int lfd = listener(&sin), fd;
+
+	(void)state;
+	o.rdma = true;
+	o.poll = counting_poll;
+	rpoll_calls = rpoll_timed = 0;
+	assert_int_equal(rt_sock_accept(&o, lfd, 300, &fd, &e), -1);
+	assert_int_equal(e.exit_code, RT_EXIT_TIMEOUT);
+	assert_int_equal(rpoll_timed, 0);
+	/* 10 ms slices, a look and a sleep each: no spinning */
+	assert_in_range(rpoll_calls, 2, 2 * (300 / 10 + 2));
+	assert_true(rt_now_ns() - t0 >= 300000000ull);
+	close(lfd);
+}
+
 /* ---- tuning, read back from a real TCP socket ---- */
 
 static int int_opt(int fd, int level, int name)
@@ -898,6 +932,7 @@ int main(void)
 		cmocka_unit_test(failed_rsocket_is_abandoned_not_closed),
 		cmocka_unit_test(await_byte_takes_writes_before_the_close),
 		cmocka_unit_test(orderly_rsocket_close_is_bounded),
+		cmocka_unit_test(rsocket_accept_sleeps_with_no_rpoll_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
