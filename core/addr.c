@@ -111,6 +111,19 @@ int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
 	return ret;
 }
 
+socklen_t rt_addr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct sockaddr_ib);
+	}
+	return 0;
+}
+
 const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	char host[INET6_ADDRSTRLEN] = "?";

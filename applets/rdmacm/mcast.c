@@ -96,19 +96,6 @@ bool rt_mc_addr_is_multicast(const struct sockaddr *sa)
 	return false;
 }
 
-socklen_t rt_mc_addr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	}
-	return 0;
-}
-
 const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	const void *raw = NULL;

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
+#include <infiniband/ib.h>
 
 #include "rdmatest/addr.h"
 
@@ -31,6 +32,23 @@ static void numeric_addresses_round_trip(void **state)
 }
 
 /* mkdir -p and write a file, inside the fake tree */
+/* Copies of an address take its family's size: an AF_IB address is
+ * smaller than a sockaddr_storage, and an unknown family copies nothing. */
+static void lengths_follow_the_family(void **state)
+{
+	struct sockaddr sa = { .sa_family = AF_INET };
+
+	(void)state;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_in));
+	sa.sa_family = AF_INET6;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_in6));
+	sa.sa_family = AF_IB;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_ib));
+	assert_true(sizeof(struct sockaddr_ib) < sizeof(struct sockaddr_storage));
+	sa.sa_family = AF_UNIX;
+	assert_int_equal(rt_addr_len(&sa), 0);
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[512], cmd[600];
@@ -164,6 +182,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numeric_addresses_round_trip),
+		cmocka_unit_test(lengths_follow_the_family),
 		cmocka_unit_test(rdma_ports_with_ip_are_listed),
 		cmocka_unit_test(lookup_numeric_ipv4_with_port),
 		cmocka_unit_test(lookup_numeric_ipv6_with_port),
