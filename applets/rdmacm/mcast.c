@@ -96,24 +96,6 @@ bool rt_mc_addr_is_multicast(const struct sockaddr *sa)
 	return false;
 }
 
-const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	const void *raw = NULL;
-	int family = AF_INET6;
-
-	if (sa->sa_family == AF_INET) {
-		raw = &((const struct sockaddr_in *)sa)->sin_addr;
-		family = AF_INET;
-	} else if (sa->sa_family == AF_INET6) {
-		raw = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-	} else if (sa->sa_family == AF_IB) {
-		raw = &((const struct sockaddr_ib *)sa)->sib_addr;
-	}
-	if (!raw || !inet_ntop(family, raw, buf, (socklen_t)len))
-		rt_strlcpy(buf, "?", len);
-	return buf;
-}
-
 /* ---- the port ---- */
 
 int rt_mc_mtu_bytes(enum ibv_mtu mtu)
@@ -225,7 +207,7 @@ int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m)
 		return 0;
 	}
 	e = errno;
-	rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+	rt_addr_host_str((struct sockaddr *)&m->group, g, sizeof(g));
 	if (m->send_only && refusal(e))
 		return rt_conn_fail(c, RT_EXIT_ENV, "rdma_join_multicast_ex %s as a "
 				    "send-only full member: %s (the kernel or provider "
@@ -264,7 +246,7 @@ int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
 		if (rdma_leave_multicast(rt_conn_id(c), (struct sockaddr *)&m->group) && err) {
 			int e = errno;
 
-			rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+			rt_addr_host_str((struct sockaddr *)&m->group, g, sizeof(g));
 			rc = rt_fail_errno(err, RT_EXIT_FAIL, e, "rdma_leave_multicast %s", g);
 		}
 	}
@@ -312,7 +294,7 @@ void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 
 	if (strcmp(rt_conn_err(c)->event, "RDMA_CM_EVENT_MULTICAST_ERROR"))
 		return;
-	rt_mc_addr_str((const struct sockaddr *)&m->group, g, sizeof(g));
+	rt_addr_host_str((const struct sockaddr *)&m->group, g, sizeof(g));
 	if (m->joined) {
 		snprintf(rt_conn_err(c)->reason, sizeof(rt_conn_err(c)->reason), "group %s: membership "
 			 "lost after joining (MULTICAST_ERROR, status %d: %s; port "

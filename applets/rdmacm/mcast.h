@@ -50,8 +50,6 @@ int rt_mc_parse_local(const char *text, const char *opt,
 
 bool rt_mc_addr_is_zero(const struct sockaddr *sa);
 bool rt_mc_addr_is_multicast(const struct sockaddr *sa);
-/* "239.1.2.3", "ff0e::1" (GIDs too), or "?" */
-const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /* ---- the port an id is on ---- */
 

@@ -12,6 +12,7 @@
 
 #include "cm_priv.h"
 #include "rdmacm/mcast.h"
+#include "rdmatest/addr.h"
 #include "rdmatest/verify.h"
 
 static void gid_text_parses_into_af_ib(void **state)
@@ -63,7 +64,7 @@ static void groups_must_be_multicast_or_zero(void **state)
 	(void)state;
 	assert_int_equal(rt_mc_parse_group("239.1.2.3", "-m", &ss, &err), 0);
 	assert_int_equal(ss.ss_family, AF_INET);
-	assert_string_equal(rt_mc_addr_str((struct sockaddr *)&ss, buf, sizeof(buf)),
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&ss, buf, sizeof(buf)),
 			    "239.1.2.3");
 	assert_int_equal(rt_mc_parse_group("0.0.0.0", "-m", &ss, &err), 0);
 	assert_true(rt_mc_addr_is_zero((struct sockaddr *)&ss));
