@@ -12,6 +12,7 @@
 #include "rdmacm/mcast.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
+#include "rdmatest/vconn.h"
 #include "rdmatest/xfer.h"
 
 /* ---- group addresses ---- */
@@ -98,11 +99,6 @@ bool rt_mc_addr_is_multicast(const struct sockaddr *sa)
 
 /* ---- the port ---- */
 
-int rt_mc_mtu_bytes(enum ibv_mtu mtu)
-{
-	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
-}
-
 int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
 		     struct rt_error *err)
 {
@@ -119,7 +115,7 @@ int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
 	if (ret)
 		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_query_port %s port %u",
 				     p->dev, p->port);
-	p->mtu = rt_mc_mtu_bytes(attr.active_mtu);
+	p->mtu = rt_mtu_bytes(attr.active_mtu);
 	p->ethernet = attr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	return 0;
 }

@@ -60,8 +60,6 @@ struct rt_mc_port {
 	bool ethernet; /* RoCE: no subnet administrator, no SA-assigned MGIDs */
 };
 
-/* 256..4096 for a valid enum ibv_mtu, else 0. */
-int rt_mc_mtu_bytes(enum ibv_mtu mtu);
 /* Queries the id's device and port (after address resolution or bind). */
 int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
 		     struct rt_error *err);
