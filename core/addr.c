@@ -111,32 +111,54 @@ int rt_addr_resolve(const struct rt_addr_query *q, struct rdma_addrinfo **out,
 	return ret;
 }
 
+socklen_t rt_addr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_IB:
+		return sizeof(struct sockaddr_ib);
+	}
+	return 0;
+}
+
+const char *rt_addr_host_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void *raw = NULL;
+	int family = AF_INET6; /* a GID prints as an IPv6 address */
+
+	if (sa && sa->sa_family == AF_INET) {
+		raw = &((const struct sockaddr_in *)sa)->sin_addr;
+		family = AF_INET;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		raw = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	} else if (sa && sa->sa_family == AF_IB) {
+		raw = &((const struct sockaddr_ib *)sa)->sib_addr;
+	}
+	if (!raw || !inet_ntop(family, raw, buf, (socklen_t)len))
+		rt_strlcpy(buf, "?", len);
+	return buf;
+}
+
 const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
-	char host[INET6_ADDRSTRLEN] = "?";
+	char host[INET6_ADDRSTRLEN];
 
-	if (!sa) {
+	rt_addr_host_str(sa, host, sizeof(host));
+	if (!sa)
 		snprintf(buf, len, "?");
-		return buf;
-	}
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)sa;
-
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else if (sa->sa_family == AF_IB) {
-		const struct sockaddr_ib *ib = (const void *)sa;
-
-		inet_ntop(AF_INET6, &ib->sib_addr, host, sizeof(host));
+	else if (sa->sa_family == AF_INET)
+		snprintf(buf, len, "%s:%u", host,
+			 ntohs(((const struct sockaddr_in *)sa)->sin_port));
+	else if (sa->sa_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%u", host,
+			 ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
+	else if (sa->sa_family == AF_IB)
 		snprintf(buf, len, "gid %s", host);
-	} else {
+	else
 		snprintf(buf, len, "family %u", sa->sa_family);
-	}
 	return buf;
 }
 

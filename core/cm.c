@@ -224,18 +224,6 @@ int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec)
 		       ? rt_conn_fail_recorded(c) : 0;
 }
 
-static size_t sockaddr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return sizeof(struct sockaddr_storage);
-	}
-}
-
 /* ENODEV/EADDRNOTAVAIL: no device owns the source, or none routes to the
  * destination; say which ports do carry IP, since that is the fix. */
 static void resolve_fail(struct rt_conn *c, int e)
@@ -283,9 +271,9 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 	}
 	c = conn_new(cm, id, false);
 	rt_addr_str(dst, c->peer, sizeof(c->peer));
-	memcpy(&c->dst, dst, sockaddr_len(dst));
+	memcpy(&c->dst, dst, rt_addr_len(dst));
 	if (src) {
-		memcpy(&c->src, src, sockaddr_len(src));
+		memcpy(&c->src, src, rt_addr_len(src));
 		c->has_src = true;
 	}
 	c->first_try = rt_now_ns();

@@ -1,18 +1,15 @@
-/* Multicast joins, leaves and datagram accounting (see mcast.h). */
+/* Multicast groups, ports, joins and leaves (see mcast.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rdmatest/cm.h"
 #include "rdmatest/addr.h"
 #include "rdmacm/mcast.h"
 #include "rdmatest/util.h"
-#include "rdmatest/verify.h"
-#include "rdmatest/xfer.h"
+#include "rdmatest/vconn.h"
 
 /* ---- group addresses ---- */
 
@@ -96,43 +93,7 @@ bool rt_mc_addr_is_multicast(const struct sockaddr *sa)
 	return false;
 }
 
-socklen_t rt_mc_addr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	}
-	return 0;
-}
-
-const char *rt_mc_addr_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	const void *raw = NULL;
-	int family = AF_INET6;
-
-	if (sa->sa_family == AF_INET) {
-		raw = &((const struct sockaddr_in *)sa)->sin_addr;
-		family = AF_INET;
-	} else if (sa->sa_family == AF_INET6) {
-		raw = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-	} else if (sa->sa_family == AF_IB) {
-		raw = &((const struct sockaddr_ib *)sa)->sib_addr;
-	}
-	if (!raw || !inet_ntop(family, raw, buf, (socklen_t)len))
-		rt_strlcpy(buf, "?", len);
-	return buf;
-}
-
 /* ---- the port ---- */
-
-int rt_mc_mtu_bytes(enum ibv_mtu mtu)
-{
-	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
-}
 
 int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
 		     struct rt_error *err)
@@ -150,7 +111,7 @@ int rt_mc_port_query(struct rdma_cm_id *id, struct rt_mc_port *p,
 	if (ret)
 		return rt_fail_errno(err, RT_EXIT_FAIL, ret, "ibv_query_port %s port %u",
 				     p->dev, p->port);
-	p->mtu = rt_mc_mtu_bytes(attr.active_mtu);
+	p->mtu = rt_mtu_bytes(attr.active_mtu);
 	p->ethernet = attr.link_layer == IBV_LINK_LAYER_ETHERNET;
 	return 0;
 }
@@ -238,7 +199,7 @@ int rt_mc_join(struct rt_conn *c, struct rt_mc_member *m)
 		return 0;
 	}
 	e = errno;
-	rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+	rt_addr_host_str((struct sockaddr *)&m->group, g, sizeof(g));
 	if (m->send_only && refusal(e))
 		return rt_conn_fail(c, RT_EXIT_ENV, "rdma_join_multicast_ex %s as a "
 				    "send-only full member: %s (the kernel or provider "
@@ -277,7 +238,7 @@ int rt_mc_leave(struct rt_conn *c, struct rt_mc_member *m,
 		if (rdma_leave_multicast(rt_conn_id(c), (struct sockaddr *)&m->group) && err) {
 			int e = errno;
 
-			rt_mc_addr_str((struct sockaddr *)&m->group, g, sizeof(g));
+			rt_addr_host_str((struct sockaddr *)&m->group, g, sizeof(g));
 			rc = rt_fail_errno(err, RT_EXIT_FAIL, e, "rdma_leave_multicast %s", g);
 		}
 	}
@@ -325,7 +286,7 @@ void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 
 	if (strcmp(rt_conn_err(c)->event, "RDMA_CM_EVENT_MULTICAST_ERROR"))
 		return;
-	rt_mc_addr_str((const struct sockaddr *)&m->group, g, sizeof(g));
+	rt_addr_host_str((const struct sockaddr *)&m->group, g, sizeof(g));
 	if (m->joined) {
 		snprintf(rt_conn_err(c)->reason, sizeof(rt_conn_err(c)->reason), "group %s: membership "
 			 "lost after joining (MULTICAST_ERROR, status %d: %s; port "
@@ -350,442 +311,4 @@ void rt_mc_explain_failure(struct rt_conn *c, const struct rt_mc_member *m)
 	}
 	snprintf(rt_conn_err(c)->reason, sizeof(rt_conn_err(c)->reason), "joining %s failed "
 		 "(MULTICAST_ERROR, status %d: %s)", g, st, errno_str(-st));
-}
-
-/* ---- the receive ring ---- */
-
-uint32_t rt_mc_ring_slots(uint64_t want, unsigned nqps, size_t slot_len,
-			  uint32_t max_wr)
-{
-	uint64_t cap = RT_MC_RING_MAX;
-
-	slot_len = RT_MAX(slot_len, 1);
-	cap = RT_MIN(cap, RT_MC_RING_QP_BYTES / slot_len);
-	cap = RT_MIN(cap, RT_MC_RING_BYTES / RT_MAX(nqps, 1u) / slot_len);
-	if (max_wr)
-		cap = RT_MIN(cap, max_wr);
-	cap = RT_MAX(cap, 1);
-	return want == 0 ? 1 : (uint32_t)RT_MIN(want, cap);
-}
-
-static int post_slot(struct rt_mc_ring *r, struct rt_conn *c, uint32_t slot)
-{
-	if (rt_post_recv(rt_conn_res(c), r->buf, slot * r->slot_len, r->slot_len, slot, rt_conn_err(c)))
-		return rt_conn_hook_result(c, -1, "posting a receive");
-	r->posted++;
-	return 0;
-}
-
-int rt_mc_ring_init(struct rt_mc_ring *r, struct rt_conn *c, uint32_t slots,
-		    size_t slot_len)
-{
-	memset(r, 0, sizeof(*r));
-	r->buf = rt_res_buf(rt_conn_res(c), slots * slot_len, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
-	if (!r->buf)
-		return rt_conn_hook_result(c, -1, "the receive ring");
-	r->slots = slots;
-	r->slot_len = slot_len;
-	r->pending = rt_xcalloc(slots, sizeof(*r->pending));
-	for (uint32_t i = 0; i < slots; i++)
-		if (post_slot(r, c, i))
-			return -1;
-	return 0;
-}
-
-void rt_mc_ring_free(struct rt_mc_ring *r)
-{
-	free(r->pending);
-	r->pending = NULL;
-	r->npending = 0;
-}
-
-uint8_t *rt_mc_ring_payload(const struct rt_mc_ring *r, uint64_t slot)
-{
-	if (!r->buf || slot >= r->slots)
-		return NULL;
-	return r->buf->addr + slot * r->slot_len + RT_MC_GRH_LEN;
-}
-
-bool rt_mc_ring_take(struct rt_mc_ring *r, uint32_t slot)
-{
-	r->completed++;
-	if (slot < r->slots && r->npending < r->slots)
-		r->pending[r->npending++] = slot;
-	if (r->completed != r->posted)
-		return false;
-	r->dry++;
-	return true;
-}
-
-int rt_mc_ring_refill(struct rt_mc_ring *r, struct rt_conn *c)
-{
-	uint32_t n = r->npending;
-
-	/* The reactor takes a bounded number of completions per round; while
-	 * the CQ still holds some, reposting would hide that the device had
-	 * run dry before them (rt_mc_ring_take could never see completed
-	 * reach posted). Refill once the CQ has been read to its end. */
-	if (rt_conn_cq_backlogged(c))
-		return 0;
-	r->npending = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (post_slot(r, c, r->pending[i]))
-			return -1;
-	return 0;
-}
-
-/* ---- accounting ---- */
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
-}
-
-void rt_mc_tally_init(struct rt_mc_tally *t, uint64_t per_sender,
-		      uint64_t senders, size_t size)
-{
-	memset(t, 0, sizeof(*t));
-	t->per_sender = per_sender;
-	t->senders = senders;
-	t->size = size;
-}
-
-void rt_mc_tally_free(struct rt_mc_tally *t)
-{
-	free(t->snd);
-	t->snd = NULL;
-	t->nsnd = t->cap = 0;
-	memset(t->index, 0, sizeof(t->index));
-}
-
-/* Open addressing with linear probing over a table twice the size of
- * the most senders it holds, so a free slot always ends a probe. Ids come
- * from the network: a peer that picks colliding ones costs at most
- * RT_MC_SENDERS_MAX probes, never memory. */
-static struct rt_mc_sender *sender_of(struct rt_mc_tally *t, uint64_t key)
-{
-	uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) % RT_MC_INDEX_SLOTS;
-	struct rt_mc_sender *s;
-
-	while (t->index[h]) {
-		if (t->snd[t->index[h] - 1].key == key)
-			return &t->snd[t->index[h] - 1];
-		h = (h + 1) % RT_MC_INDEX_SLOTS;
-	}
-	if (t->nsnd == RT_MC_SENDERS_MAX)
-		return NULL;
-	if (t->nsnd == t->cap) {
-		t->cap = t->cap ? RT_MIN(t->cap * 2, (size_t)RT_MC_SENDERS_MAX) : 4;
-		t->snd = rt_xrealloc(t->snd, t->cap * sizeof(*t->snd));
-	}
-	s = &t->snd[t->nsnd++];
-	memset(s, 0, sizeof(*s));
-	s->key = key;
-	t->index[h] = (uint16_t)t->nsnd;
-	return s;
-}
-
-static bool sequenced(const struct rt_mc_sender *s)
-{
-	return !(s->key & RT_MC_KEY_QPN);
-}
-
-static void note_problem(struct rt_mc_tally *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void note_problem(struct rt_mc_tally *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (t->problem[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(t->problem, sizeof(t->problem), fmt, ap);
-	va_end(ap);
-}
-
-#define WBIT(seq) (uint8_t)(1u << ((seq) % RT_MC_WINDOW % 8))
-#define WBYTE(s, seq) ((s)->window[(seq) % RT_MC_WINDOW / 8])
-
-/* seq at or past next: the window slides, forgetting what falls out. A
- * gap skipped while the ring ran dry since the sender's previous
- * datagram is the overrun's doing. */
-static enum rt_mc_class advance(struct rt_mc_tally *t, struct rt_mc_sender *s,
-				uint64_t seq)
-{
-	uint64_t gap = seq - s->next;
-
-	if (gap && s->dry_last != t->dry)
-		s->overrun += gap;
-	if (gap >= RT_MC_WINDOW)
-		memset(s->window, 0, sizeof(s->window));
-	else
-		for (uint64_t q = s->next; q < seq; q++)
-			WBYTE(s, q) &= (uint8_t)~WBIT(q);
-	WBYTE(s, seq) |= WBIT(seq);
-	s->next = seq + 1;
-	s->distinct++;
-	t->distinct++;
-	return RT_MC_NEW;
-}
-
-static enum rt_mc_class add_seq(struct rt_mc_tally *t, struct rt_mc_sender *s,
-				uint64_t seq)
-{
-	enum rt_mc_class c;
-
-	if (seq >= s->next) {
-		c = advance(t, s, seq);
-	} else if (s->next - seq > RT_MC_WINDOW) {
-		t->late++;
-		c = RT_MC_LATE;
-	} else if (WBYTE(s, seq) & WBIT(seq)) {
-		t->duplicates++;
-		c = RT_MC_DUPLICATE;
-	} else {
-		WBYTE(s, seq) |= WBIT(seq);
-		s->distinct++;
-		t->distinct++;
-		t->out_of_order++;
-		c = RT_MC_OUT_OF_ORDER;
-	}
-	s->dry_last = t->dry;
-	return c;
-}
-
-static enum rt_mc_class add_valid(struct rt_mc_tally *t,
-				  const struct rt_msg_hdr *h)
-{
-	struct rt_mc_sender *s;
-
-	if (h->seq >= t->per_sender) {
-		t->beyond++;
-		return RT_MC_BEYOND;
-	}
-	s = sender_of(t, h->sender);
-	if (!s) {
-		t->foreign++;
-		t->untracked++;
-		return RT_MC_FOREIGN;
-	}
-	return add_seq(t, s, h->seq);
-}
-
-/* Not ours to check: counted per source QPN. */
-static enum rt_mc_class add_foreign(struct rt_mc_tally *t, uint32_t src_qp)
-{
-	struct rt_mc_sender *s = sender_of(t, RT_MC_KEY_QPN | src_qp);
-
-	t->foreign++;
-	if (!s) {
-		t->untracked++;
-		return RT_MC_FOREIGN;
-	}
-	s->distinct++;
-	s->dry_last = t->dry;
-	return RT_MC_FOREIGN;
-}
-
-enum rt_mc_class rt_mc_tally_add(struct rt_mc_tally *t, const uint8_t *buf,
-				 size_t len, uint32_t src_qp, uint32_t *sender)
-{
-	struct rt_msg_hdr h = { 0 };
-	size_t bad = 0;
-	enum rt_msg_status st = rt_msg_check(buf, len, &h, &bad);
-
-	*sender = 0;
-	t->received++;
-	if (len != t->size) {
-		t->wrong_size++;
-		note_problem(t, "a datagram of %zu bytes, expected %zu", len, t->size);
-	}
-	switch (st) {
-	case RT_MSG_OK:
-		*sender = h.sender;
-		return add_valid(t, &h);
-	case RT_MSG_BAD_LENGTH:
-	case RT_MSG_CORRUPT:
-		*sender = h.sender;
-		t->corrupt++;
-		if (st == RT_MSG_CORRUPT)
-			note_problem(t, "sender 0x%08x seq %llu: corrupt at byte %zu",
-				     h.sender, (unsigned long long)h.seq, bad);
-		else
-			note_problem(t, "sender 0x%08x seq %llu: length field says %u, "
-				     "%zu bytes arrived", h.sender,
-				     (unsigned long long)h.seq, h.len, len);
-		return RT_MC_CORRUPT;
-	default: /* short, other magic or version: not ours to check */
-		return add_foreign(t, src_qp);
-	}
-}
-
-void rt_mc_tally_dry(struct rt_mc_tally *t)
-{
-	t->dry++;
-}
-
-static uint64_t lacks(const struct rt_mc_tally *t, const struct rt_mc_sender *s)
-{
-	return t->per_sender - RT_MIN(s->distinct, t->per_sender);
-}
-
-/* Datagrams the senders not heard would send, less the untracked ones. */
-static uint64_t unheard(const struct rt_mc_tally *t)
-{
-	uint64_t want = t->senders ? t->senders : !t->nsnd, n;
-
-	n = want > t->nsnd ? sat_mul(want - t->nsnd, t->per_sender) : 0;
-	return n > t->untracked ? n - t->untracked : 0;
-}
-
-uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t)
-{
-	uint64_t lack = 0;
-
-	for (size_t i = 0; i < t->nsnd; i++)
-		lack = sat_add(lack, lacks(t, &t->snd[i]));
-	return sat_add(lack, unheard(t));
-}
-
-uint64_t rt_mc_tally_expected(const struct rt_mc_tally *t)
-{
-	uint64_t n = sat_add(rt_mc_tally_missing(t), t->untracked);
-
-	for (size_t i = 0; i < t->nsnd; i++)
-		n = sat_add(n, RT_MIN(t->snd[i].distinct, t->per_sender));
-	return n;
-}
-
-uint64_t rt_mc_tally_overrun(const struct rt_mc_tally *t)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < t->nsnd; i++) {
-		const struct rt_mc_sender *s = &t->snd[i];
-
-		n = sat_add(n, s->overrun);
-		/* without sequence numbers, any dry spell may have cost it */
-		if (sequenced(s) ? s->dry_last != t->dry : t->dry != 0)
-			n = sat_add(n, sequenced(s) ? t->per_sender - RT_MIN(s->next, t->per_sender)
-						    : lacks(t, s));
-	}
-	return RT_MIN(n, rt_mc_tally_missing(t));
-}
-
-static const char *overrun_hint(const struct rt_mc_tally *t, uint64_t k,
-				char *buf, size_t len)
-{
-	uint64_t need = sat_mul(t->nsnd, t->per_sender);
-	char advice[64] = "pace the senders with --rate";
-
-	if (need > t->ring && need <= t->ring_max)
-		snprintf(advice, sizeof(advice), "give --senders %zu or --rate", t->nsnd);
-	snprintf(buf, len, "receive ring of %u per QP overflowed: %llu datagrams "
-		 "arrived while none were posted; %s", t->ring,
-		 (unsigned long long)k, advice);
-	return buf;
-}
-
-/* Sequenced senders short of the count: how many, where the first one
- * ended, and whether all of them ended there. */
-static size_t stopped_short(const struct rt_mc_tally *t, uint64_t *first_end,
-			    bool *same_end)
-{
-	size_t n = 0;
-
-	*same_end = true;
-	for (size_t i = 0; i < t->nsnd; i++) {
-		const struct rt_mc_sender *s = &t->snd[i];
-
-		if (!sequenced(s) || s->next >= t->per_sender)
-			continue;
-		if (!n)
-			*first_end = s->next;
-		else if (s->next != *first_end)
-			*same_end = false;
-		n++;
-	}
-	return n;
-}
-
-const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
-{
-	uint64_t holes = 0, foreign_lack = 0, end = 0, k;
-	size_t seq_senders = 0, short_senders;
-	bool same_end;
-
-	if (!rt_mc_tally_missing(t) || !t->nsnd || t->corrupt)
-		return NULL;
-	if ((k = rt_mc_tally_overrun(t)))
-		return overrun_hint(t, k, buf, len);
-	for (size_t i = 0; i < t->nsnd; i++) {
-		const struct rt_mc_sender *s = &t->snd[i];
-
-		seq_senders += sequenced(s);
-		if (sequenced(s))
-			holes += s->next - s->distinct;
-		else
-			foreign_lack += lacks(t, s);
-	}
-	if (holes) {
-		snprintf(buf, len, "%llu datagrams missing from gaps in the senders' "
-			 "sequences while receives were posted: dropped on the way",
-			 (unsigned long long)holes);
-		return buf;
-	}
-	short_senders = stopped_short(t, &end, &same_end);
-	if (short_senders && same_end && short_senders == seq_senders) {
-		snprintf(buf, len, "nothing came after datagram %llu of %llu of every "
-			 "sender, none missing before: a sender stopped or was cut "
-			 "off, or its -C is smaller than ours",
-			 (unsigned long long)end, (unsigned long long)t->per_sender);
-		return buf;
-	}
-	if (short_senders) {
-		snprintf(buf, len, "%zu of %zu senders stopped short with none missing "
-			 "before (one after datagram %llu of %llu): a sender stopped or "
-			 "was cut off, or its -C is smaller than ours", short_senders,
-			 seq_senders, (unsigned long long)end,
-			 (unsigned long long)t->per_sender);
-		return buf;
-	}
-	if (foreign_lack) {
-		snprintf(buf, len, "%llu datagrams short from senders without sequence "
-			 "numbers (not rdmatest): dropped on the way, or a sender "
-			 "stopped early", (unsigned long long)foreign_lack);
-		return buf;
-	}
-	if (t->nsnd < t->senders) {
-		snprintf(buf, len, "heard %zu of %llu senders, each complete: does "
-			 "--senders match the senders' total -c?",
-			 t->nsnd, (unsigned long long)t->senders);
-		return buf;
-	}
-	return NULL;
-}
-
-const char *rt_mc_class_str(enum rt_mc_class c)
-{
-	switch (c) {
-	case RT_MC_NEW:
-		return "new";
-	case RT_MC_OUT_OF_ORDER:
-		return "out of order";
-	case RT_MC_DUPLICATE:
-		return "duplicate";
-	case RT_MC_LATE:
-		return "too late to tell from a duplicate";
-	case RT_MC_BEYOND:
-		return "beyond the count";
-	case RT_MC_FOREIGN:
-		return "foreign";
-	case RT_MC_CORRUPT:
-		return "corrupt";
-	}
-	return "?";
 }

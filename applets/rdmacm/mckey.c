@@ -24,6 +24,7 @@
 #include "rdmatest/cm.h"
 #include "rdmacm/mcast.h"
 #include "rdmacm/udflow.h"
+#include "rdmacm/udtally.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
@@ -572,7 +573,7 @@ static int mckey_main(struct rt_run *run, void *cfgp)
 
 	if (check_cfg(&x))
 		return -1;
-	rt_mc_addr_str((struct sockaddr *)&x.group, x.group_text, sizeof(x.group_text));
+	rt_addr_host_str((struct sockaddr *)&x.group, x.group_text, sizeof(x.group_text));
 	rt_ud_tx_init(&x.tx, x.nqps, (uint64_t)cfg->count, (size_t)cfg->size, cfg->rate);
 	x.rx = rt_xcalloc(x.nqps, sizeof(*x.rx));
 	x.flow = (struct rt_ud_flow){ .tx = &x.tx, .rx = x.rx, .n = x.nqps };

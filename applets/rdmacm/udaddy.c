@@ -26,6 +26,7 @@
 #include "rdmatest/cm.h"
 #include "rdmacm/mcast.h"
 #include "rdmacm/udflow.h"
+#include "rdmacm/udtally.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 

@@ -1,11 +1,11 @@
 /* The receiving side of UD datagram traffic on several QPs. Each QP keeps
- * a receive ring and a tally (mcast.h) and the times of its first and
+ * a receive ring and a tally (udtally.h) and the times of its first and
  * latest datagram. Over all QPs: the repost of the rings (the work of a
  * wait's step hook, rt_ud_rx_refill), whether every expected datagram came
  * and whether the receiving is over (pure predicates), the verdict
  * (corrupt, wrong-sized or lost datagrams, a loss with its likely cause),
  * and the JSON of the counts. Memory: what the ring and the tally bound
- * (RT_MC_RING_*, RT_MC_SENDERS_MAX in mcast.h). */
+ * (RT_MC_RING_*, RT_MC_SENDERS_MAX in udtally.h). */
 #ifndef RDMATEST_UDRECV_H
 #define RDMATEST_UDRECV_H
 
@@ -16,7 +16,7 @@
 #include "rdmatest/cm.h"
 #include "rdmatest/error.h"
 #include "rdmatest/json.h"
-#include "rdmacm/mcast.h"
+#include "rdmacm/udtally.h"
 
 struct rt_ud_rx {
 	struct rt_conn *conn;   /* the QP's connection; NULL: not yet created */

@@ -6,7 +6,7 @@
  * RT_POST_LIST_MAX (16) as one chain: a doorbell, a system call on rxe,
  * per chain rather than per datagram. Every datagram is a verify.h
  * message (the lane's sender id, a sequence number, the pattern), so
- * receivers can count and check it (the tally of mcast.h).
+ * receivers can count and check it (the tally of udtally.h).
  *
  * It knows verbs resources only, not the RDMA CM, so CM applets (mckey,
  * udaddy) and verbs-only ones (perftest's UD tests) share it. Posting is

@@ -95,7 +95,13 @@ int rt_addr_lookup(const struct rt_addr_query *q, bool rdma_cm,
 		   struct rt_sockaddr *out, struct rt_error *err);
 void rt_sockaddr_free(struct rt_sockaddr *a);
 
-/* "192.0.2.1:7471", "[fe80::1]:7471", "gid fe80::…" or "?" */
+/* The bytes of sa's family: AF_INET, AF_INET6, AF_IB (a 48-byte
+ * sockaddr_ib, smaller than a sockaddr_storage); 0 for any other. */
+socklen_t rt_addr_len(const struct sockaddr *sa);
+/* The host part alone: "192.0.2.1", "fe80::1", a GID as "ff0e::1"; "?"
+ * for a NULL address or any other family. */
+const char *rt_addr_host_str(const struct sockaddr *sa, char *buf, size_t len);
+/* "192.0.2.1:7471", "[fe80::1]:7471", "gid fe80::…", "family N" or "?" */
 const char *rt_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /* Parses a numeric IPv4/IPv6 address (no port) into a sockaddr_storage. */
 int rt_addr_parse_numeric(const char *text, struct sockaddr_storage *ss);

@@ -10,7 +10,7 @@
  * many bytes. */
 #include "fuzz.h"
 
-#include "rdmacm/mcast.h"
+#include "rdmacm/udtally.h"
 #include "rdmatest/verify.h"
 
 static uint32_t be32(const uint8_t *p)

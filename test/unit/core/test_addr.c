@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
+#include <infiniband/ib.h>
 
 #include "rdmatest/addr.h"
 
@@ -31,6 +32,52 @@ static void numeric_addresses_round_trip(void **state)
 }
 
 /* mkdir -p and write a file, inside the fake tree */
+/* Copies of an address take its family's size: an AF_IB address is
+ * smaller than a sockaddr_storage, and an unknown family copies nothing. */
+static void lengths_follow_the_family(void **state)
+{
+	struct sockaddr sa = { .sa_family = AF_INET };
+
+	(void)state;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_in));
+	sa.sa_family = AF_INET6;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_in6));
+	sa.sa_family = AF_IB;
+	assert_int_equal(rt_addr_len(&sa), sizeof(struct sockaddr_ib));
+	assert_true(sizeof(struct sockaddr_ib) < sizeof(struct sockaddr_storage));
+	sa.sa_family = AF_UNIX;
+	assert_int_equal(rt_addr_len(&sa), 0);
+}
+
+/* Multicast groups print the host alone (mckey's joined lines), the CM
+ * the host with its port; both read GIDs as IPv6 text. */
+static void hosts_print_alone_or_with_the_port(void **state)
+{
+	struct sockaddr_ib sib = { .sib_family = AF_IB };
+	struct sockaddr_storage ss;
+	struct sockaddr other = { .sa_family = AF_UNIX };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(rt_addr_parse_numeric("239.1.2.3", &ss), 0);
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&ss, buf, sizeof(buf)),
+			    "239.1.2.3");
+	assert_int_equal(rt_addr_parse_numeric("ff12::1", &ss), 0);
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&ss, buf, sizeof(buf)),
+			    "ff12::1");
+	assert_string_equal(rt_addr_str((struct sockaddr *)&ss, buf, sizeof(buf)),
+			    "[ff12::1]:0");
+	assert_int_equal(inet_pton(AF_INET6, "ff0e::1", &sib.sib_addr), 1);
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&sib, buf, sizeof(buf)),
+			    "ff0e::1");
+	assert_string_equal(rt_addr_str((struct sockaddr *)&sib, buf, sizeof(buf)),
+			    "gid ff0e::1");
+	assert_string_equal(rt_addr_host_str(&other, buf, sizeof(buf)), "?");
+	assert_string_equal(rt_addr_str(&other, buf, sizeof(buf)), "family 1");
+	assert_string_equal(rt_addr_host_str(NULL, buf, sizeof(buf)), "?");
+	assert_string_equal(rt_addr_str(NULL, buf, sizeof(buf)), "?");
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[512], cmd[600];
@@ -164,6 +211,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numeric_addresses_round_trip),
+		cmocka_unit_test(lengths_follow_the_family),
+		cmocka_unit_test(hosts_print_alone_or_with_the_port),
 		cmocka_unit_test(rdma_ports_with_ip_are_listed),
 		cmocka_unit_test(lookup_numeric_ipv4_with_port),
 		cmocka_unit_test(lookup_numeric_ipv6_with_port),

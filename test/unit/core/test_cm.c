@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <infiniband/ib.h>
 
 #include "cm_priv.h"
 #include "rdmatest/run.h"
@@ -429,6 +430,37 @@ static void failed_setup_never_connects(void **state)
 	assert_int_equal(calls.connect, 0);
 	assert_int_equal(c->state, RT_CONN_FAILED);
 	assert_string_equal(c->err.reason, "setup refused for 192.0.2.1:7471");
+}
+
+/* An AF_IB address (-f gid) is 48 bytes, less than a sockaddr_storage:
+ * the connection copies exactly that much. dst sits in a heap block of
+ * its own size, so that AddressSanitizer reports any read past it; src
+ * sits in a larger buffer whose tail must not come along. */
+static void gid_addresses_are_copied_at_their_own_length(void **state)
+{
+	struct sockaddr_ib *dst = rt_xmalloc(sizeof(*dst));
+	struct sockaddr_storage src_buf;
+	struct sockaddr_ib *src = (struct sockaddr_ib *)&src_buf;
+	static const uint8_t zero[sizeof(struct sockaddr_storage)];
+	struct rt_conn *c;
+
+	(void)state;
+	memset(dst, 0, sizeof(*dst));
+	dst->sib_family = AF_IB;
+	dst->sib_addr.sib_raw[0] = 0xfe;
+	dst->sib_addr.sib_raw[1] = 0x80;
+	dst->sib_addr.sib_raw[15] = 1;
+	memset(&src_buf, 0xaa, sizeof(src_buf));
+	memcpy(src, dst, sizeof(*dst));
+	c = rt_cm_connect(cm, (struct sockaddr *)src, (struct sockaddr *)dst);
+	assert_non_null(c);
+	assert_string_equal(c->peer, "gid fe80::1");
+	assert_memory_equal(&c->dst, dst, sizeof(*dst));
+	assert_memory_equal(&c->src, src, sizeof(*src));
+	assert_memory_equal((uint8_t *)&c->src + sizeof(*src), zero,
+			    sizeof(src_buf) - sizeof(*src));
+	assert_true(c->has_src);
+	free(dst);
 }
 
 static struct rt_conn *listener(void)
@@ -1386,6 +1418,7 @@ int main(void)
 		T(client_resolves_sets_tos_and_connects),
 		T(resolve_timeout_from_the_params),
 		T(failed_setup_never_connects),
+		T(gid_addresses_are_copied_at_their_own_length),
 		T(server_accepts_with_clipped_resources),
 		T(requests_beyond_n_are_refused),
 		T(census_names_what_a_wait_expects),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cm_priv.h"
+#include "rdmacm/mcast.h"
 #include "rdmacm/udflow.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
