@@ -21,6 +21,13 @@ struct rt_res_spec {
 	bool self_managed_qp;     /* the applet drives INIT/RTR/RTS itself */
 	uint32_t create_flags;    /* e.g. IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
 	bool busy_poll;           /* no completion channel: the caller polls */
+	/* The verbs-only path (rt_res_create_verbs) also makes these: */
+	uint32_t qps;             /* QPs on the CQ(s), r->qps; 0 means 1 */
+	uint32_t recv_cq_depth;   /* > 0: receives complete on r->rcq of this depth */
+	uint32_t srq_depth;       /* > 0: the QPs receive from r->srq of this depth */
+	bool own_channels;        /* r makes one completion channel per CQ */
+	int refusal_exit;         /* the exit status when the device refuses a
+				   * CQ, QP, SRQ, channel or MR; 0: RT_EXIT_FAIL */
 };
 
 struct rt_buf {
@@ -33,8 +40,15 @@ struct rt_buf {
 
 struct rt_res {
 	struct ibv_pd *pd;  /* the device's shared PD, not owned */
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_comp_channel *ch, *rch; /* spec.own_channels: cq's, rcq's */
+	struct ibv_cq *cq;  /* sends, and receives unless rcq */
+	struct ibv_cq *rcq;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;  /* the only QP, or qps[0] */
+	struct ibv_qp **qps; /* the verbs-only path's nqps QPs */
+	uint32_t nqps;
+	struct ibv_qp_cap cap; /* what the device granted the last QP */
+	int refusal_exit;
 	struct rdma_cm_id *id; /* set when the CM owns the QP (rdma_create_qp) */
 	struct rt_buf bufs[RT_RES_MAX_BUFS];
 	size_t nbufs;
@@ -45,12 +59,16 @@ struct rt_res {
 int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_comp_channel *channel, void *cq_context,
 		  const struct rt_res_spec *spec, struct rt_error *err);
-/* The same without the CM (vconn.h): CQ and a self-managed QP on ctx. */
+/* The same without the CM (vconn.h): CQs, SRQ and spec->qps
+ * self-managed QPs on ctx. With spec->own_channels `channel` is unused. */
 int rt_res_create_verbs(struct rt_res *r, struct ibv_context *ctx,
 			struct ibv_pd *pd, struct ibv_comp_channel *channel,
 			void *cq_context, const struct rt_res_spec *spec,
 			struct rt_error *err);
-/* Allocates and registers a buffer owned by r (zero-filled). */
+/* 0, or exit 1 naming what a spec asks that its path cannot make. */
+int rt_res_spec_check(const struct rt_res_spec *spec, bool verbs_only,
+		      struct rt_error *err);
+/* Allocates and registers a buffer owned by r (zero-filled, page-aligned). */
 struct rt_buf *rt_res_buf(struct rt_res *r, size_t len, int access,
 			  struct rt_error *err);
 void rt_res_destroy(struct rt_res *r);
