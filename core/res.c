@@ -12,19 +12,21 @@ static int refused(const struct rt_res *r)
 	return r->refusal_exit ? r->refusal_exit : RT_EXIT_FAIL;
 }
 
+/* An XRC receive QP is the domain's target: no PD, CQ or queue of its
+ * own. An XRC send QP sends only. */
 static void qp_attr(struct ibv_qp_init_attr_ex *a, struct rt_res *r,
 		    const struct rt_res_spec *spec)
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_type = spec->qp_type;
+	if (spec->qp_type == IBV_QPT_XRC_RECV) {
+		a->comp_mask = IBV_QP_INIT_ATTR_XRCD;
+		a->xrcd = r->xrcd;
+		return;
+	}
 	a->send_cq = r->cq;
-	a->recv_cq = r->rcq ? r->rcq : r->cq;
 	a->cap.max_send_wr = spec->send_depth ? spec->send_depth : 1;
 	a->cap.max_send_sge = 1;
-	/* an SRQ's QP takes no receives of its own */
-	a->srq = r->srq;
-	a->cap.max_recv_wr = r->srq ? 0 : spec->recv_depth ? spec->recv_depth : 1;
-	a->cap.max_recv_sge = r->srq ? 0 : 1;
 	a->cap.max_inline_data = spec->max_inline;
 	a->sq_sig_all = spec->sig_all;
 	a->pd = r->pd;
@@ -33,6 +35,13 @@ static void qp_attr(struct ibv_qp_init_attr_ex *a, struct rt_res *r,
 		a->comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 		a->create_flags = spec->create_flags;
 	}
+	if (spec->qp_type == IBV_QPT_XRC_SEND)
+		return;
+	a->recv_cq = r->rcq ? r->rcq : r->cq;
+	/* an SRQ's QP takes no receives of its own */
+	a->srq = r->srq;
+	a->cap.max_recv_wr = r->srq ? 0 : spec->recv_depth ? spec->recv_depth : 1;
+	a->cap.max_recv_sge = r->srq ? 0 : 1;
 }
 
 static int create_cm_qp(struct rt_res *r, struct rdma_cm_id *id,
@@ -57,22 +66,32 @@ static int create_cm_qp(struct rt_res *r, struct rdma_cm_id *id,
 	return 0;
 }
 
-static int create_verbs_qps(struct rt_res *r, struct ibv_context *ctx,
-			    const struct rt_res_spec *spec, struct rt_error *err)
+static int qp_refused(struct rt_res *r, const struct ibv_qp_init_attr_ex *a,
+		      uint32_t i, uint32_t n, struct rt_error *err)
 {
-	uint32_t n = spec->qps ? spec->qps : 1;
+	bool xrc = a->qp_type == IBV_QPT_XRC_SEND || a->qp_type == IBV_QPT_XRC_RECV;
+
+	return rt_fail_errno(err, refused(r), errno, "%s %u of %u (%ssend %u, "
+			     "receive %u, inline %u)",
+			     xrc ? "ibv_create_qp_ex" : "ibv_create_qp", i + 1, n,
+			     !xrc ? "" : a->qp_type == IBV_QPT_XRC_SEND ? "XRC send, "
+			     : "XRC receive, ", a->cap.max_send_wr,
+			     a->cap.max_recv_wr, a->cap.max_inline_data);
+}
+
+int rt_res_add_qps(struct rt_res *r, struct ibv_context *ctx,
+		   const struct rt_res_spec *spec, struct rt_error *err)
+{
+	uint32_t n = spec->qps ? spec->qps : 1, base = r->nqps;
 	struct ibv_qp_init_attr_ex a;
 
-	r->qps = rt_xcalloc(n, sizeof(*r->qps));
-	r->nqps = n;
+	r->qps = rt_xrealloc(r->qps, (base + n) * sizeof(*r->qps));
 	for (uint32_t i = 0; i < n; i++) {
 		qp_attr(&a, r, spec);
-		r->qps[i] = ibv_create_qp_ex(ctx, &a);
-		if (!r->qps[i])
-			return rt_fail_errno(err, refused(r), errno, "ibv_create_qp %u of %u "
-					     "(send %u, receive %u, inline %u)", i + 1, n,
-					     a.cap.max_send_wr, a.cap.max_recv_wr,
-					     spec->max_inline);
+		r->qps[base + i] = ibv_create_qp_ex(ctx, &a);
+		if (!r->qps[base + i])
+			return qp_refused(r, &a, i, n, err);
+		r->nqps++;
 		r->cap = a.cap;
 	}
 	r->qp = r->qps[0];
@@ -80,19 +99,17 @@ static int create_verbs_qps(struct rt_res *r, struct ibv_context *ctx,
 }
 
 static int create_channels(struct rt_res *r, struct ibv_context *ctx,
-			   const struct rt_res_spec *spec, struct rt_error *err)
+			   unsigned which, struct rt_error *err)
 {
-	/* one channel per CQ: each bounded wait takes only its own events */
-	if (!(r->ch = ibv_create_comp_channel(ctx)) ||
-	    (spec->recv_cq_depth && !(r->rch = ibv_create_comp_channel(ctx))))
+	if (((which & RT_RES_CHANNEL) && !(r->ch = ibv_create_comp_channel(ctx))) ||
+	    ((which & RT_RES_RECV_CHANNEL) && !(r->rch = ibv_create_comp_channel(ctx))))
 		return rt_fail_errno(err, refused(r), errno, "ibv_create_comp_channel");
 	return 0;
 }
 
-/* A CQ that is not busy-polled is armed, channel or not, as before. */
 static struct ibv_cq *create_cq(struct rt_res *r, struct ibv_context *ctx,
 				int depth, void *cq_context,
-				struct ibv_comp_channel *channel, bool arm,
+				struct ibv_comp_channel *channel,
 				struct rt_error *err)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, depth ? depth : 1, cq_context,
@@ -100,76 +117,94 @@ static struct ibv_cq *create_cq(struct rt_res *r, struct ibv_context *ctx,
 
 	if (!cq)
 		rt_fail_errno(err, refused(r), errno, "ibv_create_cq (%d entries)", depth);
-	else if (arm && ibv_req_notify_cq(cq, 0))
+	else if (channel && ibv_req_notify_cq(cq, 0))
 		rt_fail_errno(err, refused(r), errno, "ibv_req_notify_cq");
 	else
 		return cq;
 	return NULL;
 }
 
+static int srq_refused(struct rt_res *r, struct ibv_context *ctx,
+		       uint32_t depth, struct rt_error *err)
+{
+	int e = errno;
+
+	return rt_fail_errno(err, e == EOPNOTSUPP ? RT_EXIT_ENV : refused(r), e,
+			     "%s of %u receives on %s", r->xrcd ? "ibv_create_srq_ex "
+			     "(XRC)" : "ibv_create_srq", depth,
+			     ibv_get_device_name(ctx->device));
+}
+
+/* With an XRC domain the SRQ is XRC's, completing on the receive CQ. */
 static int create_srq(struct rt_res *r, struct ibv_context *ctx,
 		      const struct rt_res_spec *spec, struct rt_error *err)
 {
-	struct ibv_srq_init_attr a = { .attr = { .max_wr = spec->srq_depth,
-						 .max_sge = 1 } };
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = spec->srq_depth, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_XRC, .xrcd = r->xrcd,
+		.cq = r->rcq ? r->rcq : r->cq, .pd = r->pd,
+	};
 
-	r->srq = ibv_create_srq(r->pd, &a);
-	if (!r->srq)
-		return rt_fail_errno(err, errno == EOPNOTSUPP ? RT_EXIT_ENV : refused(r),
-				     errno, "ibv_create_srq of %u receives on %s",
-				     spec->srq_depth, ibv_get_device_name(ctx->device));
-	return 0;
-}
-
-/* Channels, CQs and SRQ: what the QPs are made on. */
-static int create_cqs(struct rt_res *r, struct ibv_context *ctx,
-		      struct ibv_comp_channel *channel, void *cq_context,
-		      const struct rt_res_spec *spec, struct rt_error *err)
-{
-	int depth = (int)(spec->cq_depth ? spec->cq_depth
-					 : spec->send_depth + spec->recv_depth);
-
-	if (spec->busy_poll)
-		channel = NULL;
-	else if (spec->own_channels && create_channels(r, ctx, spec, err))
-		return -1;
-	else if (spec->own_channels)
-		channel = r->ch;
-	r->cq = create_cq(r, ctx, depth, cq_context, channel, !spec->busy_poll, err);
-	if (!r->cq)
-		return -1;
-	if (spec->recv_cq_depth &&
-	    !(r->rcq = create_cq(r, ctx, (int)spec->recv_cq_depth, cq_context,
-				 spec->busy_poll ? NULL : r->rch, !spec->busy_poll,
-				 err)))
-		return -1;
-	return spec->srq_depth ? create_srq(r, ctx, spec, err) : 0;
+	if (r->xrcd)
+		r->srq = ibv_create_srq_ex(ctx, &a);
+	else
+		r->srq = ibv_create_srq(r->pd, &(struct ibv_srq_init_attr){
+						.attr = a.attr });
+	return r->srq ? 0 : srq_refused(r, ctx, spec->srq_depth, err);
 }
 
 int rt_res_spec_check(const struct rt_res_spec *spec, bool verbs_only,
 		      struct rt_error *err)
 {
 	if (!verbs_only && (spec->qps > 1 || spec->recv_cq_depth ||
-			    spec->srq_depth || spec->own_channels))
-		return rt_fail(err, RT_EXIT_FAIL, "a CM connection has one QP on one "
-			       "CQ, with the device's channel");
+			    spec->srq_depth || spec->own_channels ||
+			    spec->qp_type == IBV_QPT_XRC_SEND ||
+			    spec->qp_type == IBV_QPT_XRC_RECV))
+		return rt_fail(err, RT_EXIT_FAIL, "a CM connection has one RC or UD "
+			       "QP on one CQ, with the device's channel");
 	if (spec->own_channels && spec->busy_poll)
 		return rt_fail(err, RT_EXIT_FAIL, "completion channels for a busy-polled "
 			       "CQ");
+	if ((spec->own_channels & RT_RES_RECV_CHANNEL) && !spec->recv_cq_depth)
+		return rt_fail(err, RT_EXIT_FAIL, "a receive CQ's channel without a "
+			       "receive CQ");
 	return 0;
+}
+
+int rt_res_create_queues(struct rt_res *r, struct ibv_context *ctx,
+			 struct ibv_pd *pd, struct ibv_comp_channel *channel,
+			 void *cq_context, const struct rt_res_spec *spec,
+			 struct rt_error *err)
+{
+	int depth = (int)(spec->cq_depth ? spec->cq_depth
+					 : spec->send_depth + spec->recv_depth);
+
+	r->pd = pd;
+	r->refusal_exit = spec->refusal_exit;
+	if (spec->busy_poll || spec->own_channels)
+		channel = NULL;
+	if (create_channels(r, ctx, spec->own_channels, err) ||
+	    !(r->cq = create_cq(r, ctx, depth, cq_context,
+				r->ch ? r->ch : channel, err)))
+		return -1;
+	if (spec->recv_cq_depth &&
+	    !(r->rcq = create_cq(r, ctx, (int)spec->recv_cq_depth, cq_context,
+				 r->rch ? r->rch : channel, err)))
+		return -1;
+	return spec->srq_depth ? create_srq(r, ctx, spec, err) : 0;
 }
 
 int rt_res_create(struct rt_res *r, struct rdma_cm_id *id, struct ibv_pd *pd,
 		  struct ibv_comp_channel *channel, void *cq_context,
 		  const struct rt_res_spec *spec, struct rt_error *err)
 {
-	r->pd = pd;
-	r->refusal_exit = spec->refusal_exit;
 	if (rt_res_spec_check(spec, spec->self_managed_qp, err) ||
-	    create_cqs(r, id->verbs, channel, cq_context, spec, err))
+	    rt_res_create_queues(r, id->verbs, pd, channel, cq_context, spec, err))
 		return -1;
 	if (spec->self_managed_qp)
-		return create_verbs_qps(r, id->verbs, spec, err);
+		return rt_res_add_qps(r, id->verbs, spec, err);
 	return create_cm_qp(r, id, spec, err);
 }
 
@@ -178,12 +213,9 @@ int rt_res_create_verbs(struct rt_res *r, struct ibv_context *ctx,
 			void *cq_context, const struct rt_res_spec *spec,
 			struct rt_error *err)
 {
-	r->pd = pd;
-	r->refusal_exit = spec->refusal_exit;
-	if (rt_res_spec_check(spec, true, err) ||
-	    create_cqs(r, ctx, channel, cq_context, spec, err))
-		return -1;
-	return create_verbs_qps(r, ctx, spec, err);
+	return rt_res_spec_check(spec, true, err) ||
+	       rt_res_create_queues(r, ctx, pd, channel, cq_context, spec, err) ||
+	       rt_res_add_qps(r, ctx, spec, err) ? -1 : 0;
 }
 
 static int reg_fail(size_t len, int e, int exit_code, struct rt_error *err)

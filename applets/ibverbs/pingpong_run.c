@@ -105,7 +105,8 @@ static int make_qp(struct pp *x)
 	struct rt_res_spec rs = { .qp_type = p->type, .send_depth = 1,
 				  .recv_depth = (uint32_t)p->rx_depth,
 				  .cq_depth = (uint32_t)p->rx_depth + 1,
-				  .busy_poll = !p->events, .own_channels = p->events };
+				  .busy_poll = !p->events, 
+				  .own_channels = p->events ? RT_RES_CHANNEL : 0u };
 	struct rt_buf *b;
 
 	if (rt_res_create_verbs(&x->res, x->d.ctx, x->d.pd, NULL, NULL, &rs, err))

@@ -112,7 +112,8 @@ static int make_queues(struct srq *x, struct rt_error *err)
 		.qp_type = IBV_QPT_RC, .send_depth = 1, .qps = x->nq,
 		.cq_depth = (uint32_t)p->rx_depth + x->nq,
 		.srq_depth = (uint32_t)p->rx_depth,
-		.busy_poll = !p->events, .own_channels = p->events,
+		.busy_poll = !p->events, 
+		.own_channels = p->events ? RT_RES_CHANNEL : 0u,
 	};
 
 	return rt_res_create_verbs(&x->res, x->d.ctx, x->d.pd, NULL, NULL, &rs, err);

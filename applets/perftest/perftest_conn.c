@@ -180,7 +180,8 @@ static int queues(struct rt_pt_conn *c)
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
 		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
 		.max_inline = p->inline_size, .busy_poll = !p->events,
-		.own_channels = p->events, .refusal_exit = RT_EXIT_ENV,
+		.refusal_exit = RT_EXIT_ENV,
+		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
 	};
 
 	if (rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))

@@ -146,7 +146,7 @@ static void split_cqs_with_own_channels(void **state)
 	struct rt_res_spec s = { .qp_type = IBV_QPT_RC, .send_depth = 128,
 				 .recv_depth = 512, .cq_depth = 256, .qps = 2,
 				 .recv_cq_depth = 1024, .max_inline = 32,
-				 .own_channels = true };
+				 .own_channels = RT_RES_CHANNEL | RT_RES_RECV_CHANNEL };
 	struct rt_res r;
 	struct rt_error e;
 
@@ -203,7 +203,8 @@ static void half_built_teardown(void **state)
 {
 	struct rt_res_spec s = { .qp_type = IBV_QPT_RC, .send_depth = 8,
 				 .recv_depth = 8, .qps = 4, .recv_cq_depth = 1,
-				 .own_channels = true, .refusal_exit = RT_EXIT_ENV };
+				 .own_channels = RT_RES_CHANNEL | RT_RES_RECV_CHANNEL,
+				 .refusal_exit = RT_EXIT_ENV };
 	struct rt_res r;
 	struct rt_error e;
 
@@ -258,13 +259,13 @@ static void spec_checks(void **state)
 					   .srq_depth = 1, .recv_cq_depth = 1 },
 					   true, &e), 0);
 	assert_int_equal(rt_res_spec_check(&(struct rt_res_spec){
-					   .own_channels = true, .busy_poll = true },
+					   .own_channels = RT_RES_CHANNEL, .busy_poll = true },
 					   true, &e), -1);
 	assert_int_equal(rt_res_spec_check(&(struct rt_res_spec){ .qps = 1 },
 					   false, &e), 0);
 	/* nothing is made from a spec that fails its check */
 	assert_int_equal(create(&(struct rt_res){ 0 }, &(struct rt_res_spec){
-				.own_channels = true, .busy_poll = true }, &e), -1);
+				.own_channels = RT_RES_CHANNEL, .busy_poll = true }, &e), -1);
 	assert_string_equal(calls, "");
 }
 
