@@ -1,6 +1,8 @@
 /* rt_res with libibverbs replaced (-Wl,--wrap): the attributes each QP
  * gets from a spec, the spec checks, and teardown of half-built state in
- * the order the device needs (QPs, SRQ, CQs, channels). */
+ * the order the device needs (QPs, SRQ, CQs, channels). XRC receive QPs
+ * and XRC SRQs are left out: libibverbs makes them through the device's
+ * extended context, which no fake provides. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,6 +224,35 @@ static void half_built_teardown(void **state)
 	assert_string_equal(calls, "");
 }
 
+/* xsrq_pingpong's send QPs, one per call: send-only, on the send CQ,
+ * appended in creation order. */
+static void xrc_send_qps_append(void **state)
+{
+	struct rt_res_spec q = { .cq_depth = 2, .recv_cq_depth = 2, .busy_poll = true };
+	struct rt_res_spec s = { .qp_type = IBV_QPT_XRC_SEND, .send_depth = 2000 };
+	struct rt_res r = { 0 };
+	struct rt_error e = { 0 };
+
+	(void)state;
+	assert_int_equal(rt_res_create_queues(&r, &fake_ctx, &fake_pd, NULL, NULL,
+					      &q, &e), 0);
+	assert_int_equal(rt_res_add_qps(&r, &fake_ctx, &s, &e), 0);
+	assert_int_equal(rt_res_add_qps(&r, &fake_ctx, &s, &e), 0);
+	assert_int_equal(r.nqps, 2);
+	assert_ptr_equal(r.qps[1], &qps[1]);
+	assert_ptr_equal(r.qp, &qps[0]);
+	for (int i = 0; i < 2; i++) {
+		assert_ptr_equal(qp_seen[i].send_cq, r.cq);
+		assert_null(qp_seen[i].recv_cq);
+		assert_null(qp_seen[i].srq);
+		assert_int_equal(qp_seen[i].cap.max_send_wr, 2000);
+		assert_int_equal(qp_seen[i].cap.max_recv_wr, 0);
+		assert_int_equal(qp_seen[i].cap.max_recv_sge, 0);
+	}
+	rt_res_destroy(&r);
+	assert_string_equal(calls, "cq+ cq+ qp+ qp+ qp- qp- cq- cq- ");
+}
+
 static void destroying_nothing_calls_nothing(void **state)
 {
 	struct rt_res r = { 0 };
@@ -275,6 +306,7 @@ int main(void)
 		cmocka_unit_test_setup(split_cqs_with_own_channels, setup),
 		cmocka_unit_test_setup(srq_qps_take_no_receives, setup),
 		cmocka_unit_test_setup(half_built_teardown, setup),
+		cmocka_unit_test_setup(xrc_send_qps_append, setup),
 		cmocka_unit_test_setup(destroying_nothing_calls_nothing, setup),
 		cmocka_unit_test_setup(refused_exit_defaults_to_fail, setup),
 		cmocka_unit_test_setup(spec_checks, setup),
