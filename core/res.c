@@ -232,7 +232,8 @@ static int reg_fail(size_t len, int e, int exit_code, struct rt_error *err)
 	return rt_fail_errno(err, exit_code, e, "ibv_reg_mr %zu bytes", len);
 }
 
-/* At least 4 KiB, the alignment every caller had before pages grew. */
+/* The page (the pingpongs aligned to it, as upstream), and never less
+ * than the 4 KiB the other callers had. */
 static size_t page_align(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
