@@ -28,8 +28,7 @@ struct pp {
 	const struct rt_pp_params *p;
 	struct rt_vdev d;
 	struct rt_oob oob;
-	struct rt_res res;
-	struct ibv_comp_channel *ch;
+	struct rt_res res;   /* CQ (-e: on a channel), QP, buffer */
 	struct ibv_ah *ah;
 	struct rt_cqwait cqw;
 	struct rt_vqp_spec spec;
@@ -106,15 +105,14 @@ static int make_qp(struct pp *x)
 	struct rt_res_spec rs = { .qp_type = p->type, .send_depth = 1,
 				  .recv_depth = (uint32_t)p->rx_depth,
 				  .cq_depth = (uint32_t)p->rx_depth + 1,
-				  .busy_poll = !p->events };
+				  .busy_poll = !p->events, 
+				  .own_channels = p->events ? RT_RES_CHANNEL : 0u };
 	struct rt_buf *b;
 
-	if (p->events && !(x->ch = ibv_create_comp_channel(x->d.ctx)))
-		return rt_fail(err, RT_EXIT_FAIL, "ibv_create_comp_channel failed");
-	if (rt_res_create_verbs(&x->res, x->d.ctx, x->d.pd, x->ch, NULL, &rs, err))
+	if (rt_res_create_verbs(&x->res, x->d.ctx, x->d.pd, NULL, NULL, &rs, err))
 		return -1;
 	b = rt_res_buf(&x->res, RT_PP_BUF_LEN(p->size), IBV_ACCESS_LOCAL_WRITE, err);
-	if (!b || rt_cqwait_init(&x->cqw, x->res.cq, x->ch, x->run->common.timeout_ms, err))
+	if (!b || rt_cqwait_init(&x->cqw, x->res.cq, x->res.ch, x->run->common.timeout_ms, err))
 		return -1;
 	x->loop = (struct rt_pp_loop){
 		.qp = x->res.qp, .cqw = &x->cqw, .mr = b->mr, .buf = b->addr,
@@ -220,8 +218,6 @@ static int session(struct rt_run *run, const struct rt_pp_params *p)
 	if (x->ah)
 		ibv_destroy_ah(x->ah);
 	rt_res_destroy(&x->res);
-	if (x->ch)
-		ibv_destroy_comp_channel(x->ch);
 	rt_oob_close(&x->oob);
 	rt_vdev_close(&x->d);
 	free(x);

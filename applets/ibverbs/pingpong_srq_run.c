@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ibverbs/pingpong_srq.h"
+#include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
@@ -18,12 +19,7 @@ struct srq {
 	unsigned nq;
 	struct rt_vdev d;
 	struct rt_oob oob;
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *cq;
-	struct ibv_srq *srq;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	struct ibv_qp *qp[RT_PP_SRQ_MAX_QP];
+	struct rt_res res;   /* the CQ (-e: on a channel), SRQ, QPs, buffer */
 	struct rt_vqp_spec spec[RT_PP_SRQ_MAX_QP];
 	struct rt_cqwait cqw;
 	struct rt_pp_srq_loop loop;
@@ -73,7 +69,7 @@ static int connect_all(struct srq *x, struct rt_error *err)
 	if (take_peer(x, err))
 		return -1;
 	for (unsigned i = 0; i < x->nq; i++)
-		if (rt_vqp_connect(x->qp[i], &x->d, &x->spec[i], err))
+		if (rt_vqp_connect(x->res.qps[i], &x->d, &x->spec[i], err))
 			return -1;
 	return 0;
 }
@@ -107,75 +103,58 @@ static int odp_ok(struct srq *x, struct rt_error *err)
 	return 0;
 }
 
-static int make_buf(struct srq *x, struct rt_error *err)
-{
-	size_t len = RT_PP_SRQ_BUF_LEN(x->p->size);
-	int access = IBV_ACCESS_LOCAL_WRITE | (x->p->odp ? IBV_ACCESS_ON_DEMAND : 0);
-
-	if (posix_memalign((void **)&x->buf, (size_t)sysconf(_SC_PAGESIZE), len))
-		return rt_fail(err, RT_EXIT_ENV, "cannot allocate a %zu-byte buffer", len);
-	x->mr = ibv_reg_mr(x->d.pd, x->buf, len, access);
-	if (!x->mr)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_reg_mr %zu bytes", len);
-	return 0;
-}
-
+/* Upstream's queues: one CQ of rx_depth + num_qp entries, one SRQ of
+ * rx_depth receives, num_qp RC QPs of one send each on both. */
 static int make_queues(struct srq *x, struct rt_error *err)
 {
 	const struct rt_pp_srq_params *p = x->p;
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = (uint32_t)p->rx_depth,
-						  .max_sge = 1 } };
+	struct rt_res_spec rs = {
+		.qp_type = IBV_QPT_RC, .send_depth = 1, .qps = x->nq,
+		.cq_depth = (uint32_t)p->rx_depth + x->nq,
+		.srq_depth = (uint32_t)p->rx_depth,
+		.busy_poll = !p->events, 
+		.own_channels = p->events ? RT_RES_CHANNEL : 0u,
+	};
 
-	if (p->events && !(x->ch = ibv_create_comp_channel(x->d.ctx)))
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_comp_channel");
-	x->cq = ibv_create_cq(x->d.ctx, (int)(p->rx_depth + x->nq), NULL, x->ch, 0);
-	if (!x->cq)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_cq of %lld entries",
-				     p->rx_depth + x->nq);
-	x->srq = ibv_create_srq(x->d.pd, &sa);
-	if (!x->srq)
-		return rt_fail_errno(err, errno == EOPNOTSUPP ? RT_EXIT_ENV : RT_EXIT_FAIL,
-				     errno, "ibv_create_srq of %lld receives on %s",
-				     p->rx_depth, x->d.name);
-	return 0;
+	return rt_res_create_verbs(&x->res, x->d.ctx, x->d.pd, NULL, NULL, &rs, err);
 }
 
-static int make_qp(struct srq *x, unsigned i, struct rt_error *err)
+static int init_qp(struct srq *x, unsigned i, struct rt_error *err)
 {
-	struct ibv_qp_init_attr ia = { .send_cq = x->cq, .recv_cq = x->cq, .srq = x->srq,
-				       .cap = { .max_send_wr = 1, .max_send_sge = 1 },
-				       .qp_type = IBV_QPT_RC };
+	struct ibv_qp *qp = x->res.qps[i];
+	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr qa;
 
-	x->qp[i] = ibv_create_qp(x->d.pd, &ia);
-	if (!x->qp[i])
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_qp (QP %u of %u)",
-				     i, x->nq);
 	/* inline only if every QP takes it, as each send may use any QP */
-	if (!ibv_query_qp(x->qp[i], &qa, IBV_QP_CAP, &ia) &&
+	if (!ibv_query_qp(qp, &qa, IBV_QP_CAP, &ia) &&
 	    ia.cap.max_inline_data < (uint32_t)x->p->size)
 		x->loop.send_flags = 0;
-	return rt_vqp_init(x->qp[i], &x->d, &x->spec[i], err);
+	return rt_vqp_init(qp, &x->d, &x->spec[i], err);
 }
 
 static int make_all(struct srq *x)
 {
 	const struct rt_pp_srq_params *p = x->p;
 	struct rt_error *err = &x->run->err;
+	int access = IBV_ACCESS_LOCAL_WRITE | (p->odp ? IBV_ACCESS_ON_DEMAND : 0);
+	struct rt_buf *b;
 
-	if (make_buf(x, err) || make_queues(x, err) ||
-	    rt_cqwait_init(&x->cqw, x->cq, x->ch, x->run->common.timeout_ms, err))
+	if (make_queues(x, err))
+		return -1;
+	b = rt_res_buf(&x->res, RT_PP_SRQ_BUF_LEN(p->size), access, err);
+	if (!b || rt_cqwait_init(&x->cqw, x->res.cq, x->res.ch,
+				 x->run->common.timeout_ms, err))
 		return -1;
 	x->loop.send_flags = IBV_SEND_INLINE;
 	for (unsigned i = 0; i < x->nq; i++)
-		if (make_qp(x, i, err))
+		if (init_qp(x, i, err))
 			return -1;
-	x->loop.qp = x->qp;
+	x->loop.qp = x->res.qps;
 	x->loop.num_qp = x->nq;
-	x->loop.srq = x->srq;
+	x->loop.srq = x->res.srq;
 	x->loop.cqw = &x->cqw;
-	x->loop.mr = x->mr;
-	x->loop.buf = x->buf;
+	x->loop.mr = b->mr;
+	x->loop.buf = b->addr;
 	x->loop.size = (size_t)p->size;
 	x->loop.rx_depth = (unsigned)p->rx_depth;
 	x->loop.iters = (uint64_t)p->iters;
@@ -196,7 +175,7 @@ static int exchange(struct srq *x)
 
 	for (unsigned i = 0; i < x->nq; i++) {
 		me[i].lid = x->spec[i].local.lid;
-		me[i].qpn = x->qp[i]->qp_num;
+		me[i].qpn = x->res.qps[i]->qp_num;
 		me[i].psn = x->spec[i].local_psn;
 		if (x->spec[i].local.grh)
 			me[i].gid = x->spec[i].local.gid;
@@ -271,18 +250,7 @@ static int setup(struct srq *x)
 static void teardown(struct srq *x)
 {
 	rt_cqwait_done(&x->cqw);
-	for (unsigned i = 0; i < x->nq; i++)
-		if (x->qp[i])
-			ibv_destroy_qp(x->qp[i]);
-	if (x->srq)
-		ibv_destroy_srq(x->srq);
-	if (x->cq)
-		ibv_destroy_cq(x->cq);
-	if (x->mr)
-		ibv_dereg_mr(x->mr);
-	free(x->buf);
-	if (x->ch)
-		ibv_destroy_comp_channel(x->ch);
+	rt_res_destroy(&x->res);
 	rt_oob_close(&x->oob);
 	rt_vdev_close(&x->d);
 }

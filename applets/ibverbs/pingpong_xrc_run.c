@@ -14,6 +14,7 @@
 
 #include "rdmatest/cqwait.h"
 #include "ibverbs/pingpong_xrc.h"
+#include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
@@ -21,7 +22,7 @@
 struct xclient {
 	struct rt_oob oob;
 	struct rt_pp_xrc_dest me, peer;
-	struct ibv_qp *recv_qp, *send_qp;
+	struct ibv_qp *recv_qp, *send_qp; /* x->res's */
 	struct rt_vqp_spec spec;
 	long long sent; /* upstream's pp_cnt */
 };
@@ -34,11 +35,10 @@ struct xrc {
 	struct rt_vaddr local;
 	int fd;
 	struct ibv_xrcd *xrcd;
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *recv_cq, *send_cq;
-	struct ibv_srq *srq;
+	struct rt_res res;        /* CQs (-e: the receive CQ on a channel),
+				   * SRQ, QPs and buffer on xrcd */
 	uint32_t srqn;
-	struct ibv_mr *mr;
+	struct ibv_mr *mr;        /* res's, of buf */
 	uint8_t *buf;
 	struct rt_cqwait rw, sw;
 	struct xclient *c;        /* n of them */
@@ -79,43 +79,33 @@ static int odp_ok(struct xrc *x, struct rt_error *err)
 
 static int make_buf(struct xrc *x, struct rt_error *err)
 {
-	size_t len = (size_t)x->p->size;
+	struct rt_buf *b = rt_res_buf(&x->res, (size_t)x->p->size, IBV_ACCESS_LOCAL_WRITE |
+				      (x->p->odp ? IBV_ACCESS_ON_DEMAND : 0), err);
 
-	if (x->p->odp && odp_ok(x, err))
+	if (!b)
 		return -1;
-	if (posix_memalign((void **)&x->buf, (size_t)sysconf(_SC_PAGESIZE), len))
-		return rt_fail(err, RT_EXIT_ENV, "cannot allocate a %zu-byte buffer", len);
-	memset(x->buf, 0, len);
-	x->mr = ibv_reg_mr(x->d.pd, x->buf, len, IBV_ACCESS_LOCAL_WRITE |
-			   (x->p->odp ? IBV_ACCESS_ON_DEMAND : 0));
-	if (!x->mr)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_reg_mr %zu bytes", len);
+	x->buf = b->addr;
+	x->mr = b->mr;
 	return 0;
 }
 
-static int make_srq(struct xrc *x, struct rt_error *err)
+/* Upstream's queues: a receive and a send CQ of one entry per client,
+ * the XRC SRQ of as many receives on the receive CQ. */
+static int make_queues(struct xrc *x, struct rt_error *err)
 {
-	struct ibv_srq_init_attr_ex sa = {
-		.attr = { .max_wr = x->n, .max_sge = 1 },
-		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
-			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD,
-		.srq_type = IBV_SRQT_XRC, .xrcd = x->xrcd, .cq = x->recv_cq, .pd = x->d.pd,
+	struct rt_res_spec rs = {
+		.cq_depth = x->n, .recv_cq_depth = x->n, .srq_depth = x->n,
+		.own_channels = x->p->events ? RT_RES_RECV_CHANNEL : 0u,
 	};
 
-	if (x->p->events && !(x->ch = ibv_create_comp_channel(x->d.ctx)))
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_comp_channel");
-	x->recv_cq = ibv_create_cq(x->d.ctx, (int)x->n, NULL, x->ch, 0);
-	x->send_cq = ibv_create_cq(x->d.ctx, (int)x->n, NULL, NULL, 0);
-	if (!x->recv_cq || !x->send_cq)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_cq");
-	sa.cq = x->recv_cq;
-	x->srq = ibv_create_srq_ex(x->d.ctx, &sa);
-	if (!x->srq)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_srq_ex (XRC)");
-	if (ibv_get_srq_num(x->srq, &x->srqn))
+	x->res.xrcd = x->xrcd;
+	if (rt_res_create_queues(&x->res, x->d.ctx, x->d.pd, NULL, NULL, &rs, err))
+		return -1;
+	if (ibv_get_srq_num(x->res.srq, &x->srqn))
 		return rt_fail(err, RT_EXIT_FAIL, "ibv_get_srq_num failed");
-	return rt_cqwait_init(&x->rw, x->recv_cq, x->ch, x->run->common.timeout_ms, err) ||
-	       rt_cqwait_init(&x->sw, x->send_cq, NULL, x->run->common.timeout_ms, err);
+	return rt_cqwait_init(&x->rw, x->res.rcq, x->res.rch, x->run->common.timeout_ms,
+			      err) ||
+	       rt_cqwait_init(&x->sw, x->res.cq, NULL, x->run->common.timeout_ms, err);
 }
 
 /* A transition with the RC attributes of vconn.c, less what the XRC half
@@ -135,28 +125,28 @@ static int xmodify(struct xrc *x, struct ibv_qp *qp, const struct rt_vqp_spec *s
 	return 0;
 }
 
+/* The QP spec's newest QP in x->res, or NULL. */
+static struct ibv_qp *add_qp(struct xrc *x, const struct rt_res_spec *s,
+			     struct rt_error *err)
+{
+	if (rt_res_add_qps(&x->res, x->d.ctx, s, err))
+		return NULL;
+	return x->res.qps[x->res.nqps - 1];
+}
+
 static int make_qps(struct xrc *x, struct xclient *c, struct rt_error *err)
 {
-	struct ibv_qp_init_attr_ex r = { .qp_type = IBV_QPT_XRC_RECV,
-					 .comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = x->xrcd };
-	struct ibv_qp_init_attr_ex s = {
-		.qp_type = IBV_QPT_XRC_SEND, .send_cq = x->send_cq,
-		.cap = { .max_send_wr = (uint32_t)(x->n * x->p->tests), .max_send_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = x->d.pd,
-	};
+	const struct rt_res_spec r = { .qp_type = IBV_QPT_XRC_RECV };
+	const struct rt_res_spec s = { .qp_type = IBV_QPT_XRC_SEND,
+				       .send_depth = (uint32_t)(x->n * x->p->tests) };
 
 	rt_vqp_spec_defaults(&c->spec);
 	c->spec.type = IBV_QPT_RC;
 	c->spec.mtu = (enum ibv_mtu)x->p->mtu;
 	c->spec.sl = (uint8_t)x->p->sl;
 	c->spec.local_psn = (uint32_t)lrand48() & 0xffffff;
-	c->recv_qp = ibv_create_qp_ex(x->d.ctx, &r);
-	if (!c->recv_qp)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_qp_ex (XRC receive)");
-	c->send_qp = ibv_create_qp_ex(x->d.ctx, &s);
-	if (!c->send_qp)
-		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "ibv_create_qp_ex (XRC send, "
-				     "%u work requests)", s.cap.max_send_wr);
+	if (!(c->recv_qp = add_qp(x, &r, err)) || !(c->send_qp = add_qp(x, &s, err)))
+		return -1;
 	c->spec.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (xmodify(x, c->recv_qp, &c->spec, IBV_QPS_INIT, 0, "receive", err))
 		return -1;
@@ -219,7 +209,7 @@ static int post_recvs(struct xrc *x, unsigned n, struct rt_error *err)
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 
 	for (unsigned i = 0; i < n; i++) {
-		int e = ibv_post_srq_recv(x->srq, &wr, &bad);
+		int e = ibv_post_srq_recv(x->res.srq, &wr, &bad);
 
 		if (e)
 			return rt_fail_errno(err, RT_EXIT_FAIL, e, "ibv_post_srq_recv");
@@ -383,7 +373,8 @@ static int setup(struct xrc *x)
 
 	if (rt_vdev_open(&x->d, x->p->dev, (int)x->p->ib_port, err) ||
 	    rt_pp_xrc_capable(x->d.ctx, x->d.name, err) ||
-	    make_buf(x, err) || make_domain(x, err) || make_srq(x, err))
+	    (x->p->odp && odp_ok(x, err)) || make_domain(x, err) ||
+	    make_queues(x, err) || make_buf(x, err))
 		return -1;
 	srand48((long)getpid() * time(NULL));
 	for (unsigned i = 0; i < x->n; i++)
@@ -404,28 +395,13 @@ static int setup(struct xrc *x)
 static void teardown(struct xrc *x)
 {
 	rt_cqwait_done(&x->rw);
-	for (unsigned i = 0; i < x->n; i++) {
-		if (x->c[i].send_qp)
-			ibv_destroy_qp(x->c[i].send_qp);
-		if (x->c[i].recv_qp)
-			ibv_destroy_qp(x->c[i].recv_qp);
+	for (unsigned i = 0; i < x->n; i++)
 		rt_oob_close(&x->c[i].oob);
-	}
-	if (x->srq)
-		ibv_destroy_srq(x->srq);
+	rt_res_destroy(&x->res);
 	if (x->xrcd)
 		ibv_close_xrcd(x->xrcd);
 	if (x->fd >= 0)
 		close(x->fd);
-	if (x->send_cq)
-		ibv_destroy_cq(x->send_cq);
-	if (x->recv_cq)
-		ibv_destroy_cq(x->recv_cq);
-	if (x->mr)
-		ibv_dereg_mr(x->mr);
-	free(x->buf);
-	if (x->ch)
-		ibv_destroy_comp_channel(x->ch);
 	rt_vdev_close(&x->d);
 }
 

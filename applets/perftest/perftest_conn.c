@@ -149,6 +149,7 @@ static int buffer(struct rt_pt_conn *c)
 	 * device without it ignores it) */
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING;
+	struct rt_buf *b;
 
 	if (c->p->t.verb == RT_PT_ATOMIC)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
@@ -159,57 +160,42 @@ static int buffer(struct rt_pt_conn *c)
 			       "%llu-byte buffer, above rdmatest's bound of %llu",
 			       c->oob.peer_name, c->sys.cycle_buffer, c->sys.cache_line,
 			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
-	if (posix_memalign((void **)&c->buf, 4096, (size_t)c->buf_size))
-		return rt_fail(err, RT_EXIT_ENV, "no memory for a %llu-byte buffer",
-			       (unsigned long long)c->buf_size);
-	memset(c->buf, 0, (size_t)c->buf_size);
-	c->mr = ibv_reg_mr(c->d.pd, c->buf, (size_t)c->buf_size, access);
-	if (!c->mr)
-		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_reg_mr of %llu bytes",
-				     (unsigned long long)c->buf_size);
+	b = rt_res_buf(&c->res, (size_t)c->buf_size, access, err);
+	if (!b)
+		return -1;
+	c->buf = b->addr;
+	c->mr = b->mr;
 	return 0;
 }
 
-static int cqs(struct rt_pt_conn *c)
+/* perftest's CQs (-e: each on a channel of its own) and Q RC QPs. */
+static int queues(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 	struct rt_error *err = &c->run->err;
-	int sdepth = (int)(p->tx_depth * p->qps), rdepth = 1;
+	uint32_t rdepth = p->t.verb == RT_PT_SEND ? p->rx_depth : 1;
+	struct rt_res_spec rs = {
+		.qp_type = IBV_QPT_RC, .send_depth = p->tx_depth, .recv_depth = rdepth,
+		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
+		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
+		.max_inline = p->inline_size, .busy_poll = !p->events,
+		.refusal_exit = RT_EXIT_ENV,
+		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
+	};
 
-	if (p->t.verb == RT_PT_SEND)
-		rdepth = (int)(p->rx_depth * p->qps);
-	/* one channel per CQ: each bounded wait takes only its own events */
-	if (p->events && (!(c->ch = ibv_create_comp_channel(c->d.ctx)) ||
-			  !(c->rch = ibv_create_comp_channel(c->d.ctx))))
-		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_create_comp_channel");
-	c->scq = ibv_create_cq(c->d.ctx, sdepth, NULL, c->ch, 0);
-	c->rcq = ibv_create_cq(c->d.ctx, rdepth, NULL, c->rch, 0);
-	if (!c->scq || !c->rcq)
-		return rt_fail_errno(err, RT_EXIT_ENV, errno, "ibv_create_cq of %d "
-				     "entries", sdepth);
-	return rt_cqwait_init(&c->sw, c->scq, c->ch, c->run->common.timeout_ms, err) ||
-	       rt_cqwait_init(&c->rw, c->rcq, c->rch, c->run->common.timeout_ms, err)
+	if (rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))
+		return -1;
+	c->scq = c->res.cq;
+	c->rcq = c->res.rcq;
+	c->qp = c->res.qps;
+	c->max_inline = c->res.cap.max_inline_data;
+	return rt_cqwait_init(&c->sw, c->scq, c->res.ch, c->run->common.timeout_ms, err) ||
+	       rt_cqwait_init(&c->rw, c->rcq, c->res.rch, c->run->common.timeout_ms, err)
 	       ? -1 : 0;
 }
 
-static int qp(struct rt_pt_conn *c, unsigned i)
+static int qp_init(struct rt_pt_conn *c, unsigned i)
 {
-	const struct rt_pt_params *p = c->p;
-	struct ibv_qp_init_attr a = {
-		.send_cq = c->scq, .recv_cq = c->rcq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = p->tx_depth,
-			 .max_recv_wr = p->t.verb == RT_PT_SEND ? p->rx_depth : 1,
-			 .max_send_sge = 1, .max_recv_sge = 1,
-			 .max_inline_data = p->inline_size },
-	};
-
-	c->qp[i] = ibv_create_qp(c->d.pd, &a);
-	if (!c->qp[i])
-		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno, "ibv_create_qp "
-				     "%u of %u (send %u, receive %u, inline %u)", i + 1,
-				     p->qps, a.cap.max_send_wr, a.cap.max_recv_wr,
-				     p->inline_size);
-	c->max_inline = a.cap.max_inline_data;
 	c->mine[i] = (struct rt_pt_key){
 		.lid = c->spec.local.lid, .out_reads = (uint16_t)c->out_reads,
 		.qpn = c->qp[i]->qp_num, .psn = (uint32_t)lrand48() & 0xffffff,
@@ -224,14 +210,13 @@ static int resources(struct rt_pt_conn *c)
 {
 	unsigned q = c->p->qps;
 
-	c->qp = rt_xcalloc(q, sizeof(*c->qp));
 	c->mine = rt_xcalloc(q, sizeof(*c->mine));
 	c->theirs = rt_xcalloc(q, sizeof(*c->theirs));
-	if (buffer(c) || cqs(c))
+	if (queues(c) || buffer(c))
 		return -1;
 	srand48((long)getpid() ^ (long)time(NULL));
 	for (unsigned i = 0; i < q; i++)
-		if (qp(c, i))
+		if (qp_init(c, i))
 			return -1;
 	return 0;
 }
@@ -403,30 +388,18 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 {
 	rt_pt_cm_destroy(c->cm);
 	c->cm = NULL;
-	for (unsigned i = 0; c->qp && i < c->p->qps; i++)
-		if (c->qp[i])
-			ibv_destroy_qp(c->qp[i]);
 	if (c->scq)
 		rt_cqwait_done(&c->sw);
 	if (c->rcq)
 		rt_cqwait_done(&c->rw);
-	if (c->scq)
-		ibv_destroy_cq(c->scq);
-	if (c->rcq)
-		ibv_destroy_cq(c->rcq);
-	if (c->ch)
-		ibv_destroy_comp_channel(c->ch);
-	if (c->rch)
-		ibv_destroy_comp_channel(c->rch);
-	if (c->mr)
-		ibv_dereg_mr(c->mr);
-	free(c->buf);
-	free(c->qp);
+	rt_res_destroy(&c->res);
 	free(c->mine);
 	free(c->theirs);
 	rt_oob_close(&c->oob);
 	rt_vdev_close(&c->d);
 	c->qp = NULL;
+	c->scq = c->rcq = NULL;
 	c->mine = c->theirs = NULL;
+	c->mr = NULL;
 	c->buf = NULL;
 }

@@ -34,6 +34,7 @@
 #include "rdmatest/oob.h"
 #include "perftest/perftest.h"
 #include "perftest/perftest_opts.h"
+#include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/vconn.h"
 
@@ -51,11 +52,12 @@ struct rt_pt_conn {
 	struct rt_pt_sys sys;     /* after the handshake: the agreed values */
 	unsigned out_reads;       /* this side's: 1, or -o / the device's for read */
 	unsigned max_inline;
-	struct ibv_comp_channel *ch, *rch; /* -e (send, receive CQ), else NULL */
-	struct ibv_cq *scq, *rcq;
+	struct rt_res res;        /* owns the CQs (-e: each on its channel),
+				   * QPs and buffer below */
+	struct ibv_cq *scq, *rcq; /* res's */
 	struct rt_cqwait sw, rw;  /* bounded by --timeout */
-	struct ibv_qp **qp;       /* p->qps */
-	struct ibv_mr *mr;
+	struct ibv_qp **qp;       /* res's p->qps */
+	struct ibv_mr *mr;        /* res's, of buf */
 	uint8_t *buf;             /* 2 × Q slots: send halves, then targets */
 	uint64_t slot, buf_size;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */
