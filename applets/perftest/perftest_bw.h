@@ -41,9 +41,6 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
  * messages of the size, outside the measurement; 0 at once otherwise. */
 int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
 
-/* rdmatest's data pattern: byte `off` of QP qp's area. */
-uint8_t rt_pt_pattern(unsigned qp, uint64_t off);
-
 /* Offset of message k (0-based, per QP) in a QP's area: perftest walks
  * by round_up(size, line) and wraps after the cycle buffer, when
  * size <= cycle / 2 and no post list is used; otherwise 0. The number of

@@ -9,11 +9,7 @@
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
 #include "rdmatest/util.h"
-
-uint8_t rt_pt_pattern(unsigned qp, uint64_t off)
-{
-	return (uint8_t)(off * 131u + qp * 17u + 0x5au);
-}
+#include "rdmatest/verify.h"
 
 /* ---- data check ------------------------------------------------------------ */
 
@@ -33,10 +29,8 @@ static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
 static void fill(struct rt_pt_conn *c)
 {
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		uint8_t *s = source(c, i);
-
-		for (uint64_t k = 0; k < c->slot; k++)
-			s[k] = rt_pt_pattern(i, k);
+		/* verify.h's pattern, QP i's stream: seed i, sequence 0 */
+		rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
 		memset(dest(c, i), 0, (size_t)c->slot);
 	}
 }
@@ -60,9 +54,9 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 		return 0;
 	for (unsigned i = 0; i < c->p->qps; i++) {
 		const uint8_t *d = dest(c, i);
+		int64_t bad;
 
-		for (unsigned k = 0; k < sizeof(sig); k++)
-			sig[k] = rt_pt_pattern(i, k);
+		rt_pattern_fill(sig, sizeof(sig), i, 0);
 		if (zero(d, (size_t)size))
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u's "
 				       "first message of %llu bytes never arrived (all zero)",
@@ -71,12 +65,11 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 			*result = "not checked: the peer's data is not rdmatest's pattern";
 			return 0;
 		}
-		for (uint64_t k = 0; k < size; k++)
-			if (d[k] != rt_pt_pattern(i, k))
-				return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u, "
-					       "byte %llu of the first message is 0x%02x, not "
-					       "0x%02x", i, (unsigned long long)k, d[k],
-					       rt_pt_pattern(i, k));
+		bad = rt_pattern_check(d, (size_t)size, i, 0);
+		if (bad >= 0)
+			return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u, "
+				       "byte %lld of the first message is 0x%02x, not "
+				       "rdmatest's pattern", i, (long long)bad, d[bad]);
 	}
 	*result = "first message of every QP verified";
 	return 0;

@@ -1,6 +1,7 @@
 /* The bandwidth engine's pure parts: where message k lands (perftest's
  * address walk through the cycle buffer), the peak over perftest's
- * windows against figures worked out by hand, and the data pattern. */
+ * windows against figures worked out by hand. The data pattern is
+ * verify.h's (test/unit/core/test_verify.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,22 +71,6 @@ static void peak_takes_the_odd_tail(void **state)
 	assert_int_equal(rt_pt_peak_ns(tpost, tcomp, 3, 1, 2), 30);
 }
 
-static void pattern_differs_per_qp_and_offset(void **state)
-{
-	(void)state;
-	assert_int_not_equal(rt_pt_pattern(0, 0), rt_pt_pattern(1, 0));
-	assert_int_not_equal(rt_pt_pattern(0, 0), rt_pt_pattern(0, 1));
-	/* a whole period of 256 bytes holds every value once */
-	{
-		int seen[256] = { 0 };
-
-		for (unsigned k = 0; k < 256; k++)
-			seen[rt_pt_pattern(3, k)]++;
-		for (unsigned v = 0; v < 256; v++)
-			assert_int_equal(seen[v], 1);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,7 +78,6 @@ int main(void)
 		cmocka_unit_test(places_agree_with_offsets),
 		cmocka_unit_test(peak_is_the_best_window),
 		cmocka_unit_test(peak_takes_the_odd_tail),
-		cmocka_unit_test(pattern_differs_per_qp_and_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
