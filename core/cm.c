@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rdmatest/addr.h"
+#include "rdmatest/devquery.h"
 #include "cm_priv.h"
 #include "rdmatest/util.h"
 
@@ -106,20 +107,6 @@ static struct rt_conn *conn_new(struct rt_cm *cm, struct rdma_cm_id *id,
 	return c;
 }
 
-static int check_devices(struct rt_error *err)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-
-	if (list)
-		ibv_free_device_list(list);
-	if (!list || n == 0)
-		return rt_fail(err, RT_EXIT_ENV,
-			       "no RDMA device found (load a driver, or create a "
-			       "Soft-RoCE device: rdma link add rxe0 type rxe netdev IFACE)");
-	return 0;
-}
-
 struct rt_cm *rt_cm_create(const struct rt_cm_params *params,
 			   const struct rt_cm_hooks *hooks, void *applet,
 			   struct rt_log *log, struct rt_error *err)
@@ -127,7 +114,7 @@ struct rt_cm *rt_cm_create(const struct rt_cm_params *params,
 	struct rt_cm *cm;
 
 	rt_error_phase(err, "setup");
-	if (check_devices(err))
+	if (rt_devices_present(err))
 		return NULL;
 	cm = rt_xcalloc(1, sizeof(*cm));
 	cm->log = log;

@@ -48,6 +48,23 @@ void rt_devlist_names(const struct rt_devlist *l, char *buf, size_t len)
 	}
 }
 
+static int no_device(struct rt_error *err)
+{
+	return rt_fail(err, RT_EXIT_ENV, "no RDMA device found (load a driver, or "
+		       "create a Soft-RoCE device: rdma link add rxe0 type rxe "
+		       "netdev IFACE)");
+}
+
+int rt_devices_present(struct rt_error *err)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+
+	if (list)
+		ibv_free_device_list(list);
+	return list && n > 0 ? 0 : no_device(err);
+}
+
 struct ibv_device *rt_devlist_pick(const struct rt_devlist *l, const char *name,
 				   struct rt_error *err)
 {
@@ -55,9 +72,7 @@ struct ibv_device *rt_devlist_pick(const struct rt_devlist *l, const char *name,
 	char names[256];
 
 	if (l->n <= 0)
-		return rt_fail(err, RT_EXIT_ENV, "no RDMA device found (load a driver, "
-			       "or create a Soft-RoCE device: rdma link add rxe0 "
-			       "type rxe netdev IFACE)"), NULL;
+		return no_device(err), NULL;
 	if (!name)
 		return l->devs[0];
 	d = rt_devlist_find(l, name);

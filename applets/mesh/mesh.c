@@ -20,6 +20,7 @@
 #include "mesh/meshnode.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
+#include "rdmatest/devquery.h"
 #include "rdmatest/util.h"
 
 /* `mesh report FILE...`: more files than this go through cat */
@@ -242,19 +243,6 @@ bad:
 		       "(PORT 1..65534)", text);
 }
 
-static int no_rdma(struct rt_error *err)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-
-	if (list)
-		ibv_free_device_list(list);
-	if (n > 0)
-		return 0;
-	return rt_fail(err, RT_EXIT_ENV, "no RDMA device on this host (rdmatest doctor "
-		       "says why)");
-}
-
 struct mesh_run {
 	struct rt_launch l;
 	char coord[RT_MESH_HOST_LEN + 2];
@@ -364,7 +352,7 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	if (cfg->command || cfg->files[0])
 		return report(run, cfg);
 	m = rt_xcalloc(1, sizeof(*m));
-	rc = plan(run, cfg, m) || no_rdma(&run->err) ? -1 : 0;
+	rc = plan(run, cfg, m) || rt_devices_present(&run->err) ? -1 : 0;
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))

@@ -23,6 +23,9 @@ struct rt_devlist {
  * (no RDMA support in the kernel: ENOSYS) fails with exit 3 and errno. */
 int rt_devlist_open(struct rt_devlist *l, struct rt_error *err);
 void rt_devlist_close(struct rt_devlist *l);
+/* 0 when this host has an RDMA device; else exit 3 in err, the one "no
+ * RDMA device" message (with how to get one). */
+int rt_devices_present(struct rt_error *err);
 /* The device called `name`, or NULL. */
 struct ibv_device *rt_devlist_find(const struct rt_devlist *l, const char *name);
 /* "rxe0, rxe1" for messages, truncated to len. */
