@@ -5,12 +5,11 @@
  * --count and --duration bound the watch when asked. The poll also
  * watches the interrupt self-pipe, so a signal ends it at once. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 
 #include "rdmatest/applet.h"
 #include "rdmatest/devquery.h"
-#include "rdmatest/interrupt.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/util.h"
 
 struct ibv_asyncwatch_cfg {
@@ -113,17 +112,13 @@ static int watch(struct watch *w)
 	uint64_t deadline = w->cfg->duration_ms ? rt_deadline_after_ms(w->cfg->duration_ms) : 0;
 
 	while (!w->cfg->count || w->events < (uint64_t)w->cfg->count) {
-		struct pollfd p[2] = { { .fd = w->ctx->async_fd, .events = POLLIN },
-				       { .fd = rt_interrupt_fd(), .events = POLLIN } };
-		int n = poll(p, 2, rt_ms_until(deadline));
+		int r = rt_fdwait(w->ctx->async_fd, POLLIN, deadline);
 
-		if (rt_interrupt_pending())
-			return 0;
-		if (n < 0 && errno != EINTR)
+		if (r == RT_FDWAIT_INTERRUPTED || r == RT_FDWAIT_TIMEOUT)
+			return 0; /* interrupted, or --duration is over */
+		if (r < 0)
 			return rt_fail_errno(&w->run->err, RT_EXIT_FAIL, errno, "poll");
-		if (n == 0)
-			return 0; /* --duration is over */
-		if (n > 0 && (p[0].revents & POLLIN) && take_event(w))
+		if (take_event(w))
 			return -1;
 	}
 	return 0;

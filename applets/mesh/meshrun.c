@@ -1,11 +1,10 @@
 /* The rounds of a mesh run (meshrun.h). */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdmatest/interrupt.h"
 #include "mesh/meshrun.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
 
@@ -142,15 +141,13 @@ static int collect(struct rt_mesh_coord *c, struct round *rd,
 						.fd = c->gt->conn[ends[e]].fd, .events = POLLIN};
 				}
 		}
-		if (rt_interrupt_fd() >= 0) {
-			who[nf] = NONE;
-			fds[nf++] = (struct pollfd){.fd = rt_interrupt_fd(), .events = POLLIN};
-		}
-		r = poll(fds, nf, rt_ms_until(deadline));
-		if (r < 0 && errno != EINTR)
+		r = rt_fdwait_many(fds, nf, deadline);
+		if (r == RT_FDWAIT_INTERRUPTED)
+			return RT_INTERRUPTED; /* the pending pairs stay untested */
+		if (r < 0)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: poll");
-		for (uint32_t f = 0; r > 0 && f < nf; f++)
-			if (fds[f].revents && who[f] != NONE && !rd->done[rd->pair_of[who[f]]] &&
+		for (uint32_t f = 0; r == RT_FDWAIT_READY && f < nf; f++)
+			if (fds[f].revents && !rd->done[rd->pair_of[who[f]]] &&
 			    alive(c, who[f]) && hear(c, rd, who[f], err))
 				return -1;
 	}
