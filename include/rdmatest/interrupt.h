@@ -8,9 +8,10 @@
  * with 128 + signal and no summary.
  *
  * Signal state is process-wide by nature, so it lives here and nowhere
- * else. The "last words" are for paths that must end the process from a
- * signal handler (the rsocket backstop): the error line and the JSON
- * document are built beforehand and only written with write(2). */
+ * else. The "last words" are for paths that must end the process while a
+ * call cannot return (an rsocket close past its bound): the error line
+ * and the JSON document are built beforehand and only written with
+ * write(2). */
 #ifndef RDMATEST_INTERRUPT_H
 #define RDMATEST_INTERRUPT_H
 
