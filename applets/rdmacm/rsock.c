@@ -461,9 +461,32 @@ static int xfer_fail(struct xfer *x, int code, int err_no, struct rt_error *err,
 	return -1;
 }
 
+static bool past_deadline(const struct rt_stream *s)
+{
+	return s->deadline_ns && rt_now_ns() >= s->deadline_ns;
+}
+
+static int overran(struct xfer *x, struct rt_error *err)
+{
+	return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "the whole-transfer deadline "
+			 "passed after %zu of %zu bytes", x->done, x->len);
+}
+
+/* The current wait's end: the stall bound, or the whole-transfer
+ * deadline when that comes first. */
+static uint64_t wait_deadline(const struct rt_stream *s)
+{
+	uint64_t d = rt_deadline_after_ms(s->timeout_ms);
+
+	return s->deadline_ns && (!d || s->deadline_ns < d) ? s->deadline_ns : d;
+}
+
 static int stalled(struct xfer *x, struct rt_error *err)
 {
 	double sec = (double)x->s->timeout_ms / 1000;
+
+	if (past_deadline(x->s))
+		return overran(x, err);
 
 	if (x->sending)
 		return xfer_fail(x, RT_EXIT_TIMEOUT, 0, err, "the peer took no data for "
@@ -490,7 +513,7 @@ static int io_failed(struct xfer *x, int e, struct rt_error *err)
 static bool expired(struct xfer *x)
 {
 	if (!x->deadline) {
-		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+		x->deadline = wait_deadline(x->s);
 		return false;
 	}
 	return rt_now_ns() >= x->deadline;
@@ -504,7 +527,7 @@ static int wait_ready(struct xfer *x, struct rt_error *err)
 	short want = x->sending ? POLLOUT : POLLIN;
 
 	if (!x->deadline)
-		x->deadline = rt_deadline_after_ms(x->s->timeout_ms);
+		x->deadline = wait_deadline(x->s);
 	for (;;) {
 		int left = rt_ms_until(x->deadline);
 		short ev;
@@ -548,8 +571,10 @@ static int xfer_all(struct xfer *x, uint8_t *buf, struct rt_error *err)
 
 		if (rt_interrupt_pending())
 			return RT_INTERRUPTED;
+		if (past_deadline(s))
+			return overran(x, err);
 		if (s->wait != RT_WAIT_SPIN && !x->deadline)
-			x->deadline = rt_deadline_after_ms(s->timeout_ms);
+			x->deadline = wait_deadline(s);
 		if (polls_first(s) && (rc = wait_ready(x, err)))
 			return rc;
 		if (x->io)

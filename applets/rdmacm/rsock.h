@@ -83,6 +83,8 @@ struct rt_stream {
 	int fd;                 /* -1 when closed */
 	enum rt_stream_wait wait;
 	long long timeout_ms;   /* a stall: no progress for this long */
+	uint64_t deadline_ns;   /* a whole-transfer bound on rt_now_ns()'s clock,
+				 * however steady the progress; 0: none */
 	uint64_t sent, received; /* bytes over this connection */
 	bool connected;         /* connect or accept succeeded (see rt_stream_close) */
 	rt_stream_describe_fn *describe;
