@@ -1,12 +1,19 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdmacm/confine.h"
 
-#define NAME_MAX_LEN 255
+#define NAME_MAX_LEN RT_CONFINE_NAME_MAX
+/* Until the type is known nothing may block (a FIFO) or become the
+ * controlling terminal (a tty device). */
+#define SAFE_OPEN (O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+#define TEMP_TRIES 16
 
 static int refuse(int e, const char **why, const char *what)
 {
@@ -32,26 +39,75 @@ static int component(const char **p, char *name, const char **why)
 	return 0;
 }
 
-static int open_last(int dir, const char *name, mode_t mode, const char **why)
+/* The existing target, looked at without opening it for I/O (O_PATH):
+ * absent, or a regular file with one link. */
+static int check_target(int dir, const char *name, const char **why)
 {
 	struct stat st;
-	int fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-			mode & 0777);
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), bad;
 
 	if (fd < 0)
-		return refuse(errno, why, errno == ELOOP ? "a symbolic link" : "cannot open");
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		close(fd);
+		return errno == ENOENT ? 0 : refuse(errno, why, "cannot open");
+	bad = fstat(fd, &st);
+	close(fd);
+	if (bad)
+		return refuse(errno, why, "cannot open");
+	if (S_ISLNK(st.st_mode))
+		return refuse(ELOOP, why, "a symbolic link");
+	if (S_ISDIR(st.st_mode))
+		return refuse(EISDIR, why, "cannot open");
+	if (!S_ISREG(st.st_mode))
 		return refuse(EINVAL, why, "not a regular file");
+	if (st.st_nlink != 1)
+		return refuse(EMLINK, why, "a file with other hard links");
+	return 0;
+}
+
+static unsigned long long temp_suffix(void)
+{
+	unsigned long long r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_nsec * 2654435761u ^ (unsigned long long)getpid();
+}
+
+/* A fresh file no one else has a name for: O_EXCL on a random name. */
+static int create_temp(struct rt_confined *c, mode_t perm, const char **why)
+{
+	struct stat st;
+
+	for (int i = 0; i < TEMP_TRIES; i++) {
+		snprintf(c->temp, sizeof(c->temp), ".rcopy-%016llx", temp_suffix());
+		c->fd = openat(c->dir, c->temp, O_RDWR | O_CREAT | O_EXCL | SAFE_OPEN, perm);
+		if (c->fd >= 0 || errno != EEXIST)
+			break;
 	}
-	/* no O_TRUNC at open: a FIFO or device is refused before anything */
-	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0)) {
+	if (c->fd < 0) {
+		c->temp[0] = '\0';
+		return refuse(errno, why, "cannot create a temporary file");
+	}
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    fcntl(c->fd, F_SETFL, 0))
+		return refuse(EINVAL, why, "temporary file is not a fresh regular file");
+	return 0;
+}
+
+static int open_last(struct rt_confined *c, mode_t mode, bool allow_exec,
+		     const char **why)
+{
+	mode_t perm = mode & (allow_exec ? 0777u : 0666u);
+
+	if (check_target(c->dir, c->name, why) || create_temp(c, perm, why)) {
 		int e = errno;
 
-		close(fd);
-		return refuse(e, why, "cannot truncate");
+		rt_confine_discard(c);
+		errno = e;
+		return -1;
 	}
-	return fd;
+	return c->fd;
 }
 
 /* O_DIRECTORY|O_NOFOLLOW says ENOTDIR for a link: name the link. */
@@ -67,43 +123,116 @@ static int dir_refusal(int dir, const char *name, const char **why)
 					   : "cannot open a directory on the way");
 }
 
-int rt_confine_open(int dirfd, const char *path, mode_t mode, const char **why)
+/* The directory holding the last component, a descriptor of its own. */
+static int walk(int dirfd, const char **p, char *name, const char **why)
 {
-	char name[NAME_MAX_LEN + 1];
-	const char *p = path;
-	int dir = dirfd, fd;
+	int dir = dup(dirfd), fd;
 
-	*why = "";
-	if (path[0] == '/')
-		return refuse(EPERM, why, "absolute path");
+	if (dir < 0)
+		return refuse(errno, why, "cannot open a directory on the way");
 	for (;;) {
-		if (component(&p, name, why))
+		if (component(p, name, why))
 			break;
-		while (*p == '/')
-			p++;
-		if (!*p) { /* the file itself */
-			fd = strcmp(name, ".") ? open_last(dir, name, mode, why)
-					       : refuse(EISDIR, why, "not a regular file");
-			if (dir != dirfd)
-				close(dir);
-			return fd;
-		}
-		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		while (**p == '/')
+			(*p)++;
+		if (!**p)
+			return dir;
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | SAFE_OPEN);
 		if (fd < 0)
 			fd = dir_refusal(dir, name, why);
-		if (dir != dirfd)
-			close(dir);
+		close(dir);
 		if (fd < 0)
 			return -1;
 		dir = fd;
 	}
-	if (dir != dirfd) {
-		int e = errno;
-
-		close(dir);
-		errno = e;
-	}
+	fd = errno;
+	close(dir);
+	errno = fd;
 	return -1;
+}
+
+int rt_confine_open(int dirfd, const char *path, mode_t mode, bool allow_exec,
+		    struct rt_confined *c, const char **why)
+{
+	const char *p = path;
+
+	*c = (struct rt_confined){ .fd = -1, .dir = -1 };
+	*why = "";
+	if (path[0] == '/')
+		return refuse(EPERM, why, "absolute path");
+	c->dir = walk(dirfd, &p, c->name, why);
+	if (c->dir < 0)
+		return -1;
+	if (!strcmp(c->name, ".")) {
+		rt_confine_discard(c);
+		return refuse(EISDIR, why, "not a regular file");
+	}
+	return open_last(c, mode, allow_exec, why);
+}
+
+int rt_confine_commit(struct rt_confined *c, const char **why)
+{
+	int e;
+
+	*why = "";
+	if (fsync(c->fd))
+		*why = "fsync";
+	else if (!check_target(c->dir, c->name, why) &&
+		 renameat(c->dir, c->temp, c->dir, c->name))
+		*why = "cannot rename over the target";
+	if (**why) {
+		e = errno;
+		rt_confine_discard(c);
+		errno = e;
+		return -1;
+	}
+	c->temp[0] = '\0';
+	rt_confine_discard(c);
+	return 0;
+}
+
+void rt_confine_discard(struct rt_confined *c)
+{
+	if (c->temp[0] && c->dir >= 0)
+		unlinkat(c->dir, c->temp, 0);
+	c->temp[0] = '\0';
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->dir >= 0)
+		close(c->dir);
+	c->fd = c->dir = -1;
+}
+
+static size_t escape_byte(unsigned char b, char *out)
+{
+	const char *named = b == '\n' ? "\\n" : b == '\t' ? "\\t" : b == '\r' ? "\\r"
+			  : b == '\\' ? "\\\\" : NULL;
+
+	if (named)
+		return (size_t)snprintf(out, 5, "%s", named);
+	if (b < 0x20 || b > 0x7e)
+		return (size_t)snprintf(out, 5, "\\x%02x", b);
+	out[0] = (char)b;
+	out[1] = '\0';
+	return 1;
+}
+
+char *rt_confine_escape(const char *s, char *out, size_t outlen)
+{
+	size_t used = 0;
+	char one[5];
+
+	for (; *s; s++) {
+		size_t n = escape_byte((unsigned char)*s, one);
+
+		if (used + n >= outlen)
+			break;
+		memcpy(out + used, one, n);
+		used += n;
+	}
+	if (outlen)
+		out[used] = '\0';
+	return out;
 }
 
 void rt_cksum_init(struct rt_cksum *c)

@@ -11,22 +11,32 @@
  *
  * Unlike upstream, the server writes only below its --dir (default the
  * current directory): an absolute path, "..", a symbolic link on the way
- * or a target that is no regular file is refused with an error response
- * and one line (applets/rdmacm/confine.c); a bad header is an error response too.
- * Memory is bounded: a 64 KiB transfer buffer and a 4 KiB path. Both sides
- * print the POSIX cksum(1) of the bytes moved, and every wait is bounded
- * by --timeout. */
+ * or a target that is no regular file with one link is refused with an
+ * error response and one line (applets/rdmacm/confine.c); a bad header is
+ * an error response too. The data goes to a temporary file renamed over
+ * the target at CLOSE once read back and matched, so a client that
+ * vanishes leaves nothing; nothing is reserved before it arrives, and a
+ * size over --max-size or the free space is refused. Clients are served
+ * on threads of their own, --concurrent at a time, each bounded by
+ * --timeout per stall and --max-time in all. Names from clients are
+ * printed escaped. Memory is bounded: a 64 KiB transfer buffer and a
+ * 4 KiB path per client. Both sides print the POSIX cksum(1) of the bytes
+ * moved. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/interrupt.h"
 #include "rdmacm/confine.h"
 #include "rdmacm/rsock.h"
 #include "rdmatest/util.h"
@@ -52,6 +62,10 @@ struct rcopy_cfg {
 	long long port;
 	const char *dir;
 	long long clients;
+	long long concurrent;
+	long long max_time_ms;
+	long long max_size;
+	int allow_exec;
 	int tcp;
 };
 
@@ -63,8 +77,8 @@ struct rcopy {
 	struct rt_cksum sum;
 	uint8_t *buf;        /* CHUNK bytes */
 	uint64_t id;
-	/* server */
-	int dirfd, fd;
+	/* server: clients are served by srv_client threads */
+	int dirfd;
 	unsigned client, failed;
 };
 
@@ -81,6 +95,18 @@ static const struct rt_opt rcopy_opts[] = {
 	  "server: write only below DIR (default: the current directory)", NULL },
 	{ 0, "clients", RT_OPT_INT, RT_L(clients), 0, 1 << 20, "0", "N",
 	  "server: end after N clients (0: serve until interrupted)", NULL },
+	{ 0, "concurrent", RT_OPT_INT, RT_L(concurrent), 1, 64, "4", "N",
+	  "server: serve up to N clients at once", NULL },
+	{ 0, "max-time", RT_OPT_SECONDS, RT_L(max_time_ms), 0, 604800000, "3600", "SEC",
+	  "server: drop a client still connected SEC seconds after it was "
+	  "accepted, however steadily it sends (0: no bound; --timeout bounds "
+	  "each stall)", NULL },
+	{ 0, "max-size", RT_OPT_SIZE, RT_L(max_size), 0, 1LL << 60, "64g", "BYTES",
+	  "server: refuse a file larger than BYTES, or than the free space of "
+	  "the target's file system", NULL },
+	{ 0, "allow-exec", RT_OPT_FLAG, RT_I(allow_exec), 0, 0, NULL, NULL,
+	  "server: keep the execute bits of the source's mode (set-id and "
+	  "sticky bits are always dropped)", NULL },
 	{ 0, "tcp", RT_OPT_FLAG, RT_I(tcp), 0, 0, NULL, NULL,
 	  "kernel TCP sockets instead of rsockets (both sides rdmatest)", NULL },
 	{ 0 },
@@ -88,22 +114,30 @@ static const struct rt_opt rcopy_opts[] = {
 
 RT_APPLET(rcopy, "copy a file to a server over an rsocket",
 	  "[-p port] [-d dir] [--clients N] | SOURCE SERVER[:DEST] [-p port]",
-	  "Without SOURCE it is the server: it accepts one client at a time and "
-	  "writes the files they send below -d DIR (default: the current "
-	  "directory), refusing absolute paths, '..', symbolic links on the way "
-	  "and anything but a regular file, each with an error response and one "
-	  "line. With SOURCE and SERVER[:DEST] it is the client. Wire-compatible "
-	  "with rdma-core's rcopy (port 7427); both sides print the cksum(1) "
-	  "checksum and size of the bytes copied, and every wait is bounded by "
-	  "--timeout.");
+	  "Without SOURCE it is the server: it serves up to --concurrent clients "
+	  "at once and writes the files they send below -d DIR (default: the "
+	  "current directory), refusing absolute paths, '..', symbolic links on "
+	  "the way and anything but a regular file with one link, each with an "
+	  "error response and one line. A file is written under a temporary name "
+	  "beside the target and renamed over it only when the client closes it "
+	  "and it reads back as sent; a client that goes away leaves nothing. "
+	  "Sizes over --max-size (default 64 GiB) or the free space are refused; "
+	  "modes lose set-id and sticky bits, and execute bits unless "
+	  "--allow-exec; the umask applies. Names from clients are printed "
+	  "with control characters escaped (\\n, \\x1b). With SOURCE and "
+	  "SERVER[:DEST] it is the client. Wire-compatible with rdma-core's rcopy "
+	  "(port 7427); both sides print the cksum(1) checksum and size of the "
+	  "bytes copied. Every wait is bounded by --timeout (a stall), and the "
+	  "server drops a client --max-time (default 3600 s) after accepting it.");
 
 /* ---- messages ---- */
 
-static int send_hdr(struct rcopy *x, uint8_t cmd, uint16_t len, uint32_t data, uint64_t id)
+static int send_hdr(struct rt_stream *s, struct rt_error *err, uint8_t cmd,
+		    uint16_t len, uint32_t data, uint64_t id)
 {
 	struct hdr h = { .command = cmd, .len = len, .data = data, .id = id };
 
-	return rt_stream_send_all(&x->s, &h, sizeof(h), &x->run->err);
+	return rt_stream_send_all(s, &h, sizeof(h), err);
 }
 
 /* Header checks common to both sides; what names the message. */
@@ -240,7 +274,7 @@ static int client_run(struct rcopy *x)
 	if (!rc)
 		rc = client_open(x, dest, st.st_mode) ||
 		     client_write(x, fd, (uint64_t)st.st_size) ||
-		     send_hdr(x, CMD_CLOSE, sizeof(struct hdr), 0, ++x->id) ||
+		     send_hdr(&x->s, &x->run->err, CMD_CLOSE, sizeof(struct hdr), 0, ++x->id) ||
 		     get_resp(x, CMD_CLOSE, "CLOSE") ? -1 : 0;
 	close(fd);
 	if (!rc)
@@ -251,45 +285,81 @@ static int client_run(struct rcopy *x)
 
 /* ---- server ---- */
 
+/* One client, served on a thread of its own: nothing in it is shared
+ * but the read-only struct rcopy. */
+struct srv_client {
+	const struct rcopy *x;
+	unsigned no;
+	struct rt_stream s;
+	struct rt_error err;
+	struct rt_cksum sum;
+	struct rt_confined file; /* file.fd -1: none open */
+	uint64_t written;        /* bytes into file since OPEN */
+	pthread_t thread;
+	atomic_bool done;
+	int rc;
+	uint8_t buf[CHUNK];
+};
+
+/* One whole line per call even with several clients' threads writing. */
+static void srv_say(struct srv_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void srv_say(struct srv_client *c, const char *fmt, ...)
+{
+	char line[PATH_BYTES * 4 + 64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	flockfile(c->x->run->log.human);
+	rt_say(&c->x->run->log, "client %u: %s", c->no, line);
+	funlockfile(c->x->run->log.human);
+}
+
 /* An error response and the refusal line; the client is dropped after it
  * (as upstream ends a client's session at the first error). */
-static int refuse(struct rcopy *x, const struct hdr *h, int e, const char *fmt, ...)
+static int refuse(struct srv_client *c, const struct hdr *h, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int refuse(struct rcopy *x, const struct hdr *h, int e, const char *fmt, ...)
+static int refuse(struct srv_client *c, const struct hdr *h, int e, const char *fmt, ...)
 {
-	char why[PATH_BYTES + 200];
+	char why[PATH_BYTES * 4 + 200];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	rt_warn(&x->run->log, "client %u: %s (%s)", x->client, why, strerror(e));
-	send_hdr(x, (uint8_t)(h->command | CMD_RESP), sizeof(*h), (uint32_t)e, h->id);
+	rt_warn(&c->x->run->log, "client %u: %s (%s)", c->no, why, strerror(e));
+	send_hdr(&c->s, &c->err, (uint8_t)(h->command | CMD_RESP), sizeof(*h),
+		 (uint32_t)e, h->id);
 	return -1;
 }
 
-static int srv_open(struct rcopy *x, const struct hdr *h)
+static int srv_open(struct srv_client *c, const struct hdr *h)
 {
-	char path[PATH_BYTES + 8];
+	char path[PATH_BYTES + 8], shown[PATH_BYTES * 4 + 1];
 	size_t len = h->len - sizeof(*h);
 	const char *why;
 
 	if (len > sizeof(path))
-		return refuse(x, h, EINVAL, "OPEN with a %zu-byte path, over %zu", len,
+		return refuse(c, h, EINVAL, "OPEN with a %zu-byte path, over %zu", len,
 			      sizeof(path));
-	if (rt_stream_recv_all(&x->s, path, len, &x->run->err))
+	if (rt_stream_recv_all(&c->s, path, len, &c->err))
 		return -1;
 	if (!memchr(path, 0, len))
-		return refuse(x, h, EINVAL, "OPEN path without its NUL");
-	if (x->fd >= 0)
-		return refuse(x, h, EBUSY, "OPEN '%s' while a file is open", path);
-	x->fd = rt_confine_open(x->dirfd, path, (mode_t)h->data, &why);
-	if (x->fd < 0)
-		return refuse(x, h, errno, "refused '%s': %s", path, why);
-	rt_say(&x->run->log, "client %u: opening: %s", x->client, path);
-	rt_cksum_init(&x->sum);
-	return send_hdr(x, CMD_OPEN | CMD_RESP, sizeof(*h), 0, h->id);
+		return refuse(c, h, EINVAL, "OPEN path without its NUL");
+	rt_confine_escape(path, shown, sizeof(shown));
+	if (c->file.fd >= 0)
+		return refuse(c, h, EBUSY, "OPEN '%s' while a file is open", shown);
+	if (rt_confine_open(c->x->dirfd, path, (mode_t)h->data, c->x->cfg->allow_exec,
+			    &c->file, &why) < 0)
+		return refuse(c, h, errno, "refused '%s': %s", shown, why);
+	srv_say(c, "opening: %s", shown);
+	rt_cksum_init(&c->sum);
+	c->written = 0;
+	return send_hdr(&c->s, &c->err, CMD_OPEN | CMD_RESP, sizeof(*h), 0, h->id);
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -305,127 +375,250 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int srv_data(struct rcopy *x, const struct hdr *h, uint64_t size)
+static int srv_data(struct srv_client *c, const struct hdr *h, uint64_t size)
 {
 	uint64_t done = 0;
 
 	while (done < size) {
 		size_t n = (size_t)RT_MIN(size - done, (uint64_t)CHUNK);
 
-		if (rt_stream_recv_all(&x->s, x->buf, n, &x->run->err))
+		if (rt_stream_recv_all(&c->s, c->buf, n, &c->err))
 			return -1;
-		rt_cksum_add(&x->sum, x->buf, n);
-		if (write_all(x->fd, x->buf, n))
-			return refuse(x, h, errno, "write after byte %llu",
+		rt_cksum_add(&c->sum, c->buf, n);
+		if (write_all(c->file.fd, c->buf, n))
+			return refuse(c, h, errno, "write after byte %llu",
 				      (unsigned long long)done);
 		done += n;
+		c->written += n;
 	}
-	rt_say(&x->run->log, "client %u: cksum %u %llu", x->client,
-	       rt_cksum_end(&x->sum, size), (unsigned long long)size);
-	return send_hdr(x, CMD_WRITE | CMD_RESP, sizeof(*h), 0, h->id);
+	srv_say(c, "cksum %u %llu", rt_cksum_end(&c->sum, size), (unsigned long long)size);
+	return send_hdr(&c->s, &c->err, CMD_WRITE | CMD_RESP, sizeof(*h), 0, h->id);
 }
 
-static int srv_write(struct rcopy *x, const struct hdr *h)
+/* Refuses a size over --max-size or the free space of the target's file
+ * system, before any byte lands: nothing is reserved up front. */
+static int size_refusal(struct srv_client *c, const struct hdr *h, uint64_t size)
+{
+	uint64_t max = (uint64_t)c->x->cfg->max_size, room;
+	struct statvfs fs;
+
+	if (size > max)
+		return refuse(c, h, EFBIG, "WRITE of %llu bytes, over --max-size %llu",
+			      (unsigned long long)size, (unsigned long long)max);
+	if (fstatvfs(c->file.fd, &fs))
+		return refuse(c, h, errno, "statvfs of the target's file system");
+	room = (uint64_t)fs.f_bavail * fs.f_frsize;
+	if (size > room)
+		return refuse(c, h, ENOSPC, "no room for %llu bytes (%llu free)",
+			      (unsigned long long)size, (unsigned long long)room);
+	return 0;
+}
+
+static int srv_write(struct srv_client *c, const struct hdr *h)
 {
 	uint64_t size;
-	int e;
 
 	if (h->len != sizeof(*h) + sizeof(size))
-		return refuse(x, h, EINVAL, "WRITE of length %u, not 24", h->len);
-	if (rt_stream_recv_all(&x->s, &size, sizeof(size), &x->run->err))
+		return refuse(c, h, EINVAL, "WRITE of length %u, not 24", h->len);
+	if (rt_stream_recv_all(&c->s, &size, sizeof(size), &c->err))
 		return -1;
-	if (x->fd < 0)
-		return refuse(x, h, EINVAL, "WRITE before OPEN");
-	if (size > (uint64_t)INT64_MAX)
-		return refuse(x, h, EFBIG, "WRITE of %llu bytes", (unsigned long long)size);
-	e = size ? posix_fallocate(x->fd, 0, (off_t)size) : 0;
-	if (e && e != EOPNOTSUPP && e != EINVAL) /* tmpfs and others may not */
-		return refuse(x, h, e, "no room for %llu bytes", (unsigned long long)size);
-	return srv_data(x, h, size);
+	if (c->file.fd < 0)
+		return refuse(c, h, EINVAL, "WRITE before OPEN");
+	if (size_refusal(c, h, size))
+		return -1;
+	return srv_data(c, h, size);
 }
 
-static int srv_close(struct rcopy *x, const struct hdr *h)
+/* Reads the file back: what is on disk must be what arrived. */
+static int verified(struct srv_client *c)
 {
-	if (x->fd >= 0)
-		close(x->fd);
-	x->fd = -1;
-	rt_say(&x->run->log, "client %u: closing...done", x->client);
-	return send_hdr(x, CMD_CLOSE | CMD_RESP, sizeof(*h), 0, h->id);
+	struct rt_cksum disk;
+	uint64_t at = 0;
+	ssize_t n;
+
+	rt_cksum_init(&disk);
+	while ((n = pread(c->file.fd, c->buf, CHUNK, (off_t)at)) > 0) {
+		rt_cksum_add(&disk, c->buf, (size_t)n);
+		at += (uint64_t)n;
+	}
+	return n == 0 && at == c->written &&
+	       rt_cksum_end(&disk, at) == rt_cksum_end(&c->sum, c->written);
+}
+
+static int srv_close(struct srv_client *c, const struct hdr *h)
+{
+	const char *why;
+
+	if (c->file.fd >= 0 && !verified(c)) {
+		rt_confine_discard(&c->file);
+		return refuse(c, h, EIO, "the file read back differs from what arrived");
+	}
+	if (c->file.fd >= 0 && rt_confine_commit(&c->file, &why))
+		return refuse(c, h, errno, "cannot put the file in place: %s", why);
+	srv_say(c, "closing...done");
+	return send_hdr(&c->s, &c->err, CMD_CLOSE | CMD_RESP, sizeof(*h), 0, h->id);
 }
 
 /* 1: the client closed between messages, its normal end. */
-static int next_command(struct rcopy *x, struct hdr *h)
+static int next_command(struct srv_client *c, struct hdr *h)
 {
 	struct rt_error e = { 0 };
-	uint64_t before = x->s.received;
+	uint64_t before = c->s.received;
 
-	if (!rt_stream_recv_all(&x->s, h, sizeof(*h), &e))
+	if (!rt_stream_recv_all(&c->s, h, sizeof(*h), &e))
 		return 0;
-	if (e.exit_code == RT_EXIT_FAIL && !e.err_no && x->s.received == before)
+	if (e.exit_code == RT_EXIT_FAIL && !e.err_no && c->s.received == before)
 		return 1;
-	return rt_error_adopt(&x->run->err, &e);
+	return rt_error_adopt(&c->err, &e);
 }
 
-static int serve_client(struct rcopy *x)
+static int serve_client(struct srv_client *c)
 {
 	struct hdr h;
 	int rc;
 
-	while (!(rc = next_command(x, &h))) {
+	while (!(rc = next_command(c, &h))) {
 		if (h.version || h.len < sizeof(h))
-			rc = refuse(x, &h, EINVAL, "bad header (version %u, length %u)",
+			rc = refuse(c, &h, EINVAL, "bad header (version %u, length %u)",
 				    h.version, h.len);
 		else if (h.command == CMD_OPEN)
-			rc = srv_open(x, &h);
+			rc = srv_open(c, &h);
 		else if (h.command == CMD_WRITE)
-			rc = srv_write(x, &h);
+			rc = srv_write(c, &h);
 		else if (h.command == CMD_CLOSE)
-			rc = srv_close(x, &h);
+			rc = srv_close(c, &h);
 		else
-			rc = refuse(x, &h, EINVAL, "unknown command %u", h.command);
+			rc = refuse(c, &h, EINVAL, "unknown command %u", h.command);
 		if (rc)
 			break;
 	}
-	if (x->fd >= 0)
-		close(x->fd);
-	x->fd = -1;
-	return rc == 1 ? 0 : -1;
+	rt_confine_discard(&c->file); /* a file not closed is not kept */
+	return rc == 1 ? 0 : rc == RT_INTERRUPTED ? rc : -1;
 }
 
-static int accept_one(struct rcopy *x, int lfd)
+static void *client_thread(void *arg)
 {
-	int fd;
+	struct srv_client *c = arg;
 
+	c->rc = serve_client(c);
+	if (c->rc && c->err.set) /* a client's failure is its own line */
+		rt_warn(&c->x->run->log, "client %u: %s", c->no, c->err.reason);
+	rt_stream_close(&c->s, !c->rc);
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+static int start_client(struct rcopy *x, int fd, struct srv_client **slot)
+{
+	struct srv_client *c = rt_xcalloc(1, sizeof(*c));
+	long long max_ms = x->run->common.timeout_ms, whole = x->cfg->max_time_ms;
+
+	*c = (struct srv_client){ .x = x, .no = ++x->client, .file = { .fd = -1, .dir = -1 },
+		.s = { .ops = x->ops, .fd = fd, .wait = RT_WAIT_POLL, .timeout_ms = max_ms,
+		       .connected = true,
+		       .deadline_ns = whole > 0 ? rt_deadline_after_ms(whole) : 0 } };
+	rt_error_phase(&c->err, "transfer");
+	if (rt_stream_set_wait(&c->s, &x->run->err) ||
+	    pthread_create(&c->thread, NULL, client_thread, c)) {
+		rt_stream_close(&c->s, false);
+		free(c);
+		return x->run->err.set ? -1 : rt_fail(&x->run->err, RT_EXIT_FAIL,
+						      "cannot start a client's thread");
+	}
+	*slot = c;
+	return 0;
+}
+
+/* Joins the clients that ended (all of them when `all`); returns how
+ * many are still being served. */
+static unsigned reap(struct rcopy *x, struct srv_client **slots, bool all)
+{
+	unsigned busy = 0;
+
+	for (long long i = 0; i < x->cfg->concurrent; i++) {
+		struct srv_client *c = slots[i];
+
+		if (!c || (!all && !atomic_load(&c->done))) {
+			busy += c != NULL;
+			continue;
+		}
+		pthread_join(c->thread, NULL);
+		x->failed += c->rc ? 1 : 0;
+		free(c);
+		slots[i] = NULL;
+	}
+	return busy;
+}
+
+#define REAP_SLICE_MS 100
+
+/* Waits for the next client; while others are served it wakes every
+ * REAP_SLICE_MS to join those that ended, and --accept-timeout counts
+ * only the time with none being served. */
+static int accept_next(struct rcopy *x, int lfd, struct srv_client **slots, int *fd)
+{
+	long long bound = rt_run_accept_bound(x->run);
+	uint64_t idle_from = rt_now_ns();
+
+	rt_say(&x->run->log, "waiting for connection...");
+	rt_log_flush(&x->run->log);
 	rt_error_phase(&x->run->err, "accept");
-	if (rt_sock_accept(x->ops, lfd, rt_run_accept_bound(x->run), &fd, &x->run->err))
-		return -1;
-	x->s = (struct rt_stream){ .ops = x->ops, .fd = fd, .wait = RT_WAIT_POLL,
-				   .timeout_ms = x->run->common.timeout_ms,
-				   .connected = true };
-	return rt_stream_set_wait(&x->s, &x->run->err);
+	for (;;) {
+		struct rt_error e = { 0 };
+		bool busy = reap(x, slots, false) > 0;
+		long long left = bound - (long long)((rt_now_ns() - idle_from) / 1000000u);
+		int rc;
+
+		if (busy)
+			idle_from = rt_now_ns();
+		rc = rt_sock_accept(x->ops, lfd, busy ? REAP_SLICE_MS : bound < 0 ? -1
+				    : RT_MAX(left, 0LL), fd, &e);
+		if (rc == RT_INTERRUPTED || !rc)
+			return rc;
+		if (!busy || e.exit_code != RT_EXIT_TIMEOUT)
+			return rt_error_adopt(&x->run->err, &e);
+	}
+}
+
+/* A free slot, waiting while --concurrent clients are being served. */
+static int free_slot(struct rcopy *x, struct srv_client **slots, struct srv_client ***slot)
+{
+	for (;;) {
+		reap(x, slots, false);
+		for (long long i = 0; i < x->cfg->concurrent; i++)
+			if (!slots[i]) {
+				*slot = &slots[i];
+				return 0;
+			}
+		if (rt_interrupt_pending())
+			return RT_INTERRUPTED;
+		usleep(REAP_SLICE_MS * 1000);
+	}
+}
+
+static int serve_clients(struct rcopy *x, int lfd, struct srv_client **slots)
+{
+	unsigned n = (unsigned)x->cfg->clients;
+	struct srv_client **slot;
+	int rc = 0, fd;
+
+	while (!rc && (!n || x->client < n)) {
+		rc = free_slot(x, slots, &slot) || accept_next(x, lfd, slots, &fd) ||
+		     start_client(x, fd, slot) ? -1 : 0;
+	}
+	reap(x, slots, true);
+	return rt_interrupt_pending() ? RT_INTERRUPTED : rc;
 }
 
 static int server_loop(struct rcopy *x, int lfd)
 {
-	unsigned n = (unsigned)x->cfg->clients;
+	struct srv_client **slots = rt_xcalloc((size_t)x->cfg->concurrent, sizeof(*slots));
+	int rc = serve_clients(x, lfd, slots);
 
-	while (!n || x->client < n) {
-		struct rt_error keep = x->run->err;
-		int rc;
-
-		rt_say(&x->run->log, "waiting for connection...");
-		rt_log_flush(&x->run->log);
-		if (accept_one(x, lfd))
-			return -1;
-		x->client++;
-		rt_error_phase(&x->run->err, "transfer");
-		rc = serve_client(x);
-		if (rc && x->run->err.set) /* a client's failure is its own line */
-			rt_warn(&x->run->log, "client %u: %s", x->client, x->run->err.reason);
-		x->failed += rc ? 1 : 0;
-		x->run->err = keep;
-		rt_stream_close(&x->s, !rc);
-	}
+	free(slots);
+	if (rc)
+		return rc;
+	rt_error_phase(&x->run->err, "transfer");
 	rt_json_kv_uint(&x->run->results, "clients", x->client);
 	rt_json_kv_uint(&x->run->results, "failed", x->failed);
 	if (x->failed)
@@ -463,7 +656,7 @@ static int server_run(struct rcopy *x)
 static int rcopy_main(struct rt_run *run, void *cfgp)
 {
 	struct rcopy_cfg *cfg = cfgp;
-	struct rcopy x = { .cfg = cfg, .run = run, .fd = -1, .dirfd = -1,
+	struct rcopy x = { .cfg = cfg, .run = run, .dirfd = -1,
 			   .ops = cfg->tcp ? &rt_sock_kernel : &rt_sock_rdma };
 	int rc;
 
