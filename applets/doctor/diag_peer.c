@@ -12,8 +12,9 @@ void rt_diag_facts_format(const struct rt_diag_port *p, char *buf, size_t len)
 	if (!p)
 		snprintf(buf, len, "rdmatest-doctor 1 - 0 0 - 0\n");
 	else
-		snprintf(buf, len, "rdmatest-doctor 1 %.40s %u %d %.31s %d\n", p->dev, p->port,
-			 p->active_mtu, p->ndev[0] ? p->ndev : "-", p->ndev_mtu);
+		snprintf(buf, len, "rdmatest-doctor 1 %.40s %u %d %.31s %d\n",
+			 p->dev[0] ? p->dev : "-", p->port, p->active_mtu,
+			 p->ndev[0] ? p->ndev : "-", p->ndev_mtu);
 }
 
 int rt_diag_facts_parse(const char *line, struct rt_diag_port *p)

@@ -1,5 +1,5 @@
 /* ibv_xsrq_pingpong: SEND ping-pong over XRC (an XRC SRQ, per client a
- * receive and a send QP in a domain shared through /tmp/xrc_domain),
+ * receive and a send QP in an XRC domain of its own),
  * without the RDMA CM, wire-compatible with rdma-core v44's: 66-byte
  * records on TCP port 18515, "END" at the end (applets/ibverbs/pingpong_xrc.c). */
 #include "rdmatest/applet.h"
@@ -25,7 +25,7 @@ RT_APPLET(ibv_xsrq_pingpong, "SEND ping-pong over XRC shared receive queues",
 	  "[-p port] [-d dev] [-i ib-port] [-s size] [-m mtu] [-c clients] "
 	  "[-n num_tests] [-l sl] [-e] [-o] [-g gid-idx] [HOST]",
 	  "Without HOST it serves -c clients; with HOST it connects to that "
-	  "server. Each side opens the XRC domain of /tmp/xrc_domain, one XRC "
+	  "server. Each side opens an XRC domain, one XRC "
 	  "SRQ and per client a receive and a send QP, trades rdma-core's "
 	  "66-byte address record over TCP, bounces -n messages with every "
 	  "client, ends with \"END\" and prints \"success\". Wire-compatible with "
@@ -33,7 +33,9 @@ RT_APPLET(ibv_xsrq_pingpong, "SEND ping-pong over XRC shared receive queues",
 	  "none) is exit 3 naming it, before any connection. Unlike upstream, "
 	  "every wait is bounded by --timeout, the client can wait for the "
 	  "server (--wait-server), on RoCE the GID is chosen when -g is not "
-	  "given, and the GRH hop limit is 64.");
+	  "given, the GRH hop limit is 64, and the XRC domain is the process's "
+	  "own, tied to an anonymous file, not to /tmp/xrc_domain (which a "
+	  "link planted there could redirect).");
 
 static int ibv_xsrq_pingpong_main(struct rt_run *run, void *cfg)
 {

@@ -64,8 +64,14 @@ struct rt_pp_xrc_params {
 	int mtu, events, odp;
 };
 
-/* Where upstream keeps the XRC domain that processes on one host share. */
-#define RT_PP_XRC_DOMAIN_FILE "/tmp/xrc_domain"
+/* The file ibv_open_xrcd ties the run's XRC domain to: an anonymous
+ * memory file (memfd), close-on-exec, -1 with errno on failure. Upstream
+ * opens /tmp/xrc_domain with O_CREAT, following whatever link another
+ * user planted there; a file without a name cannot be planted. The
+ * kernel keys a domain on the file's inode, so upstream's processes on
+ * one host share a domain; a run needs none shared, each side's QPs
+ * meeting over the wire. */
+int rt_pp_xrc_domain_fd(void);
 
 /* The whole run of ibv_xsrq_pingpong (applets/ibverbs/pingpong_xrc_run.c). */
 int rt_pp_xrc_session(struct rt_run *run, const struct rt_pp_xrc_params *p);

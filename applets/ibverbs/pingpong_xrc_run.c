@@ -1,5 +1,5 @@
-/* One run of ibv_xsrq_pingpong: an XRC domain shared through a file (as
- * upstream's /tmp/xrc_domain), one XRC SRQ, per client a receive (TGT) and
+/* One run of ibv_xsrq_pingpong: an XRC domain of its own (on an anonymous
+ * file, not upstream's /tmp/xrc_domain), one XRC SRQ, per client a receive (TGT) and
  * a send (INI) QP, the 66-byte record exchange and the END handshake
  * (pingpong_xrc.h). Every wait is bounded: TCP by --timeout, completions
  * by rt_cqwait. */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,18 +45,23 @@ struct xrc {
 	unsigned cur;             /* the client being connected */
 };
 
+int rt_pp_xrc_domain_fd(void)
+{
+	return memfd_create("rdmatest-xrc-domain", MFD_CLOEXEC);
+}
+
 static int make_domain(struct xrc *x, struct rt_error *err)
 {
 	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD |
 						      IBV_XRCD_INIT_ATTR_OFLAGS,
 					 .oflags = O_CREAT };
 
-	/* processes opening the same file share the domain: upstream's
-	 * multi-client runs rely on it */
-	x->fd = open(RT_PP_XRC_DOMAIN_FILE, O_RDONLY | O_CREAT | O_CLOEXEC, S_IRUSR | S_IRGRP);
+	x->fd = rt_pp_xrc_domain_fd();
+	/* fd -1 with O_CREAT: the kernel makes a domain tied to no file,
+	 * which is all a run needs */
 	if (x->fd < 0)
-		rt_warn(&x->run->log, "cannot create %s (%s): the XRC domain is this "
-			"process's own", RT_PP_XRC_DOMAIN_FILE, strerror(errno));
+		rt_warn(&x->run->log, "cannot create the XRC domain's file (%s): "
+			"the domain is tied to none", strerror(errno));
 	xa.fd = x->fd;
 	x->xrcd = ibv_open_xrcd(x->d.ctx, &xa);
 	if (!x->xrcd)

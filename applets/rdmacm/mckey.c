@@ -98,7 +98,9 @@ static const struct rt_opt mckey_opts[] = {
 	  "block multicast loopback (QP create flag BLOCK_SELF_MCAST_LB; needs "
 	  "device support)", NULL },
 	{ 0, "senders", RT_OPT_INT, RT_L(senders), 0, 65536, NULL, "N",
-	  "receivers: sender QPs to expect (the total of the senders' -c); without "
+	  "receivers: sender QPs to expect (the total of the senders' -c): the "
+	  "first N heard; a sender heard beyond them is a stranger, counted "
+	  "unverified and named when the expected ones fall short. Without "
 	  "it (or 0), each sender heard must send -C", NULL },
 	{ 0, "rate", RT_OPT_INT, RT_L(rate), 0, 10000000, "0", "N",
 	  "senders: at most N datagrams per second in all (0: as fast as the "

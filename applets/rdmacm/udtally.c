@@ -214,6 +214,33 @@ static enum rt_mc_class add_seq(struct rt_mc_tally *t, struct rt_mc_sender *s,
 	return c;
 }
 
+/* With --senders N the first N senders heard are the expected ones; a
+ * sender heard after them must be a stranger on the group, and must not
+ * stand in for an expected sender that stayed silent. */
+static bool stranger(const struct rt_mc_tally *t, const struct rt_mc_sender *s)
+{
+	return t->senders && (uint64_t)(s - t->snd) >= t->senders;
+}
+
+static size_t expected_heard(const struct rt_mc_tally *t)
+{
+	return t->senders && t->nsnd > t->senders ? (size_t)t->senders : t->nsnd;
+}
+
+size_t rt_mc_tally_strangers(const struct rt_mc_tally *t)
+{
+	return t->nsnd - expected_heard(t);
+}
+
+/* A stranger's datagrams are counted, unchecked, as foreign; it is
+ * remembered only to be named. */
+static enum rt_mc_class add_stranger(struct rt_mc_tally *t, struct rt_mc_sender *s)
+{
+	t->foreign++;
+	s->dry_last = t->dry;
+	return RT_MC_FOREIGN;
+}
+
 static enum rt_mc_class add_valid(struct rt_mc_tally *t,
 				  const struct rt_msg_hdr *h)
 {
@@ -229,6 +256,8 @@ static enum rt_mc_class add_valid(struct rt_mc_tally *t,
 		t->untracked++;
 		return RT_MC_FOREIGN;
 	}
+	if (stranger(t, s))
+		return add_stranger(t, s);
 	return add_seq(t, s, h->seq);
 }
 
@@ -304,7 +333,7 @@ uint64_t rt_mc_tally_missing(const struct rt_mc_tally *t)
 {
 	uint64_t lack = 0;
 
-	for (size_t i = 0; i < t->nsnd; i++)
+	for (size_t i = 0; i < expected_heard(t); i++)
 		lack = sat_add(lack, lacks(t, &t->snd[i]));
 	return sat_add(lack, unheard(t));
 }
@@ -313,7 +342,7 @@ uint64_t rt_mc_tally_expected(const struct rt_mc_tally *t)
 {
 	uint64_t n = sat_add(rt_mc_tally_missing(t), t->untracked);
 
-	for (size_t i = 0; i < t->nsnd; i++)
+	for (size_t i = 0; i < expected_heard(t); i++)
 		n = sat_add(n, RT_MIN(t->snd[i].distinct, t->per_sender));
 	return n;
 }
@@ -322,7 +351,7 @@ uint64_t rt_mc_tally_overrun(const struct rt_mc_tally *t)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < t->nsnd; i++) {
+	for (size_t i = 0; i < expected_heard(t); i++) {
 		const struct rt_mc_sender *s = &t->snd[i];
 
 		n = sat_add(n, s->overrun);
@@ -356,7 +385,7 @@ static size_t stopped_short(const struct rt_mc_tally *t, uint64_t *first_end,
 	size_t n = 0;
 
 	*same_end = true;
-	for (size_t i = 0; i < t->nsnd; i++) {
+	for (size_t i = 0; i < expected_heard(t); i++) {
 		const struct rt_mc_sender *s = &t->snd[i];
 
 		if (!sequenced(s) || s->next >= t->per_sender)
@@ -370,7 +399,7 @@ static size_t stopped_short(const struct rt_mc_tally *t, uint64_t *first_end,
 	return n;
 }
 
-const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
+static const char *cause_hint(const struct rt_mc_tally *t, char *buf, size_t len)
 {
 	uint64_t holes = 0, foreign_lack = 0, end = 0, k;
 	size_t seq_senders = 0, short_senders;
@@ -380,7 +409,7 @@ const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
 		return NULL;
 	if ((k = rt_mc_tally_overrun(t)))
 		return overrun_hint(t, k, buf, len);
-	for (size_t i = 0; i < t->nsnd; i++) {
+	for (size_t i = 0; i < expected_heard(t); i++) {
 		const struct rt_mc_sender *s = &t->snd[i];
 
 		seq_senders += sequenced(s);
@@ -424,6 +453,35 @@ const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
 		return buf;
 	}
 	return NULL;
+}
+
+/* Names the first stranger: an rdmatest sender id, or the source QPN of
+ * a sender without our header. */
+static void stranger_str(const struct rt_mc_tally *t, char *buf, size_t len)
+{
+	const struct rt_mc_sender *s = &t->snd[expected_heard(t)];
+
+	if (sequenced(s))
+		snprintf(buf, len, "sender id 0x%08x", (uint32_t)s->key);
+	else
+		snprintf(buf, len, "source QPN 0x%06x", (uint32_t)s->key);
+}
+
+const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len)
+{
+	char cause[160], who[32];
+	const char *c;
+	size_t n = rt_mc_tally_strangers(t);
+
+	if (!n || !rt_mc_tally_missing(t) || t->corrupt)
+		return cause_hint(t, buf, len);
+	c = cause_hint(t, cause, sizeof(cause));
+	stranger_str(t, who, sizeof(who));
+	/* the strangers first: a long cause may be cut at the end */
+	snprintf(buf, len, "%zu sender%s beyond --senders %llu (first: %s) not "
+		 "counted%s%s", n, n == 1 ? "" : "s",
+		 (unsigned long long)t->senders, who, c ? "; " : "", c ? c : "");
+	return buf;
 }
 
 const char *rt_mc_class_str(enum rt_mc_class c)

@@ -150,10 +150,15 @@ uint64_t rt_mc_tally_expected(const struct rt_mc_tally *t);
  * dry: gaps across which it ran dry, and the rest of a sender's count when
  * it ran dry after its last datagram. */
 uint64_t rt_mc_tally_overrun(const struct rt_mc_tally *t);
+/* Senders heard beyond --senders: the first --senders senders heard are
+ * the expected ones; later ones are strangers, whose datagrams count as
+ * foreign and never make up for an expected sender not heard. */
+size_t rt_mc_tally_strangers(const struct rt_mc_tally *t);
 /* Names the likely cause of a shortfall into buf and returns it: the
  * receiver overrun, loss on the way (gaps while receives were posted), a
  * sender that stopped (every sender ends early at the same point with no
- * gap), or senders that never showed up. NULL when none fits. */
+ * gap), or senders that never showed up; and the strangers, when there
+ * are any. NULL when none fits. */
 const char *rt_mc_tally_hint(const struct rt_mc_tally *t, char *buf, size_t len);
 const char *rt_mc_class_str(enum rt_mc_class c);
 

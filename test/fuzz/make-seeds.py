@@ -216,7 +216,83 @@ def mesh():
     write("mesh", "report-bad-line", b"\1" + lines[0].encode() + b"\n{\"mesh\":1}\n")
 
 
+# The seeds below are the messages as the encoders in the tree write them
+# (rt_pp_rec_encode, rt_pt_key_encode, rt_stream_sync_encode, ...), with
+# values of the kind a lab run trades, and a few broken ones.
+GID = bytes([0xfe, 0x80] + [0] * 6 + [0x52, 0x54, 0, 0xff, 0xfe, 0x12, 0x34, 0x56])
+
+
+def pingpong():
+    """ping-pong records (applets/ibverbs/pingpong*.c): byte 0 picks the kind"""
+    gid = GID.hex()
+    rec = lambda lid, qpn, psn, g: ("%04x:%06x:%06x:%s" % (lid, qpn, psn, g)).encode() + b"\0"
+    write("pingpong", "rc-roce", b"\0" + rec(0, 0x11, 0xabcde, gid))
+    write("pingpong", "rc-ib", b"\0" + rec(0x1f, 0xffffff, 0, "0" * 32))
+    write("pingpong", "short", b"\0" + rec(1, 2, 3, gid)[:40])
+    write("pingpong", "no-nul", b"\0" + rec(1, 2, 3, gid)[:-1] + b"x")
+    block = b"".join(rec(1, 0x20 + i, 0x100 * i, gid) for i in range(4))
+    block += rec(0, 0, 0, "0" * 32) * (256 - 4)
+    write("pingpong", "srq-block-4", b"\1" + bytes([3]) + block)
+    write("pingpong", "srq-block-mismatch", b"\1" + bytes([7]) + block)
+    xrc = ("%04x:%06x:%06x:%06x:%06x:%s" % (1, 0x12, 0x13, 0xabcde, 0x20, gid)).encode() + b"\0"
+    write("pingpong", "xrc", b"\2" + xrc)
+    write("pingpong", "xrc-upper", b"\2" + xrc.upper())
+
+
+def perftest():
+    """perftest's handshake (applets/perftest/perftest.c): byte 0 picks the message"""
+    key = "%04x:%04x:%06x:%06x:%08x:%016x:" % (1, 16, 0x11, 0xabcde, 0x1234, 0x7f0000001000)
+    write("perftest", "key", b"\0" + (key + "%08x" % 0).encode() + b"\0")
+    gkey = key + "".join("%02x:" % b for b in GID) + "%08x:" % 0x20
+    write("perftest", "key-gid", b"\1" + gkey.encode() + b"\0")
+    write("perftest", "key-wrong-form", b"\1" + (key + "%08x" % 0).encode() + b"\0")
+    write("perftest", "version", b"\2" + b"6.06".ljust(16, b"\0"))
+    write("perftest", "version-old", b"\2" + b"5.33".ljust(16, b"\0"))
+    write("perftest", "version-junk", b"\2" + b"6.06x1.2.3456789")
+    write("perftest", "mtu-1024", b"\3" + b"3\0")
+    write("perftest", "mtu-bad", b"\3" + b"9\0")
+    rep = lambda size, *f: b"\4" + struct.pack(">QQQ", size, size, 5000) + \
+        b"".join(struct.pack(">d", x) for x in f)
+    write("perftest", "report", rep(65536, 11.9, 11.8, 0.0225))
+    write("perftest", "report-nan", rep(65536, float("nan"), -1.0, float("inf")))
+
+
+def stream():
+    """rstream's sync block (applets/rdmacm/stream.c rt_stream_sync_encode)"""
+    sync = lambda role, size, count, iters: b"rt" + role + b"\1" + struct.pack(">III", size, count, iters)
+    row = struct.pack(">III", 4096, 1000, 1000)
+    write("stream", "client-block", b"\0" + sync(b"c", 4096, 1000, 1000) + row)
+    write("stream", "server-block", b"\1" + sync(b"s", 4096, 1000, 1000) + row)
+    write("stream", "differs", b"\0" + sync(b"c", 64, 1, 100000) + row)
+    write("stream", "counter", b"\0" + bytes(range(16)) + row)
+    write("stream", "echo", b"\1" + sync(b"c", 4096, 1000, 1000) + row)
+
+
+def diag():
+    """doctor --listen's facts line (applets/doctor/diag_peer.c)"""
+    write("diag", "facts", b"rdmatest-doctor 1 rxe0 1 1024 eth0 1500\n")
+    write("diag", "no-port", b"rdmatest-doctor 1 - 0 0 - 0\n")
+    write("diag", "long-name", b"rdmatest-doctor 1 " + b"m" * 60 + b" 1 4096 " + b"n" * 40 + b" 9000\n")
+    write("diag", "bad-mtu", b"rdmatest-doctor 1 mlx5_0 1 8192 ens1 -1\n")
+
+
+def launch():
+    """host lists (even byte 0) and launcher environments (odd byte 0)"""
+    write("launch", "hostlist", b"\0" + b"node[01-04,10],gpu[7-9]-ib,login")
+    write("launch", "hostlist-wide", b"\0" + b"n[0000-9999]")
+    write("launch", "hostlist-bad", b"\0" + b"n[9-1],x[,y]")
+    env = lambda size, *kv: b"\1" + bytes([size]) + "\n".join(kv).encode()
+    write("launch", "slurm", env(0, "SLURM_PROCID=1", "SLURM_NTASKS=3",
+                                 "SLURM_STEP_NODELIST=self,n[2-3]"))
+    write("launch", "ompi", env(0, "OMPI_COMM_WORLD_RANK=5", "OMPI_COMM_WORLD_SIZE=8"))
+    write("launch", "pmi", env(0, "PMI_RANK=0", "PMI_SIZE=2"))
+    write("launch", "pmix", env(4, "PMIX_RANK=3"))
+    write("launch", "k8s", env(2, "JOB_COMPLETION_INDEX=7"))
+    write("launch", "none", env(0, "HOME=/root"))
+
+
 if __name__ == "__main__":
-    for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh):
+    for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
+              stream, diag, launch):
         f()
     sys.exit(0)

@@ -83,9 +83,10 @@ static void each_sender_counts_on_its_own(void **state)
 	feed(&t, 0xbbbb, 3);
 	assert_int_equal(t.out_of_order, 0);
 	assert_int_equal(rt_mc_tally_missing(&t), 1);
-	/* a third, unexpected sender adds what it lacks */
-	feed(&t, 0xcccc, 0);
-	assert_int_equal(rt_mc_tally_missing(&t), 1 + 3);
+	/* a third, unexpected sender is a stranger: what it lacks is not
+	 * missing (issue 36) */
+	assert_int_equal(feed(&t, 0xcccc, 0), RT_MC_FOREIGN);
+	assert_int_equal(rt_mc_tally_missing(&t), 1);
 	assert_int_equal(t.nsnd, 3);
 	rt_mc_tally_free(&t);
 }
@@ -134,6 +135,56 @@ static void mismatch_hints(void **state)
 	rt_mc_tally_free(&t);
 }
 
+/* Issue 36: with --senders 2 the first two senders heard are the
+ * expected ones. A third is a stranger: its datagrams are foreign, its
+ * shortfall is none of ours, and when an expected sender falls short the
+ * hint names the stranger rather than letting it make up the count. */
+static void a_sender_beyond_senders_is_a_stranger(void **state)
+{
+	struct rt_mc_tally t;
+	char buf[224];
+
+	(void)state;
+	rt_mc_tally_init(&t, 5, 2, SIZE);
+	for (uint64_t i = 0; i < 5; i++)
+		feed(&t, 1, i);
+	for (uint64_t i = 0; i < 3; i++)
+		feed(&t, 2, i);
+	for (uint64_t i = 0; i < 5; i++)
+		assert_int_equal(feed(&t, 0xbad, i), RT_MC_FOREIGN);
+	assert_int_equal(rt_mc_tally_strangers(&t), 1);
+	assert_int_equal(t.foreign, 5);
+	assert_int_equal(t.distinct, 8);
+	assert_int_equal(rt_mc_tally_missing(&t), 2);
+	assert_int_equal(rt_mc_tally_expected(&t), 10);
+	assert_non_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "1 sender beyond --senders 2 (first: sender "
+				    "id 0x00000bad) not counted; 1 of 2 senders "
+				    "stopped short"));
+	rt_mc_tally_free(&t);
+}
+
+/* A stranger that stops short does not fail a run whose expected
+ * senders are complete. */
+static void a_short_stranger_misses_nothing(void **state)
+{
+	struct rt_mc_tally t;
+	char buf[224];
+
+	(void)state;
+	rt_mc_tally_init(&t, 5, 2, SIZE);
+	for (uint64_t i = 0; i < 5; i++) {
+		feed(&t, 1, i);
+		feed(&t, 2, i);
+	}
+	feed(&t, 3, 0);
+	assert_int_equal(rt_mc_tally_strangers(&t), 1);
+	assert_int_equal(rt_mc_tally_missing(&t), 0);
+	assert_int_equal(rt_mc_tally_expected(&t), 10);
+	assert_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
+	rt_mc_tally_free(&t);
+}
+
 /* Upstream senders send uninitialised memory: counted, never checked. */
 static void foreign_datagrams_count_towards_the_total(void **state)
 {
@@ -142,7 +193,7 @@ static void foreign_datagrams_count_towards_the_total(void **state)
 	uint32_t who = 99;
 
 	(void)state;
-	rt_mc_tally_init(&t, 3, 1, SIZE);
+	rt_mc_tally_init(&t, 3, 0, SIZE);
 	assert_int_equal(rt_mc_tally_add(&t, junk, sizeof(junk), 0x11, &who), RT_MC_FOREIGN);
 	assert_int_equal(who, 0);
 	memset(junk, 0xa5, sizeof(junk));
@@ -249,7 +300,7 @@ static void large_counts_do_not_overflow(void **state)
 static void overrun_is_named(void **state)
 {
 	struct rt_mc_tally t;
-	char buf[200];
+	char buf[224];
 
 	(void)state;
 	/* --senders 1 -C 20: a ring of 20; four senders interleave, the
@@ -261,11 +312,14 @@ static void overrun_is_named(void **state)
 		for (uint32_t s = 1; s <= 4; s++)
 			feed(&t, s, i);
 	rt_mc_tally_dry(&t);
-	assert_int_equal(rt_mc_tally_missing(&t), 60);
-	assert_int_equal(rt_mc_tally_overrun(&t), 60);
+	/* senders 2 to 4 are beyond --senders 1: only sender 1's loss counts */
+	assert_int_equal(rt_mc_tally_missing(&t), 15);
+	assert_int_equal(rt_mc_tally_overrun(&t), 15);
 	assert_non_null(rt_mc_tally_hint(&t, buf, sizeof(buf)));
-	assert_string_equal(buf, "receive ring of 20 per QP overflowed: 60 datagrams "
-			    "arrived while none were posted; give --senders 4 or --rate");
+	assert_string_equal(buf, "3 senders beyond --senders 1 (first: sender id "
+			    "0x00000002) not counted; receive ring of 20 per QP "
+			    "overflowed: 15 datagrams arrived while none were posted; "
+			    "give --senders 4 or --rate");
 	rt_mc_tally_free(&t);
 
 	/* a gap across a dry spell, the ring already at its ceiling */
@@ -460,6 +514,8 @@ int main(void)
 		cmocka_unit_test(each_sender_counts_on_its_own),
 		cmocka_unit_test(beyond_the_count),
 		cmocka_unit_test(mismatch_hints),
+		cmocka_unit_test(a_sender_beyond_senders_is_a_stranger),
+		cmocka_unit_test(a_short_stranger_misses_nothing),
 		cmocka_unit_test(foreign_datagrams_count_towards_the_total),
 		cmocka_unit_test(short_datagrams_are_unverified),
 		cmocka_unit_test(corruption_is_caught_and_described),
