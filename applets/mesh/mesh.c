@@ -45,6 +45,7 @@ struct mesh_cfg {
 	int lines;
 	int quick;
 	const char *heatmap;
+	int dry_run;
 };
 
 #define RT_CFG struct mesh_cfg
@@ -105,6 +106,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
 	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
+	{ 0, "dry-run", RT_OPT_FLAG, RT_I(dry_run), 0, 0, NULL, NULL,
+	  "print what the launcher's environment resolves to (launcher, rank, size, hosts, "
+	  "coordinator, port, schedule), one `key: value` a line, and exit 0 without an "
+	  "RDMA device or the network", NULL },
 	{ 0 },
 };
 
@@ -343,6 +348,54 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 	return rc;
 }
 
+/* Name by name onto one line: the list has no joined copy to hand rt_say. */
+static void say_hosts(FILE *out, const struct rt_hostlist *h)
+{
+	fputs("hosts:", out);
+	for (uint32_t i = 0; i < h->n; i++)
+		fprintf(out, "%s%s", i ? "," : " ", h->names[i]);
+	fputs(h->n ? "\n" : " (none)\n", out);
+}
+
+/* --dry-run: the plan a real run would start from, so that a launcher's
+ * set-up can be checked on every host before the cluster is booked. */
+static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
+			 const struct rt_launch *l)
+{
+	rt_say(&run->log, "launcher: %s", rt_launcher_name(l->via));
+	rt_say(&run->log, "rank: %u", p->rank);
+	rt_say(&run->log, "size: %u", p->size);
+	if (!run->log.quiet)
+		say_hosts(run->log.human, &l->hosts);
+	rt_say(&run->log, "coordinator: %s", p->coord_host);
+	rt_say(&run->log, "port: %u", p->coord_port);
+	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
+	/* TOKEN (issue #35): print the job token here once launch.h has one */
+}
+
+static int dry_run(struct rt_run *run, const struct mesh_run *m)
+{
+	const struct rt_mesh_plan *p = &m->plan;
+	struct rt_json *j = &run->results;
+
+	dry_run_text(run, p, &m->l);
+	rt_json_key(j, "launch");
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "launcher", rt_launcher_name(m->l.via));
+	rt_json_kv_uint(j, "rank", p->rank);
+	rt_json_kv_uint(j, "size", p->size);
+	rt_json_key(j, "hosts");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < m->l.hosts.n; i++)
+		rt_json_string(j, m->l.hosts.names[i]);
+	rt_json_array_end(j);
+	rt_json_kv_string(j, "coordinator", p->coord_host);
+	rt_json_kv_uint(j, "port", p->coord_port);
+	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
+	rt_json_object_end(j);
+	return 0;
+}
+
 static int mesh_main(struct rt_run *run, void *cfgp)
 {
 	const struct mesh_cfg *cfg = cfgp;
@@ -352,15 +405,16 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	if (cfg->command || cfg->files[0])
 		return report(run, cfg);
 	m = rt_xcalloc(1, sizeof(*m));
-	rc = plan(run, cfg, m) || rt_devices_present(&run->err) ? -1 : 0;
+	rc = plan(run, cfg, m) || (!cfg->dry_run && rt_devices_present(&run->err)) ? -1 : 0;
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))
 			m->test.pings = 100;
-		rc = quick_local(run, m);
+		if (!cfg->dry_run)
+			rc = quick_local(run, m);
 	}
 	if (!rc)
-		rc = run_mesh(run, m);
+		rc = cfg->dry_run ? dry_run(run, m) : run_mesh(run, m);
 	rt_launch_free(&m->l);
 	free(m);
 	return rc;
