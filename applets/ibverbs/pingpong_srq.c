@@ -192,8 +192,10 @@ static const char *hint(enum ibv_wc_status st)
 	case IBV_WC_LOC_QP_OP_ERR:
 		return " (a message longer than -s? do both sides use the same -s?)";
 	case IBV_WC_REM_INV_REQ_ERR:
-	case IBV_WC_REM_OP_ERR:
 		return " (the peer refused the message: do both sides use the same -s?)";
+	case IBV_WC_REM_OP_ERR:
+		/* also what rxe answers while a killed peer's QPs go down */
+		return " (the peer refused the message: peer gone, or do both sides use the same -s?)";
 	case IBV_WC_RETRY_EXC_ERR:
 		return " (peer gone, or the sides' -m differ?)";
 	default:
