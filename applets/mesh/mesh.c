@@ -160,9 +160,9 @@ static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
 	rt_mesh_document(&run->results, g, lim);
 	if (g->ready)
 		return 0;
-	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent "
-		       "hosts, %u bad links", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
-		       g->bad_links);
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+		       "%u untested hosts, %u bad links", g->bad_nodes, g->suspect_nodes,
+		       g->absent_nodes, g->untested_nodes, g->bad_links);
 }
 
 /* One input of `mesh report`; its errors name it. */

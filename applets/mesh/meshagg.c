@@ -265,6 +265,7 @@ static void blame_nodes(struct rt_mesh_agg *g)
 static void count(struct rt_mesh_agg *g)
 {
 	g->bad_nodes = g->suspect_nodes = g->absent_nodes = g->bad_links = 0;
+	g->untested_nodes = 0;
 	blame_nodes(g);
 	for (uint32_t i = 0; i < g->nlinks; i++)
 		g->bad_links += rt_mesh_link_blamed(g, &g->links[i]);
@@ -272,9 +273,11 @@ static void count(struct rt_mesh_agg *g)
 		g->bad_nodes += g->nodes[i].verdict == RT_NODE_BAD;
 		g->suspect_nodes += g->nodes[i].verdict == RT_NODE_SUSPECT;
 		g->absent_nodes += g->nodes[i].verdict == RT_NODE_ABSENT;
+		g->untested_nodes += g->nodes[i].verdict == RT_NODE_UNTESTED;
 	}
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
-		   !g->absent_nodes && !g->bad_links;
+		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
+		   !g->interrupted;
 }
 
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,

@@ -18,8 +18,11 @@
  *                 one pair of a random round): sched.h's second pass
  *                 pairs it with a node that passed
  *         ok      otherwise (its bad links are the links' fault)
- *   READY when at least one link was tested and nothing is bad, suspect
- *   or absent.
+ *         untested  said hello but no pair of it was tested (a random
+ *                 round of an odd count leaves one out)
+ *   READY when at least one link was tested, every host that said hello
+ *   was tested, nothing is bad, suspect, absent or untested, and the run
+ *   was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
  * Memory: 56 B per result, at most max_results (RT_MESH_RESULTS_MAX by
  * default: 4 Mi results, 224 MiB, a full tournament of 2896 hosts); 80 B
@@ -80,8 +83,9 @@ struct rt_mesh_agg {
 	struct rt_mesh_link *links; /* one per pair, sorted by (a, b) */
 	uint32_t nlinks;
 	double median_rtt_us, median_gbps; /* 0 when nothing measured */
-	uint32_t bad_nodes, suspect_nodes, absent_nodes;
+	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
+	bool interrupted;   /* set by the coordinator: never READY */
 	bool ready;
 };
 

@@ -390,7 +390,7 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 {
 	static const struct { const char *key; uint8_t v; } lists[] = {
 		{"bad_nodes", RT_NODE_BAD}, {"suspect_nodes", RT_NODE_SUSPECT},
-		{"absent", RT_NODE_ABSENT},
+		{"absent", RT_NODE_ABSENT}, {"untested", RT_NODE_UNTESTED},
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {

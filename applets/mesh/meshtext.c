@@ -19,16 +19,19 @@ static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
 			continue;
 		shown++;
 		if (verdict == RT_NODE_ABSENT && nd->host[0])
-			fprintf(out, "absent node %u (%s): never reported\n", i, nd->host);
+			fprintf(out, "absent host %u (%s): never reported\n", i, nd->host);
 		else if (verdict == RT_NODE_ABSENT)
-			fprintf(out, "absent node %u: never reported\n", i);
+			fprintf(out, "absent host %u: never reported\n", i);
+		else if (verdict == RT_NODE_UNTESTED)
+			fprintf(out, "untested host %u (%s): no pair of it was tested\n",
+				i, host_of(g, i));
 		else
-			fprintf(out, "%s node %u (%s): %u of %u links bad\n",
+			fprintf(out, "%s host %u (%s): %u of %u links bad\n",
 				rt_node_verdict_name(verdict), i, host_of(g, i),
 				nd->bad, nd->tested);
 	}
 	if (total > shown)
-		fprintf(out, "... and %u more %s nodes\n", total - shown,
+		fprintf(out, "... and %u more %s hosts\n", total - shown,
 			rt_node_verdict_name(verdict));
 }
 
@@ -88,13 +91,17 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);
+	nodes(out, g, RT_NODE_UNTESTED);
 	links(out, g, lim);
 	if (g->ready)
 		fprintf(out, "READY\n");
+	else if (g->interrupted)
+		fprintf(out, "NOT READY: interrupted\n");
 	else if (g->nlinks == 0)
-		fprintf(out, "NOT READY: no link tested (%u absent nodes)\n",
+		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);
 	else
-		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent nodes, %u bad links\n",
-			g->bad_nodes, g->suspect_nodes, g->absent_nodes, g->bad_links);
+		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent, %u untested hosts, "
+			"%u bad links\n", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
+			g->untested_nodes, g->bad_links);
 }

@@ -293,6 +293,29 @@ static void random_second_pass(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
+/* A random round of 3 ranks pairs two: the third was never tested, so
+ * the run is not READY and names it; every rank hears so. */
+static void random_odd_count_leaves_one_untested(void **state)
+{
+	struct cluster cl = {.n = 3, .kind = RT_SCHED_RANDOM, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+	struct outcome o;
+	uint32_t untested = 0;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.g.nlinks, 1);
+	for (uint32_t i = 0; i < 3; i++)
+		untested += o.g.nodes[i].verdict == RT_NODE_UNTESTED;
+	assert_int_equal(untested, 1);
+	assert_int_equal(o.g.untested_nodes, 1);
+	assert_false(o.g.ready);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(o.status[i], 11);
+	rt_mesh_agg_free(&o.g);
+}
+
 /* Rank 2 answers with a result for a pair that is not its own: a
  * breach of the protocol, so it is lost and its pairs fail; the
  * others' results stand. */
@@ -363,6 +386,7 @@ int main(void)
 		cmocka_unit_test(silent_rank_times_out),
 		cmocka_unit_test(random_second_pass),
 		cmocka_unit_test(wrong_result_loses_the_rank),
+		cmocka_unit_test(random_odd_count_leaves_one_untested),
 		cmocka_unit_test(interrupt_ends_with_a_verdict),
 		cmocka_unit_test(round_needs_a_bound),
 	};
