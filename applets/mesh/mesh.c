@@ -160,6 +160,8 @@ static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
 	rt_mesh_document(&run->results, g, lim);
 	if (g->ready)
 		return 0;
+	if (g->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
 		       "%u untested hosts, %u bad links", g->bad_nodes, g->suspect_nodes,
 		       g->absent_nodes, g->untested_nodes, g->bad_links);
@@ -314,13 +316,17 @@ static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 
 	rt_json_kv_uint(j, "rank", p->rank);
 	rt_json_kv_uint(j, "size", p->size);
-	rt_json_kv_string(j, "verdict", v->ready ? "READY" : "NOT READY");
+	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(v->ready, v->interrupted));
 	if (v->ready) {
 		rt_say(&run->log, "READY (rank 0's verdict)");
 		return 0;
 	}
+	if (v->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): "
+			       "interrupted before every pair was tested");
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
-		       "hosts, %u bad links, %u absent", v->bad_nodes, v->bad_links, v->absent);
+		       "hosts, %u bad links, %u absent, %u untested hosts", v->bad_nodes,
+		       v->bad_links, v->absent, v->untested);
 }
 
 static int run_mesh(struct rt_run *run, struct mesh_run *m)

@@ -336,6 +336,11 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 	memset(g, 0, sizeof(*g));
 }
 
+const char *rt_mesh_verdict_word(bool ready, bool interrupted)
+{
+	return ready ? "READY" : interrupted ? "interrupted" : "NOT READY";
+}
+
 const char *rt_node_verdict_name(unsigned v)
 {
 	static const char *const names[] = {"ok", "suspect", "bad", "absent",

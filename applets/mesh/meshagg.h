@@ -115,5 +115,7 @@ bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link 
 void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state);
 void rt_mesh_agg_free(struct rt_mesh_agg *g);
 const char *rt_node_verdict_name(unsigned v);
+/* The run's verdict in the document and the JSON of every rank. */
+const char *rt_mesh_verdict_word(bool ready, bool interrupted);
 
 #endif

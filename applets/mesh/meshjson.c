@@ -466,6 +466,8 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	}
 	doc_lists(j, g);
 	doc_outliers(j, g);
-	rt_json_kv_string(j, "verdict", g->ready ? "READY" : "NOT READY");
+	rt_json_kv_bool(j, "interrupted", g->interrupted);
+	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
+	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(g->ready, g->interrupted));
 	rt_json_object_end(j);
 }

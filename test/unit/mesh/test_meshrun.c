@@ -90,7 +90,7 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 }
 
 /* One rank's process: hello, follow, and its exit status tells the test
- * which verdict came (10 ready, 11 not ready, 1 none). */
+ * which verdict came (10 ready, 11 not ready, 12 interrupted, 1 none). */
 static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 {
 	struct rt_mesh_hello h = {.rank = rank, .size = cl->n};
@@ -112,7 +112,7 @@ static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
 		return 1;
 	rt_oob_close(&o);
-	return v.ready ? 10 : 11;
+	return v.ready ? 10 : v.interrupted ? 12 : 11;
 }
 
 struct outcome {
@@ -338,7 +338,7 @@ static void wrong_result_loses_the_rank(void **state)
 }
 
 /* SIGINT at rank 0: the rounds end at once, and every rank still gets
- * a verdict (on nothing tested: not ready) instead of waiting out its
+ * a verdict, "interrupted" and never ready, instead of waiting out its
  * bound. */
 static void interrupt_ends_with_a_verdict(void **state)
 {
@@ -350,11 +350,13 @@ static void interrupt_ends_with_a_verdict(void **state)
 
 	(void)state;
 	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, RT_INTERRUPTED);
 	assert_false(o.g.ready);
+	assert_true(o.g.interrupted);
 	assert_int_equal(o.c.rounds, 1);
 	assert_int_equal(o.g.nres, 0);
 	for (uint32_t i = 0; i < 4; i++)
-		assert_int_equal(o.status[i], 11);
+		assert_int_equal(o.status[i], 12); /* told: interrupted */
 	assert_true(rt_now_ns() - t0 < 5ull * 1000000000ull);
 	rt_mesh_agg_free(&o.g);
 }

@@ -188,6 +188,33 @@ static void untested_host_is_not_ready(void **state)
 	free(t);
 }
 
+/* a run stopped at rank 0 after healthy pairs: never READY */
+static void interrupted_is_not_ready(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 2, .host = "h"};
+
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	healthy(&g, 2);
+	g.interrupted = true;
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	assert_false(g.ready);
+	rt_mesh_summary(f, &g, &lim);
+	fclose(f);
+	assert_non_null(strstr(text, "\nNOT READY: interrupted\n"));
+	free(text);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +223,7 @@ int main(void)
 		cmocka_unit_test(names_the_slow_direction),
 		cmocka_unit_test(bounded_lists),
 		cmocka_unit_test(untested_host_is_not_ready),
+		cmocka_unit_test(interrupted_is_not_ready),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
