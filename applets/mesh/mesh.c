@@ -163,8 +163,9 @@ static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
 	if (g->interrupted)
 		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
-		       "%u untested hosts, %u bad links", g->bad_nodes, g->suspect_nodes,
-		       g->absent_nodes, g->untested_nodes, g->bad_links);
+		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
+		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
+		       g->refused);
 }
 
 /* One input of `mesh report`; its errors name it. */

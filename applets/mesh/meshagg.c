@@ -48,6 +48,19 @@ void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank)
 		g->nodes[rank].lost = true;
 }
 
+void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
+			const char *reason)
+{
+	struct rt_mesh_refusal *r;
+
+	if (g->refused++ >= RT_MESH_REFUSED_LIST)
+		return;
+	r = &g->refusals[g->refused - 1];
+	rt_strlcpy(r->addr, addr, sizeof(r->addr));
+	r->rank = rank;
+	rt_strlcpy(r->reason, reason, sizeof(r->reason));
+}
+
 int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		    struct rt_error *err)
 {
@@ -277,7 +290,7 @@ static void count(struct rt_mesh_agg *g)
 	}
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
 		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
-		   !g->interrupted;
+		   !g->refused && !g->interrupted;
 }
 
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,

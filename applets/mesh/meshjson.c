@@ -417,6 +417,27 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_array_end(j);
 }
 
+static void doc_refused(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_kv_uint(j, "refused_peers", g->refused);
+	rt_json_key(j, "refused");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < RT_MIN(g->refused, RT_MESH_REFUSED_LIST); i++) {
+		const struct rt_mesh_refusal *r = &g->refusals[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "addr", r->addr);
+		rt_json_key(j, "rank");
+		if (r->rank == RT_MESH_NO_PEER)
+			rt_json_null(j);
+		else
+			rt_json_uint(j, r->rank);
+		rt_json_kv_string(j, "reason", r->reason);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
 static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g)
 {
 	rt_json_key(j, "outliers");
@@ -465,6 +486,7 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 		rt_json_object_end(j);
 	}
 	doc_lists(j, g);
+	doc_refused(j, g);
 	doc_outliers(j, g);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);

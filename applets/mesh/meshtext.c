@@ -1,5 +1,6 @@
 /* The human summary of a mesh run (meshtext.h). */
 #include "mesh/meshtext.h"
+#include "rdmatest/util.h"
 
 static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank)
 {
@@ -79,6 +80,24 @@ static void links(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, "... and %u more bad links\n", total - shown);
 }
 
+/* Peers turned away at the gathering: someone else spoke for a rank. */
+static void refusals(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = RT_MIN(RT_MIN(g->refused, RT_MESH_REFUSED_LIST), RT_MESH_TEXT_LIST);
+
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct rt_mesh_refusal *r = &g->refusals[i];
+
+		if (r->rank == RT_MESH_NO_PEER)
+			fprintf(out, "refused peer %s: %s\n", r->addr, r->reason);
+		else
+			fprintf(out, "refused peer %s as rank %u: %s\n", r->addr, r->rank,
+				r->reason);
+	}
+	if (g->refused > shown)
+		fprintf(out, "... and %u more refused peers\n", g->refused - shown);
+}
+
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -92,6 +111,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);
 	nodes(out, g, RT_NODE_UNTESTED);
+	refusals(out, g);
 	links(out, g, lim);
 	if (g->ready)
 		fprintf(out, "READY\n");
@@ -102,6 +122,6 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 			g->absent_nodes);
 	else
 		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent, %u untested hosts, "
-			"%u bad links\n", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
-			g->untested_nodes, g->bad_links);
+			"%u bad links, %u refused peers\n", g->bad_nodes, g->suspect_nodes,
+			g->absent_nodes, g->untested_nodes, g->bad_links, g->refused);
 }

@@ -208,6 +208,7 @@ static void interrupted_run_is_not_ready(void **state)
 	assert_int_equal(rt_mesh_report_read(f, &g, &err), 0);
 	fclose(f);
 	g.interrupted = true;
+	rt_mesh_agg_refuse(&g, "192.0.2.9:4000", 1, "rank 1 is taken");
 	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
 	assert_false(g.ready);
 	rt_json_init(&j);
@@ -215,6 +216,8 @@ static void interrupted_run_is_not_ready(void **state)
 	assert_valid_json(rt_json_text(&j));
 	assert_non_null(strstr(rt_json_text(&j), "\"interrupted\":true"));
 	assert_non_null(strstr(rt_json_text(&j), "\"verdict\":\"interrupted\""));
+	assert_non_null(strstr(rt_json_text(&j), "\"refused_peers\":1,\"refused\":[{\"addr\":"
+			       "\"192.0.2.9:4000\",\"rank\":1,\"reason\":\"rank 1 is taken\"}]"));
 	rt_json_free(&j);
 	rt_mesh_agg_free(&g);
 }

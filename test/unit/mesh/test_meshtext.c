@@ -130,7 +130,7 @@ static void names_bad_nodes_and_links(void **state)
 	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us "
 			       "RTT 50.0 us > 2.1 x median 10.0 us\n"));
 	assert_null(strstr(t, "bad link 0 (node0) - 2")); /* node 2's fault */
-	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent, 0 untested hosts, 1 bad links\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent, 0 untested hosts, 1 bad links, 0 refused peers\n"));
 	free(t);
 }
 
@@ -142,7 +142,7 @@ static void names_the_slow_direction(void **state)
 	(void)state;
 	assert_non_null(strstr(t, "bad link 0 (node0) - 3 (node3): 50.00 Gb/s 3->0 < 0.93 x "
 			       "median 100.00 Gb/s\n"));
-	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 1 bad links\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 1 bad links, 0 refused peers\n"));
 	free(t);
 }
 
@@ -183,8 +183,29 @@ static void untested_host_is_not_ready(void **state)
 	(void)state;
 	assert_non_null(strstr(t, "untested host 2 (node2): no pair of it was tested\n"));
 	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 1 untested hosts, "
-			       "0 bad links\n"));
+			       "0 bad links, 0 refused peers\n"));
 	assert_null(strstr(t, "\nREADY"));
+	free(t);
+}
+
+/* a peer refused at the gathering: named, and never READY */
+static void one_refused(struct rt_mesh_agg *g, uint32_t n)
+{
+	healthy(g, n);
+	rt_mesh_agg_refuse(g, "192.0.2.9:4000", 1, "rank 1 is taken (by 192.0.2.1:5000)");
+	rt_mesh_agg_refuse(g, "192.0.2.8:4001", RT_MESH_NO_PEER, "mesh message: version 2");
+}
+
+static void refused_peer_is_named(void **state)
+{
+	char *t = summary(3, UINT32_MAX, one_refused);
+
+	(void)state;
+	assert_non_null(strstr(t, "refused peer 192.0.2.9:4000 as rank 1: rank 1 is taken "
+			       "(by 192.0.2.1:5000)\n"));
+	assert_non_null(strstr(t, "refused peer 192.0.2.8:4001: mesh message: version 2\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, "
+			       "0 bad links, 2 refused peers\n"));
 	free(t);
 }
 
@@ -224,6 +245,7 @@ int main(void)
 		cmocka_unit_test(bounded_lists),
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),
+		cmocka_unit_test(refused_peer_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
