@@ -241,6 +241,9 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown flags 0x%02x", r->flags);
 	if (r->status != RT_MESH_OK && r->flags)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: figures in a failed test");
+	/* an "ok" with nothing measured would pass any threshold */
+	if (r->status == RT_MESH_OK && !(r->flags & RT_MESH_HAS_RTT))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: ok without its RTT figures");
 	if (r->rtt_p50_ns > r->rtt_p99_ns)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: RTT median above its p99");
 	if (!(r->flags & RT_MESH_HAS_BW) && (r->mbps || r->mbps_rev))

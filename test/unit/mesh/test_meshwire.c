@@ -136,6 +136,7 @@ static void strict_fields(void **state)
 	expect_refused(result(), 22, 1, 8, "padding");
 	expect_refused(result(), 38, 0xff, 8, "median above its p99");
 	expect_refused(result(), 21, RT_MESH_HAS_RTT, 8, "bandwidth without its flag");
+	expect_refused(result(), 21, 0, 8, "ok without its RTT figures");
 	expect_refused(verdict(), 8, 2, 8, "ready is 2");
 	expect_refused(verdict(), 9, 2, 8, "interrupted 2");
 	expect_refused(verdict(), 8, 1, 8, "do not add up");
