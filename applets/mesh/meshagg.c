@@ -152,6 +152,25 @@ static double median_of(const struct rt_mesh_agg *g, uint8_t flag)
 	return m;
 }
 
+/* A relative criterion is made only over enough measured links; with
+ * fewer it is named not judged rather than passed. */
+static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0;
+
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_result *r = &g->links[i].r;
+
+		rtt += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_RTT);
+		bw += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_BW);
+	}
+	if (lim->rtt_factor > 0 && rtt && rtt < min)
+		out |= RT_LINK_RTT_REL;
+	if (lim->bw_fraction > 0 && bw && bw < min)
+		out |= RT_LINK_BW_REL;
+	return out;
+}
+
 static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 			   const struct rt_mesh_limits *lim)
 {
@@ -167,13 +186,15 @@ static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_res
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
 		if (lim->rtt_factor > 0 && g->median_rtt_us > 0 &&
+		    !(g->not_judged & RT_LINK_RTT_REL) &&
 		    rtt > lim->rtt_factor * g->median_rtt_us)
 			why |= RT_LINK_RTT_REL;
 	}
 	if (r->flags & RT_MESH_HAS_BW) {
 		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
-		if (lim->bw_fraction > 0 && gbps < lim->bw_fraction * g->median_gbps)
+		if (lim->bw_fraction > 0 && !(g->not_judged & RT_LINK_BW_REL) &&
+		    gbps < lim->bw_fraction * g->median_gbps)
 			why |= RT_LINK_BW_REL;
 	}
 	return why;
@@ -290,7 +311,7 @@ static void count(struct rt_mesh_agg *g)
 	}
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
 		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
-		   !g->refused && !g->interrupted;
+		   !g->refused && !g->not_judged && !g->interrupted;
 }
 
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
@@ -305,6 +326,7 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 	collect_links(g);
 	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT);
 	g->median_gbps = median_of(g, RT_MESH_HAS_BW);
+	g->not_judged = unjudged(g, lim);
 	for (uint32_t i = 0; i < g->n; i++)
 		g->nodes[i].tested = g->nodes[i].bad = 0;
 	for (uint32_t i = 0; i < g->nlinks; i++) {

@@ -45,6 +45,9 @@ struct rt_mesh_limits {
 	double max_rtt_us;  /* 0: no absolute RTT ceiling */
 	double rtt_factor;  /* 0: off; ClusterKit's latency tolerance is 2.1 */
 	double bw_fraction; /* 0: off; e.g. 0.93 */
+	/* fewer measured links than this: a median says nothing, the relative
+	 * criteria are "not judged" and the run is not READY (0 takes 1) */
+	uint32_t min_links;
 };
 
 /* Why a link is bad (a mask). */
@@ -96,6 +99,7 @@ struct rt_mesh_agg {
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
 	bool interrupted;   /* set by the coordinator: never READY */
+	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
 	bool ready;

@@ -285,6 +285,7 @@ static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 	rt_json_kv_double(j, "max_rtt_us", lim->max_rtt_us > 0 ? lim->max_rtt_us : NAN);
 	rt_json_kv_double(j, "rtt_factor", lim->rtt_factor > 0 ? lim->rtt_factor : NAN);
 	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
+	rt_json_kv_uint(j, "min_links", RT_MAX(lim->min_links, 1u));
 	rt_json_object_end(j);
 }
 
@@ -490,6 +491,13 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_outliers(j, g);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
+	rt_json_key(j, "not_judged");
+	rt_json_array_begin(j);
+	if (g->not_judged & RT_LINK_RTT_REL)
+		rt_json_string(j, "rtt-relative");
+	if (g->not_judged & RT_LINK_BW_REL)
+		rt_json_string(j, "bw-relative");
+	rt_json_array_end(j);
 	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(g->ready, g->interrupted));
 	rt_json_object_end(j);
 }

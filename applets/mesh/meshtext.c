@@ -44,18 +44,30 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
 
-	if (l->why & RT_LINK_FAILED)
-		fprintf(out, " %s", rt_mesh_status_name(l->r.status));
-	if (l->why & RT_LINK_RTT_ABS)
-		fprintf(out, " RTT %.1f us > %.1f us", rtt, lim->max_rtt_us);
-	if (l->why & RT_LINK_RTT_REL)
-		fprintf(out, " RTT %.1f us > %.2g x median %.1f us", rtt,
+	/* each reason on its own, "; " between them */
+	const char *sep = " ";
+
+	if (l->why & RT_LINK_FAILED) {
+		fprintf(out, "%s%s", sep, rt_mesh_status_name(l->r.status));
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_RTT_ABS) {
+		fprintf(out, "%sRTT %.1f us > %.1f us", sep, rtt, lim->max_rtt_us);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_RTT_REL) {
+		fprintf(out, "%sRTT %.1f us > %.2g x median %.1f us", sep, rtt,
 			lim->rtt_factor, g->median_rtt_us);
-	if (l->why & RT_LINK_BW_ABS)
-		fprintf(out, " %.2f Gb/s %u->%u < %.2f Gb/s", gbps, from, to, lim->min_gbps);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_BW_ABS) {
+		fprintf(out, "%s%.2f Gb/s %u->%u < %.2f Gb/s", sep, gbps, from, to,
+			lim->min_gbps);
+		sep = "; ";
+	}
 	if (l->why & RT_LINK_BW_REL)
-		fprintf(out, " %.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", gbps, from, to,
-			lim->bw_fraction, g->median_gbps);
+		fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", sep, gbps,
+			from, to, lim->bw_fraction, g->median_gbps);
 }
 
 static void links(FILE *out, const struct rt_mesh_agg *g,
@@ -98,6 +110,19 @@ static void refusals(FILE *out, const struct rt_mesh_agg *g)
 		fprintf(out, "... and %u more refused peers\n", g->refused - shown);
 }
 
+static void unjudged(FILE *out, const struct rt_mesh_agg *g,
+		     const struct rt_mesh_limits *lim)
+{
+	uint32_t min = RT_MAX(lim->min_links, 1u);
+
+	if (g->not_judged & RT_LINK_RTT_REL)
+		fprintf(out, "not judged: RTT against %.2g x the median (fewer than %u "
+			"measured links, --min-links)\n", lim->rtt_factor, min);
+	if (g->not_judged & RT_LINK_BW_REL)
+		fprintf(out, "not judged: bandwidth against %.2g x the median (fewer than "
+			"%u measured links, --min-links)\n", lim->bw_fraction, min);
+}
+
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -113,10 +138,14 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_UNTESTED);
 	refusals(out, g);
 	links(out, g, lim);
+	unjudged(out, g, lim);
 	if (g->ready)
 		fprintf(out, "READY\n");
 	else if (g->interrupted)
 		fprintf(out, "NOT READY: interrupted\n");
+	else if (g->not_judged && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
+		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks)
+		fprintf(out, "NOT READY: not judged\n");
 	else if (g->nlinks == 0)
 		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);

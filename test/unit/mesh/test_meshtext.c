@@ -127,7 +127,7 @@ static void names_bad_nodes_and_links(void **state)
 	(void)state;
 	assert_non_null(strstr(t, "bad host 2 (node2): 3 of 3 links bad\n"));
 	assert_non_null(strstr(t, "absent host 4: never reported\n"));
-	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us "
+	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us; "
 			       "RTT 50.0 us > 2.1 x median 10.0 us\n"));
 	assert_null(strstr(t, "bad link 0 (node0) - 2")); /* node 2's fault */
 	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent, 0 untested hosts, 1 bad links, 0 refused peers\n"));
