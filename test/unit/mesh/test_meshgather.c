@@ -17,6 +17,17 @@
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 
+/* A listener on loopback and an aggregate for n ranks. */
+static void listen_for(struct rt_oob *lis, struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	rt_oob_init(lis, 1000);
+	lis->backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(g, n, 0, &err), 0);
+}
+
 static int send_hello(struct rt_oob *o, unsigned port, uint32_t rank, uint32_t size)
 {
 	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO,
@@ -86,10 +97,7 @@ static void absent_and_refused(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 6, 0, &err), 0);
+	listen_for(&lis, &g, 6);
 	child = fork();
 	if (child == 0)
 		_exit(messy_cluster(lis.port));
@@ -134,10 +142,7 @@ static void everybody_early(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	listen_for(&lis, &g, 4);
 	child = fork();
 	if (child == 0) {
 		for (uint32_t r = 0; r < 4; r++)
@@ -173,10 +178,7 @@ static void interrupt_ends_gathering(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	listen_for(&lis, &g, 3);
 	assert_int_equal(rt_interrupt_install(), 0);
 	child = fork();
 	if (child == 0) {
@@ -212,10 +214,7 @@ static void idle_connections_do_not_lock_out_ranks(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	listen_for(&lis, &g, 3);
 	child = fork();
 	if (child == 0) {
 		struct sockaddr_in sa = {.sin_family = AF_INET,
