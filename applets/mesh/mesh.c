@@ -42,6 +42,7 @@ struct mesh_cfg {
 	long long max_rtt_us;
 	long long rtt_factor;
 	long long bw_fraction;
+	long long min_links;
 	int lines;
 	int quick;
 	const char *heatmap;
@@ -91,12 +92,16 @@ static const struct rt_opt mesh_opts[] = {
 	  "a link below GBPS Gbit/s is bad (0: no floor)", NULL },
 	{ 0, "max-rtt-us", RT_OPT_DECIMAL, RT_L(max_rtt_us), 0, 0, "0", "US",
 	  "a link whose RTT median is above US microseconds is bad (0: no ceiling)", NULL },
-	{ 0, "rtt-factor", RT_OPT_DECIMAL, RT_L(rtt_factor), 0, 0, "0", "F",
+	{ 0, "rtt-factor", RT_OPT_DECIMAL, RT_L(rtt_factor), 0, 0, "2.1", "F",
 	  "a link whose RTT median is above F times the cluster's median is an outlier "
-	  "and bad (ClusterKit uses 2.1; 0: off)", NULL },
-	{ 0, "bw-fraction", RT_OPT_DECIMAL, RT_L(bw_fraction), 0, 1000, "0", "F",
+	  "and bad (ClusterKit's latency tolerance; 0: off)", NULL },
+	{ 0, "bw-fraction", RT_OPT_DECIMAL, RT_L(bw_fraction), 0, 1000, "0.93", "F",
 	  "a link below F times the cluster's median bandwidth is an outlier and bad "
-	  "(e.g. 0.93; 0: off)", NULL },
+	  "(ClusterKit's; 0: off)", NULL },
+	{ 0, "min-links", RT_OPT_INT, RT_L(min_links), 1, 65536, "3", "N",
+	  "with fewer measured links the relative thresholds are not judged and the run "
+	  "is NOT READY (a median of fewer says nothing; --rtt-factor 0 --bw-fraction 0 "
+	  "judge by the absolute ones alone)", NULL },
 	{ 0, "lines", RT_OPT_FLAG, RT_I(lines), 0, 0, NULL, NULL,
 	  "every rank prints its hello and its pairs' results as JSON lines on standard "
 	  "output, for `mesh report` over what the launcher collected", NULL },
@@ -116,7 +121,7 @@ static const struct rt_opt mesh_opts[] = {
 RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdict",
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--schedule ring|tournament|random] [--max-pairs N] [--pings N] [--bw SIZE] "
-	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] "
+	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--lines] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
@@ -137,6 +142,7 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->max_rtt_us = (double)cfg->max_rtt_us / 1000.0;
 	lim->rtt_factor = (double)cfg->rtt_factor / 1000.0;
 	lim->bw_fraction = (double)cfg->bw_fraction / 1000.0;
+	lim->min_links = (uint32_t)cfg->min_links;
 }
 
 /* The judged run: the summary, the document, and the verdict as the
@@ -165,9 +171,12 @@ static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
 	rt_mesh_document(&run->results, g, lim);
 	if (g->ready)
 		return 0;
-	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent "
-		       "hosts, %u bad links", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
-		       g->bad_links);
+	if (g->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
+		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
+		       g->refused);
 }
 
 /* One input of `mesh report`; its errors name it. */
@@ -319,13 +328,17 @@ static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 
 	rt_json_kv_uint(j, "rank", p->rank);
 	rt_json_kv_uint(j, "size", p->size);
-	rt_json_kv_string(j, "verdict", v->ready ? "READY" : "NOT READY");
+	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(v->ready, v->interrupted));
 	if (v->ready) {
 		rt_say(&run->log, "READY (rank 0's verdict)");
 		return 0;
 	}
+	if (v->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): "
+			       "interrupted before every pair was tested");
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
-		       "hosts, %u bad links, %u absent", v->bad_nodes, v->bad_links, v->absent);
+		       "hosts, %u bad links, %u absent, %u untested hosts", v->bad_nodes,
+		       v->bad_links, v->absent, v->untested);
 }
 
 static int run_mesh(struct rt_run *run, struct mesh_run *m)

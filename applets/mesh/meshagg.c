@@ -48,6 +48,19 @@ void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank)
 		g->nodes[rank].lost = true;
 }
 
+void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
+			const char *reason)
+{
+	struct rt_mesh_refusal *r;
+
+	if (g->refused++ >= RT_MESH_REFUSED_LIST)
+		return;
+	r = &g->refusals[g->refused - 1];
+	rt_strlcpy(r->addr, addr, sizeof(r->addr));
+	r->rank = rank;
+	rt_strlcpy(r->reason, reason, sizeof(r->reason));
+}
+
 int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		    struct rt_error *err)
 {
@@ -139,6 +152,25 @@ static double median_of(const struct rt_mesh_agg *g, uint8_t flag)
 	return m;
 }
 
+/* A relative criterion is made only over enough measured links; with
+ * fewer it is named not judged rather than passed. */
+static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0;
+
+	for (uint32_t i = 0; i < g->nlinks; i++) {
+		const struct rt_mesh_result *r = &g->links[i].r;
+
+		rtt += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_RTT);
+		bw += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_BW);
+	}
+	if (lim->rtt_factor > 0 && rtt && rtt < min)
+		out |= RT_LINK_RTT_REL;
+	if (lim->bw_fraction > 0 && bw && bw < min)
+		out |= RT_LINK_BW_REL;
+	return out;
+}
+
 static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 			   const struct rt_mesh_limits *lim)
 {
@@ -154,13 +186,15 @@ static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_res
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
 		if (lim->rtt_factor > 0 && g->median_rtt_us > 0 &&
+		    !(g->not_judged & RT_LINK_RTT_REL) &&
 		    rtt > lim->rtt_factor * g->median_rtt_us)
 			why |= RT_LINK_RTT_REL;
 	}
 	if (r->flags & RT_MESH_HAS_BW) {
 		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
-		if (lim->bw_fraction > 0 && gbps < lim->bw_fraction * g->median_gbps)
+		if (lim->bw_fraction > 0 && !(g->not_judged & RT_LINK_BW_REL) &&
+		    gbps < lim->bw_fraction * g->median_gbps)
 			why |= RT_LINK_BW_REL;
 	}
 	return why;
@@ -265,6 +299,7 @@ static void blame_nodes(struct rt_mesh_agg *g)
 static void count(struct rt_mesh_agg *g)
 {
 	g->bad_nodes = g->suspect_nodes = g->absent_nodes = g->bad_links = 0;
+	g->untested_nodes = 0;
 	blame_nodes(g);
 	for (uint32_t i = 0; i < g->nlinks; i++)
 		g->bad_links += rt_mesh_link_blamed(g, &g->links[i]);
@@ -272,9 +307,11 @@ static void count(struct rt_mesh_agg *g)
 		g->bad_nodes += g->nodes[i].verdict == RT_NODE_BAD;
 		g->suspect_nodes += g->nodes[i].verdict == RT_NODE_SUSPECT;
 		g->absent_nodes += g->nodes[i].verdict == RT_NODE_ABSENT;
+		g->untested_nodes += g->nodes[i].verdict == RT_NODE_UNTESTED;
 	}
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
-		   !g->absent_nodes && !g->bad_links;
+		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
+		   !g->refused && !g->not_judged && !g->interrupted;
 }
 
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
@@ -289,6 +326,7 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 	collect_links(g);
 	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT);
 	g->median_gbps = median_of(g, RT_MESH_HAS_BW);
+	g->not_judged = unjudged(g, lim);
 	for (uint32_t i = 0; i < g->n; i++)
 		g->nodes[i].tested = g->nodes[i].bad = 0;
 	for (uint32_t i = 0; i < g->nlinks; i++) {
@@ -331,6 +369,11 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 	free(g->res);
 	free(g->links);
 	memset(g, 0, sizeof(*g));
+}
+
+const char *rt_mesh_verdict_word(bool ready, bool interrupted)
+{
+	return ready ? "READY" : interrupted ? "interrupted" : "NOT READY";
 }
 
 const char *rt_node_verdict_name(unsigned v)

@@ -18,8 +18,11 @@
  *                 one pair of a random round): sched.h's second pass
  *                 pairs it with a node that passed
  *         ok      otherwise (its bad links are the links' fault)
- *   READY when at least one link was tested and nothing is bad, suspect
- *   or absent.
+ *         untested  said hello but no pair of it was tested (a random
+ *                 round of an odd count leaves one out)
+ *   READY when at least one link was tested, every host that said hello
+ *   was tested, nothing is bad, suspect, absent or untested, no peer was
+ *   refused, and the run was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
  * Memory: 56 B per result, at most max_results (RT_MESH_RESULTS_MAX by
  * default: 4 Mi results, 224 MiB, a full tournament of 2896 hosts); 80 B
@@ -42,6 +45,9 @@ struct rt_mesh_limits {
 	double max_rtt_us;  /* 0: no absolute RTT ceiling */
 	double rtt_factor;  /* 0: off; ClusterKit's latency tolerance is 2.1 */
 	double bw_fraction; /* 0: off; e.g. 0.93 */
+	/* fewer measured links than this: a median says nothing, the relative
+	 * criteria are "not judged" and the run is not READY (0 takes 1) */
+	uint32_t min_links;
 };
 
 /* Why a link is bad (a mask). */
@@ -66,6 +72,16 @@ struct rt_mesh_node {
 	uint32_t tested, bad;
 };
 
+/* A peer that spoke the mesh protocol to rank 0 and was turned away
+ * (meshgather.h): named in the summary and the document, and the run is
+ * not READY, since a rank may have lost its place to it. */
+#define RT_MESH_REFUSED_LIST 64u /* recorded; the rest are counted */
+struct rt_mesh_refusal {
+	char addr[64];    /* "192.0.2.2:40312" */
+	uint32_t rank;    /* as claimed; RT_MESH_NO_PEER when it never said */
+	char reason[96];
+};
+
 struct rt_mesh_link {
 	struct rt_mesh_result r; /* a < b */
 	uint32_t why;            /* RT_LINK_* */
@@ -80,8 +96,12 @@ struct rt_mesh_agg {
 	struct rt_mesh_link *links; /* one per pair, sorted by (a, b) */
 	uint32_t nlinks;
 	double median_rtt_us, median_gbps; /* 0 when nothing measured */
-	uint32_t bad_nodes, suspect_nodes, absent_nodes;
+	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
+	bool interrupted;   /* set by the coordinator: never READY */
+	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
+	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
+	uint32_t refused;   /* peers refused, recorded or not */
 	bool ready;
 };
 
@@ -100,6 +120,10 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
  * pairs, and blamed first, so that a host lost in the last round is named
  * and not its last partner's link. */
 void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank);
+/* A peer turned away at the gathering: recorded (the first
+ * RT_MESH_REFUSED_LIST) and counted. */
+void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
+			const char *reason);
 /* Judges links and nodes (may be called again after more results). */
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err);
@@ -111,5 +135,7 @@ bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link 
 void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state);
 void rt_mesh_agg_free(struct rt_mesh_agg *g);
 const char *rt_node_verdict_name(unsigned v);
+/* The run's verdict in the document and the JSON of every rank. */
+const char *rt_mesh_verdict_word(bool ready, bool interrupted);
 
 #endif

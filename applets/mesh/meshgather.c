@@ -1,5 +1,6 @@
 /* Gathering the hellos of a mesh run (meshgather.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,10 +11,16 @@
 #include "mesh/meshgather.h"
 #include "rdmatest/util.h"
 
+/* A connection's hello comes at once or not at all: a short bound of
+ * its own, so that idle connections cannot hold the slots for the whole
+ * gathering. */
+#define HELLO_MS 2000
+
 struct pending {
 	int fd;
 	uint64_t deadline; /* its hello's */
 	size_t got, want;  /* want: the header, then the whole message */
+	char addr[64];
 	uint8_t buf[RT_MESHMSG_MAX];
 };
 
@@ -25,6 +32,15 @@ static int drop(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	gt->refused += refused;
 	p[i] = p[--*np];
 	return 1;
+}
+
+/* A peer that spoke the protocol and was turned away: named in the
+ * summary, not only counted. */
+static int refuse(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
+		  size_t i, struct rt_mesh_agg *g, uint32_t rank, const char *why)
+{
+	rt_mesh_agg_refuse(g, p[i].addr, rank, why);
+	return drop(gt, p, np, i, true);
 }
 
 static void adopt(struct rt_mesh_gather *gt, struct pending *p, uint32_t rank,
@@ -41,6 +57,30 @@ static void adopt(struct rt_mesh_gather *gt, struct pending *p, uint32_t rank,
 	gt->present++;
 }
 
+/* The whole hello of pending connection i is in: taken as its rank or
+ * refused by name. */
+static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
+		 size_t i, struct rt_mesh_agg *g, long long io_ms)
+{
+	struct rt_error e = {0};
+	struct rt_meshmsg m;
+	char why[96];
+
+	if (rt_meshmsg_decode(p[i].buf, p[i].got, gt->n, &m, &e))
+		return refuse(gt, p, np, i, g, m.u.hello.rank, e.reason);
+	if (gt->conn[m.u.hello.rank].fd >= 0) {
+		/* the first stays: a second claim is an impostor or another job */
+		snprintf(why, sizeof(why), "rank %u is taken (by %s)", m.u.hello.rank,
+			 gt->conn[m.u.hello.rank].peer_name);
+		return refuse(gt, p, np, i, g, m.u.hello.rank, why);
+	}
+	if (rt_mesh_agg_hello(g, &m.u.hello, &e))
+		return refuse(gt, p, np, i, g, m.u.hello.rank, e.reason);
+	adopt(gt, &p[i], m.u.hello.rank, io_ms);
+	p[i] = p[--*np];
+	return 1;
+}
+
 /* Reads what has come on pending connection i; 1 when it was taken as a
  * rank or dropped (the slot now holds another one), 0 to wait for more. */
 static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
@@ -48,7 +88,6 @@ static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 {
 	struct pending *c = &p[i];
 	struct rt_error e = {0};
-	struct rt_meshmsg m;
 	uint8_t type;
 	ssize_t r = recv(c->fd, c->buf + c->got, c->want - c->got, 0);
 	int plen;
@@ -60,37 +99,52 @@ static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	c->got += (size_t)r;
 	if (c->got < c->want)
 		return 0;
-	if (c->want == RT_MESHMSG_HDR) {
-		plen = rt_meshmsg_header(c->buf, &type, &e);
-		if (plen < 0 || type != RT_MESHMSG_HELLO)
-			return drop(gt, p, np, i, true);
-		c->want += (size_t)plen;
-		return 0;
-	}
-	if (rt_meshmsg_decode(c->buf, c->got, gt->n, &m, &e) ||
-	    gt->conn[m.u.hello.rank].fd >= 0 ||
-	    rt_mesh_agg_hello(g, &m.u.hello, &e))
-		return drop(gt, p, np, i, true);
-	adopt(gt, c, m.u.hello.rank, io_ms);
-	p[i] = p[--*np];
-	return 1;
+	if (c->want > RT_MESHMSG_HDR)
+		return admit(gt, p, np, i, g, io_ms);
+	plen = rt_meshmsg_header(c->buf, &type, &e);
+	if (plen < 0 && (c->buf[0] != 'R' || c->buf[1] != 'M'))
+		return drop(gt, p, np, i, true); /* not a mesh peer: a scanner */
+	if (plen < 0)
+		return refuse(gt, p, np, i, g, RT_MESH_NO_PEER, e.reason);
+	if (type != RT_MESHMSG_HELLO)
+		return refuse(gt, p, np, i, g, RT_MESH_NO_PEER, "a message before its hello");
+	c->want += (size_t)plen;
+	return 0;
 }
 
-static int take_new(int lfd, struct pending *p, size_t *np, long long io_ms,
-		    struct rt_error *err)
+/* With every slot taken, the oldest pending connection makes room: the
+ * ranks that come later are never locked out by ones that came idle. */
+static void evict_oldest(struct rt_mesh_gather *gt, struct pending *p, size_t *np)
 {
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	size_t old = 0;
+
+	for (size_t i = 1; i < *np; i++)
+		if (p[i].deadline < p[old].deadline)
+			old = i;
+	drop(gt, p, np, old, true);
+}
+
+static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
+		    size_t *np, long long hello_ms, struct rt_error *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == ECONNABORTED || errno == EINTR ?
 		       0 : rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: accept");
-	p[(*np)++] = (struct pending){.fd = fd, .want = RT_MESHMSG_HDR,
-				      .deadline = rt_deadline_after_ms(io_ms)};
+	if (*np == RT_MESH_PENDING_MAX)
+		evict_oldest(gt, p, np);
+	p[*np] = (struct pending){.fd = fd, .want = RT_MESHMSG_HDR,
+				  .deadline = rt_deadline_after_ms(hello_ms)};
+	rt_addr_str((const struct sockaddr *)&ss, p[*np].addr, sizeof(p[*np].addr));
+	(*np)++;
 	return 0;
 }
 
-/* One poll over the listener (while a slot is free) and every pending
- * connection, bounded by the nearest deadline. */
+/* One poll over the listener (always: a full table evicts its oldest)
+ * and every pending connection, bounded by the nearest deadline. */
 static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *np,
 		uint64_t deadline, long long io_ms, struct rt_mesh_agg *g,
 		struct rt_error *err)
@@ -104,8 +158,7 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 		fds[nf++] = (struct pollfd){.fd = p[i].fd, .events = POLLIN};
 		until = RT_MIN(until, p[i].deadline);
 	}
-	if (n < RT_MESH_PENDING_MAX)
-		fds[nf++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+	fds[nf++] = (struct pollfd){.fd = lfd, .events = POLLIN};
 	r = rt_fdwait_many(fds, nf, until);
 	if (r == RT_FDWAIT_INTERRUPTED)
 		return r;
@@ -116,10 +169,10 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 		if (fds[i].revents)
 			advance(gt, p, np, i, g, io_ms);
 		else if (rt_ms_until(p[i].deadline) == 0)
-			drop(gt, p, np, i, true); /* no hello within io_ms */
+			drop(gt, p, np, i, true); /* no hello in time */
 	}
-	if (n < RT_MESH_PENDING_MAX && fds[nf - 1].revents)
-		return take_new(lfd, p, np, io_ms, err);
+	if (fds[n].revents)
+		return take_new(gt, lfd, p, np, RT_MIN(io_ms, HELLO_MS), err);
 	return 0;
 }
 

@@ -1,12 +1,16 @@
 /* Rank 0 waiting for the hello of every rank of a mesh run (meshwire.h)
- * on one listening socket, all at once: a poll() over the listener and
- * every connection not yet identified, one deadline for the whole
- * gathering. A rank that has not said hello when it passes is absent
- * (meshagg.h), never waited for again; a connection that sends anything
- * but a valid hello of this mesh, or a rank already taken, is closed
- * and counted, and the rest go on. Memory: one struct rt_oob per rank
- * (344 B) and at most RT_MESH_PENDING_MAX connections of 128 B not yet
- * identified, each for at most io_ms. */
+ * on one listening socket, all at once: a poll() over the listener
+ * (always) and every connection not yet identified, one deadline for the
+ * whole gathering. A rank that has not said hello when it passes is
+ * absent (meshagg.h), never waited for again. A connection must send its
+ * hello within 2 s (or io_ms when shorter); at most RT_MESH_PENDING_MAX
+ * wait at once, and a new one evicts the oldest: idle connections cannot
+ * lock the ranks out. A connection that sends anything but a valid hello
+ * of this mesh, or claims a rank already taken (the first stays), is
+ * closed and counted; one that spoke the protocol is also recorded with
+ * its address, claimed rank and reason (rt_mesh_agg_refuse), and the rest
+ * go on. Memory: one struct rt_oob per rank (344 B) and at most
+ * RT_MESH_PENDING_MAX connections of 256 B not yet identified. */
 #ifndef RDMATEST_MESHGATHER_H
 #define RDMATEST_MESHGATHER_H
 
@@ -22,14 +26,15 @@ struct rt_mesh_gather {
 	uint32_t n;
 	struct rt_oob *conn; /* per rank; fd -1 when absent */
 	uint32_t present;    /* ranks that said hello */
-	uint32_t refused;    /* connections closed for a bad or repeated hello */
+	uint32_t refused;    /* connections closed: bad, repeated, late or evicted */
 };
 
 /* Takes connections on the listening socket lfd (made by rt_oob_listen
  * with backlog RT_MESH_PENDING_MAX: a backlog of 1 drops the SYNs of ranks
  * that come together, and each waits a second to try again) until all n ranks said
  * hello (recorded in g) or wait_ms passed; a connection must send its
- * hello within io_ms, and io_ms bounds every later read and write on it.
+ * hello within the shorter of io_ms and 2 s, and io_ms bounds every later
+ * read and write on it.
  * Both bounds must be > 0 (exit 2). Absent ranks are not an error: exit
  * 1 only when poll or accept fail. SIGINT/SIGTERM ends the gathering as
  * its deadline would (the run's next wait reports the interrupt). */

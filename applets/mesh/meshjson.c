@@ -285,6 +285,7 @@ static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 	rt_json_kv_double(j, "max_rtt_us", lim->max_rtt_us > 0 ? lim->max_rtt_us : NAN);
 	rt_json_kv_double(j, "rtt_factor", lim->rtt_factor > 0 ? lim->rtt_factor : NAN);
 	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
+	rt_json_kv_uint(j, "min_links", RT_MAX(lim->min_links, 1u));
 	rt_json_object_end(j);
 }
 
@@ -390,7 +391,7 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 {
 	static const struct { const char *key; uint8_t v; } lists[] = {
 		{"bad_nodes", RT_NODE_BAD}, {"suspect_nodes", RT_NODE_SUSPECT},
-		{"absent", RT_NODE_ABSENT},
+		{"absent", RT_NODE_ABSENT}, {"untested", RT_NODE_UNTESTED},
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {
@@ -413,6 +414,27 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_uint(j, l->r.a);
 		rt_json_uint(j, l->r.b);
 		rt_json_array_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+static void doc_refused(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_kv_uint(j, "refused_peers", g->refused);
+	rt_json_key(j, "refused");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < RT_MIN(g->refused, RT_MESH_REFUSED_LIST); i++) {
+		const struct rt_mesh_refusal *r = &g->refusals[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "addr", r->addr);
+		rt_json_key(j, "rank");
+		if (r->rank == RT_MESH_NO_PEER)
+			rt_json_null(j);
+		else
+			rt_json_uint(j, r->rank);
+		rt_json_kv_string(j, "reason", r->reason);
+		rt_json_object_end(j);
 	}
 	rt_json_array_end(j);
 }
@@ -465,7 +487,17 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 		rt_json_object_end(j);
 	}
 	doc_lists(j, g);
+	doc_refused(j, g);
 	doc_outliers(j, g);
-	rt_json_kv_string(j, "verdict", g->ready ? "READY" : "NOT READY");
+	rt_json_kv_bool(j, "interrupted", g->interrupted);
+	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
+	rt_json_key(j, "not_judged");
+	rt_json_array_begin(j);
+	if (g->not_judged & RT_LINK_RTT_REL)
+		rt_json_string(j, "rtt-relative");
+	if (g->not_judged & RT_LINK_BW_REL)
+		rt_json_string(j, "bw-relative");
+	rt_json_array_end(j);
+	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(g->ready, g->interrupted));
 	rt_json_object_end(j);
 }

@@ -215,8 +215,9 @@ static void send_verdict(struct rt_mesh_coord *c)
 {
 	struct rt_mesh_agg *g = c->g;
 	struct rt_meshmsg m = {.type = RT_MESHMSG_VERDICT,
-		.u.verdict = {.ready = g->ready, .bad_nodes = g->bad_nodes,
-			      .bad_links = g->bad_links, .absent = g->absent_nodes}};
+		.u.verdict = {.ready = g->ready, .interrupted = g->interrupted,
+			      .bad_nodes = g->bad_nodes, .bad_links = g->bad_links,
+			      .absent = g->absent_nodes, .untested = g->untested_nodes}};
 
 	for (uint32_t rank = 0; rank < c->s->n; rank++) {
 		struct rt_error e = {0};
@@ -247,8 +248,14 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	}
 	if (!rc && c->s->kind == RT_SCHED_RANDOM)
 		rc = second_pass(c, &rd, pairs, err);
-	if (rc == RT_INTERRUPTED) /* a verdict on what came, sent within bounds */
+	if (!rc && rt_interrupt_pending())
+		rc = RT_INTERRUPTED; /* after the last wait: still not a clean run */
+	/* a verdict on what came, sent within bounds; the pairs not run vouch
+	 * for nobody, so it is never READY, on any rank */
+	if (rc == RT_INTERRUPTED) {
+		c->g->interrupted = true;
 		rt_interrupt_wind_down(err);
+	}
 	if ((!rc || rc == RT_INTERRUPTED) && rt_mesh_judge(c->g, c->lim, err))
 		rc = -1;
 	if (!rc || rc == RT_INTERRUPTED)

@@ -1,5 +1,6 @@
 /* The human summary of a mesh run (meshtext.h). */
 #include "mesh/meshtext.h"
+#include "rdmatest/util.h"
 
 static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank)
 {
@@ -19,16 +20,19 @@ static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
 			continue;
 		shown++;
 		if (verdict == RT_NODE_ABSENT && nd->host[0])
-			fprintf(out, "absent node %u (%s): never reported\n", i, nd->host);
+			fprintf(out, "absent host %u (%s): never reported\n", i, nd->host);
 		else if (verdict == RT_NODE_ABSENT)
-			fprintf(out, "absent node %u: never reported\n", i);
+			fprintf(out, "absent host %u: never reported\n", i);
+		else if (verdict == RT_NODE_UNTESTED)
+			fprintf(out, "untested host %u (%s): no pair of it was tested\n",
+				i, host_of(g, i));
 		else
-			fprintf(out, "%s node %u (%s): %u of %u links bad\n",
+			fprintf(out, "%s host %u (%s): %u of %u links bad\n",
 				rt_node_verdict_name(verdict), i, host_of(g, i),
 				nd->bad, nd->tested);
 	}
 	if (total > shown)
-		fprintf(out, "... and %u more %s nodes\n", total - shown,
+		fprintf(out, "... and %u more %s hosts\n", total - shown,
 			rt_node_verdict_name(verdict));
 }
 
@@ -40,18 +44,30 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
 
-	if (l->why & RT_LINK_FAILED)
-		fprintf(out, " %s", rt_mesh_status_name(l->r.status));
-	if (l->why & RT_LINK_RTT_ABS)
-		fprintf(out, " RTT %.1f us > %.1f us", rtt, lim->max_rtt_us);
-	if (l->why & RT_LINK_RTT_REL)
-		fprintf(out, " RTT %.1f us > %.2g x median %.1f us", rtt,
+	/* each reason on its own, "; " between them */
+	const char *sep = " ";
+
+	if (l->why & RT_LINK_FAILED) {
+		fprintf(out, "%s%s", sep, rt_mesh_status_name(l->r.status));
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_RTT_ABS) {
+		fprintf(out, "%sRTT %.1f us > %.1f us", sep, rtt, lim->max_rtt_us);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_RTT_REL) {
+		fprintf(out, "%sRTT %.1f us > %.2g x median %.1f us", sep, rtt,
 			lim->rtt_factor, g->median_rtt_us);
-	if (l->why & RT_LINK_BW_ABS)
-		fprintf(out, " %.2f Gb/s %u->%u < %.2f Gb/s", gbps, from, to, lim->min_gbps);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_BW_ABS) {
+		fprintf(out, "%s%.2f Gb/s %u->%u < %.2f Gb/s", sep, gbps, from, to,
+			lim->min_gbps);
+		sep = "; ";
+	}
 	if (l->why & RT_LINK_BW_REL)
-		fprintf(out, " %.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", gbps, from, to,
-			lim->bw_fraction, g->median_gbps);
+		fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", sep, gbps,
+			from, to, lim->bw_fraction, g->median_gbps);
 }
 
 static void links(FILE *out, const struct rt_mesh_agg *g,
@@ -76,6 +92,37 @@ static void links(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, "... and %u more bad links\n", total - shown);
 }
 
+/* Peers turned away at the gathering: someone else spoke for a rank. */
+static void refusals(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = RT_MIN(RT_MIN(g->refused, RT_MESH_REFUSED_LIST), RT_MESH_TEXT_LIST);
+
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct rt_mesh_refusal *r = &g->refusals[i];
+
+		if (r->rank == RT_MESH_NO_PEER)
+			fprintf(out, "refused peer %s: %s\n", r->addr, r->reason);
+		else
+			fprintf(out, "refused peer %s as rank %u: %s\n", r->addr, r->rank,
+				r->reason);
+	}
+	if (g->refused > shown)
+		fprintf(out, "... and %u more refused peers\n", g->refused - shown);
+}
+
+static void unjudged(FILE *out, const struct rt_mesh_agg *g,
+		     const struct rt_mesh_limits *lim)
+{
+	uint32_t min = RT_MAX(lim->min_links, 1u);
+
+	if (g->not_judged & RT_LINK_RTT_REL)
+		fprintf(out, "not judged: RTT against %.2g x the median (fewer than %u "
+			"measured links, --min-links)\n", lim->rtt_factor, min);
+	if (g->not_judged & RT_LINK_BW_REL)
+		fprintf(out, "not judged: bandwidth against %.2g x the median (fewer than "
+			"%u measured links, --min-links)\n", lim->bw_fraction, min);
+}
+
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -88,13 +135,22 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);
+	nodes(out, g, RT_NODE_UNTESTED);
+	refusals(out, g);
 	links(out, g, lim);
+	unjudged(out, g, lim);
 	if (g->ready)
 		fprintf(out, "READY\n");
+	else if (g->interrupted)
+		fprintf(out, "NOT READY: interrupted\n");
+	else if (g->not_judged && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
+		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks)
+		fprintf(out, "NOT READY: not judged\n");
 	else if (g->nlinks == 0)
-		fprintf(out, "NOT READY: no link tested (%u absent nodes)\n",
+		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);
 	else
-		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent nodes, %u bad links\n",
-			g->bad_nodes, g->suspect_nodes, g->absent_nodes, g->bad_links);
+		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent, %u untested hosts, "
+			"%u bad links, %u refused peers\n", g->bad_nodes, g->suspect_nodes,
+			g->absent_nodes, g->untested_nodes, g->bad_links, g->refused);
 }

@@ -7,14 +7,14 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 2
+#define VERSION 3
 #define SIZE_MAX_RANKS 65536u
 
 static const uint32_t payload_len[] = {
 	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + RT_MESH_HOST_LEN,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
-	[RT_MESHMSG_VERDICT] = 1 + 3 + 4 * 3,
+	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
 
 /* A cursor; the writer and the reader walk the same field order. */
@@ -112,10 +112,12 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		break;
 	default: /* RT_MESHMSG_VERDICT */
 		put8(&c, m->u.verdict.ready);
-		put_zero(&c, 3);
+		put8(&c, m->u.verdict.interrupted);
+		put_zero(&c, 2);
 		put32(&c, m->u.verdict.bad_nodes);
 		put32(&c, m->u.verdict.bad_links);
 		put32(&c, m->u.verdict.absent);
+		put32(&c, m->u.verdict.untested);
 		break;
 	}
 	return (size_t)(c.w - buf);
@@ -239,6 +241,9 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown flags 0x%02x", r->flags);
 	if (r->status != RT_MESH_OK && r->flags)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: figures in a failed test");
+	/* an "ok" with nothing measured would pass any threshold */
+	if (r->status == RT_MESH_OK && !(r->flags & RT_MESH_HAS_RTT))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: ok without its RTT figures");
 	if (r->rtt_p50_ns > r->rtt_p99_ns)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: RTT median above its p99");
 	if (!(r->flags & RT_MESH_HAS_BW) && (r->mbps || r->mbps_rev))
@@ -250,15 +255,19 @@ static int dec_verdict(struct cur *c, uint32_t size, struct rt_mesh_verdict *v,
 		       struct rt_error *err)
 {
 	v->ready = get8(c);
-	if (zeros(c, 3, "verdict", err))
+	v->interrupted = get8(c);
+	if (zeros(c, 2, "verdict", err))
 		return -1;
 	v->bad_nodes = get32(c);
 	v->bad_links = get32(c);
 	v->absent = get32(c);
-	if (v->ready > 1)
-		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: ready is %u, want 0 or 1", v->ready);
-	if ((size && (v->bad_nodes > size || v->absent > size)) ||
-	    (v->ready && (v->bad_nodes || v->bad_links || v->absent)))
+	v->untested = get32(c);
+	if (v->ready > 1 || v->interrupted > 1)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: ready is %u, interrupted %u, "
+			       "want 0 or 1", v->ready, v->interrupted);
+	if ((size && (v->bad_nodes > size || v->absent > size || v->untested > size)) ||
+	    (v->ready && (v->bad_nodes || v->bad_links || v->absent || v->untested ||
+			  v->interrupted)))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: counts do not add up");
 	return 0;
 }

@@ -2,12 +2,13 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 2, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 3, type, payload length (u32)
  *   HELLO    rank, size, test port, host name           rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host   0 -> rank
  *   RESULT   round, a, b, status, flags, connect, RTT p50/p99, Mbit/s
  *            a to b and b to a (version 2; version 1 had one direction)
- *   VERDICT  ready, bad nodes, bad links, absent nodes  0 -> rank
+ *   VERDICT  ready, interrupted, bad hosts, bad links, absent hosts,
+ *            untested hosts (version 3)                  0 -> rank
  * The decoder is strict: a wrong magic, version, type or length, a
  * non-zero pad byte, a rank outside the size, an unterminated or
  * non-name host, an unknown status or flag is exit 1 naming the field.
@@ -69,7 +70,8 @@ struct rt_mesh_result {
 
 struct rt_mesh_verdict {
 	uint8_t ready;
-	uint32_t bad_nodes, bad_links, absent;
+	uint8_t interrupted; /* rank 0 was stopped mid-run: never ready */
+	uint32_t bad_nodes, bad_links, absent, untested;
 };
 
 struct rt_meshmsg {

@@ -7,12 +7,26 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "mesh/meshgather.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
+
+/* A listener on loopback and an aggregate for n ranks. */
+static void listen_for(struct rt_oob *lis, struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_error err = {0};
+
+	rt_oob_init(lis, 1000);
+	lis->backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(g, n, 0, &err), 0);
+}
 
 static int send_hello(struct rt_oob *o, unsigned port, uint32_t rank, uint32_t size)
 {
@@ -83,10 +97,7 @@ static void absent_and_refused(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 6, 0, &err), 0);
+	listen_for(&lis, &g, 6);
 	child = fork();
 	if (child == 0)
 		_exit(messy_cluster(lis.port));
@@ -97,6 +108,13 @@ static void absent_and_refused(void **state)
 	assert_true(rt_now_ns() - t0 < 6000000000ull);
 	assert_int_equal(gt.present, 3);
 	assert_int_equal(gt.refused, 4); /* garbage, other size, silent, repeat */
+	/* the two that spoke the protocol are named, the first rank 1 stays */
+	assert_int_equal(g.refused, 2);
+	assert_int_equal(g.refusals[0].rank, 3);
+	assert_non_null(strstr(g.refusals[0].reason, "size 7"));
+	assert_non_null(strstr(g.refusals[0].addr, "127.0.0.1"));
+	assert_int_equal(g.refusals[1].rank, 1);
+	assert_non_null(strstr(g.refusals[1].reason, "rank 1 is taken"));
 	assert_true(g.nodes[0].present && g.nodes[1].present && g.nodes[3].present);
 	assert_false(g.nodes[2].present || g.nodes[4].present || g.nodes[5].present);
 	assert_string_equal(g.nodes[3].host, "n3");
@@ -124,10 +142,7 @@ static void everybody_early(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	listen_for(&lis, &g, 4);
 	child = fork();
 	if (child == 0) {
 		for (uint32_t r = 0; r < 4; r++)
@@ -163,10 +178,7 @@ static void interrupt_ends_gathering(void **state)
 	pid_t child;
 
 	(void)state;
-	rt_oob_init(&lis, 1000);
-	lis.backlog = RT_MESH_PENDING_MAX;
-	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	listen_for(&lis, &g, 3);
 	assert_int_equal(rt_interrupt_install(), 0);
 	child = fork();
 	if (child == 0) {
@@ -188,12 +200,60 @@ static void interrupt_ends_gathering(void **state)
 	rt_oob_close(&lis);
 }
 
+/* 300 idle connections come first, more than the pending slots: the
+ * oldest are evicted as new ones come and the ranks behind them are
+ * still admitted, long before the gathering's end. */
+static void idle_connections_do_not_lock_out_ranks(void **state)
+{
+	struct rt_oob lis, c[3];
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	uint64_t t0;
+	int status;
+	pid_t child;
+
+	(void)state;
+	listen_for(&lis, &g, 3);
+	child = fork();
+	if (child == 0) {
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)lis.port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+		for (int i = 0; i < 300; i++) {
+			int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+			if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+				_exit(1);
+		}
+		for (uint32_t r = 0; r < 3; r++)
+			if (send_hello(&c[r], lis.port, r, 3))
+				_exit(2);
+		usleep(6000000); /* the idle ones stay open past the gathering */
+		_exit(0);
+	}
+	t0 = rt_now_ns();
+	/* the gathering and a connection's bound both 5 s, as rt_mesh_lead
+	 * sets them */
+	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, 3, 5000, 5000, &g, &err), 0);
+	assert_int_equal(gt.present, 3);
+	assert_true(rt_now_ns() - t0 < 4000000000ull);
+	assert_int_equal(g.refused, 0); /* idle is not a refusal to name */
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	rt_oob_close(&lis);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(absent_and_refused),
 		cmocka_unit_test(everybody_early),
 		cmocka_unit_test(interrupt_ends_gathering),
+		cmocka_unit_test(idle_connections_do_not_lock_out_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -189,6 +189,39 @@ static void report_merges_ranks(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* A run stopped at rank 0 says so in its document: its verdict is
+ * "interrupted", even when what came was all healthy. */
+static void interrupted_run_is_not_ready(void **state)
+{
+	static const char text[] =
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"n1\"}\n"
+		"{\"mesh\":\"hello\",\"rank\":1,\"size\":2,\"host\":\"n2\"}\n"
+		"{\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000}\n";
+	struct rt_mesh_limits lim = {0};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_json j;
+	FILE *f = text_file(text);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), 0);
+	fclose(f);
+	g.interrupted = true;
+	rt_mesh_agg_refuse(&g, "192.0.2.9:4000", 1, "rank 1 is taken");
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	assert_false(g.ready);
+	rt_json_init(&j);
+	rt_mesh_document(&j, &g, &lim);
+	assert_valid_json(rt_json_text(&j));
+	assert_non_null(strstr(rt_json_text(&j), "\"interrupted\":true"));
+	assert_non_null(strstr(rt_json_text(&j), "\"verdict\":\"interrupted\""));
+	assert_non_null(strstr(rt_json_text(&j), "\"refused_peers\":1,\"refused\":[{\"addr\":"
+			       "\"192.0.2.9:4000\",\"rank\":1,\"reason\":\"rank 1 is taken\"}]"));
+	rt_json_free(&j);
+	rt_mesh_agg_free(&g);
+}
+
 static void report_errors_name_the_line(void **state)
 {
 	struct rt_mesh_agg g;
@@ -283,6 +316,7 @@ int main(void)
 		cmocka_unit_test(prefixes_and_other_lines),
 		cmocka_unit_test(strict_lines),
 		cmocka_unit_test(report_merges_ranks),
+		cmocka_unit_test(interrupted_run_is_not_ready),
 		cmocka_unit_test(report_errors_name_the_line),
 		cmocka_unit_test(document_always_valid),
 	};

@@ -133,7 +133,7 @@ static void absent_rank_bounded(void **state)
 	f = open_memstream(&text, &len);
 	rt_mesh_summary(f, &r.g, &r.lim);
 	fclose(f);
-	assert_non_null(strstr(text, "absent node 2 (gone03): never reported\n"));
+	assert_non_null(strstr(text, "absent host 2 (gone03): never reported\n"));
 	free(text);
 	rt_hostlist_free(&r.hosts);
 	rt_mesh_agg_free(&r.g);

@@ -90,7 +90,7 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 }
 
 /* One rank's process: hello, follow, and its exit status tells the test
- * which verdict came (10 ready, 11 not ready, 1 none). */
+ * which verdict came (10 ready, 11 not ready, 12 interrupted, 1 none). */
 static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 {
 	struct rt_mesh_hello h = {.rank = rank, .size = cl->n};
@@ -112,7 +112,7 @@ static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
 		return 1;
 	rt_oob_close(&o);
-	return v.ready ? 10 : 11;
+	return v.ready ? 10 : v.interrupted ? 12 : 11;
 }
 
 struct outcome {
@@ -293,6 +293,29 @@ static void random_second_pass(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
+/* A random round of 3 ranks pairs two: the third was never tested, so
+ * the run is not READY and names it; every rank hears so. */
+static void random_odd_count_leaves_one_untested(void **state)
+{
+	struct cluster cl = {.n = 3, .kind = RT_SCHED_RANDOM, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+	struct outcome o;
+	uint32_t untested = 0;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.g.nlinks, 1);
+	for (uint32_t i = 0; i < 3; i++)
+		untested += o.g.nodes[i].verdict == RT_NODE_UNTESTED;
+	assert_int_equal(untested, 1);
+	assert_int_equal(o.g.untested_nodes, 1);
+	assert_false(o.g.ready);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(o.status[i], 11);
+	rt_mesh_agg_free(&o.g);
+}
+
 /* Rank 2 answers with a result for a pair that is not its own: a
  * breach of the protocol, so it is lost and its pairs fail; the
  * others' results stand. */
@@ -315,7 +338,7 @@ static void wrong_result_loses_the_rank(void **state)
 }
 
 /* SIGINT at rank 0: the rounds end at once, and every rank still gets
- * a verdict (on nothing tested: not ready) instead of waiting out its
+ * a verdict, "interrupted" and never ready, instead of waiting out its
  * bound. */
 static void interrupt_ends_with_a_verdict(void **state)
 {
@@ -327,11 +350,13 @@ static void interrupt_ends_with_a_verdict(void **state)
 
 	(void)state;
 	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, RT_INTERRUPTED);
 	assert_false(o.g.ready);
+	assert_true(o.g.interrupted);
 	assert_int_equal(o.c.rounds, 1);
 	assert_int_equal(o.g.nres, 0);
 	for (uint32_t i = 0; i < 4; i++)
-		assert_int_equal(o.status[i], 11);
+		assert_int_equal(o.status[i], 12); /* told: interrupted */
 	assert_true(rt_now_ns() - t0 < 5ull * 1000000000ull);
 	rt_mesh_agg_free(&o.g);
 }
@@ -363,6 +388,7 @@ int main(void)
 		cmocka_unit_test(silent_rank_times_out),
 		cmocka_unit_test(random_second_pass),
 		cmocka_unit_test(wrong_result_loses_the_rank),
+		cmocka_unit_test(random_odd_count_leaves_one_untested),
 		cmocka_unit_test(interrupt_ends_with_a_verdict),
 		cmocka_unit_test(round_needs_a_bound),
 	};

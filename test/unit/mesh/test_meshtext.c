@@ -125,12 +125,12 @@ static void names_bad_nodes_and_links(void **state)
 	char *t = summary(5, 4, broken);
 
 	(void)state;
-	assert_non_null(strstr(t, "bad node 2 (node2): 3 of 3 links bad\n"));
-	assert_non_null(strstr(t, "absent node 4: never reported\n"));
-	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us "
+	assert_non_null(strstr(t, "bad host 2 (node2): 3 of 3 links bad\n"));
+	assert_non_null(strstr(t, "absent host 4: never reported\n"));
+	assert_non_null(strstr(t, "bad link 0 (node0) - 1 (node1): RTT 50.0 us > 40.0 us; "
 			       "RTT 50.0 us > 2.1 x median 10.0 us\n"));
 	assert_null(strstr(t, "bad link 0 (node0) - 2")); /* node 2's fault */
-	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent nodes, 1 bad links\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 1 bad, 0 suspect, 1 absent, 0 untested hosts, 1 bad links, 0 refused peers\n"));
 	free(t);
 }
 
@@ -142,7 +142,7 @@ static void names_the_slow_direction(void **state)
 	(void)state;
 	assert_non_null(strstr(t, "bad link 0 (node0) - 3 (node3): 50.00 Gb/s 3->0 < 0.93 x "
 			       "median 100.00 Gb/s\n"));
-	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent nodes, 1 bad links\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 1 bad links, 0 refused peers\n"));
 	free(t);
 }
 
@@ -156,13 +156,84 @@ static void bounded_lists(void **state)
 		lines++;
 		p++;
 	}
-	assert_non_null(strstr(t, "... and 40 more suspect nodes\n"));
+	assert_non_null(strstr(t, "... and 40 more suspect hosts\n"));
 	/* medians, 20 suspects and the rest, 20 links and the rest, verdict */
 	assert_int_equal(lines, 1 + RT_MESH_TEXT_LIST + 1 + RT_MESH_TEXT_LIST + 1 + 1);
 	free(t);
 	t = summary(3, 1, nothing);
-	assert_non_null(strstr(t, "NOT READY: no link tested (1 absent nodes)\n"));
+	assert_non_null(strstr(t, "NOT READY: no link tested (1 absent hosts)\n"));
 	free(t);
+}
+
+/* one pair of three tested (a random round of an odd count): host 2 was
+ * never paired, so nothing vouches for it */
+static void one_pair_of_three(struct rt_mesh_agg *g, uint32_t n)
+{
+	struct rt_mesh_result r = ok(0, 1, 10, 100);
+	struct rt_error err = {0};
+
+	(void)n;
+	assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+}
+
+static void untested_host_is_not_ready(void **state)
+{
+	char *t = summary(3, UINT32_MAX, one_pair_of_three);
+
+	(void)state;
+	assert_non_null(strstr(t, "untested host 2 (node2): no pair of it was tested\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 1 untested hosts, "
+			       "0 bad links, 0 refused peers\n"));
+	assert_null(strstr(t, "\nREADY"));
+	free(t);
+}
+
+/* a peer refused at the gathering: named, and never READY */
+static void one_refused(struct rt_mesh_agg *g, uint32_t n)
+{
+	healthy(g, n);
+	rt_mesh_agg_refuse(g, "192.0.2.9:4000", 1, "rank 1 is taken (by 192.0.2.1:5000)");
+	rt_mesh_agg_refuse(g, "192.0.2.8:4001", RT_MESH_NO_PEER, "mesh message: version 2");
+}
+
+static void refused_peer_is_named(void **state)
+{
+	char *t = summary(3, UINT32_MAX, one_refused);
+
+	(void)state;
+	assert_non_null(strstr(t, "refused peer 192.0.2.9:4000 as rank 1: rank 1 is taken "
+			       "(by 192.0.2.1:5000)\n"));
+	assert_non_null(strstr(t, "refused peer 192.0.2.8:4001: mesh message: version 2\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, "
+			       "0 bad links, 2 refused peers\n"));
+	free(t);
+}
+
+/* a run stopped at rank 0 after healthy pairs: never READY */
+static void interrupted_is_not_ready(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 2, .host = "h"};
+
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	healthy(&g, 2);
+	g.interrupted = true;
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	assert_false(g.ready);
+	rt_mesh_summary(f, &g, &lim);
+	fclose(f);
+	assert_non_null(strstr(text, "\nNOT READY: interrupted\n"));
+	free(text);
+	rt_mesh_agg_free(&g);
 }
 
 int main(void)
@@ -172,6 +243,9 @@ int main(void)
 		cmocka_unit_test(names_bad_nodes_and_links),
 		cmocka_unit_test(names_the_slow_direction),
 		cmocka_unit_test(bounded_lists),
+		cmocka_unit_test(untested_host_is_not_ready),
+		cmocka_unit_test(interrupted_is_not_ready),
+		cmocka_unit_test(refused_peer_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

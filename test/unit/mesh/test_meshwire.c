@@ -56,7 +56,7 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {84, 88, 64, 24};
+	static const size_t sizes[] = {84, 88, 64, 28};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -102,7 +102,7 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 2");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 3");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 85, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -136,8 +136,14 @@ static void strict_fields(void **state)
 	expect_refused(result(), 22, 1, 8, "padding");
 	expect_refused(result(), 38, 0xff, 8, "median above its p99");
 	expect_refused(result(), 21, RT_MESH_HAS_RTT, 8, "bandwidth without its flag");
+	expect_refused(result(), 21, 0, 8, "ok without its RTT figures");
 	expect_refused(verdict(), 8, 2, 8, "ready is 2");
+	expect_refused(verdict(), 9, 2, 8, "interrupted 2");
 	expect_refused(verdict(), 8, 1, 8, "do not add up");
+	m = (struct rt_meshmsg){.type = RT_MESHMSG_VERDICT, .u.verdict.ready = 1};
+	expect_refused(m, 8, 2, 8, "ready is 2"); /* the clean one passes this far */
+	/* ready, but interrupted */
+	expect_refused(m, 9, 1, 8, "do not add up");
 	expect_refused(verdict(), 15, 9, 8, "do not add up");
 
 	/* a message cut short or with a byte more */
