@@ -8,8 +8,8 @@ M=$RT/mesh
 
 case_begin "mesh: two hosts, READY" 60
 need_applet mesh && {
-	bg_start r1 b $M --hosts "$A,$B" --timeout 5 --pings 200
-	run_on -t 40 a $M --hosts "$A,$B" --timeout 5 --pings 200 || fail "rank 0 exited $?"
+	bg_start r1 b $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1
+	run_on -t 40 a $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1 || fail "rank 0 exited $?"
 	failed || output_has '^READY$' || fail "no READY"
 	failed || bg_wait r1 30 || fail "rank 1 exited $?"
 	demo_row mesh rdmatest "a + b (pdsh style)" "$(sed -n 's/.*\(median RTT [0-9.]* us\).*/\1/p' "$OUT" | head -n 1)"
@@ -21,7 +21,7 @@ need_applet mesh && {
 	run_on -t 40 a $M --hosts "$A,$B" --timeout 3 --pings 50
 	rc=$?
 	[ "$rc" = 1 ] || fail "exit $rc, wanted 1"
-	failed || output_has "^absent node 1 \($B\)" || fail "b not named absent"
+	failed || output_has "^absent host 1 \($B\)" || fail "b not named absent"
 	demo_row mesh rdmatest "a, b absent" "exit $rc, $(grep -c '^absent' "$OUT") absent"
 }
 pass

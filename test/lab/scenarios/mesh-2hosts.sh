@@ -7,7 +7,9 @@
 # again. Host b never starts: it is absent, NOT READY, within the bound.
 M=$RT/mesh
 HOSTS="$A,$B"
-ARGS="--hosts $HOSTS --timeout 5 --pings 200"
+# one link: judged against the absolute thresholds alone (--min-links 1),
+# as a user with two hosts runs it; relative judgement needs 3 links
+ARGS="--hosts $HOSTS --timeout 5 --pings 200 --min-links 1"
 
 case_begin "two hosts: READY, one valid JSON document" 90
 bg_start r1 b $M $ARGS
