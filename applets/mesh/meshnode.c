@@ -126,6 +126,7 @@ static pid_t start_own_rank(const struct rt_mesh_plan *p, int lfd)
 		struct rt_mesh_verdict v;
 		struct rt_error e = { 0 };
 
+		rt_interrupt_after_fork();
 		close(lfd);
 		own.coord_host = "127.0.0.1";
 		if (rt_mesh_take_part(&own, &v, &e) && e.set && e.exit_code != RT_EXIT_OK)
@@ -172,6 +173,7 @@ static int loopback_child(const struct rt_mesh_plan *p, const char *host, FILE *
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		rt_interrupt_after_fork();
 		p->fn(p->ctx, &lis, p->rank, &x);
 		fflush(NULL);
 		_exit(0);
@@ -198,7 +200,10 @@ int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		int rc = loopback_child(p, host, out);
+		int rc;
+
+		rt_interrupt_after_fork();
+		rc = loopback_child(p, host, out);
 
 		fflush(NULL);
 		_exit(rc);
