@@ -16,7 +16,10 @@
  * its pairs get status absent. Either way the run goes on and ends with
  * a verdict. round_ms must exceed twice the bound of one pair's test:
  * a listener whose partner never came may still wait out the last round.
- * Memory at rank 0: 4 B per rank and 16 B per pair of one round, besides
+ * A RESULT is read as its bytes come, never waiting inside a read: a
+ * rank that sends it piecemeal cannot stretch the round past round_ms.
+ * Memory at rank 0: 4 B per rank and 114 B per pair of one round (its
+ * RESULT's bytes so far among them), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H
 #define RDMATEST_MESHRUN_H
