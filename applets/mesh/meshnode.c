@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,9 @@
 #include "rdmatest/util.h"
 
 #define ROUND_MARGIN_MS 2000
+/* Rank 0's descriptors besides one per rank and the pending ones: stdio,
+ * the listener, the interrupt pipe, output files, the resolver. */
+#define FD_SLACK 32u
 
 long long rt_mesh_round_ms(long long timeout_ms)
 {
@@ -227,6 +231,27 @@ int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
 		       code == RT_EXIT_TIMEOUT ? "timed out" : "failed");
 }
 
+int rt_mesh_fd_limit(uint32_t size, struct rt_error *err)
+{
+	rlim_t need = (rlim_t)size + RT_MESH_PENDING_MAX + FD_SLACK;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "getrlimit(RLIMIT_NOFILE)");
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+			return rt_fail(err, RT_EXIT_ENV, "mesh: %u hosts need %llu open files at "
+				       "rank 0, above its hard RLIMIT_NOFILE of %llu (ulimit -Hn)",
+				       size, (unsigned long long)need,
+				       (unsigned long long)rl.rlim_max);
+		rl.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return rt_fail_errno(err, RT_EXIT_ENV, errno, "mesh: raising "
+					     "RLIMIT_NOFILE to %llu", (unsigned long long)need);
+	}
+	return 0;
+}
+
 int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		 struct rt_error *err)
 {
@@ -242,9 +267,10 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	lis.backlog = RT_MESH_PENDING_MAX;
 	c.s = &s;
 	rt_error_phase(err, "listen");
-	rc = rt_oob_listen(&lis, NULL, p->coord_port, err) ||
+	rc = rt_mesh_fd_limit(p->size, err) ||
 	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
-	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
+	     rt_mesh_agg_init(g, p->size, 0, err) || rt_mesh_plan_fits(&s, g, err) ||
+	     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
 	if (!rc) {
 		own = start_own_rank(p, lis.lfd);
 		if (own < 0)

@@ -267,6 +267,32 @@ static void send_verdict(struct rt_mesh_coord *c)
 	}
 }
 
+/* The results a run of s adds at most: its pairs, and with a random
+ * schedule one re-test per rank in the second pass. */
+static uint64_t results_of(const struct rt_sched *s)
+{
+	uint64_t n = s->n;
+
+	if (s->kind == RT_SCHED_TOURNAMENT)
+		return n * (n - 1) / 2;
+	if (s->kind == RT_SCHED_RING)
+		return n == 2 ? 1 : n;
+	return n / 2 + n;
+}
+
+int rt_mesh_plan_fits(const struct rt_sched *s, const struct rt_mesh_agg *g,
+		      struct rt_error *err)
+{
+	uint64_t need = results_of(s);
+
+	if (need <= g->max_results)
+		return 0;
+	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts makes %llu results, more "
+		       "than the %u rank 0 holds: fewer hosts or another schedule",
+		       rt_sched_kind_name(s->kind), s->n, (unsigned long long)need,
+		       g->max_results);
+}
+
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 {
 	uint32_t n = c->s->n, cap = RT_MAX(c->s->max_pairs, n / 2 + 1);
@@ -280,6 +306,8 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	if (c->round_ms <= 0)
 		rc = rt_fail(err, RT_EXIT_USAGE, "mesh: a round needs a bound (%lld ms)",
 			     c->round_ms);
+	if (!rc)
+		rc = rt_mesh_plan_fits(c->s, c->g, err);
 	c->lost = c->rounds = 0;
 	for (uint32_t r = 0; !rc && r < c->s->rounds; r++) {
 		rd.r = r;
