@@ -3,16 +3,19 @@
  *     with a bound of 64 concurrent pairs: every pair exactly once, n-1
  *     rounds (times the split), no rank twice in a round, the bound in
  *     every round; time and memory;
- *  2. the coordination of 1,000 instances over TCP loopback with the data
- *     path stubbed: a child process plays every instance on its own
- *     connection (hello, then per round read its assignment and, on the
- *     connecting side, answer with a made-up result), rank 0 gathers the
- *     hellos (meshgather.h), runs all 999 rounds, judges and sends the
- *     verdict through the applet's coordinator (meshrun.h), and writes
- *     the document.
- *     One instance has a slow NIC: the verdict must name it.
- * Prints time and peak RSS; exit 1 when a check fails. `meson test
- * --benchmark mesh-scale` runs it; arguments: [ranks for part 2]. */
+ *  2. for each size given, the coordination of that many simulated ranks
+ *     over TCP loopback with the data path stubbed, in a process of its
+ *     own: a child process plays every rank on its own connection (hello,
+ *     then per round read its assignment and, on the connecting side,
+ *     answer with a made-up result), rank 0 gathers the hellos
+ *     (meshgather.h), runs every round of the tournament, judges and sends
+ *     the verdict through the applet's coordinator (meshrun.h), and
+ *     writes the document. One rank has a slow NIC: the verdict must name
+ *     it.
+ * Prints rank 0's time a round, CPU a pair, peak RSS, descriptors and
+ * document size (docs/mesh.md, Scale); exit 1 when a check fails.
+ * `meson test --benchmark mesh-scale` runs 256 and 1,024 ranks;
+ * arguments: [ranks]... */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
