@@ -25,6 +25,10 @@ int rt_fdwait_many(struct pollfd *fds, size_t n, uint64_t deadline)
 			return -1;
 		if (got > 0 && any_ready(fds, n))
 			return RT_FDWAIT_READY;
+		/* a readable pipe with no signal recorded would wake every
+		 * poll at once until the deadline */
+		if (got > 0)
+			rt_interrupt_drain();
 		/* poll's millisecond may end a hair early: the clock decides */
 		if (got == 0 && rt_ms_until(deadline) == 0)
 			return RT_FDWAIT_TIMEOUT;

@@ -102,6 +102,36 @@ void rt_interrupt_wind_down(const struct rt_error *e)
 	rt_strlcpy(stopped_in, e->phase, sizeof(stopped_in));
 }
 
+void rt_interrupt_after_fork(void)
+{
+	int old[2] = { wake[0], wake[1] };
+	int fresh[2] = { -1, -1 };
+
+	/* the new pipe before the old one goes: a signal meanwhile still
+	 * finds a descriptor of this process to write to */
+	if (old[0] >= 0 && pipe2(fresh, O_NONBLOCK | O_CLOEXEC))
+		fresh[0] = fresh[1] = -1; /* waits still end, only later */
+	wake[0] = fresh[0];
+	wake[1] = fresh[1];
+	for (int i = 0; i < 2; i++)
+		if (old[i] >= 0)
+			close(old[i]);
+	caught = 0;
+	first_sec = 0;
+	stopped_in[0] = '\0';
+	winding_down = false;
+}
+
+void rt_interrupt_drain(void)
+{
+	char buf[64];
+
+	if (caught || wake[0] < 0)
+		return;
+	while (read(wake[0], buf, sizeof(buf)) > 0)
+		;
+}
+
 int rt_interrupt_fd(void)
 {
 	return winding_down ? -1 : wake[0];

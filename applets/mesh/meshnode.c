@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,9 @@
 #include "rdmatest/util.h"
 
 #define ROUND_MARGIN_MS 2000
+/* Rank 0's descriptors besides one per rank and the pending ones: stdio,
+ * the listener, the interrupt pipe, output files, the resolver. */
+#define FD_SLACK 32u
 
 long long rt_mesh_round_ms(long long timeout_ms)
 {
@@ -126,6 +130,7 @@ static pid_t start_own_rank(const struct rt_mesh_plan *p, int lfd)
 		struct rt_mesh_verdict v;
 		struct rt_error e = { 0 };
 
+		rt_interrupt_after_fork();
 		close(lfd);
 		own.coord_host = "127.0.0.1";
 		if (rt_mesh_take_part(&own, &v, &e) && e.set && e.exit_code != RT_EXIT_OK)
@@ -172,6 +177,7 @@ static int loopback_child(const struct rt_mesh_plan *p, const char *host, FILE *
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		rt_interrupt_after_fork();
 		p->fn(p->ctx, &lis, p->rank, &x);
 		fflush(NULL);
 		_exit(0);
@@ -198,7 +204,10 @@ int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		int rc = loopback_child(p, host, out);
+		int rc;
+
+		rt_interrupt_after_fork();
+		rc = loopback_child(p, host, out);
 
 		fflush(NULL);
 		_exit(rc);
@@ -222,6 +231,27 @@ int rt_mesh_loopback(const struct rt_mesh_plan *p, const char *host, FILE *out,
 		       code == RT_EXIT_TIMEOUT ? "timed out" : "failed");
 }
 
+int rt_mesh_fd_limit(uint32_t size, struct rt_error *err)
+{
+	rlim_t need = (rlim_t)size + RT_MESH_PENDING_MAX + FD_SLACK;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "getrlimit(RLIMIT_NOFILE)");
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+			return rt_fail(err, RT_EXIT_ENV, "mesh: %u hosts need %llu open files at "
+				       "rank 0, above its hard RLIMIT_NOFILE of %llu (ulimit -Hn)",
+				       size, (unsigned long long)need,
+				       (unsigned long long)rl.rlim_max);
+		rl.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return rt_fail_errno(err, RT_EXIT_ENV, errno, "mesh: raising "
+					     "RLIMIT_NOFILE to %llu", (unsigned long long)need);
+	}
+	return 0;
+}
+
 int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		 struct rt_error *err)
 {
@@ -237,9 +267,10 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	lis.backlog = RT_MESH_PENDING_MAX;
 	c.s = &s;
 	rt_error_phase(err, "listen");
-	rc = rt_oob_listen(&lis, NULL, p->coord_port, err) ||
+	rc = rt_mesh_fd_limit(p->size, err) ||
 	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
-	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
+	     rt_mesh_agg_init(g, p->size, 0, err) || rt_mesh_plan_fits(&s, g, err) ||
+	     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
 	if (!rc) {
 		own = start_own_rank(p, lis.lfd);
 		if (own < 0)

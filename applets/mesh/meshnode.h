@@ -40,7 +40,13 @@ struct rt_mesh_plan {
 
 long long rt_mesh_round_ms(long long timeout_ms);
 
-/* Rank 0. Absent and lost ranks are results; exit 1 for local failures,
+/* Rank 0 holds a connection per rank and the pending ones at once:
+ * raises the soft RLIMIT_NOFILE (often 1024) to what size needs, up to
+ * the hard limit; exit 3 naming the limit when that is too low. */
+int rt_mesh_fd_limit(uint32_t size, struct rt_error *err);
+
+/* Rank 0: refuses a size whose descriptors or results cannot fit before
+ * it listens (rt_mesh_fd_limit, rt_mesh_plan_fits). Absent and lost ranks are results; exit 1 for local failures,
  * RT_INTERRUPTED after SIGINT/SIGTERM (judged and the verdict sent). */
 int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		 struct rt_error *err);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "mesh/meshrun.h"
 #include "rdmatest/fdwait.h"
@@ -10,12 +11,20 @@
 
 #define NONE UINT32_MAX
 
+/* What has come of one pair's RESULT: a rank that sends it a byte at a
+ * time must not hold rank 0 in a read past the round's deadline. */
+struct inbox {
+	uint8_t buf[RT_MESHMSG_MAX];
+	uint8_t got, need; /* need: the header's length until it is whole */
+};
+
 /* One round's state at rank 0. */
 struct round {
 	uint32_t r, rounds, k;
 	const struct rt_pair *pairs; /* a listens, b connects */
 	uint32_t *pair_of;           /* per rank: its pair's index, NONE */
 	uint8_t *done;               /* per pair */
+	struct inbox *in;            /* per pair */
 	uint32_t left;               /* pairs without a result */
 };
 
@@ -95,19 +104,50 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 	return 0;
 }
 
+/* Takes what the connecting side has sent without waiting: 1 with the
+ * whole message in *m, 0 while more is to come, -1 when the connection
+ * closed or failed or the bytes are no message of this mesh. */
+static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
+		struct rt_meshmsg *m)
+{
+	struct rt_error e = {0};
+	uint8_t type;
+
+	for (;;) {
+		ssize_t n = recv(c->gt->conn[rank].fd, in->buf + in->got,
+				 in->need - in->got, MSG_DONTWAIT);
+		int plen;
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			       errno != EINTR))
+			return -1;
+		if (n < 0)
+			return 0;
+		in->got += (uint8_t)n;
+		if (in->got < in->need)
+			return 0;
+		if (in->need > RT_MESHMSG_HDR)
+			return rt_meshmsg_decode(in->buf, in->got, c->s->n, m, &e) ? -1 : 1;
+		plen = rt_meshmsg_header(in->buf, &type, &e);
+		if (plen < 0)
+			return -1;
+		in->need = (uint8_t)(RT_MESHMSG_HDR + (unsigned)plen);
+	}
+}
+
 /* Something came from rank (or it closed): only the connecting side of a
  * pending pair may speak, with its pair's RESULT of this round. */
 static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		struct rt_error *err)
 {
 	uint32_t i = rd->pair_of[rank];
-	struct rt_error e = {0};
 	struct rt_meshmsg m;
-	bool ok = rd->pairs[i].b == rank &&
-		  !rt_meshmsg_read(&c->gt->conn[rank], c->s->n, &m, &e) &&
-		  m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
+	int got = rd->pairs[i].b == rank ? take(c, rank, &rd->in[i], &m) : -1;
+	bool ok = got == 1 && m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
 		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank;
 
+	if (got == 0)
+		return 0;
 	if (!ok) {
 		lose(c, rank);
 		/* a listener gone: its partner's test fails and says so */
@@ -174,6 +214,7 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 	for (uint32_t i = 0; i < rd->k; i++) {
 		rd->pair_of[rd->pairs[i].a] = rd->pair_of[rd->pairs[i].b] = i;
 		rd->done[i] = 0;
+		rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
 	}
 	rd->left = rd->k;
 	rc = assign(c, rd, err) ? -1 : collect(c, rd, fds, who, err);
@@ -227,18 +268,47 @@ static void send_verdict(struct rt_mesh_coord *c)
 	}
 }
 
+/* The results a run of s adds at most: its pairs, and with a random
+ * schedule one re-test per rank in the second pass. */
+static uint64_t results_of(const struct rt_sched *s)
+{
+	uint64_t n = s->n;
+
+	if (s->kind == RT_SCHED_TOURNAMENT)
+		return n * (n - 1) / 2;
+	if (s->kind == RT_SCHED_RING)
+		return n == 2 ? 1 : n;
+	return n / 2 + n;
+}
+
+int rt_mesh_plan_fits(const struct rt_sched *s, const struct rt_mesh_agg *g,
+		      struct rt_error *err)
+{
+	uint64_t need = results_of(s);
+
+	if (need <= g->max_results)
+		return 0;
+	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts makes %llu results, more "
+		       "than the %u rank 0 holds: fewer hosts or another schedule",
+		       rt_sched_kind_name(s->kind), s->n, (unsigned long long)need,
+		       g->max_results);
+}
+
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 {
 	uint32_t n = c->s->n, cap = RT_MAX(c->s->max_pairs, n / 2 + 1);
 	struct rt_pair *pairs = rt_xmalloc(cap * sizeof(*pairs));
 	struct round rd = {.pairs = pairs,
 			   .pair_of = rt_xmalloc(n * sizeof(*rd.pair_of)),
-			   .done = rt_xmalloc(cap)};
+			   .done = rt_xmalloc(cap),
+			   .in = rt_xmalloc(cap * sizeof(*rd.in))};
 	int rc = 0;
 
 	if (c->round_ms <= 0)
 		rc = rt_fail(err, RT_EXIT_USAGE, "mesh: a round needs a bound (%lld ms)",
 			     c->round_ms);
+	if (!rc)
+		rc = rt_mesh_plan_fits(c->s, c->g, err);
 	c->lost = c->rounds = 0;
 	for (uint32_t r = 0; !rc && r < c->s->rounds; r++) {
 		rd.r = r;
@@ -263,6 +333,7 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	free(pairs);
 	free(rd.pair_of);
 	free(rd.done);
+	free(rd.in);
 	return rc == RT_INTERRUPTED ? rc : rc ? -1 : 0;
 }
 

@@ -16,7 +16,10 @@
  * its pairs get status absent. Either way the run goes on and ends with
  * a verdict. round_ms must exceed twice the bound of one pair's test:
  * a listener whose partner never came may still wait out the last round.
- * Memory at rank 0: 4 B per rank and 16 B per pair of one round, besides
+ * A RESULT is read as its bytes come, never waiting inside a read: a
+ * rank that sends it piecemeal cannot stretch the round past round_ms.
+ * Memory at rank 0: 4 B per rank and 114 B per pair of one round (its
+ * RESULT's bytes so far among them), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H
 #define RDMATEST_MESHRUN_H
@@ -39,10 +42,16 @@ struct rt_mesh_coord {
 	uint32_t rounds;    /* rounds run, second pass included */
 };
 
+/* Whether every result a run of s can make fits g (its max_results):
+ * exit 2 naming the size and schedule when not, so that a size that
+ * cannot fit is refused before any rank waits for it, not rounds later. */
+int rt_mesh_plan_fits(const struct rt_sched *s, const struct rt_mesh_agg *g,
+		      struct rt_error *err);
+
 /* Runs every round of c->s over the ranks gathered in c->gt, judges c->g
  * and sends the verdict. Lost and absent ranks are results, not errors:
- * exit 1 only for a local failure (poll, more results than the
- * aggregate's bound), 2 for round_ms <= 0. SIGINT/SIGTERM (interrupt.h)
+ * exit 1 only for a local failure (poll), 2 for round_ms <= 0 or a
+ * schedule whose results would not fit the aggregate (before any round). SIGINT/SIGTERM (interrupt.h)
  * end the rounds at once: what came is judged, the verdict sent (the
  * run winding down) and RT_INTERRUPTED returned. */
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err);

@@ -33,7 +33,10 @@ int rt_child_start(struct rt_child *c, rt_child_fn *fn, void *arg,
 		return rt_fail_errno(err, RT_EXIT_ENV, e, "fork");
 	}
 	if (c->pid == 0) {
-		int code = fn(m, arg);
+		int code;
+
+		rt_interrupt_after_fork();
+		code = fn(m, arg);
 
 		fflush(NULL);
 		_exit(code);

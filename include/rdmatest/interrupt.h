@@ -40,6 +40,14 @@ void rt_interrupt_wind_down(const struct rt_error *e);
 /* A descriptor that turns readable when a signal arrives, for poll();
  * -1 when not installed or once winding down. */
 int rt_interrupt_fd(void);
+/* In a child right after fork(): its own self-pipe and no signal, the
+ * handlers kept. The inherited pipe is shared with the parent: a signal
+ * to the parent alone would leave it readable in the child's waits for
+ * good, each returning at once (a spin that ignores its deadline). */
+void rt_interrupt_after_fork(void);
+/* Empties the self-pipe when no signal is recorded: a wait found it
+ * readable for a byte that is not (or no longer) an interrupt. */
+void rt_interrupt_drain(void);
 
 /* 128 + signal: 130 for SIGINT, 143 for SIGTERM. */
 int rt_interrupt_exit_code(int sig);

@@ -3,17 +3,22 @@
  *     with a bound of 64 concurrent pairs: every pair exactly once, n-1
  *     rounds (times the split), no rank twice in a round, the bound in
  *     every round; time and memory;
- *  2. the coordination of 1,000 instances over TCP loopback with the data
- *     path stubbed: a child process plays every instance on its own
- *     connection (hello, then per round read its assignment and, on the
- *     connecting side, answer with a made-up result), rank 0 gathers the
- *     hellos (meshgather.h), runs all 999 rounds, judges and sends the
- *     verdict through the applet's coordinator (meshrun.h), and writes
- *     the document.
- *     One instance has a slow NIC: the verdict must name it.
- * Prints time and peak RSS; exit 1 when a check fails. `meson test
- * --benchmark mesh-scale` runs it; arguments: [ranks for part 2]. */
+ *  2. for each size given, the coordination of that many simulated ranks
+ *     over TCP loopback with the data path stubbed, in a process of its
+ *     own: a child process plays every rank on its own connection (hello,
+ *     then per round read its assignment and, on the connecting side,
+ *     answer with a made-up result), rank 0 gathers the hellos
+ *     (meshgather.h), runs every round of the tournament, judges and sends
+ *     the verdict through the applet's coordinator (meshrun.h), and
+ *     writes the document. One rank has a slow NIC: the verdict must name
+ *     it.
+ * Prints rank 0's time a round, CPU a pair, peak RSS, descriptors and
+ * document size (docs/mesh.md, Scale); exit 1 when a check fails.
+ * `meson test --benchmark mesh-scale` runs 256 and 1,024 ranks;
+ * arguments: [ranks]... */
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 #include "mesh/meshagg.h"
 #include "mesh/meshgather.h"
 #include "mesh/meshjson.h"
+#include "mesh/meshnode.h"
 #include "mesh/meshrun.h"
 #include "mesh/meshwire.h"
 #include "rdmatest/oob.h"
@@ -158,63 +164,131 @@ fail:
 
 /* ---- part 2: rank 0, the coordinator (parent) ---- */
 
+/* What rank 0 spent on one size. */
+struct cost {
+	uint64_t wall_ns, doc_ns, cpu_ns, doc_bytes;
+	long rss_rounds_kib, rss_doc_kib;
+	unsigned fds;
+};
+
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+static unsigned open_fds(void)
+{
+	unsigned n = 0;
+
+	for (int fd = 0; fd < 1 << 16; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+static void report(uint32_t n, const struct rt_sched *s, const struct rt_mesh_agg *g,
+		   const struct cost *k)
+{
+	double pairs = (double)g->nres;
+
+	printf("coordination n=%u tournament over loopback, data path stubbed: %u rounds, "
+	       "%u results; rank 0: %.2f s (%.2f ms a round), document %.2f s, "
+	       "CPU %.1f us a pair, peak RSS %ld KiB after the rounds and judging, "
+	       "%ld KiB with the document, %u descriptors, %" PRIu64 " bytes of JSON "
+	       "(%.0f a pair); verdict %s, bad nodes %u (rank %u: %s)\n",
+	       n, s->rounds, g->nres, (double)k->wall_ns / 1e9,
+	       (double)k->wall_ns / 1e6 / s->rounds, (double)k->doc_ns / 1e9,
+	       (double)k->cpu_ns / 1e3 / pairs, k->rss_rounds_kib, k->rss_doc_kib,
+	       k->fds, k->doc_bytes, (double)k->doc_bytes / pairs,
+	       g->ready ? "READY" : "NOT READY", g->bad_nodes, SLOW_RANK,
+	       rt_node_verdict_name(g->nodes[SLOW_RANK].verdict));
+	fflush(stdout);
+}
+
+/* Gathers, coordinates and writes the document, measuring each. */
+static int lead(struct rt_mesh_coord *c, int lfd, struct cost *k, struct rt_error *err)
+{
+	uint64_t t0 = rt_now_ns(), cpu0 = cpu_ns(), t1;
+	uint32_t n = c->s->n;
+	struct rt_json j;
+
+	if (rt_mesh_gather(c->gt, lfd, n, TIMEOUT_MS, TIMEOUT_MS, c->g, err))
+		return -1;
+	if (c->gt->present != n)
+		return rt_fail(err, RT_EXIT_FAIL, "%u of %u instances said hello",
+			       c->gt->present, n);
+	k->fds = open_fds();
+	/* rounds, judging and the verdict: the applet's own loop (meshrun.h) */
+	if (rt_mesh_coordinate(c, err))
+		return -1;
+	t1 = rt_now_ns();
+	k->wall_ns = t1 - t0;
+	k->rss_rounds_kib = max_rss_kib(RUSAGE_SELF);
+	rt_json_init(&j);
+	rt_mesh_document(&j, c->g, c->lim);
+	k->doc_bytes = strlen(rt_json_text(&j));
+	rt_json_free(&j);
+	k->doc_ns = rt_now_ns() - t1;
+	k->cpu_ns = cpu_ns() - cpu0;
+	k->rss_doc_kib = max_rss_kib(RUSAGE_SELF);
+	return 0;
+}
+
+static int verdicts(uint32_t n, const struct rt_mesh_coord *c, int status)
+{
+	const struct rt_mesh_agg *g = c->g;
+
+	return check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "instances ended well") |
+	       check(g->nres == (uint64_t)n * (n - 1) / 2 && g->nlinks == g->nres,
+		     "a result for every pair") |
+	       check(c->lost == 0 && c->rounds == c->s->rounds,
+		     "no instance lost, every round run") |
+	       check(g->bad_nodes == 1 && g->nodes[SLOW_RANK].verdict == RT_NODE_BAD &&
+		     !g->ready, "the slow instance is the one bad node");
+}
+
+/* One size, in a process of its own: its peak RSS is this size's. The
+ * aggregate may hold every pair of the tournament, as the figures are
+ * the point; the applet refuses what does not fit its default bound. */
 static int coordinate(uint32_t n)
 {
 	struct rt_mesh_gather gt = {0};
 	struct rt_oob lis;
 	struct rt_mesh_limits lim = {.rtt_factor = 2.1, .bw_fraction = 0.93};
 	struct rt_error err = {0};
-	struct rt_mesh_agg g;
-	struct rt_sched s;
+	struct rt_mesh_agg g = {0};
+	struct rt_sched s = {0};
 	struct rt_mesh_coord c = {.gt = &gt, .g = &g, .s = &s, .lim = &lim,
 				  .round_ms = TIMEOUT_MS};
-	struct rt_json j;
-	uint64_t t0 = rt_now_ns(), t1, t2;
+	struct cost k = {0};
 	int status = 1, rc = 1;
-	pid_t child;
+	pid_t child = -1;
 
 	rt_oob_init(&lis, TIMEOUT_MS);
 	lis.backlog = RT_MESH_PENDING_MAX;
-	if (rt_oob_listen(&lis, "127.0.0.1", 0, &err) ||
+	if (rt_mesh_fd_limit(n, &err) || rt_oob_listen(&lis, "127.0.0.1", 0, &err) ||
 	    rt_sched_init(&s, RT_SCHED_TOURNAMENT, n, 0, 0, &err) ||
-	    rt_mesh_agg_init(&g, n, 0, &err))
+	    rt_mesh_agg_init(&g, n, (uint32_t)((uint64_t)n * (n - 1) / 2), &err))
 		goto out;
 	fflush(stdout);
 	child = fork();
 	if (child == 0)
 		_exit(instances(n, lis.port));
-	if (rt_mesh_gather(&gt, lis.lfd, n, TIMEOUT_MS, TIMEOUT_MS, &g, &err))
-		goto out;
-	if (gt.present != n) {
-		rt_fail(&err, RT_EXIT_FAIL, "%u of %u instances said hello", gt.present, n);
-		goto out;
+	if (!lead(&c, lis.lfd, &k, &err)) {
+		rt_mesh_gather_close(&gt);
+		waitpid(child, &status, 0);
+		child = -1;
+		report(n, &s, &g, &k);
+		rc = verdicts(n, &c, status);
 	}
-	/* rounds, judging and the verdict: the applet's own loop (meshrun.h) */
-	if (rt_mesh_coordinate(&c, &err))
-		goto out;
-	t1 = rt_now_ns();
-	rt_json_init(&j);
-	rt_mesh_document(&j, &g, &lim);
-	t2 = rt_now_ns();
-	rt_mesh_gather_close(&gt);
-	waitpid(child, &status, 0);
-	printf("coordination n=%u over loopback, data path stubbed: %u rounds, %u results, "
-	       "%.2f s (rounds, judging, verdict), document %.3f s (%zu bytes of JSON); rank 0 peak RSS %ld KiB, "
-	       "instances' process %ld KiB; verdict %s, bad nodes %u (rank %u: %s)\n",
-	       n, s.rounds, g.nres, (double)(t1 - t0) / 1e9, (double)(t2 - t1) / 1e9,
-	       strlen(rt_json_text(&j)), max_rss_kib(RUSAGE_SELF),
-	       max_rss_kib(RUSAGE_CHILDREN), g.ready ? "READY" : "NOT READY",
-	       g.bad_nodes, SLOW_RANK, rt_node_verdict_name(g.nodes[SLOW_RANK].verdict));
-	rc = check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "instances ended well") |
-	     check(g.nres == (uint64_t)n * (n - 1) / 2 && g.nlinks == g.nres,
-		   "a result for every pair") |
-	     check(c.lost == 0 && c.rounds == s.rounds, "no instance lost, every round run") |
-	     check(g.bad_nodes == 1 && g.nodes[SLOW_RANK].verdict == RT_NODE_BAD &&
-		   !g.ready, "the slow instance is the one bad node");
-	rt_json_free(&j);
 out:
 	if (err.set)
 		fprintf(stderr, "coordinator: %s\n", err.reason);
+	if (child > 0)
+		kill(child, SIGKILL);
 	rt_sched_free(&s);
 	rt_mesh_agg_free(&g);
 	rt_oob_close(&lis);
@@ -222,17 +296,34 @@ out:
 	return rc;
 }
 
+static int in_own_process(uint32_t n)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(coordinate(n));
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
+	       WEXITSTATUS(status) : 1;
+}
+
 int main(int argc, char **argv)
 {
-	uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000;
 	int rc = 0;
 
-	if (n < SLOW_RANK + 2 || n > 10000)
-		return fprintf(stderr, "usage: mesh-bench [ranks %u..10000]\n", SLOW_RANK + 2), 2;
 	rc |= schedule(1000, 0);
 	rc |= schedule(1000, 64);
 	rc |= schedule(10000, 0);
 	rc |= schedule(10000, 64);
-	rc |= coordinate(n);
+	for (int i = 1; i < argc; i++) {
+		uint32_t n = (uint32_t)strtoul(argv[i], NULL, 10);
+
+		if (n < SLOW_RANK + 2 || n > 10000)
+			return fprintf(stderr, "usage: mesh-bench [ranks %u..10000]...\n",
+				       SLOW_RANK + 2), 2;
+		rc |= in_own_process(n);
+	}
 	return rc;
 }

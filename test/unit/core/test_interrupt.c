@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "rdmatest/applet.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/interrupt.h"
 #include "rdmacm/rsock.h"
 #include "rdmatest/util.h"
@@ -270,6 +272,83 @@ static void last_words_carry_the_document(void **state)
 	assert_string_equal(err, "fake: rconnect 192.0.2.9:7471: no answer\n");
 }
 
+static long cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
+}
+
+/* In a forked child: a 300 ms wait must time out at its deadline, and
+ * not by spinning. The exit status says which check failed; SIGALRM
+ * ends a wait that ignores its deadline. */
+static int child_waits_out_its_deadline(void)
+{
+	uint64_t t0 = rt_now_ns();
+	long cpu0 = cpu_ms();
+	int rc;
+
+	alarm(3);
+	rc = rt_fdwait(-1, 0, rt_deadline_after_ms(300));
+	if (rc != RT_FDWAIT_TIMEOUT)
+		return 1;
+	if (rt_now_ns() - t0 < 250ull * 1000000ull)
+		return 2;
+	return cpu_ms() - cpu0 > 100 ? 3 : 0;
+}
+
+static int exit_status(pid_t pid)
+{
+	int st = 0;
+
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
+}
+
+/* The parent was interrupted before the fork: the child's own state has
+ * no signal, so its waits run to their deadlines. */
+static void child_starts_without_the_parents_signal(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(rt_interrupt_install(), 0);
+	raise(SIGINT);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		rt_interrupt_after_fork();
+		_exit(rt_interrupt_pending() || rt_interrupt_fd() < 0 ? 9 :
+		      child_waits_out_its_deadline());
+	}
+	assert_int_equal(exit_status(pid), 0);
+	assert_int_equal(rt_interrupt_signal(), SIGINT);
+	rt_interrupt_restore();
+}
+
+/* Only the parent is signalled after the fork, and the child shares its
+ * self-pipe (a child that did not call rt_interrupt_after_fork): the
+ * child's wait drains the byte instead of spinning on it. */
+static void child_sharing_the_pipe_does_not_spin(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(rt_interrupt_install(), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_waits_out_its_deadline());
+	kill(getpid(), SIGTERM);
+	assert_int_equal(exit_status(pid), 0);
+	assert_int_equal(rt_interrupt_signal(), SIGTERM);
+	rt_interrupt_restore();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +358,8 @@ int main(void)
 		cmocka_unit_test(second_signal_ends_at_once),
 		cmocka_unit_test(stream_waits_return_interrupted),
 		cmocka_unit_test(last_words_carry_the_document),
+		cmocka_unit_test(child_starts_without_the_parents_signal),
+		cmocka_unit_test(child_sharing_the_pipe_does_not_spin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -171,12 +172,86 @@ static void lines_feed_the_report(void **state)
 	rt_mesh_agg_free(&r.g);
 }
 
+/* rt_mesh_lead alone, in a child with RLIMIT_NOFILE at soft/hard
+ * (0: unchanged), for n ranks none of which comes: the child's exit
+ * status is 0 when the run's outcome was `want` (exit code, 0: a run)
+ * within 2 s and the soft limit ends at least at min_soft. */
+static int lead_alone(uint32_t n, enum rt_sched_kind kind, rlim_t soft, rlim_t hard,
+		      int want, rlim_t min_soft)
+{
+	struct run r = { .n = n, .absent = 99, .st = { .slow = 99 } };
+	struct rt_error err = { 0 };
+	struct rlimit rl;
+	struct rt_mesh_plan p;
+	struct timespec t0, t1;
+	int rc;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = soft;
+	rl.rlim_max = hard ? hard : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 20;
+	plan_of(&r, 0, free_port(), &p);
+	p.kind = kind;
+	p.timeout_ms = 200;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = rt_mesh_lead(&p, &r.g, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if ((want ? !rc || err.exit_code != want : rc != 0) || t1.tv_sec - t0.tv_sec > 2)
+		return 21;
+	if (want == RT_EXIT_ENV && !strstr(err.reason, "RLIMIT_NOFILE"))
+		return 22;
+	return rl.rlim_cur < min_soft ? 23 : 0;
+}
+
+static int in_child(uint32_t n, enum rt_sched_kind kind, rlim_t soft, rlim_t hard,
+		    int want, rlim_t min_soft)
+{
+	int st = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(lead_alone(n, kind, soft, hard, want, min_soft));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st);
+}
+
+/* A soft limit of 64 descriptors is raised to what 300 ranks need (one
+ * each, and the pending connections), before rank 0 listens. */
+static void fd_limit_raised_for_the_size(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child(300, RT_SCHED_RING, 64, 0, 0, 300 + RT_MESH_PENDING_MAX), 0);
+}
+
+/* A hard limit too low for the size: exit 3 naming the limit before the
+ * run, not EMFILE at some rank's accept. */
+static void fd_limit_too_low_is_refused_first(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child(300, RT_SCHED_RING, 64, 64, RT_EXIT_ENV, 0), 0);
+}
+
+/* A tournament of 3,000 hosts makes more results than rank 0 holds: exit
+ * 2 at planning, not "more than 4194304 results" rounds later. */
+static void size_that_cannot_fit_is_refused_at_planning(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child(3000, RT_SCHED_TOURNAMENT, 8192, 0, RT_EXIT_USAGE, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rank0_is_a_rank_too),
 		cmocka_unit_test(absent_rank_bounded),
 		cmocka_unit_test(lines_feed_the_report),
+		cmocka_unit_test(fd_limit_raised_for_the_size),
+		cmocka_unit_test(fd_limit_too_low_is_refused_first),
+		cmocka_unit_test(size_that_cannot_fit_is_refused_at_planning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,7 @@ struct cluster {
 	uint32_t silent;  /* never answers its first test as the connecting side */
 	uint32_t slow;    /* a NIC at a tenth of the others' bandwidth */
 	uint32_t liar;    /* answers its first test with another pair's result */
+	uint32_t dribbles; /* sends its first result a byte now and then, and exits */
 	bool interrupt;   /* rank 0 gets SIGINT before the first round */
 	double min_gbps;
 };
@@ -63,6 +64,28 @@ static bool ping(struct stub *st, const struct rt_mesh_assign *a)
 	return ok;
 }
 
+/* A valid RESULT for the pair, 7 bytes of its header at once, the 8th
+ * just before the round's bound, the rest just before a second bound:
+ * each piece within any one read's bound, the whole well past a round. */
+static _Noreturn void dribble(struct stub *st, const struct rt_mesh_assign *a,
+			      uint32_t self)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT,
+		.u.result = {.round = a->round, .a = a->peer, .b = self,
+			     .status = RT_MESH_FAILED}};
+	uint8_t buf[RT_MESHMSG_MAX];
+	size_t len = rt_meshmsg_encode(&m, buf);
+	ssize_t ignored;
+
+	ignored = write(st->conn->fd, buf, 7);
+	usleep(ROUND_MS * 900);
+	ignored = write(st->conn->fd, buf + 7, 1);
+	usleep(ROUND_MS * 900);
+	ignored = write(st->conn->fd, buf + 8, len - 8);
+	(void)ignored;
+	_exit(0);
+}
+
 static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 		      struct rt_mesh_result *r)
 {
@@ -74,6 +97,8 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 		_exit(0);
 	if (a->role == RT_MESH_CONNECT && self == cl->silent)
 		usleep(3 * ROUND_MS * 1000);
+	if (a->role == RT_MESH_CONNECT && self == cl->dribbles)
+		dribble(st, a, self);
 	if (a->role == RT_MESH_CONNECT && self == cl->liar) {
 		struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT,
 			.u.result = {.round = a->round, .a = a->peer == 0 ? 1 : 0, .b = self}};
@@ -120,6 +145,7 @@ struct outcome {
 	struct rt_mesh_coord c;
 	int status[8];
 	uint32_t rounds;
+	uint64_t coord_ns; /* rt_mesh_coordinate's wall time */
 	int rc;
 };
 
@@ -156,7 +182,9 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 		assert_int_equal(rt_interrupt_install(), 0);
 		rt_interrupt_raise(SIGINT);
 	}
+	out->coord_ns = rt_now_ns();
 	out->rc = rt_mesh_coordinate(&out->c, &err);
+	out->coord_ns = rt_now_ns() - out->coord_ns;
 	rt_interrupt_restore();
 	out->rounds = s.rounds;
 	rt_mesh_gather_close(&gt);
@@ -181,7 +209,7 @@ static uint32_t count_status(const struct rt_mesh_agg *g, uint8_t status)
 static void healthy_tournament(void **state)
 {
 	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
-			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99, .dribbles = 99};
 	struct outcome o;
 
 	(void)state;
@@ -203,7 +231,7 @@ static void healthy_tournament(void **state)
 static void absent_and_dead_rank(void **state)
 {
 	struct cluster cl = {.n = 5, .kind = RT_SCHED_TOURNAMENT, .absent = 4,
-			     .dies = 2, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+			     .dies = 2, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99, .dribbles = 99};
 	struct outcome o;
 
 	(void)state;
@@ -234,7 +262,7 @@ static void rank_dying_in_last_round_is_named(void **state)
 {
 	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
 			     .dies = 99, .silent = 99, .slow = 99, .liar = 99,
-			     .dies_late = 1};
+			     .dies_late = 1, .dribbles = 99};
 	struct outcome o;
 
 	(void)state;
@@ -254,7 +282,7 @@ static void rank_dying_in_last_round_is_named(void **state)
 static void silent_rank_times_out(void **state)
 {
 	struct cluster cl = {.n = 4, .kind = RT_SCHED_RING, .absent = 99,
-			     .dies = 99, .silent = 3, .slow = 99, .liar = 99, .dies_late = 99};
+			     .dies = 99, .silent = 3, .slow = 99, .liar = 99, .dies_late = 99, .dribbles = 99};
 	struct outcome o;
 	uint64_t t0 = rt_now_ns();
 
@@ -275,7 +303,7 @@ static void silent_rank_times_out(void **state)
 static void random_second_pass(void **state)
 {
 	struct cluster cl = {.n = 6, .kind = RT_SCHED_RANDOM, .absent = 99,
-			     .dies = 99, .silent = 99, .slow = 5, .liar = 99, .dies_late = 99,
+			     .dies = 99, .silent = 99, .slow = 5, .liar = 99, .dies_late = 99, .dribbles = 99,
 			     .min_gbps = 20};
 	struct outcome o;
 
@@ -322,7 +350,7 @@ static void random_odd_count_leaves_one_untested(void **state)
 static void wrong_result_loses_the_rank(void **state)
 {
 	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
-			     .dies = 99, .silent = 99, .slow = 99, .liar = 2, .dies_late = 99};
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 2, .dies_late = 99, .dribbles = 99};
 	struct outcome o;
 
 	(void)state;
@@ -343,7 +371,7 @@ static void wrong_result_loses_the_rank(void **state)
 static void interrupt_ends_with_a_verdict(void **state)
 {
 	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
-			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99, .dribbles = 99,
 			     .interrupt = true};
 	struct outcome o;
 	uint64_t t0 = rt_now_ns();
@@ -358,6 +386,30 @@ static void interrupt_ends_with_a_verdict(void **state)
 	for (uint32_t i = 0; i < 4; i++)
 		assert_int_equal(o.status[i], 12); /* told: interrupted */
 	assert_true(rt_now_ns() - t0 < 5ull * 1000000000ull);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* Rank 3 sends its result a byte now and then, each piece within a
+ * read's bound: the round still ends at its own bound, the rank is lost
+ * and its pair timed out, and the honest pairs' results stand. */
+static void dribbling_rank_cannot_stretch_a_round(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_RING, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99,
+			     .dies_late = 99, .dribbles = 3};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_true(o.coord_ns < (ROUND_MS + 600) * 1000000ull);
+	assert_int_equal(o.c.lost, 1);
+	assert_true(o.g.nodes[3].lost);
+	assert_int_equal(count_status(&o.g, RT_MESH_TIMEOUT), 1);
+	assert_int_equal(o.g.nodes[3].verdict, RT_NODE_BAD);
+	assert_int_equal(o.g.bad_nodes, 1);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(o.g.nodes[i].verdict, RT_NODE_OK);
 	rt_mesh_agg_free(&o.g);
 }
 
@@ -390,6 +442,7 @@ int main(void)
 		cmocka_unit_test(wrong_result_loses_the_rank),
 		cmocka_unit_test(random_odd_count_leaves_one_untested),
 		cmocka_unit_test(interrupt_ends_with_a_verdict),
+		cmocka_unit_test(dribbling_rank_cannot_stretch_a_round),
 		cmocka_unit_test(round_needs_a_bound),
 	};
 
