@@ -326,7 +326,8 @@ static void random_second_pass(void **state)
 static void random_odd_count_leaves_one_untested(void **state)
 {
 	struct cluster cl = {.n = 3, .kind = RT_SCHED_RANDOM, .absent = 99,
-			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99};
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99};
 	struct outcome o;
 	uint32_t untested = 0;
 
