@@ -69,7 +69,9 @@ static int doctor_main(struct rt_run *run, void *cfgp)
 	rt_diag_local(e, d, true);
 	if (!d->no_rdma)
 		rt_diag_caps(d);
-	if (cfg->addr && !cfg->listen && !d->no_rdma)
+	if (cfg->addr && !cfg->listen && d->no_rdma)
+		rt_diag_peer_skipped(d, cfg->addr);
+	else if (cfg->addr && !cfg->listen)
 		rt_diag_peer(d, e, rt_diag_route(e, d, cfg->addr, &local), &pp, &run->log);
 	if (!run->common.quiet || run->common.json)
 		rt_diag_print(run->common.json ? stderr : stdout, d);

@@ -56,8 +56,8 @@ size_t rt_applet_count(void);
  * has (core/main.c). Any member may be NULL. */
 struct rt_main_hooks {
 	/* After an applet failed: may put a finding that bears on the
-	 * failure into err->hint (doctor's, for environment and address
-	 * errors). `applet` is the failed applet's name. */
+	 * failure into err->hint (doctor's, for the device, address, route,
+	 * GID and memory errors its findings explain). `applet` is the failed applet's name. */
 	void (*failure_hint)(const char *applet, struct rt_error *err);
 };
 
