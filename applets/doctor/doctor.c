@@ -46,7 +46,18 @@ RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
 	  "RDMA port, the peer's MTU when it runs `doctor --listen`, and an "
 	  "RDMA CM connection to any CM server on -p (doctor --listen, rping "
 	  "-s). Exit 0 when nothing fails, 1 when something does, 3 when there "
-	  "is no RDMA device at all.");
+	  "is no RDMA device at all.",
+	  .examples = "This host's checklist:\n"
+		      "rdmatest doctor\n"
+		      "\n"
+		      "Two hosts: on B (192.0.2.2) serve one check, then on A check "
+		      "the route, the MTUs and an RDMA CM connection to B:\n"
+		      "rdmatest doctor --listen\n"
+		      "rdmatest doctor 192.0.2.2\n"
+		      "\n"
+		      "In a script or a health check, the verdict only:\n"
+		      "rdmatest doctor -q || echo \"RDMA not ready: exit $?\"",
+	  .common_unused = (const char *const[]){ "wait-server", NULL });
 
 /* A wait for a doctor client is bounded even when --accept-timeout is 0. */
 #define LISTEN_DEFAULT_MS 600000LL
