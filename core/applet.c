@@ -31,25 +31,38 @@ size_t rt_applet_count(void)
 	return ARRAY_SIZE(rt_applets) - 1;
 }
 
-static void tables_init(struct rt_run *run, const struct rt_applet *a, void *cfg)
+void rt_applet_tables(const struct rt_applet *a, void *cfg, struct rt_common *common,
+		      struct rt_opt *common_rows, struct rt_opt_table tabs[2])
 {
-	run->tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused };
-	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0, NULL };
+	tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused };
+	tabs[1] = (struct rt_opt_table){
+		rt_opt_without(common_rows, rt_common_opts, a->common_unused), common, 0, NULL
+	};
 }
+
+/* Width of --help's text: lines break before it. */
+#define HELP_WIDTH 79
 
 void rt_applet_help(const struct rt_applet *a)
 {
+	struct rt_opt common_rows[RT_OPT_MAX_ROWS + 1];
 	struct rt_run run = { .name = a->name };
 
-	tables_init(&run, a, NULL);
-	printf("Usage: %s %s\n\n%s\n", a->name, a->synopsis, a->summary);
-	if (a->description)
-		printf("\n%s\n", a->description);
+	rt_applet_tables(a, NULL, NULL, common_rows, run.tabs);
+	printf("Usage: %s ", a->name);
+	rt_text_wrap(stdout, a->synopsis, strlen("Usage: ") + strlen(a->name) + 1,
+		     strlen("Usage: "), HELP_WIDTH);
+	printf("\n%s\n", a->summary);
+	if (a->description) {
+		printf("\n");
+		rt_text_wrap(stdout, a->description, 0, 0, HELP_WIDTH);
+	}
 	printf("\nOptions:\n");
-	rt_opt_help(stdout, run.tabs, 2);
-	printf("\nExit status: 0 pass, 1 test failed, 2 usage error, "
-	       "3 environment (no device, capability), 124 a wait timed out, "
-	       "130/143 interrupted by SIGINT/SIGTERM.\n");
+	rt_opt_help_except(stdout, run.tabs, 2, a->internal_opts);
+	printf("\n");
+	rt_text_wrap(stdout, "Exit status: 0 pass, 1 test failed, 2 usage error, "
+		     "3 environment (no device, capability), 124 a wait timed out, "
+		     "130/143 interrupted by SIGINT/SIGTERM.", 0, 0, HELP_WIDTH);
 }
 
 static bool wants(int argc, char **argv, const char *word)
@@ -63,6 +76,7 @@ static bool wants(int argc, char **argv, const char *word)
 int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
 		  const struct rt_main_hooks *hooks)
 {
+	struct rt_opt common_rows[RT_OPT_MAX_ROWS + 1];
 	struct rt_run run = { .name = a->name };
 	void *cfg;
 	int rc = -1;
@@ -76,7 +90,7 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
 		return RT_EXIT_OK;
 	}
 	cfg = rt_xcalloc(1, a->cfg_size ? a->cfg_size : 1);
-	tables_init(&run, a, cfg);
+	rt_applet_tables(a, cfg, &run.common, common_rows, run.tabs);
 	rt_json_init(&run.results);
 	rt_json_object_begin(&run.results);
 	rt_error_phase(&run.err, "options");

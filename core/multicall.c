@@ -18,15 +18,31 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The applet column is as wide as the longest name. */
+static size_t name_width(void)
+{
+	size_t width = 0;
+
+	for (size_t i = 0; rt_applets[i]; i++)
+		if (strlen(rt_applets[i]->name) > width)
+			width = strlen(rt_applets[i]->name);
+	return width;
+}
+
 static int banner(void)
 {
+	size_t width = name_width();
+
 	printf("rdmatest %s: one binary for RDMA fabric tests, wire-compatible with\n"
 	       "the librdmacm example tools.\n\n"
 	       "Usage: rdmatest APPLET [OPTIONS]   (or a link named APPLET)\n"
 	       "       rdmatest --list | --install [-s] DIR | --version | --help\n\n"
 	       "Applets:\n", RT_VERSION);
-	for (size_t i = 0; rt_applets[i]; i++)
-		printf("  %-10s %s\n", rt_applets[i]->name, rt_applets[i]->summary);
+	for (size_t i = 0; rt_applets[i]; i++) {
+		int col = printf("  %-*s ", (int)width, rt_applets[i]->name);
+
+		rt_text_wrap(stdout, rt_applets[i]->summary, (size_t)col, (size_t)col, 79);
+	}
 	if (!rt_applets[0])
 		printf("  (none built)\n");
 	printf("\n'rdmatest APPLET --help' describes an applet's options.\n");

@@ -23,6 +23,26 @@ size_t rt_opt_count(const struct rt_opt *opts)
 	return n;
 }
 
+bool rt_opt_named(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return true;
+	return false;
+}
+
+const struct rt_opt *rt_opt_without(struct rt_opt *dst, const struct rt_opt *src,
+				    const char *const *drop)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; src && src[i].name && n < RT_OPT_MAX_ROWS; i++)
+		if (!rt_opt_named(drop, src[i].name))
+			dst[n++] = src[i];
+	dst[n] = (struct rt_opt){ 0 };
+	return dst;
+}
+
 void rt_opt_range(const struct rt_opt *o, long long *min, long long *max)
 {
 	*min = o->min;

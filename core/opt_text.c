@@ -29,6 +29,8 @@ static void help_default(const struct rt_opt *o, char *buf, size_t len)
 	if (o->kind == RT_OPT_FLAGS)
 		snprintf(buf, len, " (any of %s%s%s; repeats add up)", names,
 			 o->def ? "; default " : "", o->def ? o->def : "");
+	else if (names[0] && o->def && !strcmp(names, o->def))
+		snprintf(buf, len, " (only %s)", names);
 	else if (names[0] && o->def)
 		snprintf(buf, len, " (%s; default %s)", names, o->def);
 	else if (names[0])
@@ -37,25 +39,74 @@ static void help_default(const struct rt_opt *o, char *buf, size_t len)
 		snprintf(buf, len, " (default %s)", o->def);
 }
 
+/* The width help is wrapped to, and the column option help starts in. */
+#define HELP_WIDTH 79
+#define HELP_COLUMN 31
+
+void rt_text_wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width)
+{
+	bool line_start = true;
+
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " \n");
+
+		if (n && !line_start && col + 1 + n > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (n && !line_start) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, n, f);
+		col += n;
+		line_start &= !n;
+		p += n;
+		if (*p == '\n') { /* the text's own line break is kept */
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+			line_start = true;
+		}
+		if (*p)
+			p++;
+	}
+	fputc('\n', f);
+}
+
+static void help_row(FILE *f, const struct rt_opt *o, char letter)
+{
+	bool arg = o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
+	char lhs[64], def[200], text[1024];
+	int col;
+
+	snprintf(lhs, sizeof(lhs), "%c%c%c --%s%s%s",
+		 letter ? '-' : ' ', letter ? letter : ' ',
+		 letter ? ',' : ' ', o->name, arg ? " " : "",
+		 arg ? (o->arg ? o->arg : "ARG") : "");
+	help_default(o, def, sizeof(def));
+	snprintf(text, sizeof(text), "%s%s", o->help, def);
+	col = fprintf(f, "  %-28s", lhs);
+	if (col >= HELP_COLUMN) { /* a long option: its help on the next line */
+		fprintf(f, "\n%*s", HELP_COLUMN, "");
+		col = HELP_COLUMN;
+	} else {
+		col += fprintf(f, " ");
+	}
+	rt_text_wrap(f, text, (size_t)col, HELP_COLUMN, HELP_WIDTH);
+}
+
+void rt_opt_help_except(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,
+			const char *const *hidden)
+{
+	for (size_t t = 0; t < ntabs; t++)
+		for (size_t r = 0; r < rt_opt_count(tabs[t].opts); r++)
+			if (!rt_opt_named(hidden, tabs[t].opts[r].name))
+				help_row(f, &tabs[t].opts[r],
+					 rt_opt_effective_letter(tabs, ntabs, t, r));
+}
+
 void rt_opt_help(FILE *f, const struct rt_opt_table *tabs, size_t ntabs)
 {
-	for (size_t t = 0; t < ntabs; t++) {
-		size_t rows = rt_opt_count(tabs[t].opts);
-
-		for (size_t r = 0; r < rows; r++) {
-			const struct rt_opt *o = &tabs[t].opts[r];
-			char letter = rt_opt_effective_letter(tabs, ntabs, t, r);
-			char lhs[64], def[200];
-			bool arg = o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER;
-
-			snprintf(lhs, sizeof(lhs), "%c%c%c --%s%s%s",
-				 letter ? '-' : ' ', letter ? letter : ' ',
-				 letter ? ',' : ' ', o->name, arg ? " " : "",
-				 arg ? (o->arg ? o->arg : "ARG") : "");
-			help_default(o, def, sizeof(def));
-			fprintf(f, "  %-28s %s%s\n", lhs, o->help, def);
-		}
-	}
+	rt_opt_help_except(f, tabs, ntabs, NULL);
 }
 
 /* The names whose bits are all in the set, in table order. */
@@ -194,6 +245,8 @@ static bool help_repeats_default(const struct rt_opt *o)
 
 	if (!o->def || !strcasestr(o->help, "default"))
 		return false;
+	if (strstr(o->help, "(default") || strcasestr(o->help, "default:"))
+		return true; /* "(default: none on IB)": a default besides the row's */
 	if (has_token(o->help, o->def))
 		return true;
 	switch (o->kind) {

@@ -125,8 +125,9 @@ int rt_run_finish(struct rt_run *run, int rc)
 	if (run->err.set) {
 		code = run->err.exit_code;
 		rt_log_flush(&run->log);
-		fprintf(stderr, "%s: %s%s%s%s\n", run->name, run->err.reason,
-			run->err.hint[0] ? " (" : "", run->err.hint, run->err.hint[0] ? ")" : "");
+		fprintf(stderr, "%s: %s\n", run->name, run->err.reason);
+		if (run->err.hint[0])
+			fprintf(stderr, "%s: hint: %s\n", run->name, run->err.hint);
 	}
 	if (run->common.json) {
 		char *doc = document(run, &run->err, code, sig, &run->results);

@@ -10,7 +10,7 @@
 #include "doctor/diag.h"
 #include "rdmatest/util.h"
 
-const struct rt_diag_env rt_diag_env_real = { "/sys", "/proc", "/dev" };
+const struct rt_diag_env rt_diag_env_real = { "/sys", "/proc", "/dev", "/lib/modules" };
 
 void rt_diag_add(struct rt_diag *d, enum rt_diag_level level, const char *check,
 		 const char *fix, const char *fmt, ...)

@@ -52,9 +52,11 @@ struct rt_diag {
 	int naddrs;
 };
 
-/* Where the checks look: "/sys", "/proc", "/dev" but in tests. */
+/* Where the checks look: "/sys", "/proc", "/dev", "/lib/modules" but in
+ * tests. `modules` may be NULL: the modules check then cannot tell a
+ * kernel without RDMA modules from one whose modules are not loaded. */
 struct rt_diag_env {
-	const char *sysfs, *proc, *dev;
+	const char *sysfs, *proc, *dev, *modules;
 };
 extern const struct rt_diag_env rt_diag_env_real;
 
@@ -109,12 +111,14 @@ const struct rt_diag_port *rt_diag_route(const struct rt_diag_env *e,
 					 struct rt_diag *d, const char *addr,
 					 struct sockaddr_storage *local);
 
-/* For the other applets' error line: when `err` is an environment
- * failure (exit 3) or an address or route error, puts into err->hint the
- * doctor finding that applies: the first local FAIL (with its fix), or
- * for an address error the route to the IPv4 peer its reason names when
- * no RDMA port carries it. Nothing when doctor has nothing to add, so an
- * error such as "-d nosuch: no such device" stays as it is. */
+/* For the other applets' error: puts into err->hint the doctor finding
+ * that explains it, if any: the first FAIL among the checks that bear on
+ * the error (device checks for a device error, memlock for a memory
+ * registration, GIDs for a GID error, and for an address or route error
+ * those and the route to the IPv4 peer its reason names). Nothing for a
+ * usage error, an error about an option's value ("-d nosuch: no such
+ * device", "--hosts: ..."), one that carries a finding already, or any
+ * other error (a host list, a launcher, a peer's). */
 void rt_diag_hint(struct rt_error *err, const struct rt_diag_env *e);
 /* rt_main_hooks.failure_hint (applet.h): rt_diag_hint on this host, for
  * any applet but doctor, which reports its own findings. */

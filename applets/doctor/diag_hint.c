@@ -11,7 +11,57 @@ static bool address_error(const struct rt_error *err)
 {
 	return !strcmp(err->phase, "resolve-addr") || !strcmp(err->phase, "resolve-route") ||
 	       strstr(err->event, "ADDR_ERROR") || strstr(err->event, "ROUTE_ERROR") ||
-	       strstr(err->reason, "no RDMA device owns");
+	       strstr(err->reason, "no RDMA device owns") ||
+	       strstr(err->reason, "no RDMA device has a route");
+}
+
+static bool says_any(const char *text, const char *const *words)
+{
+	for (; *words; words++)
+		if (strstr(text, *words))
+			return true;
+	return false;
+}
+
+/* The checks whose FAIL can explain err, space-separated with a space at
+ * each end (" ports gids "); NULL for an error no finding bears on: one
+ * that names an option the user gave ("--hosts: ...", "-d nosuch: ..."),
+ * one that carries a doctor finding already, a host list or launcher. */
+static const char *bearing_checks(const struct rt_error *err)
+{
+	static const char *const memory[] = { "ibv_reg_mr", "memlock", NULL };
+	static const char *const device[] = { "no RDMA device", "ibv_open_device",
+		"rdma_create_event_channel", "cannot list RDMA devices", "not ACTIVE",
+		"LID 0", NULL };
+	static const char *const gid[] = { "GID", NULL };
+
+	if (err->exit_code == RT_EXIT_USAGE || err->reason[0] == '-' ||
+	    strstr(err->reason, " FAIL: ") || strstr(err->reason, "rdmatest doctor"))
+		return NULL;
+	if (address_error(err))
+		return " modules devices devnodes ports ipmap gids route netns ";
+	if (err->exit_code != RT_EXIT_ENV)
+		return NULL;
+	if (says_any(err->reason, memory))
+		return " memlock ";
+	if (says_any(err->reason, gid))
+		return " gids ports ";
+	if (says_any(err->reason, device))
+		return " modules devices devnodes ports netns ";
+	return NULL;
+}
+
+/* The first FAIL among `checks` (as bearing_checks gives them). */
+static const struct rt_diag_line *first_fail_of(const struct rt_diag *d, const char *checks)
+{
+	char word[20];
+
+	for (int i = 0; i < d->n; i++) {
+		snprintf(word, sizeof(word), " %s ", d->lines[i].check);
+		if (d->lines[i].level == RT_DIAG_FAIL && strstr(checks, word))
+			return &d->lines[i];
+	}
+	return NULL;
 }
 
 /* The first IPv4 address in text ("192.0.2.2:7174", "to 192.0.2.2"),
@@ -36,32 +86,34 @@ static bool peer_in(const char *text, char *ip, size_t len)
 	return false;
 }
 
-/* The finding that applies to err: the first local FAIL; for an address
- * error without one, the route to the peer it names when no RDMA port
- * carries that route. NULL when doctor has nothing to add. */
+/* The finding that explains err: the first FAIL among the checks that
+ * bear on it; for an address error without one, the route to the peer
+ * it names when no RDMA port carries that route. NULL when doctor has
+ * nothing to add. */
 static const struct rt_diag_line *applies(const struct rt_diag_env *e, struct rt_diag *d,
-					  const struct rt_error *err)
+					  const struct rt_error *err, const char *checks)
 {
-	const struct rt_diag_line *l = rt_diag_first(d, RT_DIAG_FAIL);
+	const struct rt_diag_line *l = first_fail_of(d, checks);
 	struct sockaddr_storage local;
 	char ip[16];
 
 	if (l || !address_error(err) || !peer_in(err->reason, ip, sizeof(ip)))
 		return l;
 	rt_diag_route(e, d, ip, &local);
-	return rt_diag_first(d, RT_DIAG_FAIL);
+	return first_fail_of(d, checks);
 }
 
 void rt_diag_hint(struct rt_error *err, const struct rt_diag_env *e)
 {
+	const char *checks = err->set ? bearing_checks(err) : NULL;
 	const struct rt_diag_line *l;
 	struct rt_diag *d;
 
-	if (!err->set || (err->exit_code != RT_EXIT_ENV && !address_error(err)))
+	if (!checks)
 		return;
 	d = rt_xcalloc(1, sizeof(*d));
 	rt_diag_local(e, d, false);
-	l = applies(e, d, err);
+	l = applies(e, d, err, checks);
 	if (l)
 		snprintf(err->hint, sizeof(err->hint), "rdmatest doctor: %s FAIL: %.190s",
 			 l->check, l->fix);

@@ -1,9 +1,70 @@
-/* doctor's kernel checks: the RDMA modules and the device nodes under
- * /dev/infiniband that the applets open. */
+/* doctor's kernel checks: the RDMA modules (loaded, or at least
+ * installed for this kernel) and the device nodes under /dev/infiniband
+ * that the applets open. */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "doctor/diag.h"
 #include "doctor/diag_read.h"
+
+/* True when the module list `file` (modules.dep or modules.builtin)
+ * names module `name` ("kernel/.../ib_core.ko.zst: ..."). */
+static bool listed(const char *file, const char *name)
+{
+	char line[1024], want[48];
+	bool found = false;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), "/%s.ko", name);
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* False only when this kernel's module tree is there and holds none of
+ * the modules in `missing`: a cloud kernel built without RDMA, where
+ * modprobe cannot help. Without a tree to read (a container, or no
+ * modules root) the modules may still be installable: true. */
+static bool installable(const struct rt_diag_env *e, const char *missing)
+{
+	char rel[128], dep[512], builtin[512], name[32];
+	int used;
+
+	if (!e->modules || !rt_diag_read_at(rel, sizeof(rel), "%s/sys/kernel/osrelease", e->proc))
+		return true;
+	snprintf(dep, sizeof(dep), "%s/%s/modules.dep", e->modules, rel);
+	snprintf(builtin, sizeof(builtin), "%s/%s/modules.builtin", e->modules, rel);
+	if (access(dep, R_OK))
+		return true;
+	for (const char *p = missing; sscanf(p, "%31s%n", name, &used) == 1; p += used)
+		if (listed(dep, name) || listed(builtin, name))
+			return true;
+	return false;
+}
+
+static void modules_missing(const struct rt_diag_env *e, struct rt_diag *d,
+			    const char *missing, const char *have)
+{
+	char rel[64];
+
+	if (installable(e, missing)) {
+		rt_diag_add(d, RT_DIAG_FAIL, "modules",
+			    "load them: modprobe ib_uverbs rdma_ucm (and the NIC's RDMA "
+			    "driver, or rdma_rxe for Soft-RoCE)",
+			    "missing: %sloaded: %s", missing, have[0] ? have : "none");
+		return;
+	}
+	rt_diag_read_at(rel, sizeof(rel), "%s/sys/kernel/osrelease", e->proc);
+	rt_diag_add(d, RT_DIAG_FAIL, "modules",
+		    "install and boot the distribution's full kernel (Debian: linux-image-amd64, "
+		    "not -cloud; Ubuntu: linux-modules-extra-$(uname -r))",
+		    "this kernel has no RDMA modules: %s/%s lists none of %s(loaded: %s)",
+		    e->modules, rel, missing, have[0] ? have : "none");
+}
 
 void rt_diag_modules(const struct rt_diag_env *e, struct rt_diag *d)
 {
@@ -15,10 +76,7 @@ void rt_diag_modules(const struct rt_diag_env *e, struct rt_diag *d)
 		rt_diag_append(rt_diag_exists(e->sysfs, rel) ? have : missing, sizeof(have), "%s ", need[i]);
 	}
 	if (missing[0])
-		rt_diag_add(d, RT_DIAG_FAIL, "modules",
-			    "load them: modprobe ib_uverbs rdma_ucm (and the NIC's RDMA "
-			    "driver, or rdma_rxe for Soft-RoCE)",
-			    "missing: %sloaded: %s", missing, have[0] ? have : "none");
+		modules_missing(e, d, missing, have);
 	else
 		rt_diag_add(d, RT_DIAG_PASS, "modules", NULL, "loaded or built in: %s%s", have,
 			    rt_diag_exists(e->sysfs, "module/rdma_rxe") ? "rdma_rxe" : "");

@@ -164,6 +164,13 @@ void rt_diag_peer(struct rt_diag *d, const struct rt_diag_env *e,
 		    "%s port %u failed: %s", p->addr, p->port, err.reason);
 }
 
+void rt_diag_peer_skipped(struct rt_diag *d, const char *addr)
+{
+	rt_diag_add(d, RT_DIAG_WARN, "peer", "fix the local FAILs above, then run doctor "
+		    "with the peer's address again", "peer checks for %s (route, MTU, RDMA CM "
+		    "connection) skipped: the local checks failed, no RDMA device here", addr);
+}
+
 static int serve_facts(const struct rt_diag *d, const struct rt_diag_env *e,
 		       struct rt_oob *o, struct rt_error *err)
 {

@@ -32,6 +32,9 @@ void rt_diag_mtu_compare(struct rt_diag *d, const struct rt_diag_port *local,
 void rt_diag_peer(struct rt_diag *d, const struct rt_diag_env *e,
 		  const struct rt_diag_port *local,
 		  const struct rt_diag_peer_params *p, struct rt_log *log);
+/* The line that says the client's checks did not run: without a local
+ * RDMA device there is nothing to test the peer with. */
+void rt_diag_peer_skipped(struct rt_diag *d, const char *addr);
 /* Server: serves one client its facts, then takes its CM connection
  * until it closes. 0, or -1 with err set. */
 int rt_diag_listen(const struct rt_diag *d, const struct rt_diag_env *e,

@@ -46,7 +46,18 @@ RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
 	  "RDMA port, the peer's MTU when it runs `doctor --listen`, and an "
 	  "RDMA CM connection to any CM server on -p (doctor --listen, rping "
 	  "-s). Exit 0 when nothing fails, 1 when something does, 3 when there "
-	  "is no RDMA device at all.");
+	  "is no RDMA device at all.",
+	  .examples = "This host's checklist:\n"
+		      "rdmatest doctor\n"
+		      "\n"
+		      "Two hosts: on B (192.0.2.2) serve one check, then on A check "
+		      "the route, the MTUs and an RDMA CM connection to B:\n"
+		      "rdmatest doctor --listen\n"
+		      "rdmatest doctor 192.0.2.2\n"
+		      "\n"
+		      "In a script or a health check, the verdict only:\n"
+		      "rdmatest doctor -q || echo \"RDMA not ready: exit $?\"",
+	  .common_unused = (const char *const[]){ "wait-server", NULL });
 
 /* A wait for a doctor client is bounded even when --accept-timeout is 0. */
 #define LISTEN_DEFAULT_MS 600000LL
@@ -69,7 +80,9 @@ static int doctor_main(struct rt_run *run, void *cfgp)
 	rt_diag_local(e, d, true);
 	if (!d->no_rdma)
 		rt_diag_caps(d);
-	if (cfg->addr && !cfg->listen && !d->no_rdma)
+	if (cfg->addr && !cfg->listen && d->no_rdma)
+		rt_diag_peer_skipped(d, cfg->addr);
+	else if (cfg->addr && !cfg->listen)
 		rt_diag_peer(d, e, rt_diag_route(e, d, cfg->addr, &local), &pp, &run->log);
 	if (!run->common.quiet || run->common.json)
 		rt_diag_print(run->common.json ? stderr : stdout, d);

@@ -19,4 +19,14 @@ RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,
 	     RT_PT_BW_HELP("The client writes -n messages of -s bytes per QP into the server's"
 			   " buffer; the idle server prints the client's report.",
 			   "the server checks the first message of every QP written by an "
-			   "rdmatest client"))
+			   "rdmatest client"),
+	     .examples = "On the server, host A:\n"
+			 "ib_write_bw -d mlx5_0\n"
+			 "\n"
+			 "On the client: 64 KiB writes to A, then every size from 2 B to 8 MiB:\n"
+			 "ib_write_bw -d mlx5_0 A\n"
+			 "ib_write_bw -d mlx5_0 -a A\n"
+			 "\n"
+			 "Ten seconds with 4 QPs, in Gb/s, with a floor for a script "
+			 "(exit 1 below it):\n"
+			 "ib_write_bw -D 10 -q 4 --report_gbits --limit_bw 90 A")

@@ -166,9 +166,11 @@ int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
 
 /* RT_APPLET_REFUSING for an ib_* applet whose option table is n##_opts:
  * its main is rt_pt_main with the test and session (-h prints the
- * applet's help here, where the applet's descriptor is known). */
-#define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_) \
-	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_); \
+ * applet's help here, where the applet's descriptor is known). Optional
+ * descriptor members follow, as in RT_APPLET. */
+#define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_, ...) \
+	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_, \
+			   __VA_ARGS__);                                       \
 	static int n##_main(struct rt_run *run, void *cfg)                     \
 	{                                                                      \
 		if (((const struct rt_pt_cfg *)cfg)->help) {                   \

@@ -71,10 +71,10 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "path MTU (the peers use the smaller)", \
 	  rt_pt_mtus }, \
 	{ 'x', "gid-index", RT_OPT_INT, RT_L(gid_index), -1, 255, "-1", "IDX", \
-	  "GID index (default: none on IB; on RoCE the RoCE v2 GID of the " \
+	  "GID index (-1: none on IB; on RoCE the RoCE v2 GID of the " \
 	  "address the peer is reached on, named in the output)", NULL }, \
 	{ 'c', "connection", RT_OPT_ENUM, RT_I(conn), 0, 0, "RC", "TYPE", \
-	  "connection type (RC only)", rt_pt_conns }, \
+	  "connection type", rt_pt_conns }, \
 	{ 'u', "qp-timeout", RT_OPT_INT, RT_L(qp_timeout), 0, 31, "14", "N", \
 	  "QP ACK timeout exponent", NULL }, \
 	{ 'S', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL }, \

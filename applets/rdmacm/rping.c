@@ -100,7 +100,16 @@ RT_APPLET(rping, "RDMA READ/WRITE ping-pong between a client and a server",
 	  "Wire-compatible with rdma-core's rping. Unlike it, every wait is "
 	  "bounded by --timeout, adverts from the peer are validated before "
 	  "any RDMA is posted, -P serves many clients concurrently from one "
-	  "thread, and -v adds round-trip percentiles.");
+	  "thread, and -v adds round-trip percentiles.",
+	  .examples = "On host A (192.0.2.1), serve until stopped:\n"
+		      "rping -s -a 192.0.2.1\n"
+		      "\n"
+		      "On host B: ten pings of 64 bytes, the data shown:\n"
+		      "rping -c -a 192.0.2.1 -C 10 -S 64 -v\n"
+		      "\n"
+		      "The same with the verdict as JSON, waiting up to 30 s for the "
+		      "server to come up:\n"
+		      "rping -c -a 192.0.2.1 -C 10 --wait-server 30 --json");
 
 /* ---- the advert: untrusted bytes in, checked values out ---------------- */
 

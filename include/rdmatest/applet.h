@@ -17,6 +17,17 @@ struct rt_applet {
 	const struct rt_opt *opts;
 	const struct rt_opt_refused *refused; /* upstream options refused */
 	size_t cfg_size;
+	/* Optional, set after the description in RT_APPLET: */
+	/* the man page's EXAMPLES: entries separated by a blank line, each a
+	 * sentence and then the command lines it speaks of, one a line */
+	const char *examples;
+	/* names of the applet's own options that are internal (what one
+	 * rdmatest process passes another), NULL-terminated: parsed, but
+	 * left out of --help, the man page and the completion */
+	const char *const *internal_opts;
+	/* names of common options (rt_common_opts) that do not apply to the
+	 * applet, NULL-terminated: neither listed nor accepted */
+	const char *const *common_unused;
 	/* Runs the applet on a parsed, zeroed-then-defaulted config. Returns
 	 * 0, or -1 with run->err set. */
 	int (*main)(struct rt_run *run, void *cfg);
@@ -25,24 +36,25 @@ struct rt_applet {
 /* An applet file says who it is right after its option table, the way
  * toybox's NEWTOY lines do: RT_APPLET(rping, summary, synopsis,
  * description) defines applet_rping from rping_opts, the file's RT_CFG
- * (opt.h) and rping_main, which the file defines further down. */
-#define RT_APPLET(n, summary_, synopsis_, description_)                      \
+ * (opt.h) and rping_main, which the file defines further down. Optional
+ * members follow as designated initializers: `.examples = "..."`. */
+#define RT_APPLET(n, summary_, synopsis_, description_, ...)                 \
 	static int n##_main(struct rt_run *run, void *cfg);                  \
 	const struct rt_applet applet_##n = {                                \
 		.name = #n, .summary = (summary_), .synopsis = (synopsis_),  \
 		.description = (description_), .opts = n##_opts,             \
-		.cfg_size = sizeof(RT_CFG), .main = n##_main,                \
+		.cfg_size = sizeof(RT_CFG), .main = n##_main, __VA_ARGS__    \
 	}
 
 /* The same for an applet that refuses upstream options it does not
  * implement, listed in `refused_` (opt.h). */
-#define RT_APPLET_REFUSING(n, refused_, summary_, synopsis_, description_)   \
+#define RT_APPLET_REFUSING(n, refused_, summary_, synopsis_, description_, ...) \
 	static int n##_main(struct rt_run *run, void *cfg);                  \
 	const struct rt_applet applet_##n = {                                \
 		.name = #n, .summary = (summary_), .synopsis = (synopsis_),  \
 		.description = (description_), .opts = n##_opts,             \
 		.refused = (refused_), .cfg_size = sizeof(RT_CFG),           \
-		.main = n##_main,                                            \
+		.main = n##_main, __VA_ARGS__                                \
 	}
 
 /* NULL-terminated, sorted by name. */
@@ -56,8 +68,8 @@ size_t rt_applet_count(void);
  * has (core/main.c). Any member may be NULL. */
 struct rt_main_hooks {
 	/* After an applet failed: may put a finding that bears on the
-	 * failure into err->hint (doctor's, for environment and address
-	 * errors). `applet` is the failed applet's name. */
+	 * failure into err->hint (doctor's, for the device, address, route,
+	 * GID and memory errors its findings explain). `applet` is the failed applet's name. */
 	void (*failure_hint)(const char *applet, struct rt_error *err);
 };
 
@@ -66,6 +78,12 @@ struct rt_main_hooks {
  * NULL. */
 int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
 		  const struct rt_main_hooks *hooks);
+
+/* The applet's two option tables: its own rows writing into cfg, and the
+ * common rows that apply to it (all but a->common_unused) copied into
+ * `common_rows` (RT_OPT_MAX_ROWS + 1 of them) writing into `common`. */
+void rt_applet_tables(const struct rt_applet *a, void *cfg, struct rt_common *common,
+		      struct rt_opt *common_rows, struct rt_opt_table tabs[2]);
 
 /* The --help text on stdout (for an applet whose upstream also has -h). */
 void rt_applet_help(const struct rt_applet *a);

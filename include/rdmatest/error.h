@@ -26,8 +26,8 @@ struct rt_error {
 	char phase[32];  /* e.g. "resolve-addr", "connect", "transfer" */
 	char event[48];  /* CM event or completion status name, "" if none */
 	char reason[320];
-	/* what to do, printed after the reason on the same line: the doctor
-	 * finding that applies (diag.h, rt_diag_hint); "" if none */
+	/* what to do, printed on a line of its own after the reason: the
+	 * doctor finding that explains it (diag.h, rt_diag_hint); "" if none */
 	char hint[240];
 };
 

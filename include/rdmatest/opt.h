@@ -116,7 +116,23 @@ char rt_opt_effective_letter(const struct rt_opt_table *tabs, size_t ntabs,
 /* The kind's range when the row leaves it open. */
 void rt_opt_range(const struct rt_opt *o, long long *min, long long *max);
 
+/* Lists the rows, their help wrapped to fit 80 columns. */
 void rt_opt_help(FILE *f, const struct rt_opt_table *tabs, size_t ntabs);
+/* The same without the rows named in `hidden` (NULL-terminated, may be
+ * NULL): options one rdmatest process passes another, still parsed. */
+void rt_opt_help_except(FILE *f, const struct rt_opt_table *tabs, size_t ntabs,
+			const char *const *hidden);
+/* True when `name` is one of `names` (NULL-terminated, may be NULL). */
+bool rt_opt_named(const char *const *names, const char *name);
+/* Writes text from column `col` on, breaking lines between words before
+ * column `width` and starting each new line with `indent` spaces; ends
+ * with a newline. A word longer than a line stays whole. */
+void rt_text_wrap(FILE *f, const char *text, size_t col, size_t indent, size_t width);
+/* Copies the rows of `src` but those named in `drop` (NULL-terminated,
+ * may be NULL) into dst, which has room for RT_OPT_MAX_ROWS rows and the
+ * terminating one; returns dst. */
+const struct rt_opt *rt_opt_without(struct rt_opt *dst, const struct rt_opt *src,
+				    const char *const *drop);
 /* The effective values as JSON members of the current object. */
 void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
 		    size_t ntabs);

@@ -518,6 +518,58 @@ static void flag_set_errors_name_the_option(void **state)
 	expect_usage(&e, "option -T needs a value");
 }
 
+/* Help lines break between words before column 80, continuing under the
+ * help column; hidden rows and dropped rows are not listed; a default
+ * that is the only choice is said once. */
+static void help_wraps_hides_and_drops(void **state)
+{
+	static const struct rt_enum only_rc[] = { { "RC", 0, "reliable" }, { 0 } };
+	static const struct rt_opt opts[] = {
+		{ 'c', "connection", RT_OPT_ENUM, RT_OFF_INT(struct cfg, space), 0, 0, "RC",
+		  "TYPE", "connection type", only_rc },
+		{ 0, "command", RT_OPT_STRING, RT_OFF_STR(struct cfg, addr), 0, 0, NULL,
+		  "CMD", "internal", NULL },
+		{ 'S', "size", RT_OPT_SIZE, RT_OFF_LL(struct cfg, size), 0, 0, NULL, "SIZE",
+		  "a help text long enough that it cannot fit on one line of eighty "
+		  "columns however it is put", NULL },
+		{ 0 },
+	};
+	static const char *const hidden[] = { "command", NULL };
+	struct rt_opt rows[RT_OPT_MAX_ROWS + 1];
+	struct rt_opt_table t = { opts, NULL, 0, NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	rt_opt_help_except(f, &t, 1, hidden);
+	fclose(f);
+	assert_string_equal(buf,
+		"  -c, --connection TYPE        connection type (only RC)\n"
+		"  -S, --size SIZE              a help text long enough that it cannot fit on\n"
+		"                               one line of eighty columns however it is put\n");
+	free(buf);
+	rt_opt_without(rows, opts, hidden);
+	assert_int_equal(rt_opt_count(rows), 2);
+	assert_string_equal(rows[1].name, "size");
+}
+
+/* A help that speaks of a default of its own besides the row's is said
+ * twice once --help appends the row's. */
+static void help_with_its_own_default_is_refused(void **state)
+{
+	static const struct rt_opt twice[] = {
+		{ 'x', "gid-index", RT_OPT_INT, RT_OFF_LL(struct cfg, size), -1, 255, "-1",
+		  "IDX", "GID index (default: none on IB)", NULL },
+		{ 0 },
+	};
+	struct rt_error e = { 0 };
+
+	(void)state;
+	assert_int_equal(rt_opt_table_check(twice, &e), -1);
+	assert_non_null(strstr(e.reason, "--gid-index: the help names the default"));
+}
+
 static void flag_set_help_json_and_checks(void **state)
 {
 	struct fcfg c;
@@ -546,7 +598,8 @@ static void flag_set_help_json_and_checks(void **state)
 	rt_opt_help(f, &t, 1);
 	fclose(f);
 	if (!strstr(buf, "  -T, --test MODES             test modes "
-			 "(any of socket,async,block,verify; repeats add up)"))
+			 "(any of socket,async,block,verify;\n"
+			 "                               repeats add up)"))
 		fail_msg("help: %s", buf);
 	assert_non_null(strstr(buf, "default async"));
 	free(buf);
@@ -584,6 +637,8 @@ int main(void)
 		cmocka_unit_test(flag_sets_accumulate),
 		cmocka_unit_test(flag_set_errors_name_the_option),
 		cmocka_unit_test(flag_set_help_json_and_checks),
+		cmocka_unit_test(help_wraps_hides_and_drops),
+		cmocka_unit_test(help_with_its_own_default_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,7 +74,7 @@ static int make_tree(void **state)
 	snprintf(sys_, sizeof(sys_), "%s/sys", root);
 	snprintf(proc_, sizeof(proc_), "%s/proc", root);
 	snprintf(dev_, sizeof(dev_), "%s/dev", root);
-	env = (struct rt_diag_env){ sys_, proc_, dev_ };
+	env = (struct rt_diag_env){ sys_, proc_, dev_, NULL };
 	for (const char *const *m = (const char *const[]){ "ib_core", "ib_uverbs", "rdma_cm",
 							   "rdma_ucm", NULL }; *m; m++) {
 		char rel[64];
@@ -151,6 +151,43 @@ static void test_modules(void **state)
 	assert_int_equal(line("modules")->level, RT_DIAG_FAIL);
 	assert_non_null(strstr(line("modules")->evidence, "missing: rdma_ucm"));
 	assert_non_null(strstr(line("modules")->fix, "modprobe ib_uverbs rdma_ucm"));
+}
+
+/* A cloud kernel: its module tree is there but holds no RDMA module, so
+ * doctor says so instead of advising a modprobe that fails. */
+static void test_kernel_without_rdma_modules(void **state)
+{
+	char modules[128];
+
+	(void)state;
+	snprintf(modules, sizeof(modules), "%s/lib/modules", root);
+	env.modules = modules;
+	put("proc/sys/kernel/osrelease", "6.1.0-28-cloud-amd64");
+	put("lib/modules/6.1.0-28-cloud-amd64/modules.dep",
+	    "kernel/drivers/net/virtio_net.ko: kernel/net/core/failover.ko\n"
+	    "kernel/net/core/failover.ko:");
+	put("lib/modules/6.1.0-28-cloud-amd64/modules.builtin", "kernel/fs/ext4/ext4.ko");
+	remove_tree("sys/module/ib_core");
+	remove_tree("sys/module/rdma_ucm");
+	rt_diag_modules(&env, d);
+	assert_int_equal(line("modules")->level, RT_DIAG_FAIL);
+	assert_non_null(strstr(line("modules")->evidence, "this kernel has no RDMA modules: "));
+	assert_non_null(strstr(line("modules")->evidence, "lists none of ib_core rdma_ucm"));
+	assert_null(strstr(line("modules")->fix, "modprobe"));
+	assert_non_null(strstr(line("modules")->fix, "linux-modules-extra"));
+	/* one of them installed (compressed, as distributions ship them):
+	 * modprobe does help */
+	d->n = 0;
+	put("lib/modules/6.1.0-28-cloud-amd64/modules.dep",
+	    "kernel/drivers/infiniband/core/ib_core.ko.xz:");
+	rt_diag_modules(&env, d);
+	assert_non_null(strstr(line("modules")->fix, "modprobe ib_uverbs rdma_ucm"));
+	/* no tree at all (a container): modprobe, as before */
+	d->n = 0;
+	remove_tree("lib/modules");
+	rt_diag_modules(&env, d);
+	assert_non_null(strstr(line("modules")->fix, "modprobe ib_uverbs rdma_ucm"));
+	env.modules = NULL;
 }
 
 static void test_devices_and_nodes(void **state)
@@ -426,6 +463,51 @@ static void test_hint(void **state)
 			    "(ip addr add ADDR/LEN dev eth0): the kernel then adds its RoCE v2 GID");
 }
 
+/* An error of exit 3 that no failing check explains keeps no hint: the
+ * port is down, but the error is about the host list, a launcher, an
+ * option's value or memory registration. */
+static void test_no_hint_on_an_unrelated_error(void **state)
+{
+	static const char *const unrelated[] = {
+		"--hosts: none of the 2 hosts is this machine (its host name or an "
+		"interface address)",
+		"host list 'a[1-': '[' without ']'",
+		"no launcher found: run under srun, mpirun or an Indexed Job, or give --hosts",
+		"-d nosuch: no such RDMA device (there are: rxe0)",
+		"ports FAIL: bring the link up (the local checks failed)",
+	};
+
+	(void)state;
+	port_file("state", "1: DOWN");
+	put("sys/class/net/eth0/operstate", "down");
+	for (size_t i = 0; i < sizeof(unrelated) / sizeof(unrelated[0]); i++) {
+		struct rt_error err = { 0 };
+
+		rt_fail(&err, RT_EXIT_ENV, "%s", unrelated[i]);
+		rt_diag_hint(&err, &env);
+		assert_string_equal(err.hint, "");
+	}
+}
+
+/* A memory registration error gets the memlock finding, not the first
+ * FAIL of the list (a port that is down). */
+static void test_hint_picks_the_bearing_check(void **state)
+{
+	struct rt_error err = { 0 };
+	struct rlimit was, low;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &was), 0);
+	low = (struct rlimit){ 64 << 10, was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &low), 0);
+	port_file("state", "1: DOWN");
+	rt_fail(&err, RT_EXIT_ENV, "ibv_reg_mr 4096 bytes (memlock limit is 65536 bytes: "
+		"raise it with ulimit -l)");
+	rt_diag_hint(&err, &env);
+	setrlimit(RLIMIT_MEMLOCK, &was);
+	assert_non_null(strstr(err.hint, "rdmatest doctor: memlock FAIL: raise it"));
+}
+
 /* Makes the fake port carry this host's first IPv4 address, so that no
  * local check fails; false when the host has none. */
 static bool carry_a_host_address(void)
@@ -484,6 +566,8 @@ int main(void)
 		T(test_no_ip_on_the_port), T(test_memlock), T(test_ipc_lock), T(test_netns),
 		T(test_facts_and_mtu), T(test_line_bound), T(test_report),
 		T(test_route_through_no_rdma_port), T(test_hint), T(test_hint_route),
+		T(test_kernel_without_rdma_modules), T(test_no_hint_on_an_unrelated_error),
+		T(test_hint_picks_the_bearing_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
