@@ -1,7 +1,9 @@
 /* Rank, size and hosts from the launcher (launch.h). */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +131,100 @@ static int from_vars(struct rt_launch *l, const struct rank_var *v,
 	return v->via == RT_LAUNCH_SLURM ? slurm_hosts(l, env, err) : 0;
 }
 
+static int find_rank(struct rt_launch *l, const struct rt_launch_req *req,
+		     const struct rt_launch_env *env, struct rt_error *err)
+{
+	if (req->hosts)
+		return from_hosts(l, req, env, err);
+	for (size_t i = 0; i < ARRAY_SIZE(rank_vars); i++) {
+		bool present;
+
+		if (env_u32(env, rank_vars[i].rank, &l->rank, &present, err))
+			return -1;
+		if (present)
+			return from_vars(l, &rank_vars[i], req->size, env, err);
+	}
+	return rt_fail(err, RT_EXIT_USAGE, "no launcher found: run under srun, mpirun or an Indexed Job, or give --hosts");
+}
+
+#define TOKEN_FILE_MAX 4096
+
+uint64_t rt_launch_token_hash(const char *token, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)token[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+static int set_token(struct rt_launch *l, const char *from, const char *s,
+		     size_t n, struct rt_error *err)
+{
+	if (n == 0)
+		return rt_fail(err, RT_EXIT_USAGE, "%s: the job token is empty", from);
+	l->token = rt_launch_token_hash(s, n);
+	l->token_from = from;
+	return 0;
+}
+
+/* A file of one line: its trailing newline is not part of the token. */
+static int token_file(struct rt_launch *l, const char *path, struct rt_error *err)
+{
+	char buf[TOKEN_FILE_MAX + 1];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return rt_fail_errno(err, RT_EXIT_USAGE, errno, "--token-file %s", path);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n > TOKEN_FILE_MAX)
+		return rt_fail(err, RT_EXIT_USAGE, "--token-file %s: longer than %u bytes",
+			       path, TOKEN_FILE_MAX);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	return set_token(l, "--token-file", buf, n, err);
+}
+
+/* The launcher's own job id, which every rank of one job sees alike. */
+static const struct { const char *var; int via; } job_ids[] = {
+	{"RDMATEST_MESH_TOKEN", -1}, /* any launcher; a Kubernetes Job's uid */
+	{"OMPI_MCA_ess_base_jobid", RT_LAUNCH_OMPI}, /* what mpirun 4.1 sets */
+	{"PMIX_NAMESPACE", RT_LAUNCH_OMPI},
+	{"PMIX_NAMESPACE", RT_LAUNCH_PMIX},
+};
+
+static int launcher_token(struct rt_launch *l, const struct rt_launch_env *env,
+			  struct rt_error *err)
+{
+	const char *job = env->get(env->ctx, "SLURM_JOB_ID");
+	const char *step = env->get(env->ctx, "SLURM_STEP_ID");
+	char id[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(job_ids); i++) {
+		const char *v = env->get(env->ctx, job_ids[i].var);
+
+		if (v && (job_ids[i].via < 0 || job_ids[i].via == (int)l->via))
+			return set_token(l, job_ids[i].var, v, strlen(v), err);
+	}
+	if (l->via != RT_LAUNCH_SLURM || !job)
+		return 0;
+	/* a job's steps are separate meshes */
+	snprintf(id, sizeof(id), "slurm:%.60s.%.60s", job, step ? step : "");
+	return set_token(l, "SLURM_JOB_ID", id, strlen(id), err);
+}
+
+static int job_token(struct rt_launch *l, const struct rt_launch_req *req,
+		     const struct rt_launch_env *env, struct rt_error *err)
+{
+	if (req->token)
+		return set_token(l, "--token", req->token, strlen(req->token), err);
+	if (req->token_file)
+		return token_file(l, req->token_file, err);
+	return launcher_token(l, env, err);
+}
+
 int rt_launch_detect(struct rt_launch *l, const struct rt_launch_req *req,
 		     const struct rt_launch_env *env, struct rt_error *err)
 {
@@ -138,22 +234,9 @@ int rt_launch_detect(struct rt_launch *l, const struct rt_launch_req *req,
 	if (req->size > RT_HOSTLIST_MAX)
 		return rt_fail(err, RT_EXIT_USAGE, "--size %u: at most %u", req->size,
 			       RT_HOSTLIST_MAX);
-	if (req->hosts) {
-		rc = from_hosts(l, req, env, err);
-		goto out;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(rank_vars); i++) {
-		bool present;
-
-		if (env_u32(env, rank_vars[i].rank, &l->rank, &present, err))
-			goto out;
-		if (present) {
-			rc = from_vars(l, &rank_vars[i], req->size, env, err);
-			goto out;
-		}
-	}
-	rc = rt_fail(err, RT_EXIT_USAGE, "no launcher found: run under srun, mpirun or an Indexed Job, or give --hosts");
-out:
+	rc = find_rank(l, req, env, err);
+	if (!rc)
+		rc = job_token(l, req, env, err);
 	if (rc)
 		rt_launch_free(l);
 	return rc;

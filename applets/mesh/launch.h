@@ -8,11 +8,19 @@
  *   PMI       PMI_RANK, PMI_SIZE (MPICH's Hydra, Intel MPI)
  *   PMIx      PMIX_RANK (size from --size)
  *   Kubernetes Indexed Job  JOB_COMPLETION_INDEX (size from --size)
+ * The job token every rank shares (meshgather.h admits only hellos that
+ * carry it), the first found of:
+ *   --token STRING, --token-file PATH (at most 4 KiB, a trailing newline
+ *   stripped), RDMATEST_MESH_TOKEN (a Kubernetes Job sets it from its
+ *   controller-uid label), Slurm SLURM_JOB_ID.SLURM_STEP_ID, Open MPI
+ *   OMPI_MCA_ess_base_jobid, PMIx PMIX_NAMESPACE; none for --hosts
+ *   alone. Only its 64-bit hash is kept: it is not a secret.
  * Memory: the host list (hostlist.h: at most 65536 names, 16 MiB). */
 #ifndef RDMATEST_LAUNCH_H
 #define RDMATEST_LAUNCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rdmatest/error.h"
@@ -38,6 +46,8 @@ struct rt_launch_env {
 struct rt_launch_req {
 	const char *hosts; /* --hosts: a hostlist, or @FILE; NULL if not given */
 	uint32_t size;     /* --size, 0 if not given */
+	const char *token;      /* --token, or NULL */
+	const char *token_file; /* --token-file, or NULL */
 };
 
 struct rt_launch {
@@ -47,6 +57,8 @@ struct rt_launch {
 	 * launcher does not say (MPI, PMIx, Kubernetes, Slurm with several
 	 * tasks per node). */
 	struct rt_hostlist hosts;
+	uint64_t token;         /* rt_launch_token_hash of it; 0: none */
+	const char *token_from; /* where it came from, or NULL */
 };
 
 /* No launcher found, a rank outside the size, a size above
@@ -55,6 +67,9 @@ struct rt_launch {
 int rt_launch_detect(struct rt_launch *l, const struct rt_launch_req *req,
 		     const struct rt_launch_env *env, struct rt_error *err);
 void rt_launch_free(struct rt_launch *l);
+/* FNV-1a (64 bits) of the token's n bytes, never 0 (0 means no token).
+ * A checksum that tells jobs apart, not a MAC. */
+uint64_t rt_launch_token_hash(const char *token, size_t n);
 const char *rt_launcher_name(enum rt_launcher via);
 
 /* The process's environment, and a host that is this machine when it is

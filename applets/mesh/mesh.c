@@ -30,6 +30,8 @@ struct mesh_cfg {
 	const char *command;
 	const char *files[REPORT_FILES];
 	const char *hosts;
+	const char *token;
+	const char *token_file;
 	const char *coordinator;
 	long long size;
 	long long port;
@@ -68,6 +70,12 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "hosts", RT_OPT_STRING, RT_S(hosts), 0, 0, NULL, "LIST|@FILE",
 	  "the hosts, rank 0 first, as a Slurm hostlist (node[01-04]) or a file of them; "
 	  "each instance is the listed host that is this machine (pdsh, clush, ssh loops)", NULL },
+	{ 0, "token", RT_OPT_STRING, RT_S(token), 0, 0, NULL, "STRING",
+	  "the job token every rank gives (the same on all): rank 0 admits only hellos "
+	  "that carry it; before --token-file, RDMATEST_MESH_TOKEN and the launcher's job "
+	  "id (Slurm, Open MPI, PMIx). Other users see it in ps: prefer --token-file", NULL },
+	{ 0, "token-file", RT_OPT_STRING, RT_S(token_file), 0, 0, NULL, "PATH",
+	  "the job token from a file (at most 4096 bytes, a trailing newline stripped)", NULL },
 	{ 0, "size", RT_OPT_INT, RT_L(size), 0, 65536, NULL, "N",
 	  "the number of ranks, for launchers that give a rank only (PMIx, Kubernetes "
 	  "JOB_COMPLETION_INDEX: the Job's completions)", NULL },
@@ -113,7 +121,7 @@ static const struct rt_opt mesh_opts[] = {
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
 	{ 0, "dry-run", RT_OPT_FLAG, RT_I(dry_run), 0, 0, NULL, NULL,
 	  "print what the launcher's environment resolves to (launcher, rank, size, hosts, "
-	  "coordinator, port, schedule), one `key: value` a line, and exit 0 without an "
+	  "coordinator, port, schedule, the job token's fingerprint), one `key: value` a line, and exit 0 without an "
 	  "RDMA device or the network", NULL },
 	{ 0 },
 };
@@ -269,7 +277,8 @@ struct mesh_run {
 
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
-	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size };
+	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
+				     .token = cfg->token, .token_file = cfg->token_file };
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
@@ -295,7 +304,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
 		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test,
-		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL };
+		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
+		.token = l->token };
 	return 0;
 }
 
@@ -383,7 +393,27 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	rt_say(&run->log, "coordinator: %s", p->coord_host);
 	rt_say(&run->log, "port: %u", p->coord_port);
 	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
-	/* TOKEN (issue #35): print the job token here once launch.h has one */
+	/* a fingerprint that the ranks can compare, never the token itself */
+	if (l->token)
+		rt_say(&run->log, "token: %08x (%s)", (unsigned)(l->token >> 32), l->token_from);
+	else
+		rt_say(&run->log, "token: none (any hello is admitted)");
+}
+
+static void token_json(struct rt_json *j, const struct rt_launch *l)
+{
+	char fp[16];
+
+	rt_json_key(j, "token");
+	if (!l->token) {
+		rt_json_null(j);
+		return;
+	}
+	snprintf(fp, sizeof(fp), "%08x", (unsigned)(l->token >> 32));
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "fingerprint", fp);
+	rt_json_kv_string(j, "from", l->token_from);
+	rt_json_object_end(j);
 }
 
 static int dry_run(struct rt_run *run, const struct mesh_run *m)
@@ -405,6 +435,7 @@ static int dry_run(struct rt_run *run, const struct mesh_run *m)
 	rt_json_kv_string(j, "coordinator", p->coord_host);
 	rt_json_kv_uint(j, "port", p->coord_port);
 	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
+	token_json(j, &m->l);
 	rt_json_object_end(j);
 	return 0;
 }

@@ -1,5 +1,7 @@
 /* Gathering the hellos of a mesh run (meshgather.h). */
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,23 @@
  * gathering. */
 #define HELLO_MS 2000
 
+/* The addresses a host list's entry resolves to, taken once before the
+ * gathering: a rank's hello counts only from one of them. */
+#define RANK_ADDRS 4
+
+struct rank_addrs {
+	unsigned n;
+	struct sockaddr_storage a[RANK_ADDRS];
+};
+
+struct admission {
+	const struct rt_mesh_admit *req;
+	struct rank_addrs *addrs; /* per rank, or NULL: any address */
+};
+
 struct pending {
 	int fd;
+	struct sockaddr_storage peer;
 	uint64_t deadline; /* its hello's */
 	size_t got, want;  /* want: the header, then the whole message */
 	char addr[64];
@@ -57,17 +74,82 @@ static void adopt(struct rt_mesh_gather *gt, struct pending *p, uint32_t rank,
 	gt->present++;
 }
 
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return a->ss_family == AF_INET6 &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+static bool is_loopback(const struct sockaddr_storage *a)
+{
+	const struct sockaddr_in *a4 = (const void *)a;
+	const struct sockaddr_in6 *a6 = (const void *)a;
+
+	if (a->ss_family == AF_INET)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	return a->ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+}
+
+/* An IPv4 peer on a dual-stack listener comes as ::ffff:a.b.c.d. */
+static void unmap_v4(struct sockaddr_storage *a)
+{
+	struct sockaddr_in6 *a6 = (void *)a;
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = a6->sin6_port};
+
+	if (a->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		return;
+	memcpy(&a4.sin_addr, a6->sin6_addr.s6_addr + 12, 4);
+	memcpy(a, &a4, sizeof(a4));
+}
+
+/* Rank 0's own rank joins over loopback; every other rank must come from
+ * an address its host list entry resolves to. */
+static bool from_its_host(const struct admission *adm, uint32_t rank,
+			  const struct sockaddr_storage *peer, char *why, size_t len)
+{
+	const struct rank_addrs *ra;
+	char from[64], want[64] = "no address";
+
+	if (!adm->addrs || (rank == 0 && is_loopback(peer)))
+		return true;
+	ra = &adm->addrs[rank];
+	for (unsigned k = 0; k < ra->n; k++)
+		if (same_host(peer, &ra->a[k]))
+			return true;
+	rt_addr_host_str((const struct sockaddr *)peer, from, sizeof(from));
+	if (ra->n)
+		rt_addr_host_str((const struct sockaddr *)&ra->a[0], want, sizeof(want));
+	snprintf(why, len, "HELLO for rank %u from %s, the host list says %.64s (%s)",
+		 rank, from, adm->req->hosts->names[rank], want);
+	return false;
+}
+
 /* The whole hello of pending connection i is in: taken as its rank or
  * refused by name. */
 static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
-		 size_t i, struct rt_mesh_agg *g, long long io_ms)
+		 size_t i, struct rt_mesh_agg *g, long long io_ms,
+		 const struct admission *adm)
 {
 	struct rt_error e = {0};
 	struct rt_meshmsg m;
-	char why[96];
+	char why[192];
 
 	if (rt_meshmsg_decode(p[i].buf, p[i].got, gt->n, &m, &e))
 		return refuse(gt, p, np, i, g, m.u.hello.rank, e.reason);
+	if (adm->req && m.u.hello.token != adm->req->token)
+		return refuse(gt, p, np, i, g, m.u.hello.rank, "another job's token");
+	if (!from_its_host(adm, m.u.hello.rank, &p[i].peer, why, sizeof(why)))
+		return refuse(gt, p, np, i, g, m.u.hello.rank, why);
+	if (adm->addrs) /* partners connect where the list says, not the hello */
+		rt_strlcpy(m.u.hello.host, adm->req->hosts->names[m.u.hello.rank],
+			   RT_MESH_HOST_LEN);
 	if (gt->conn[m.u.hello.rank].fd >= 0) {
 		/* the first stays: a second claim is an impostor or another job */
 		snprintf(why, sizeof(why), "rank %u is taken (by %s)", m.u.hello.rank,
@@ -84,7 +166,8 @@ static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 /* Reads what has come on pending connection i; 1 when it was taken as a
  * rank or dropped (the slot now holds another one), 0 to wait for more. */
 static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
-		   size_t i, struct rt_mesh_agg *g, long long io_ms)
+		   size_t i, struct rt_mesh_agg *g, long long io_ms,
+		   const struct admission *adm)
 {
 	struct pending *c = &p[i];
 	struct rt_error e = {0};
@@ -100,7 +183,7 @@ static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	if (c->got < c->want)
 		return 0;
 	if (c->want > RT_MESHMSG_HDR)
-		return admit(gt, p, np, i, g, io_ms);
+		return admit(gt, p, np, i, g, io_ms, adm);
 	plen = rt_meshmsg_header(c->buf, &type, &e);
 	if (plen < 0 && (c->buf[0] != 'R' || c->buf[1] != 'M'))
 		return drop(gt, p, np, i, true); /* not a mesh peer: a scanner */
@@ -136,8 +219,9 @@ static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
 		       0 : rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: accept");
 	if (*np == RT_MESH_PENDING_MAX)
 		evict_oldest(gt, p, np);
-	p[*np] = (struct pending){.fd = fd, .want = RT_MESHMSG_HDR,
+	p[*np] = (struct pending){.fd = fd, .want = RT_MESHMSG_HDR, .peer = ss,
 				  .deadline = rt_deadline_after_ms(hello_ms)};
+	unmap_v4(&p[*np].peer);
 	rt_addr_str((const struct sockaddr *)&ss, p[*np].addr, sizeof(p[*np].addr));
 	(*np)++;
 	return 0;
@@ -147,7 +231,7 @@ static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
  * and every pending connection, bounded by the nearest deadline. */
 static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *np,
 		uint64_t deadline, long long io_ms, struct rt_mesh_agg *g,
-		struct rt_error *err)
+		const struct admission *adm, struct rt_error *err)
 {
 	struct pollfd fds[RT_MESH_PENDING_MAX + 2]; /* + the wait's own */
 	size_t nf = 0, n = *np;
@@ -167,7 +251,7 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 	/* walk backwards: a slot taken or dropped is refilled from the end */
 	for (size_t i = n; i-- > 0;) {
 		if (fds[i].revents)
-			advance(gt, p, np, i, g, io_ms);
+			advance(gt, p, np, i, g, io_ms, adm);
 		else if (rt_ms_until(p[i].deadline) == 0)
 			drop(gt, p, np, i, true); /* no hello in time */
 	}
@@ -176,10 +260,38 @@ static int step(struct rt_mesh_gather *gt, int lfd, struct pending *p, size_t *n
 	return 0;
 }
 
+/* Every entry resolved once, before any hello: a host that does not
+ * resolve admits no one for its rank (refused, named). */
+static struct rank_addrs *resolve_hosts(const struct rt_hostlist *hosts)
+{
+	struct rank_addrs *ra = rt_xcalloc(hosts->n, sizeof(*ra));
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
+
+	for (uint32_t i = 0; i < hosts->n; i++) {
+		if (getaddrinfo(hosts->names[i], NULL, &hints, &res))
+			continue;
+		for (ai = res; ai && ra[i].n < RANK_ADDRS; ai = ai->ai_next) {
+			memcpy(&ra[i].a[ra[i].n], ai->ai_addr, ai->ai_addrlen);
+			unmap_v4(&ra[i].a[ra[i].n++]);
+		}
+		freeaddrinfo(res);
+	}
+	return ra;
+}
+
 int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 		   long long wait_ms, long long io_ms, struct rt_mesh_agg *g,
 		   struct rt_error *err)
 {
+	return rt_mesh_gather_admit(gt, lfd, n, wait_ms, io_ms, NULL, g, err);
+}
+
+int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
+			 long long wait_ms, long long io_ms,
+			 const struct rt_mesh_admit *req, struct rt_mesh_agg *g,
+			 struct rt_error *err)
+{
+	struct admission adm = {.req = req};
 	struct pending *p = rt_xmalloc(RT_MESH_PENDING_MAX * sizeof(*p));
 	uint64_t deadline = rt_deadline_after_ms(wait_ms);
 	size_t np = 0;
@@ -192,14 +304,17 @@ int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 			       wait_ms, io_ms);
 	}
 	gt->n = n;
+	if (req && req->hosts && req->hosts->n == n)
+		adm.addrs = resolve_hosts(req->hosts);
 	gt->conn = rt_xcalloc(n, sizeof(*gt->conn));
 	for (uint32_t i = 0; i < n; i++)
 		rt_oob_init(&gt->conn[i], io_ms);
 	while (!rc && gt->present < n && rt_ms_until(deadline) > 0)
-		rc = step(gt, lfd, p, &np, deadline, io_ms, g, err);
+		rc = step(gt, lfd, p, &np, deadline, io_ms, g, &adm, err);
 	while (np)
 		drop(gt, p, &np, np - 1, false); /* too late: absent */
 	free(p);
+	free(adm.addrs);
 	/* SIGINT/SIGTERM ends the gathering, not the run: the ranks not here
 	 * are absent, and the rounds' first wait reports the interrupt and
 	 * sends the verdict on what came, as after a gathering that ended */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "rdmatest/error.h"
+#include "mesh/hostlist.h"
 #include "mesh/meshagg.h"
 #include "rdmatest/oob.h"
 
@@ -41,6 +42,25 @@ struct rt_mesh_gather {
 int rt_mesh_gather(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 		   long long wait_ms, long long io_ms, struct rt_mesh_agg *g,
 		   struct rt_error *err);
+/* Who may join, beyond a valid hello of this mesh: */
+struct rt_mesh_admit {
+	/* the job token's hash (launch.h) a hello must carry: 0 admits only
+	 * hellos without a token */
+	uint64_t token;
+	/* the host of every rank (hosts->n == n), resolved once before the
+	 * gathering: rank k only from an address of entry k (rank 0 also from
+	 * loopback), and entry k is the host its partners are told; NULL:
+	 * any address, the hello's host */
+	const struct rt_hostlist *hosts;
+};
+
+/* rt_mesh_gather with admission: a hello refused by it is recorded
+ * (rt_mesh_agg_refuse) with "another job's token" or the address it came
+ * from and the one the list names. req NULL admits as rt_mesh_gather. */
+int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
+			 long long wait_ms, long long io_ms,
+			 const struct rt_mesh_admit *req, struct rt_mesh_agg *g,
+			 struct rt_error *err);
 void rt_mesh_gather_close(struct rt_mesh_gather *gt);
 
 #endif

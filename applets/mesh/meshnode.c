@@ -95,6 +95,7 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 	h->rank = p->rank;
 	h->size = p->size;
 	h->port = (uint16_t)p->test_port;
+	h->token = p->token;
 	rt_error_phase(err, "join");
 	rc = rt_oob_connect(&o, p->coord_host, p->coord_port, p->timeout_ms, err);
 	if (!rc)
@@ -278,7 +279,8 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	}
 	rt_error_phase(err, "gather");
 	if (!rc)
-		rc = rt_mesh_gather(&gt, lis.lfd, p->size, p->timeout_ms, p->timeout_ms, g, err);
+		rc = rt_mesh_gather_admit(&gt, lis.lfd, p->size, p->timeout_ms, p->timeout_ms,
+					  &(struct rt_mesh_admit){p->token, p->hosts}, g, err);
 	rt_oob_close(&lis);
 	if (!rc)
 		name_absent(g, p->hosts);

@@ -36,6 +36,7 @@ struct rt_mesh_plan {
 	/* the launcher's host of every rank, or NULL: rank 0 names the
 	 * absent ranks by it (they never said which host they are) */
 	const struct rt_hostlist *hosts;
+	uint64_t token; /* the job token's hash (launch.h), in every hello; 0: none */
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

@@ -7,11 +7,11 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 3
+#define VERSION 4
 #define SIZE_MAX_RANKS 65536u
 
 static const uint32_t payload_len[] = {
-	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + RT_MESH_HOST_LEN,
+	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
@@ -86,6 +86,7 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put32(&c, m->u.hello.size);
 		put16(&c, m->u.hello.port);
 		put_zero(&c, 2);
+		put64(&c, m->u.hello.token);
 		put_host(&c, m->u.hello.host);
 		break;
 	case RT_MESHMSG_ASSIGN:
@@ -179,7 +180,10 @@ static int dec_hello(struct cur *c, uint32_t size, struct rt_mesh_hello *h,
 	h->rank = get32(c);
 	h->size = get32(c);
 	h->port = get16(c);
-	if (zeros(c, 2, "hello", err) || get_host(c, h->host, "hello", err))
+	if (zeros(c, 2, "hello", err))
+		return -1;
+	h->token = get64(c);
+	if (get_host(c, h->host, "hello", err))
 		return -1;
 	if (h->size == 0 || h->size > SIZE_MAX_RANKS || (size && h->size != size))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: size %u, want %u", h->size,

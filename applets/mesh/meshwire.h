@@ -2,8 +2,9 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 3, type, payload length (u32)
- *   HELLO    rank, size, test port, host name           rank -> 0
+ *   header   magic "RM" (2 bytes), version 4, type, payload length (u32)
+ *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
+ *            4), host name                               rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host   0 -> rank
  *   RESULT   round, a, b, status, flags, connect, RTT p50/p99, Mbit/s
  *            a to b and b to a (version 2; version 1 had one direction)
@@ -49,6 +50,7 @@ enum rt_mesh_status {
 struct rt_mesh_hello {
 	uint32_t rank, size;
 	uint16_t port;
+	uint64_t token; /* rt_launch_token_hash, 0: none */
 	char host[RT_MESH_HOST_LEN];
 };
 

@@ -193,13 +193,14 @@ def mesh():
     """applets/mesh/meshwire.c's messages (even first byte) and mesh report lines
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    hello = b"RM\x02\x01" + struct.pack(">IIIH2x", 76, 3, 8, 7471) + host("gpu07")
-    assign = b"RM\x02\x02" + struct.pack(">IIIIBxH", 80, 4, 7, 5, 1, 7471) + host("10.0.0.5")
-    rest = b"RM\x02\x02" + struct.pack(">IIIIBxH", 80, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(64)
-    result = b"RM\x02\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+    hello = b"RM\x04\x01" + struct.pack(">IIIH2xQ", 84, 3, 8, 7471,
+                                         0x9e3779b97f4a7c15) + host("gpu07")
+    assign = b"RM\x04\x02" + struct.pack(">IIIIBxH", 80, 4, 7, 5, 1, 7471) + host("10.0.0.5")
+    rest = b"RM\x04\x02" + struct.pack(">IIIIBxH", 80, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(64)
+    result = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
-    failed = b"RM\x02\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
-    verdict = b"RM\x02\x04" + struct.pack(">IB3xIII", 16, 0, 1, 2, 1)
+    failed = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
+    verdict = b"RM\x04\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
     frame = lambda size, m: bytes([size, len(m)]) + m
     write("mesh", "messages", b"\0" + frame(8, hello) + frame(8, assign) + frame(1, rest) +
           frame(8, result) + frame(0, failed) + frame(8, verdict))

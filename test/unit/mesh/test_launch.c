@@ -43,7 +43,7 @@ static int detect(struct fake *f, const char *hosts, uint32_t size,
 		  struct rt_launch *l, struct rt_error *err)
 {
 	struct rt_launch_env env = {fake_get, fake_self, f};
-	struct rt_launch_req req = {hosts, size};
+	struct rt_launch_req req = {.hosts = hosts, .size = size};
 
 	memset(err, 0, sizeof(*err));
 	return rt_launch_detect(l, &req, &env, err);

@@ -247,6 +247,76 @@ static void idle_connections_do_not_lock_out_ranks(void **state)
 	rt_oob_close(&lis);
 }
 
+static int send_claim(struct rt_oob *o, unsigned port, uint32_t rank,
+		      uint64_t token, const char *host)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO,
+			       .u.hello = {.rank = rank, .size = 3, .port = 1, .token = token}};
+	struct rt_error err = {0};
+
+	rt_strlcpy(m.u.hello.host, host, sizeof(m.u.hello.host));
+	rt_oob_init(o, 5000);
+	return rt_oob_connect(o, "127.0.0.1", port, 2000, &err) ||
+	       rt_meshmsg_write(o, &m, &err);
+}
+
+/* Over loopback: rank 0 and a rank 1 that claims another host come with
+ * the job's token; a second rank 1 with another job's token and a rank 2
+ * from an address the host list does not name are refused by name. */
+static int impostors(unsigned port)
+{
+	struct rt_oob c[4];
+
+	if (send_claim(&c[0], port, 1, 0xbad, "n1") ||
+	    send_claim(&c[1], port, 0, 42, "n0") ||
+	    send_claim(&c[2], port, 1, 42, "evil.example") ||
+	    send_claim(&c[3], port, 2, 42, "n2"))
+		return 1;
+	usleep(3000000);
+	return 0;
+}
+
+static bool refused_for(const struct rt_mesh_agg *g, uint32_t rank, const char *why)
+{
+	for (uint32_t i = 0; i < g->refused && i < RT_MESH_REFUSED_LIST; i++)
+		if (g->refusals[i].rank == rank && !strcmp(g->refusals[i].reason, why))
+			return true;
+	return false;
+}
+
+static void admits_only_this_job_from_its_host(void **state)
+{
+	char *names[] = {"localhost", "127.0.0.1", "192.0.2.4"};
+	struct rt_hostlist hosts = {.n = 3, .names = names};
+	struct rt_mesh_admit admit = {.token = 42, .hosts = &hosts};
+	struct rt_oob lis;
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	int status;
+	pid_t child;
+
+	(void)state;
+	listen_for(&lis, &g, 3);
+	child = fork();
+	if (child == 0)
+		_exit(impostors(lis.port));
+	assert_int_equal(rt_mesh_gather_admit(&gt, lis.lfd, 3, 1500, 1000, &admit, &g, &err), 0);
+	assert_int_equal(gt.present, 2);
+	assert_int_equal(g.refused, 2);
+	assert_true(refused_for(&g, 1, "another job's token"));
+	assert_true(refused_for(&g, 2, "HELLO for rank 2 from 127.0.0.1, the host list says "
+				"192.0.2.4 (192.0.2.4)"));
+	/* partners are told the list's host, not the one the hello claimed */
+	assert_string_equal(g.nodes[1].host, "127.0.0.1");
+	assert_int_equal(gt.conn[2].fd, -1);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	rt_oob_close(&lis);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +324,7 @@ int main(void)
 		cmocka_unit_test(everybody_early),
 		cmocka_unit_test(interrupt_ends_gathering),
 		cmocka_unit_test(idle_connections_do_not_lock_out_ranks),
+		cmocka_unit_test(admits_only_this_job_from_its_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,8 @@ static struct rt_meshmsg hello(void)
 {
 	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO};
 
-	m.u.hello = (struct rt_mesh_hello){.rank = 3, .size = 8, .port = 7471};
+	m.u.hello = (struct rt_mesh_hello){.rank = 3, .size = 8, .port = 7471,
+					   .token = 0x0123456789abcdefull};
 	strcpy(m.u.hello.host, "gpu07.cluster");
 	return m;
 }
@@ -56,7 +57,7 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {84, 88, 64, 28};
+	static const size_t sizes[] = {92, 88, 64, 28};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -92,6 +93,23 @@ static void expect_refused(struct rt_meshmsg m, size_t off, uint8_t val,
 			 err.reason, part);
 }
 
+/* The token travels whole, big endian, after the port and its padding. */
+static void hello_carries_the_token(void **state)
+{
+	struct rt_meshmsg m = hello(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+
+	(void)state;
+	assert_int_equal(buf[20], 0x01);
+	assert_int_equal(buf[27], 0xef);
+	buf[27] = 0xee;
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_true(back.u.hello.token == 0x0123456789abcdeeull);
+	assert_string_equal(back.u.hello.host, "gpu07.cluster");
+}
+
 static void strict_fields(void **state)
 {
 	struct rt_meshmsg m;
@@ -102,16 +120,18 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 3");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 4");
+	/* version 3 hellos had no job token: refused, never taken as tokenless */
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 4");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
-	expect_refused(hello(), 7, 85, 8, "length");
+	expect_refused(hello(), 7, 93, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
 	expect_refused(hello(), 15, 9, 8, "size 9");
 	expect_refused(hello(), 15, 0, 0, "size 0");
 	expect_refused(hello(), 18, 1, 8, "padding");
-	expect_refused(hello(), 20, 0, 8, "host");          /* empty name */
-	expect_refused(hello(), 22, ' ', 8, "host");        /* not a name */
-	expect_refused(hello(), 40, 'x', 8, "after its end");
+	expect_refused(hello(), 28, 0, 8, "host");          /* empty name */
+	expect_refused(hello(), 30, ' ', 8, "host");        /* not a name */
+	expect_refused(hello(), 48, 'x', 8, "after its end");
 	expect_refused(assign(), 11, 7, 8, "round 7 of 7");
 	expect_refused(assign(), 19, 9, 8, "peer 9");
 	expect_refused(assign(), 20, 3, 8, "unknown role 3");
@@ -247,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(hello_carries_the_token),
 		cmocka_unit_test(strict_fields),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),
