@@ -91,6 +91,7 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
 	}
 	cfg = rt_xcalloc(1, a->cfg_size ? a->cfg_size : 1);
 	rt_applet_tables(a, cfg, &run.common, common_rows, run.tabs);
+	run.secret_opts = a->secret_opts;
 	rt_json_init(&run.results);
 	rt_json_object_begin(&run.results);
 	rt_error_phase(&run.err, "options");

@@ -163,15 +163,19 @@ static bool unset(const struct rt_opt_table *t, size_t row)
 }
 
 void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
-		    size_t ntabs)
+		    size_t ntabs, const char *const *secret)
 {
 	for (size_t t = 0; t < ntabs; t++)
 		for (size_t r = 0; r < rt_opt_count(tabs[t].opts); r++) {
-			rt_json_key(j, tabs[t].opts[r].name);
+			const struct rt_opt *o = &tabs[t].opts[r];
+
+			rt_json_key(j, o->name);
 			if (unset(&tabs[t], r))
 				rt_json_null(j);
+			else if (t == 0 && rt_opt_named(secret, o->name))
+				rt_json_string(j, "(given)");
 			else
-				value_json(j, &tabs[t].opts[r], tabs[t].base);
+				value_json(j, o, tabs[t].base);
 		}
 }
 

@@ -64,7 +64,7 @@ static char *document(struct rt_run *run, const struct rt_error *e, int code,
 	rt_json_kv_string(&doc, "applet", run->name);
 	rt_json_key(&doc, "params");
 	rt_json_object_begin(&doc);
-	rt_opt_to_json(&doc, run->tabs, 2);
+	rt_opt_to_json(&doc, run->tabs, 2, run->secret_opts);
 	rt_json_object_end(&doc);
 	outcome_json(&doc, e, code, sig);
 	rt_json_finish(results);

@@ -142,7 +142,26 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "--timeout bounds each pair's test and the wait for every host; a round "
 	  "takes at most twice that plus 2 s. `mesh report [FILE...]` judges the "
 	  "--lines output of all ranks instead. Exit 3 when this host has no RDMA "
-	  "device.");
+	  "device.",
+	  .examples = "Under Slurm, one task per node (the job's id is the token):\n"
+		      "srun -N 64 --ntasks-per-node=1 rdmatest mesh\n"
+		      "\n"
+		      "Under Open MPI, one rank per host (no host list: name rank 0's host):\n"
+		      "mpirun -np 64 --map-by node rdmatest mesh --coordinator node01\n"
+		      "\n"
+		      "With pdsh or clush, the same command on every host of a list "
+		      "(rank i is the i-th host; give a token of your own):\n"
+		      "pdsh -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "clush -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "\n"
+		      "In a Kubernetes Indexed Job of 64 pods behind a headless Service "
+		      "named mesh (docs/mesh.md has the manifest):\n"
+		      "rdmatest mesh --size 64 --coordinator mesh-0.mesh\n"
+		      "\n"
+		      "Judge the per-rank --lines output afterwards:\n"
+		      "rdmatest mesh report rank*.out",
+	  .internal_opts = (const char *const[]){ "command", "file", NULL },
+	  .secret_opts = (const char *const[]){ "token", NULL });
 
 static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 {

@@ -28,6 +28,10 @@ struct rt_applet {
 	/* names of common options (rt_common_opts) that do not apply to the
 	 * applet, NULL-terminated: neither listed nor accepted */
 	const char *const *common_unused;
+	/* names of the applet's options whose values are secrets (mesh
+	 * --token), NULL-terminated: --json's params say only whether one
+	 * was given, never the value */
+	const char *const *secret_opts;
 	/* Runs the applet on a parsed, zeroed-then-defaulted config. Returns
 	 * 0, or -1 with run->err set. */
 	int (*main)(struct rt_run *run, void *cfg);

@@ -133,9 +133,11 @@ void rt_text_wrap(FILE *f, const char *text, size_t col, size_t indent, size_t w
  * terminating one; returns dst. */
 const struct rt_opt *rt_opt_without(struct rt_opt *dst, const struct rt_opt *src,
 				    const char *const *drop);
-/* The effective values as JSON members of the current object. */
+/* The effective values as JSON members of the current object; an option
+ * named in `secret` (NULL-terminated, may be NULL) is "(given)" or null,
+ * never its value. */
 void rt_opt_to_json(struct rt_json *j, const struct rt_opt_table *tabs,
-		    size_t ntabs);
+		    size_t ntabs, const char *const *secret);
 
 /* Checks one table for the mistakes a unit test must catch: missing
  * names or help, duplicate letters or names, defaults that do not parse

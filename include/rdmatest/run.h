@@ -28,6 +28,7 @@ struct rt_run {
 	struct rt_error err;
 	struct rt_json results; /* members of the "results" object */
 	struct rt_opt_table tabs[2]; /* applet's own, then common */
+	const char *const *secret_opts; /* the applet's (applet.h) */
 	/* An interrupt is how this run normally ends (rping -C 0, a server
 	 * that serves until stopped): SIGINT/SIGTERM then leave the verdict
 	 * to the rounds before it instead of making it "interrupted". */

@@ -81,7 +81,7 @@ static void check_json(const struct rt_opt_table *tabs, const struct rt_error *e
 	rt_json_object_begin(&j);
 	rt_json_key(&j, "params");
 	rt_json_object_begin(&j);
-	rt_opt_to_json(&j, tabs, 2);
+	rt_opt_to_json(&j, tabs, 2, NULL);
 	rt_json_object_end(&j);
 	if (e->set)
 		rt_json_kv_string(&j, "reason", e->reason);

@@ -427,11 +427,19 @@ static void help_and_json_come_from_the_table(void **state)
 	free(buf);
 	rt_json_init(&j);
 	rt_json_object_begin(&j);
-	rt_opt_to_json(&j, &t, 1);
+	rt_opt_to_json(&j, &t, 1, NULL);
 	rt_json_finish(&j);
 	assert_string_equal(rt_json_text(&j),
 		"{\"server\":false,\"verbose\":0,\"size\":64,\"count\":10,"
 		"\"port\":7471,\"wait\":2.5,\"addr\":\"h\\\"x\",\"min-gbps\":1.5,\"port-space\":\"tcp\"}");
+	rt_json_free(&j);
+	/* a secret option (mesh --token) says it was given, never its value */
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_opt_to_json(&j, &t, 1, (const char *const[]){ "addr", NULL });
+	rt_json_finish(&j);
+	assert_non_null(strstr(rt_json_text(&j), "\"addr\":\"(given)\""));
+	assert_null(strstr(rt_json_text(&j), "h\\\"x"));
 	rt_json_free(&j);
 }
 
@@ -605,7 +613,7 @@ static void flag_set_help_json_and_checks(void **state)
 	free(buf);
 	rt_json_init(&j);
 	rt_json_object_begin(&j);
-	rt_opt_to_json(&j, &t, 1);
+	rt_opt_to_json(&j, &t, 1, NULL);
 	rt_json_finish(&j);
 	assert_string_equal(rt_json_text(&j),
 			    "{\"test\":[\"socket\",\"verify\"],\"dflt\":[\"async\"]}");
