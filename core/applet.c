@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The applet registry and running one applet: options, help, the run. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Connections and the CM events that move them (the reactor's loop is in
  * cm_loop.c). Each event is copied and acknowledged before it is handled,
  * so handlers may destroy ids without deadlocking librdmacm. */

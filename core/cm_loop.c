@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The reactor loop: poll() over the CM channel and the completion
  * channels, bounded by the wait's idle timeout. */
 #include <errno.h>

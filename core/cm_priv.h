@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The reactor's own structures, for core/cm*.c and core modules that
  * extend the reactor (mcast.c) and their unit tests. Applets see
  * struct rt_cm and struct rt_conn only through cm.h. */

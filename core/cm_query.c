@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What applets may ask of the reactor: iteration, a connection's
  * attributes and counters, ready-made predicates, and the words for
  * states and CM errors. Nothing here changes a connection; cm.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The program: the dispatcher with the hooks that join this build's
  * families into every run. The one file that may name a family, since
  * -Dapplets decides which exist (meson.build sets RT_HAVE_<FAMILY>). */

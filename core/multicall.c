@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The multicall entry: pick the applet from argv[0] or argv[1], and the
  * multiplexer's own commands (--help, --list, --install, --version). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Linking Debian's static RDMA libraries (built against glibc) into a musl
  * binary (CC=musl-gcc, -Dstatic=true; docs/embedded.md). Only compiled in
  * such a build. Two gaps, found by linking and by the lab:

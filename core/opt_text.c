@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What is derived from option tables besides parsing: help text, the
  * JSON parameter record, and the table checks the unit tests run. */
 #include <ctype.h>

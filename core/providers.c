@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Verbs providers of a static build. A static libibverbs cannot dlopen
  * provider libraries, so a static build names the providers it links in
  * (-Dstatic_providers, passed to this file alone as RDMA_STATIC_PROVIDERS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "rdmatest/watchdog.h"
 
 void rt_watchdog_start(struct rt_watchdog *w, long long bound_ms, unsigned every,

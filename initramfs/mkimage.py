@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Builds the rdmatest diagnostics image: a gzip'd newc cpio archive that
 an initramfs can be extended with (appended, or unpacked by a dracut or
 initramfs-tools hook; see docs/initramfs.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Build-time generator of the man pages and the bash completion, from the
  * same applet registry and option tables the binary parses with, so help,
  * man page, completion and code cannot drift apart. It is not part of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's checklist (diag.h): its findings, and the local checks in
  * order. Each check reads what the kernel says (sysfs, procfs, /dev) and
  * adds one or a few lines; none of them waits on anything but a file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's checklist: why RDMA does or does not work on this host, one
  * line per finding (PASS, WARN or FAIL) with its evidence and, for
  * anything but PASS, the fix in one sentence. The checks read sysfs,

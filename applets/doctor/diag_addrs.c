@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's address checks: the local addresses, which RDMA port carries
  * each, and which one the route to ADDR leaves from. */
 #include <errno.h>

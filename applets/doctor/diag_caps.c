@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's provider check: what each device can do of what the applets
  * need. RC and UD are proven by creating a QP of each type (a provider
  * that lists the device but cannot make QPs fails here, not in a test);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's GID check: each RoCE port's GID table, and the index a RoCE v2
  * test should use, the applets' own choice (rt_roce_v2_gid_of). */
 #include <arpa/inet.h>

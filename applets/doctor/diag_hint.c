@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's word in the other applets' error line (rt_diag_hint). */
 #include <arpa/inet.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's kernel checks: the RDMA modules (loaded, or at least
  * installed for this kernel) and the device nodes under /dev/infiniband
  * that the applets open. */

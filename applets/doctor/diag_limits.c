@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's limit checks: locked memory (and the capability that lifts
  * it) and the network namespace the RDMA subsystem sees. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's network checks with ADDR: the peer's port facts over a
  * bounded TCP exchange (only a `doctor --listen` peer answers), and one
  * RDMA CM connection through the reactor to any CM server on the port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's device and port checks: the devices sysfs lists, each port's
  * state and link, and whether its active MTU fits its netdev's. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's local checks share (diag_read.h). */
 #include <arpa/inet.h>
 #include <glob.h>

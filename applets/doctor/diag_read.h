@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What doctor's local checks share, private to the family: reading the
  * kernel's files under a root of struct rt_diag_env (so that unit tests
  * give a fake tree), and writing a finding's evidence. */

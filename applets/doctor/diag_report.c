@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include "doctor/diag_report.h"
 
 static int count(const struct rt_diag *d, enum rt_diag_level level)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's checklist as text (one line per finding: LEVEL check:
  * evidence, then " -- fix: ..." for anything but PASS) and as members of
  * the run's JSON results. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor: why RDMA does or does not work on this host, and what to do
  * about it. A checklist (diag.h): modules and device nodes, devices and
  * ports, GID tables and the index a RoCE v2 test should use, which RDMA

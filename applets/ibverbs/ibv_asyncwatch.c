@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_asyncwatch: print a device's asynchronous events (port up and
  * down, LID/GID/P_Key changes, fatal errors) as rdma-core's
  * ibv_asyncwatch does, one line each, line-buffered. Upstream watches

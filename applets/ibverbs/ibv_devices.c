@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_devices: the RDMA devices and their node GUIDs, as rdma-core's
  * ibv_devices prints them (a two-line header, then one line per device;
  * the header also when there is none, which is not an error). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_devinfo: what each RDMA device and port reports, in rdma-core's
  * ibv_devinfo text byte for byte (v44, Debian 12), with -v the whole
  * attribute set and the GID tables. The facts come from devquery.h; this

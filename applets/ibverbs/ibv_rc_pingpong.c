@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_rc_pingpong: RC SEND ping-pong without the RDMA CM, wire-compatible
  * with rdma-core v44's: the 52-byte address record on TCP port 18515,
  * then -n messages of -s bytes each way (applets/ibverbs/pingpong.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_srq_pingpong: -q RC QPs sharing one receive queue, SEND ping-pong
  * without the RDMA CM, wire-compatible with rdma-core v44's: 256 address
  * records each way on TCP port 18515, -n messages in total each way

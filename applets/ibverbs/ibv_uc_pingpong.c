@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_uc_pingpong: UC SEND ping-pong without the RDMA CM, wire-compatible
  * with rdma-core v44's (applets/ibverbs/pingpong.c). UC has no acknowledgements: a
  * lost message used to hang both sides; here the wait ends at --timeout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_ud_pingpong: UD SEND ping-pong without the RDMA CM, wire-compatible
  * with rdma-core v44's (applets/ibverbs/pingpong.c): qkey 0x11111111, receives with
  * 40 bytes of GRH room, -s at most the active MTU. */

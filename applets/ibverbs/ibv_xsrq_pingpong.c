@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_xsrq_pingpong: SEND ping-pong over XRC (an XRC SRQ, per client a
  * receive and a send QP in an XRC domain of its own),
  * without the RDMA CM, wire-compatible with rdma-core v44's: 66-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The libibverbs ping-pong family (ibv_rc/uc/ud/srq_pingpong), the parts
  * the applets share: the 52-byte text record "LLLL:QQQQQQ:PPPPPP:<GID>"
  * and its exchange over the TCP channel (oob.h) in upstream's order, and

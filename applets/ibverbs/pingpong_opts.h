@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Option rows the ping-pong applets share with upstream's letters, long
  * names and defaults, for option tables whose config struct (RT_CFG) has
  * the fields named here: server, dev, port, ib_port, size, mtu, sl,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One run of ibv_rc/uc/ud_pingpong: the verbs-only path (vconn.h, oob.h)
  * with upstream's record exchange and loop (pingpong.h). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_srq_pingpong's additions to the ping-pong family (pingpong.h):
  * num_qp RC QPs whose receives come from one shared receive queue, the
  * block of 256 address records each side sends (unused ones are the

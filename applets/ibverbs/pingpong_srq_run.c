@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One run of ibv_srq_pingpong: the verbs-only path (vconn.h, oob.h), one
  * SRQ shared by num_qp RC QPs, the 256-record exchange (pingpong_srq.h). */
 #include <errno.h>

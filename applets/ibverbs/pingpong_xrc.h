@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_xsrq_pingpong's wire (rdma-core v44, next-tools.md §1.9): per
  * client one 66-byte text record each way, "LLLL:RRRRRR:SSSSSS:PPPPPP:
  * NNNNNN:<GID>" (LID, receive (TGT) QPN, send (INI) QPN, PSN, XRC SRQ

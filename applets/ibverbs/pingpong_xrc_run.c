@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One run of ibv_xsrq_pingpong: an XRC domain of its own (on an anonymous
  * file, not upstream's /tmp/xrc_domain), one XRC SRQ, per client a receive (TGT) and
  * a send (INI) QP, the 66-byte record exchange and the END handshake

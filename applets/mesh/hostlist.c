@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Slurm-style hostlist expansion (hostlist.h). An expression is split
  * into literal text and bracket groups; every group is parsed and its
  * size counted before a single name is made, so "n[0-999999999]" is

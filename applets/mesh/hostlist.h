@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Host lists as launchers write them: Slurm's hostlist expressions
  * ("node[01-04,7],login[1-2]-ib"), plain comma-separated names, and
  * files of them. Expansion is bounded before it starts: a list never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Rank, size and hosts from the launcher (launch.h). */
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Who am I in a mesh run: rank, size and (when the launcher says) the
  * host of every rank, from the launcher that started this instance.
  * Checked in this order, the first that sets a rank wins:

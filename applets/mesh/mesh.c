@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mesh: the same command on every host validates the cluster. Rank, size
  * and hosts come from the launcher (launch.h: --hosts, Slurm, MPI, PMIx,
  * a Kubernetes Indexed Job); rank 0 pairs the hosts (sched.h), collects

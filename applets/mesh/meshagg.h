@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The results of a mesh run in one place (rank 0, or `mesh report`):
  * who said hello, every pair's result, and the verdicts judged from them.
  *   link  bad when its test failed or timed out, or a figure misses an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Gathering the hellos of a mesh run (meshgather.h). */
 #include <errno.h>
 #include <netdb.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Rank 0 waiting for the hello of every rank of a mesh run (meshwire.h)
  * on one listening socket, all at once: a poll() over the listener
  * (always) and every connection not yet identified, one deadline for the

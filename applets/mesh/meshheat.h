@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The heatmap of a judged mesh run (meshagg.h) as a PNG (png.h): one
  * square per pair of ranks, rank i's row and rank j's column:
  *   green to yellow  measured, RTT median from at most the cluster's

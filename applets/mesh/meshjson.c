@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Mesh results as JSON: the run's document and the per-rank lines
  * (meshjson.h). */
 #include <math.h>

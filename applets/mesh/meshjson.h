@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A mesh run's results as text: the one JSON document of the run, and
  * the per-rank JSON lines from which `mesh report` builds it when each
  * rank prints its own results and the launcher collects them (srun

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One instance of a mesh run (meshnode.h). */
 #include <errno.h>
 #include <netdb.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One instance of a mesh run, the same on every host:
  *   rank 0   rt_mesh_lead: listens for the ranks' coordination
  *            connections, runs its own rank as a child process that joins

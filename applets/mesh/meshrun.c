@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rounds of a mesh run (meshrun.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The rounds of a mesh run, both sides of the coordination (meshwire.h):
  *   rank 0  rt_mesh_coordinate: per round an ASSIGN to every rank still
  *           there (listen, connect or rest), then the connecting side's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One pair's RDMA CM test of a mesh run (meshtest.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One pair's test of a mesh run over the RDMA CM (cm.h), the callback
  * rt_mesh_follow runs for every assignment (meshrun.h):
  *   listen   a listener on the rank's own port for one connection; it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The human summary of a mesh run (meshtext.h). */
 #include "mesh/meshtext.h"
 #include "rdmatest/util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The human summary of a judged mesh run (meshagg.h): the medians, then
  * the bad, suspect and absent nodes and the bad links not explained by a
  * bad node, each with its hosts and reasons, and last one line that

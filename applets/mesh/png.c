@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* PNG writer (png.h). Stored deflate blocks cost 5 bytes per 65535 of
  * data and need no compressor: a heatmap is small and read by a viewer. */
 #include <stdlib.h>

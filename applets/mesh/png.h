@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A dependency-free PNG writer for small images (mesh's heatmap): 8-bit
  * RGB, no filtering, the zlib stream made of stored (uncompressed)
  * deflate blocks. Memory: nothing beyond one row at a time; the file is

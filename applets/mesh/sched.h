@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Pairing schedules of a mesh run: which ranks test each other in which
  * round. A round is a set of disjoint pairs (no rank in two pairs), so
  * every rank takes part in at most one test at a time.

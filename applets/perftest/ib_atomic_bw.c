@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_atomic_bw: 8-byte atomics (FETCH_AND_ADD or CMP_AND_SWAP) over RC,
  * wire-compatible with perftest 4.5's ib_atomic_bw ("6.06" on the wire):
  * ib_read_bw's TCP exchange on port 18515 and table, with the atomics'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_atomic_lat: perftest 4.5's atomic latency test, wire-compatible
  * with it: ib_read_lat's sequence, the client issuing one 8-byte atomic
  * at a time on the server's buffer and checking every value it fetches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_read_lat: perftest 4.5's RDMA READ latency test, wire-compatible
  * with it: the client reads -s bytes from the server's buffer, one READ
  * at a time; the server waits in the close (applets/perftest/perftest_lat.c). */

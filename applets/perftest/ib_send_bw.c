@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_send_bw: SEND bandwidth over RC without the RDMA CM, wire-compatible
  * with perftest 4.5 (Debian 12's, "6.06" on the wire): its TCP exchange
  * on port 18515, its message sequence, its table (applets/perftest/perftest_bw.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_send_lat: perftest 4.5's SEND latency test, wire-compatible with
  * it: a ping-pong of -s-byte SENDs, the client first, receives re-posted
  * while more are due (applets/perftest/perftest_lat.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ib_write_lat: perftest 4.5's RDMA WRITE latency test, wire-compatible
  * with it: each side writes -s bytes into the other's buffer and spins on
  * the last byte, which carries the message count (applets/perftest/perftest_lat.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest 4.5's TCP out-of-band protocol (next-tools.md §2.3), the part
  * every ib_*_bw/lat applet shares: the messages, each with its exact size
  * and format, and the steps built from them. The client always writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What rdmatest checks in the atomic tests (ib_atomic_bw, ib_atomic_lat),
  * where perftest 4.5 checks nothing. Each atomic returns the 8 bytes it
  * found: FETCH_AND_ADD adds 1, so on one counter, with the atomics of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth engine: one run of one message size (perftest's
  * run_iter_bw, run_iter_bw_server and run_iter_bi, rewritten). */
 #include <poll.h>

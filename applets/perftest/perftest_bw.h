@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth tests' engine and sequences (ib_write_bw, ib_read_bw,
  * ib_send_bw), wire-compatible with perftest 4.5 (next-tools.md §2.3):
  * the message sequence of each test and role, the posting loop (Q QPs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth tests' sequences (perftest_bw.h): the exchanges around
  * each size's run, the rows, the data and atomic checks. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ib_* applets' -R: their own QPs connected with the RDMA CM. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* -R of the ib_* applets: their test QPs connected with the RDMA CM
  * instead of by hand from the exchanged records. The QPs stay the
  * applet's own (created on its device, its CQs, its buffer, already in

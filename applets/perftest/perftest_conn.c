@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The connection of an ib_* applet as perftest 4.5 makes it (§2.3). */
 #include <errno.h>
 #include <netinet/in.h>

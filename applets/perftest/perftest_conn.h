@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The skeleton every ib_{send,write,read}_{bw,lat} applet runs on: the
  * connection as perftest 4.5 makes it (next-tools.md §2.3), its printed
  * information block and address lines (§2.5), the result rows on stdout,

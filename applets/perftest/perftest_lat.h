@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The measurement of perftest 4.5's latency tests (ib_write_lat,
  * ib_read_lat, ib_send_lat, ib_atomic_lat; next-tools.md §2.2, §2.3, §2.5) over one
  * connected RC QP: each verb's ping-pong in perftest's order, so that

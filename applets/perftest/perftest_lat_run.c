@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sessions of ib_write_lat, ib_read_lat, ib_send_lat and
  * ib_atomic_lat (which runs read's sequence): each test's
  * perftest 4.5 message sequence (next-tools.md §2.3) on the skeleton's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The options the ib_{send,write,read}_{bw,lat} applets share with
  * perftest 4.5: letters, long names and defaults (next-tools.md §2.1),
  * the list of perftest options rdmatest refuses (exit 2, "not supported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest 4.5's result arithmetic and table rows (next-tools.md §2.5),
  * so that scripts that scrape perftest's text read the same figures from
  * rdmatest, and the figures rdmatest adds (the true maximum and the

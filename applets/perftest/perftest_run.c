@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An ib_* applet's run around its test's session: perftest 4.5's printed
  * blocks (§2.5), the rows in text, --json and --out_json, -w/-y, -h, -V. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A job in a child process of its own (rstream -T f: one per accepted
  * client). The parent learns the outcome from waitpid's status. The one
  * other channel is a shared page, for what an exit status cannot carry:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cmtime: how long each step of setting up and tearing down RDMA CM
  * connections takes, with -c connections in flight at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Files a peer names, kept below one directory (rcopy's server): a
  * relative path without "..", every component walked with O_NOFOLLOW so
  * that no symbolic link leads out, and only a regular file with one link

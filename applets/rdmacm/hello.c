@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one-message exchanges (hello.h). Order as upstream: each side posts
  * its receive before it connects or accepts; the client sends first; with
  * a reply the server answers after the client's message arrived; both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #ifndef RDMATEST_HELLO_H
 #define RDMATEST_HELLO_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Multicast groups, ports, joins and leaves (see mcast.h). */
 #include <arpa/inet.h>
 #include <errno.h>

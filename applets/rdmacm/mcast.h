@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Multicast through the RDMA CM, for any applet that joins groups: group
  * addresses (-m names, -M GIDs), joining with flags and leaving, the
  * address handle from the join event, and the port's MTU and link layer.

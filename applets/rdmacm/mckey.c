@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mckey: UD QPs joined to a multicast group through the RDMA CM; the
  * sender sends -C datagrams per QP to the group, receivers count them.
  *

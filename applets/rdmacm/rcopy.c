@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rcopy: copy one file to a server over a stream rsocket (or kernel TCP
  * with --tcp), wire-compatible with rdma-core's rcopy (v44).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma_client: the smallest RDMA CM exchange, the client half. Connects
  * one RC QP (TCP port space), sends 16 bytes, waits for the server's 16
  * bytes and disconnects (applets/rdmacm/hello.c; wire as upstream v44's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma_server: the smallest RDMA CM exchange, the server half. Takes one
  * connection (TCP port space), waits for the client's 16 bytes, answers
  * with 16 and disconnects (applets/rdmacm/hello.c; wire as upstream v44's

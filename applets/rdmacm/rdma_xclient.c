@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma_xclient: one message from client to server over the RDMA CM, with
  * a choice of transport (-c). RC (upstream's default): one connection in
  * the TCP port space, one 16-byte send, disconnect (applets/rdmacm/hello.c; wire as

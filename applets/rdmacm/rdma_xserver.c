@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rdma_xserver: one message from client to server over the RDMA CM, the
  * server half. RC (upstream's default): one connection, one 16-byte
  * receive, disconnect, exit (applets/rdmacm/hello.c). Upstream's accept carries 4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* riostream: rstream's rows over rsockets, with the data written straight
  * into the peer's memory (riomap/riowrite), wire-compatible with
  * rdma-core's riostream (v44).

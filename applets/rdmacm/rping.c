@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rping: RDMA READ/WRITE ping-pong, wire-compatible with rdma-core's rping.
  *
  * Per ping the client fills its source buffer and SENDs a 16-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Stream sockets: one ops table drives kernel TCP sockets or librdmacm's
  * rsockets, so the same code serves both (upstream switches with ternary
  * macros over a global). On top, helpers whose every wait is bounded:

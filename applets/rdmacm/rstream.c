@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rstream: latency and bandwidth of a byte stream over rsockets (or kernel
  * TCP sockets with -T s), wire-compatible with rdma-core's rstream (v44).
  *

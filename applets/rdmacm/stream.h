@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The stream test's plan and table, as pure computation: which rows a run
  * has, how each row is printed, the 16-byte sync block, and upstream's
  * running-counter data verification. No I/O here (see rsock.h), so all of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A stream-test run (stream_run.h): what rstream and riostream share
  * beyond the rows themselves (stream_test.h). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A whole stream-test run as rdma-core's rstream and riostream make it:
  * the address, the listener, one connection for a custom row or two for
  * the default series (latency rows, then bandwidth rows on a fresh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The stream test's rows over one connected stream, as rdma-core's
  * stream tools run them (rstream; riostream has the same rows, sync and
  * table): per row a 16-byte sync each way, then per iteration `count`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ucmatose: N RC connections through the RDMA CM, C messages of S bytes
  * each way, then an orderly disconnect.
  *

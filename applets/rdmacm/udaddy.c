@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* udaddy: UD QPs whose peers are found through the RDMA CM (a SIDR
  * request and reply instead of a connection), -C datagrams of -S bytes
  * each way per path.

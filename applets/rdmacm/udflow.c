@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* UD traffic on the CM reactor (see udflow.h). */
 #include "rdmacm/udflow.h"
 #include "rdmatest/util.h"

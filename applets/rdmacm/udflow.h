@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* UD traffic on the CM reactor: the step hooks, predicates and progress
  * line of the waits of a paced sender (udsend.h) and of receiving QPs
  * (udrecv.h), for rt_wait with `arg` pointing to a struct rt_ud_flow.

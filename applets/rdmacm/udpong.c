@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* udpong: datagram ping-pong and throughput over datagram rsockets, or
  * kernel UDP with -T s, wire-compatible with rdma-core's udpong (v44).
  *

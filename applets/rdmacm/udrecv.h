@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The receiving side of UD datagram traffic on several QPs. Each QP keeps
  * a receive ring and a tally (udtally.h) and the times of its first and
  * latest datagram. Over all QPs: the repost of the rings (the work of a

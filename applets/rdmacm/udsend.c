@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The paced round-robin UD sender (see udsend.h). */
 #include <endian.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A paced round-robin sender of UD datagrams over several QPs ("lanes"):
  * at most `rate` datagrams per second over all lanes together, taken one
  * lane after the other so that receivers see the senders interleaved

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The UD receive ring and the tally of received datagrams (see udtally.h). */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The receive side of UD datagrams, multicast (mckey) or unicast
  * (udaddy): a ring of posted receives and the accounting (rt_mc_tally) of
  * what arrived.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Addresses: the -f formats and port spaces every applet shares, name
  * resolution through rdma_getaddrinfo, and printing socket addresses. */
 #ifndef RDMATEST_ADDR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Applet descriptors and the multicall dispatcher. The list of applets
  * comes from the build (applets.def, one APPLET(name) line each), so a
  * listed applet without a descriptor is a link error, never a silent drop. */

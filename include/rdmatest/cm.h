@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The RDMA CM reactor: one thread, one poll() over the CM event channel
  * and the devices' completion channels, a bound on every wait. It drives
  * any number of connections at once through address and route

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A bounded wait for completions on one CQ without the RDMA CM, for the
  * verbs-only applets (the ping-pongs, perftest): busy polling, or sleeping
  * on a completion channel (re-armed before every sleep, events acked in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What devices and ports report about themselves, for the applets that
  * show or check it (ibv_devices, ibv_devinfo, ibv_asyncwatch, doctor):
  * the device list, device and port attributes, and the GID table with

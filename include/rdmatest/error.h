@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One error record per run. The first failure sets it where the cause is
  * known; everything above only passes the return code up. The dispatcher
  * prints it once and turns it into the exit status and the JSON verdict. */

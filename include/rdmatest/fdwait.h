@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one bounded wait on descriptors: poll() until one is ready, an
  * absolute deadline (util.h's clock) passes, or SIGINT/SIGTERM arrives
  * (interrupt.h's self-pipe wakes it). A signal that interrupts poll()

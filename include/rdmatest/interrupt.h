@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SIGINT and SIGTERM end a run with a verdict, as ping(8) does: the
  * handler only records the signal (and wakes the reactor's poll through a
  * self-pipe); waits notice it and return RT_INTERRUPTED; the applet stops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A streaming JSON writer into a growing buffer. It inserts commas and
  * escapes strings itself, so every document it produces is valid JSON
  * whatever bytes the caller hands it (device names, peer data, errors). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Human output. Applets print their upstream-compatible lines with
  * rt_say (stdout, or stderr when --json owns stdout); diagnostics go to
  * stderr with the applet name as prefix, one line each. */

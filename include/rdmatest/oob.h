@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The TCP out-of-band channel of verbs-only applets: one connection over
  * which the two sides trade QP attributes before any RDMA traffic. It
  * carries bytes only; every applet defines its own messages on top.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Declarative option tables. An applet lists each option once; parsing,
  * range checks, defaults, help text, the JSON parameter record, man pages
  * and shell completion are all derived from that one table. Option

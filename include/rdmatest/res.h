@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Verbs resources of one connection, from a small spec. Destruction
  * accepts half-built state, so a failed setup simply returns and the
  * owner's single destroy call cleans up. */

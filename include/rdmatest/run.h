@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The per-invocation context the dispatcher hands to an applet: shared
  * options, output, the error record and the JSON results. There is no
  * other process-wide state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Measurements and how they are shown: latency histograms and their summary,
  * per-step timings of the CM tools, and the number formatting of
  * upstream's common.c, which rstream's table reproduces byte for byte. */

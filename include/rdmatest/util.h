@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Small helpers every module may use: allocation that cannot fail, array
  * sizes, monotonic time. Allocation failure is the one error the core
  * does not return: there is no sensible recovery from it in a test tool. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The verbs-only connection path, for applets that do not use the RDMA
  * CM (the ibv_*_pingpong family, perftest): open a device port by name,
  * choose the local GID, and move a QP through INIT, RTR and RTS from a

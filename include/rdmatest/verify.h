@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Payload verification without hidden state. Upstream's format_buf and
  * verify_buf share a process-wide byte counter, so one lost or reordered
  * message shifts every later check and concurrent connections interfere.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The watchdog of a spinning wait: it counts spins, and every `every`
  * of them looks at the interrupt flag and at how long the wait has gone
  * without progress, both without a system call but the clock's. */

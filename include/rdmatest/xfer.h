@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Posting work requests and judging completions. Every completion's
  * status is checked; a failure names the status and the operation. */
 #ifndef RDMATEST_XFER_H

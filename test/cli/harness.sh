@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # A small TAP harness for CLI tests (bash), sourced by the *.test scripts.
 # check NAME EXIT [--out REGEX] [--err REGEX] [--no-out] -- CMD...
 # runs CMD with a bound, and checks its exit status and output.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 1
 # timeout: 180
 # Resident memory of idle servers, for scripts/footprint: each server is

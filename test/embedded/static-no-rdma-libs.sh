@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 1
 # timeout: 420
 # A static rdmatest (-Dstatic=true) in a guest with no shared RDMA library:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Shared by the fuzz targets: the libFuzzer entry point, a hard check
  * that aborts with a message (a finding), a cursor over the input, and a
  * strict JSON validator that knows nothing about core/json.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Address parsing and printing: rt_addr_parse_numeric on arbitrary text
  * (what -a/-s/-b/-m values reach when they are numeric), and rt_addr_str
  * on arbitrary socket address bytes (a peer's address, an AF_IB GID) into

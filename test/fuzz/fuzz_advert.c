@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rping's advert, the 16-byte {address, rkey, length} a peer SENDs before
  * every RDMA READ or WRITE: rping_advert_decode must accept exactly the
  * messages that describe a buffer the local side may touch, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The facts line a `doctor --listen` peer sends (diag_peer.h): whatever
  * the line, rt_diag_facts_parse stays inside it and its fields, and a
  * line it takes formats back to one it takes with the same facts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The JSON writer under arbitrary call sequences and arbitrary bytes
  * (device names, peer data, error strings): whatever the calls, the text
  * after rt_json_finish must be exactly one valid JSON value (checked by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a mesh instance learns from its launcher (launch.h, hostlist.h).
  * Input byte 0 chooses:
  *   even  the rest is a host-list expression for rt_hostlist_parse: a

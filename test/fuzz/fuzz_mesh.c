@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The two ways mesh results reach rank 0 or `mesh report` (meshwire.h,
  * meshjson.h). Input byte 0 chooses:
  *   even  the rest is binary messages, each a size byte (the mesh's rank

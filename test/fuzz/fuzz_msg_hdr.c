@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The payload header the mckey and ucmatose applets put on messages
  * (verify.h), and what mckey's receiver does with datagrams from anyone
  * on the group: rt_msg_hdr_decode must classify exactly as documented and

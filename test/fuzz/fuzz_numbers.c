@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Size, count, port and seconds parsing (rt_parse_ll, rt_opt_parse_value
  * on a numeric row with arbitrary bounds) and the size/count formatting
  * rstream's table uses (rt_size_str, rt_cnt_str).

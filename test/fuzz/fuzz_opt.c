@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The option parser, for every registered applet's table plus the common
  * one, exactly as rt_applet_run sets them up. The input is an argv:
  * NUL-separated arguments after the applet name, each its own exactly

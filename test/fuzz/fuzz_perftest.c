@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What a perftest peer sends before and after a run (perftest.h). Input
  * byte 0 chooses:
  *   0  a key record, 59 bytes; 1  a key record, 108 bytes (-x)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ping-pong address records a peer sends (pingpong.h,
  * pingpong_srq.h, pingpong_xrc.h). Input byte 0 chooses the record:
  *   0  the 52-byte record of rc/uc/ud/srq ping-pong (rt_pp_rec_decode)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The 16-byte sync block an rstream/riostream peer sends before each row
  * (stream.h): whatever it holds, decoding and checking it against a row
  * never read past the block, and a block taken as rdmatest's encodes

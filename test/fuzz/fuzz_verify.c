@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Payload verification on untrusted bytes: rt_msg_check, rt_msg_check_seq
  * and rt_pattern_check must never read outside the buffer, must report a
  * bad offset inside it, and must agree with the generator: a message made

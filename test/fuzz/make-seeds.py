@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Writes the seed corpora in corpus/<target>/ (checked in; rerun after
 changing a target's input format). Each seed is a small, meaningful
 input: real command lines, valid and broken messages, odd strings."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A main() for the fuzz targets when there is no libFuzzer (gcc builds,
  * valgrind): runs LLVMFuzzerTestOneInput once per file named on the
  * command line, or per file in a named directory, and says how many. A

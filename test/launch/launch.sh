@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # Shared by the launcher tests (bash, sourced): four ranks of
 # `rdmatest mesh --dry-run` started by a real launcher, each writing what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The mesh at scale, simulated (issue #23; docs/mesh.md):
  *  1. the tournament schedule for 1,000 and 10,000 ranks, unbounded and
  *     with a bound of 64 concurrent pairs: every pair exactly once, n-1

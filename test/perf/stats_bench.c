@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Feeds N latency samples (default 10^8) into the statistics and prints
  * the time per sample and the process's peak RSS, to show that memory
  * stays flat however long a run is. `meson test --benchmark stats-memory`

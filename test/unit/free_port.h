@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A TCP port on 127.0.0.1 that nothing listens on right now, for the
  * unit tests that connect or listen through oob.h (the kernel picks it,
  * so parallel test runs do not collide). Include after cmocka.h. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # dracut module: rdmatest and its diagnostics hook in the initramfs.
 # Install: copy this directory to /usr/lib/dracut/modules.d/90rdmatest/,
 # then `dracut --add rdmatest --force` (or add_dracutmodules+=" rdmatest "

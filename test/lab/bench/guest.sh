@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # The lab benchmark, run on host a by `lab bench` (which prepends the
 # header and the BENCH_* settings). Each pair runs rdmatest and the
 # upstream tool alternately, the order flipping every repetition, on the

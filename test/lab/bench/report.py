@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Turn the lab benchmark's raw JSON lines into a comparison report.
 
     report.py RAW [--json OUT.json] [--plot OUT.png] [--gnuplot-script OUT.gp]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Host b's agent, run by `nc -ll -p 7700 -e` for each request from host a.
 # Request: one line, the base64 of a shell snippet. Reply: "@rc N", then the
 # snippet's output (lib.sh is loaded; stdin is /dev/null).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Job wrapper, started by start-stop-daemon in a new session: runs CMD with
 # its output in PREFIX.log and records its exit status in PREFIX.rc.
 # Usage: bgwrap.sh PREFIX CMD...

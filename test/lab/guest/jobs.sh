@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Guest-side internals: local jobs and the RPC to the other host.
 # Sourced by lib.sh (scenario shells, the runner, and agent requests).
 # Nothing here is scenario API; see lib.sh and docs/lab.md.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Host a: run the scenarios named in /lab/config one after the other, each in
 # its own shell with a time bound, and clean up between them.
 . /lab/lib.sh

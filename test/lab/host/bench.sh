@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # `lab bench`: boot two hosts once, run test/lab/bench/guest.sh (rdmatest
 # against upstream and perftest, alternating, on two hosts and on one),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # Host-side shared definitions for the lab driver: paths, messages, cache key.
 # Sourced by test/lab/lab; needs LAB_DIR set to test/lab.

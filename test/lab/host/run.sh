@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # `lab run|test|demo|shell|list`: pick scenarios, boot, turn the guest's
 # console into TAP (or demo text). Sourced by test/lab/lab.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # `lab setup`: install host packages, fetch Debian's kernel and build the cached
 # base initramfs (busybox, iproute2, upstream peers, libraries, modules).

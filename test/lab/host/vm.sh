@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # shellcheck shell=bash
 # Host side of a lab run: the per-run initramfs and the qemu guests.
 # Sourced by test/lab/lab after host/common.sh.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 120
 # Demo: rdmatest ib_write_lat between host a (client) and host b (server)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 90
 # Demo: rdmatest ibv_asyncwatch on host b while b's data link goes down

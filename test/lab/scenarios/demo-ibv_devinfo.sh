@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 60
 # Demo: rdmatest ibv_devinfo on host a: the rxe device and its port, then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 300
 # Demo: rdmatest mckey between host a (192.0.2.1, sender) and host b

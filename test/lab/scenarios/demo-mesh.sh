@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 120
 # Demo: rdmatest mesh on both hosts, started the way pdsh would (the same

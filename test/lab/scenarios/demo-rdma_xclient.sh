@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 120
 # Demo: rdmatest rdma_xclient on host a (192.0.2.1) against rdmatest and against

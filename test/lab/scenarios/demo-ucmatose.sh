@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 200
 # Demo: rdmatest ucmatose between host a (192.0.2.1, client) and host b

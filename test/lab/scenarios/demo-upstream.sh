@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 300
 # Demo: the upstream rdma-core and perftest tools between two hosts, host a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
 # doctor's verdicts in the lab: a healthy host is all PASS (its PASS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 1
 # timeout: 300
 # ibv_devices, ibv_devinfo and ibv_asyncwatch against rdma-core v44's on

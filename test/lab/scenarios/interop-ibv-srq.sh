@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 420
 # ibv_srq_pingpong against Debian 12's (rdma-core v44) both ways and against

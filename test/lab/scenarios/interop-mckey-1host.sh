@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 1
 # timeout: 900
 # mckey in one guest, both sides on the same address ($B, rxe1: traffic

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
 # ib_atomic_bw and ib_atomic_lat against Debian 12's perftest 4.5 both ways

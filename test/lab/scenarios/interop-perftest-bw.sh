@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 480
 # ib_write_bw, ib_read_bw and ib_send_bw against Debian 12's perftest 4.5

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 300
 # -R: the six ib_* tests with their QPs connected by the RDMA CM, rdmatest

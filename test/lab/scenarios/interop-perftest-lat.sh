@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 600
 # ib_write_lat, ib_read_lat and ib_send_lat against Debian 12's perftest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 400
 # rdma_client/rdma_server and rdma_xclient/rdma_xserver (RC): rdmatest and

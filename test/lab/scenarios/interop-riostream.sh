@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 600
 # riostream interop: rdmatest and upstream (rdma-core v44) as server and

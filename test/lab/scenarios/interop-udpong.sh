@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 150
 # udpong interop over kernel UDP (-T s): rdmatest and upstream (rdma-core

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 400
 # SIGINT and SIGTERM end rping with a verdict (docs/exit-codes.md): a run

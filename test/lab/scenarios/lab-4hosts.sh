@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 4
 # timeout: 150
 # The switched lab: four guests on one virtual switch (lab run --hosts 4).

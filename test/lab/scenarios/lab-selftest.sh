@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 1
 # timeout: 180
 # The scenario API itself: statuses, bounds, signals, logs, readiness.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 4
 # timeout: 300
 # mesh on four hosts of one switch (issue #23), one boot for every case.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
 # perftest 4.5's TCP out-of-band protocol (applets/perftest/perftest.c) against

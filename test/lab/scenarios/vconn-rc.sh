@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 300
 # The verbs-only connection path (core/vconn.c, core/oob.c) through the

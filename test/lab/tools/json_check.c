@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A strict JSON check for lab scenarios (the guest has no python or jq).
  * Reads a job's log on stdin and checks every line that starts a
  * rdmatest document ({"tool":"rdmatest"...) against RFC 8259. Test-only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest 4.5's out-of-band protocol (perftest.h) against a real
  * ib_write_bw, for the lab. As a client, the client's side of the whole
  * ib_write_bw sequence without RDMA traffic (the server stays idle in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A misbehaving rping client for the lab: connects like rping and then
  * breaks the protocol in one chosen way, to show that the server survives
  * and names the peer. Test-only; not an applet.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Two RC QPs connected through the verbs-only path (vconn.h, oob.h),
  * without the RDMA CM, for the lab: one verified message each way.
  * Test-only; not an applet. Its record (28 bytes, big-endian: LID 2,

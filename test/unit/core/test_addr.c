@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for core/addr.c: numeric parsing and printing, stream socket
  * lookup over getaddrinfo, and the list of RDMA ports with IP that errors
  * name, read from a fake sysfs tree. */

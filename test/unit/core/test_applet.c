@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Walks every registered applet's option table and the registry itself. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The CM reactor driven by scripted events: librdmacm and the few verbs
  * calls it makes are replaced with -Wl,--wrap, so no device is needed. */
 #include <setjmp.h>

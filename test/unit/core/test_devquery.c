@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* devquery with libibverbs replaced (-Wl,--wrap): the device list and its
  * failures, picking a device by name, attribute queries and their
  * errors, and the GID table's values and types. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The one bounded wait on descriptors: ready, expired, interrupted (by a
  * real signal through the self-pipe, and by one already pending), and a
  * wind-down that lets a wait run to its deadline again. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* SIGINT/SIGTERM: the signal state, the verdict and exit code of an
  * interrupted run, waits that return RT_INTERRUPTED, and the last words
  * a signal handler writes (the rsocket backstop). */

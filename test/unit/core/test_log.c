@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for core/log.c: the transient progress line, written to a
  * memstream with the times given by the test. */
 #include <setjmp.h>

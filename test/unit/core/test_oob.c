@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The out-of-band channel over real loopback TCP: exact reads and writes,
  * short data, a peer that closes, expired bounds, a server not yet up. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rt_res with libibverbs replaced (-Wl,--wrap): the attributes each QP
  * gets from a spec, the spec checks, and teardown of half-built state in
  * the order the device needs (QPs, SRQ, CQs, channels). XRC receive QPs

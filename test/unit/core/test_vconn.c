@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The verbs-only path with libibverbs replaced (-Wl,--wrap): device and
  * port lookup, the GID choice over a fake sysfs tree, and the attributes
  * and masks of every QP transition per QP type. */

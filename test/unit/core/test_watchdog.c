@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The spinning waits' watchdog: when it looks, what it sees (a stall
  * after the bound, an interrupt before anything else), and progress
  * restarting the bound. Times are given, not read, so nothing sleeps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* doctor's checks on a fake sysfs/proc/dev tree: each finding's level,
  * evidence and fix; the GID index it recommends is vconn's choice; the
  * peer facts line and the MTU verdicts; the text and JSON report; and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's checks share (diag_read.h), on a scratch folder:
  * listing stays sorted and counts past its bound, reads cut the newline
  * and leave "" when the file is missing, evidence text never overflows. */

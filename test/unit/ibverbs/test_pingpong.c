@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ping-pong module: the 52-byte record (good and malformed), the
  * exchange's order over loopback TCP, the loop engine against a fake CQ
  * and QP (libibverbs' inline post/poll go through the context's ops), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_srq_pingpong's block of 256 records without a device: the layout
  * (unused records are upstream's all-zero record), the round trip, a
  * peer whose -q differs named from either side, a bad record named with

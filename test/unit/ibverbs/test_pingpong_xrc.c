@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ibv_xsrq_pingpong's wire without a device: the 66-byte record (layout
  * byte for byte, every malformed field named), upstream's address line,
  * the exchange order of both roles and the END handshake over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest 4.5's out-of-band protocol: the key records, version and MTU
  * messages (good and malformed), the exchanges' order and bytes over
  * loopback TCP against a scripted perftest peer and against this module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The atomic tests' check (perftest_atomic.h): the values a sequence of
  * FETCH_AND_ADD or CMP_AND_SWAP on one counter must fetch from an unknown
  * first value, how many of a run's messages each counter takes, and a

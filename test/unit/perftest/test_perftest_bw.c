@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth engine's pure parts: where message k lands (perftest's
  * address walk through the cycle buffer), the peak over perftest's
  * windows against figures worked out by hand. The data pattern is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perftest_lat: the duration windows and rows, and the three ping-pongs
  * against a scripted peer behind a fake verbs context (ibv_post_send,
  * ibv_post_recv and ibv_poll_cq are calls through the context's ops). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ib_* applets' shared option rows and their checked parameters:
  * perftest 4.5's defaults per test, the dependencies (-D with -a, the
  * margin, -t clipped to -n, the buffer bound), -Q's automatic 1 above

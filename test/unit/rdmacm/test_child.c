@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for applets/rdmacm/child.c: real child processes that pass, fail with
  * a reason, end without one, die of a signal, hang past the bound, and
  * one that an interrupt of the parent reaches. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for applets/rdmacm/confine.c: what rcopy's server may write, in a
  * scratch directory with a symbolic link pointing out of it and a hard
  * link to a file outside; the modes it gives; the escaping of names; and

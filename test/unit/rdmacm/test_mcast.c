@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The device-free parts of mcast: group addresses and the MTU, size and
  * group checks. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The stream test's pure parts (size ladder, row rules, the table byte for
  * byte, sync block, running-counter verification) and the stream socket
  * helpers over real kernel sockets: socketpairs and TCP on 127.0.0.1. */

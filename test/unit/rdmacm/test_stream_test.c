@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Unit tests for applets/rdmacm/stream_test.c: the rows of a stream test between a
  * server in a child process and a client here, over a socketpair: a pass
  * with table lines and records, -T v, parameters that differ (both sides

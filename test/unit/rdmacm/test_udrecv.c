@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The receiving side of UD traffic (udrecv) and the reactor steps and
  * predicates of both sides (udflow). QPs are fakes whose post_recv and
  * post_send count the work requests; connections are plain structs. */

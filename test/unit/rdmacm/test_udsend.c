@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The paced round-robin UD sender: the QPs are fakes whose post_send
  * records each work request, so pacing, the round robin, the send depth
  * and the completion accounting are checked without a device. */

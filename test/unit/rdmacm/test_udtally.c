@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The device-free parts of udtally: the accounting of received
  * datagrams and the receive ring's bookkeeping. */
 #include <setjmp.h>
