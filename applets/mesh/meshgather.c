@@ -127,8 +127,10 @@ static bool from_its_host(const struct admission *adm, uint32_t rank,
 	rt_addr_host_str((const struct sockaddr *)peer, from, sizeof(from));
 	if (ra->n)
 		rt_addr_host_str((const struct sockaddr *)&ra->a[0], want, sizeof(want));
-	snprintf(why, len, "HELLO for rank %u from %s, the host list says %.64s (%s)",
-		 rank, from, adm->req->hosts->names[rank], want);
+	/* the reason is bounded (a refusal's record): a long name is cut */
+	if (snprintf(why, len, "HELLO for rank %u from %s, the host list says %.64s (%s)",
+		     rank, from, adm->req->hosts->names[rank], want) < 0)
+		why[0] = '\0';
 	return false;
 }
 
