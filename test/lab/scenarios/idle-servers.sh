@@ -21,8 +21,18 @@ idle() {
 		"$@" > /tmp/lab/idle.out 2>&1 &
 		pid=$!
 		sleep 1
-		ticks() { awk "{ print \$14 + \$15 }" /proc/$pid/stat 2> /dev/null; }
-		cs() { cut -d. -f1,2 /proc/uptime | tr -d .; }
+		# utime + stime (fields 14, 15; the names here hold no space)
+		ticks() {
+			[ -r /proc/$pid/stat ] || return 1
+			set -- $(cat /proc/$pid/stat)
+			echo $(($14 + $15))
+		}
+		# the uptime in centiseconds (no leading 0 in the fraction: octal)
+		cs() {
+			read -r up _ < /proc/uptime
+			f=${up#*.}
+			echo $((${up%.*} * 100 + ${f#0}))
+		}
 		t0=$(ticks) || { echo "gone before the sample"; exit 0; }
 		sleep 2
 		t1=$(ticks) || { echo "gone during the sample"; exit 0; }
