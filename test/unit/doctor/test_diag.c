@@ -470,8 +470,8 @@ static void test_hint(void **state)
 static void test_no_hint_on_an_unrelated_error(void **state)
 {
 	static const char *const unrelated[] = {
-		"--hosts: none of the 2 hosts is this machine (its host name or an "
-		"interface address)",
+		("--hosts: none of the 2 hosts is this machine (its host name or an "
+		 "interface address)"),
 		"host list 'a[1-': '[' without ']'",
 		"no launcher found: run under srun, mpirun or an Indexed Job, or give --hosts",
 		"-d nosuch: no such RDMA device (there are: rxe0)",
