@@ -37,9 +37,8 @@ struct pending {
 	int fd;
 	struct sockaddr_storage peer;
 	uint64_t deadline; /* its hello's */
-	size_t got, want;  /* want: the header, then the whole message */
 	char addr[64];
-	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_mesh_hello_in in;
 };
 
 /* Closes pending connection i and refills its slot from the end: 1. */
@@ -144,7 +143,7 @@ static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	struct rt_meshmsg m;
 	char why[192];
 
-	if (rt_meshmsg_decode(p[i].buf, p[i].got, gt->n, &m, &e))
+	if (rt_meshmsg_decode(p[i].in.buf, p[i].in.got, gt->n, &m, &e))
 		return refuse(gt, p, np, i, g, m.u.hello.rank, e.reason);
 	if (adm->req && m.u.hello.token != adm->req->token)
 		return refuse(gt, p, np, i, g, m.u.hello.rank, "another job's token");
@@ -166,36 +165,54 @@ static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	return 1;
 }
 
+enum rt_mesh_hello_step rt_mesh_hello_took(struct rt_mesh_hello_in *h, size_t n,
+					   struct rt_error *e)
+{
+	uint8_t type;
+	int plen;
+
+	h->got += n;
+	if (h->got < h->want)
+		return RT_MESH_HELLO_MORE;
+	if (h->want > RT_MESHMSG_HDR)
+		return RT_MESH_HELLO_WHOLE;
+	plen = rt_meshmsg_header(h->buf, &type, e);
+	if (plen < 0 && (h->buf[0] != 'R' || h->buf[1] != 'M'))
+		return RT_MESH_HELLO_STRANGER;
+	if (plen < 0)
+		return RT_MESH_HELLO_REFUSED;
+	if (type != RT_MESHMSG_HELLO) {
+		rt_fail(e, RT_EXIT_FAIL, "a message before its hello");
+		return RT_MESH_HELLO_REFUSED;
+	}
+	h->want += (size_t)plen;
+	return RT_MESH_HELLO_MORE;
+}
+
 /* Reads what has come on pending connection i; 1 when it was taken as a
  * rank or dropped (the slot now holds another one), 0 to wait for more. */
 static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		   size_t i, struct rt_mesh_agg *g, long long io_ms,
 		   const struct admission *adm)
 {
-	struct pending *c = &p[i];
+	struct rt_mesh_hello_in *h = &p[i].in;
 	struct rt_error e = {0};
-	uint8_t type;
-	ssize_t r = recv(c->fd, c->buf + c->got, c->want - c->got, 0);
-	int plen;
+	ssize_t r = recv(p[i].fd, h->buf + h->got, h->want - h->got, 0);
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (r <= 0)
 		return drop(gt, p, np, i, r < 0); /* closed before a hello */
-	c->got += (size_t)r;
-	if (c->got < c->want)
+	switch (rt_mesh_hello_took(h, (size_t)r, &e)) {
+	case RT_MESH_HELLO_MORE:
 		return 0;
-	if (c->want > RT_MESHMSG_HDR)
+	case RT_MESH_HELLO_WHOLE:
 		return admit(gt, p, np, i, g, io_ms, adm);
-	plen = rt_meshmsg_header(c->buf, &type, &e);
-	if (plen < 0 && (c->buf[0] != 'R' || c->buf[1] != 'M'))
+	case RT_MESH_HELLO_STRANGER:
 		return drop(gt, p, np, i, true); /* not a mesh peer: a scanner */
-	if (plen < 0)
+	default:
 		return refuse(gt, p, np, i, g, RT_MESH_NO_PEER, e.reason);
-	if (type != RT_MESHMSG_HELLO)
-		return refuse(gt, p, np, i, g, RT_MESH_NO_PEER, "a message before its hello");
-	c->want += (size_t)plen;
-	return 0;
+	}
 }
 
 /* With every slot taken, the oldest pending connection makes room: the
@@ -222,7 +239,7 @@ static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
 		       0 : rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: accept");
 	if (*np == RT_MESH_PENDING_MAX)
 		evict_oldest(gt, p, np);
-	p[*np] = (struct pending){.fd = fd, .want = RT_MESHMSG_HDR, .peer = ss,
+	p[*np] = (struct pending){.fd = fd, .in = RT_MESH_HELLO_IN_INIT, .peer = ss,
 				  .deadline = rt_deadline_after_ms(hello_ms)};
 	unmap_v4(&p[*np].peer);
 	rt_addr_str((const struct sockaddr *)&ss, p[*np].addr, sizeof(p[*np].addr));

@@ -64,4 +64,22 @@ int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 			 struct rt_error *err);
 void rt_mesh_gather_close(struct rt_mesh_gather *gt);
 
+/* A connection's hello as its bytes trickle in, in chunks of any size:
+ * the header first, then as much more as the header announces. */
+struct rt_mesh_hello_in {
+	size_t got, want; /* want: the header, then the whole message */
+	uint8_t buf[RT_MESHMSG_MAX];
+};
+enum rt_mesh_hello_step {
+	RT_MESH_HELLO_MORE,     /* read up to want - got more bytes at buf + got */
+	RT_MESH_HELLO_WHOLE,    /* buf[0..got) is the whole message, to decode */
+	RT_MESH_HELLO_STRANGER, /* not a mesh peer at all (a scanner) */
+	RT_MESH_HELLO_REFUSED,  /* a mesh peer's bad header or other message: e */
+};
+#define RT_MESH_HELLO_IN_INIT { .want = RT_MESHMSG_HDR }
+/* n (1..want - got) bytes came at buf + got: what the connection has
+ * sent so far makes. */
+enum rt_mesh_hello_step rt_mesh_hello_took(struct rt_mesh_hello_in *h, size_t n,
+					   struct rt_error *e);
+
 #endif

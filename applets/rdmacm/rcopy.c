@@ -39,23 +39,18 @@
 #include "rdmatest/applet.h"
 #include "rdmatest/interrupt.h"
 #include "rdmacm/confine.h"
+#include "rdmacm/rcopy.h"
 #include "rdmacm/rsock.h"
 #include "rdmatest/util.h"
 
 #define RCOPY_PORT 7427
 #define CHUNK ((size_t)64 * 1024)
-#define PATH_BYTES 4096 /* the longest destination path, NUL included */
+#define PATH_BYTES RT_RCOPY_PATH_BYTES
 
-enum { CMD_OPEN = 1, CMD_CLOSE = 2, CMD_WRITE = 3, CMD_RESP = 0x80 };
-
-struct hdr {
-	uint8_t version;
-	uint8_t command;
-	uint16_t len;
-	uint32_t data;
-	uint64_t id;
+enum {
+	CMD_OPEN = RT_RCOPY_OPEN, CMD_CLOSE = RT_RCOPY_CLOSE, CMD_WRITE = RT_RCOPY_WRITE,
+	CMD_RESP = RT_RCOPY_RESP
 };
-_Static_assert(sizeof(struct hdr) == 16, "rcopy's header is 16 bytes");
 
 struct rcopy_cfg {
 	const char *source;
@@ -136,13 +131,13 @@ RT_APPLET(rcopy, "copy a file to a server over an rsocket",
 static int send_hdr(struct rt_stream *s, struct rt_error *err, uint8_t cmd,
 		    uint16_t len, uint32_t data, uint64_t id)
 {
-	struct hdr h = { .command = cmd, .len = len, .data = data, .id = id };
+	struct rt_rcopy_hdr h = { .command = cmd, .len = len, .data = data, .id = id };
 
 	return rt_stream_send_all(s, &h, sizeof(h), err);
 }
 
 /* Header checks common to both sides; what names the message. */
-static int check_hdr(struct rcopy *x, const struct hdr *h, const char *what)
+static int check_hdr(struct rcopy *x, const struct rt_rcopy_hdr *h, const char *what)
 {
 	if (h->version || h->len < sizeof(*h))
 		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%s: bad header (version %u, "
@@ -154,7 +149,7 @@ static int check_hdr(struct rcopy *x, const struct hdr *h, const char *what)
 
 static int get_resp(struct rcopy *x, uint8_t cmd, const char *what)
 {
-	struct hdr h;
+	struct rt_rcopy_hdr h;
 
 	if (rt_stream_recv_all(&x->s, &h, sizeof(h), &x->run->err) ||
 	    check_hdr(x, &h, what))
@@ -172,8 +167,8 @@ static int get_resp(struct rcopy *x, uint8_t cmd, const char *what)
 static int client_open(struct rcopy *x, const char *dest, mode_t mode)
 {
 	size_t padded = (strlen(dest) + 8) & ~(size_t)7;
-	uint8_t msg[sizeof(struct hdr) + PATH_BYTES + 8] = { 0 };
-	struct hdr h = { .command = CMD_OPEN, .len = (uint16_t)(sizeof(h) + padded),
+	uint8_t msg[sizeof(struct rt_rcopy_hdr) + PATH_BYTES + 8] = { 0 };
+	struct rt_rcopy_hdr h = { .command = CMD_OPEN, .len = (uint16_t)(sizeof(h) + padded),
 			 .data = (uint32_t)mode, .id = ++x->id };
 	char what[PATH_BYTES + 16];
 
@@ -187,8 +182,8 @@ static int client_open(struct rcopy *x, const char *dest, mode_t mode)
 
 static int client_write(struct rcopy *x, int fd, uint64_t size)
 {
-	uint8_t msg[sizeof(struct hdr) + 8];
-	struct hdr h = { .command = CMD_WRITE, .len = sizeof(msg), .id = ++x->id };
+	uint8_t msg[sizeof(struct rt_rcopy_hdr) + 8];
+	struct rt_rcopy_hdr h = { .command = CMD_WRITE, .len = sizeof(msg), .id = ++x->id };
 	uint64_t done = 0;
 
 	memcpy(msg, &h, sizeof(h));
@@ -275,7 +270,7 @@ static int client_run(struct rcopy *x)
 	if (!rc)
 		rc = client_open(x, dest, st.st_mode) ||
 		     client_write(x, fd, (uint64_t)st.st_size) ||
-		     send_hdr(&x->s, &x->run->err, CMD_CLOSE, sizeof(struct hdr), 0, ++x->id) ||
+		     send_hdr(&x->s, &x->run->err, CMD_CLOSE, sizeof(struct rt_rcopy_hdr), 0, ++x->id) ||
 		     get_resp(x, CMD_CLOSE, "CLOSE") ? -1 : 0;
 	close(fd);
 	if (!rc)
@@ -321,10 +316,10 @@ static void srv_say(struct srv_client *c, const char *fmt, ...)
 
 /* An error response and the refusal line; the client is dropped after it
  * (as upstream ends a client's session at the first error). */
-static int refuse(struct srv_client *c, const struct hdr *h, int e, const char *fmt, ...)
+static int refuse(struct srv_client *c, const struct rt_rcopy_hdr *h, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int refuse(struct srv_client *c, const struct hdr *h, int e, const char *fmt, ...)
+static int refuse(struct srv_client *c, const struct rt_rcopy_hdr *h, int e, const char *fmt, ...)
 {
 	char why[PATH_BYTES * 4 + 200];
 	va_list ap;
@@ -338,23 +333,16 @@ static int refuse(struct srv_client *c, const struct hdr *h, int e, const char *
 	return -1;
 }
 
-static int srv_open(struct srv_client *c, const struct hdr *h)
+static int srv_open(struct srv_client *c, const struct rt_rcopy_msg *m)
 {
-	char path[PATH_BYTES + 8], shown[PATH_BYTES * 4 + 1];
-	size_t len = h->len - sizeof(*h);
+	const struct rt_rcopy_hdr *h = &m->h;
+	char shown[PATH_BYTES * 4 + 1];
 	const char *why;
 
-	if (len > sizeof(path))
-		return refuse(c, h, EINVAL, "OPEN with a %zu-byte path, over %zu", len,
-			      sizeof(path));
-	if (rt_stream_recv_all(&c->s, path, len, &c->err))
-		return -1;
-	if (!memchr(path, 0, len))
-		return refuse(c, h, EINVAL, "OPEN path without its NUL");
-	rt_confine_escape(path, shown, sizeof(shown));
+	rt_confine_escape(m->path, shown, sizeof(shown));
 	if (c->file.fd >= 0)
 		return refuse(c, h, EBUSY, "OPEN '%s' while a file is open", shown);
-	if (rt_confine_open(c->x->dirfd, path, (mode_t)h->data, c->x->cfg->allow_exec,
+	if (rt_confine_open(c->x->dirfd, m->path, (mode_t)h->data, c->x->cfg->allow_exec,
 			    &c->file, &why) < 0)
 		return refuse(c, h, errno, "refused '%s': %s", shown, why);
 	srv_say(c, "opening: %s", shown);
@@ -376,7 +364,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int srv_data(struct srv_client *c, const struct hdr *h, uint64_t size)
+static int srv_data(struct srv_client *c, const struct rt_rcopy_hdr *h, uint64_t size)
 {
 	uint64_t done = 0;
 
@@ -398,7 +386,7 @@ static int srv_data(struct srv_client *c, const struct hdr *h, uint64_t size)
 
 /* Refuses a size over --max-size or the free space of the target's file
  * system, before any byte lands: nothing is reserved up front. */
-static int size_refusal(struct srv_client *c, const struct hdr *h, uint64_t size)
+static int size_refusal(struct srv_client *c, const struct rt_rcopy_hdr *h, uint64_t size)
 {
 	uint64_t max = (uint64_t)c->x->cfg->max_size, room;
 	struct statvfs fs;
@@ -415,19 +403,13 @@ static int size_refusal(struct srv_client *c, const struct hdr *h, uint64_t size
 	return 0;
 }
 
-static int srv_write(struct srv_client *c, const struct hdr *h)
+static int srv_write(struct srv_client *c, const struct rt_rcopy_msg *m)
 {
-	uint64_t size;
-
-	if (h->len != sizeof(*h) + sizeof(size))
-		return refuse(c, h, EINVAL, "WRITE of length %u, not 24", h->len);
-	if (rt_stream_recv_all(&c->s, &size, sizeof(size), &c->err))
-		return -1;
 	if (c->file.fd < 0)
-		return refuse(c, h, EINVAL, "WRITE before OPEN");
-	if (size_refusal(c, h, size))
+		return refuse(c, &m->h, EINVAL, "WRITE before OPEN");
+	if (size_refusal(c, &m->h, m->size))
 		return -1;
-	return srv_data(c, h, size);
+	return srv_data(c, &m->h, m->size);
 }
 
 /* Reads the file back: what is on disk must be what arrived. */
@@ -446,7 +428,7 @@ static int verified(struct srv_client *c)
 	       rt_cksum_end(&disk, at) == rt_cksum_end(&c->sum, c->written);
 }
 
-static int srv_close(struct srv_client *c, const struct hdr *h)
+static int srv_close(struct srv_client *c, const struct rt_rcopy_hdr *h)
 {
 	const char *why;
 
@@ -460,36 +442,82 @@ static int srv_close(struct srv_client *c, const struct hdr *h)
 	return send_hdr(&c->s, &c->err, CMD_CLOSE | CMD_RESP, sizeof(*h), 0, h->id);
 }
 
+/* The path and size read into c->buf, then parsed there (rt_rcopy_parse). */
+int rt_rcopy_parse(const uint8_t *buf, size_t len, struct rt_rcopy_msg *m, char *why,
+		   size_t whylen)
+{
+	const struct rt_rcopy_hdr *h = &m->h;
+	size_t body;
+
+	m->need = sizeof(*h);
+	if (len < m->need)
+		return RT_RCOPY_MORE;
+	memcpy(&m->h, buf, sizeof(*h));
+	body = h->len - sizeof(*h);
+	if (h->version || h->len < sizeof(*h))
+		return snprintf(why, whylen, "bad header (version %u, length %u)", h->version,
+				h->len), EINVAL;
+	if (h->command == CMD_OPEN && body > PATH_BYTES + 8)
+		return snprintf(why, whylen, "OPEN with a %zu-byte path, over %zu", body,
+				(size_t)PATH_BYTES + 8), EINVAL;
+	if (h->command == CMD_WRITE && body != sizeof(m->size))
+		return snprintf(why, whylen, "WRITE of length %u, not 24", h->len), EINVAL;
+	if (h->command != CMD_OPEN && h->command != CMD_WRITE && h->command != CMD_CLOSE)
+		return snprintf(why, whylen, "unknown command %u", h->command), EINVAL;
+	m->need += h->command == CMD_CLOSE ? 0 : body;
+	if (len < m->need)
+		return RT_RCOPY_MORE;
+	if (h->command == CMD_OPEN && !memchr(buf + sizeof(*h), 0, body))
+		return snprintf(why, whylen, "OPEN path without its NUL"), EINVAL;
+	m->path = (const char *)buf + sizeof(*h);
+	if (h->command == CMD_WRITE)
+		memcpy(&m->size, buf + sizeof(*h), sizeof(m->size));
+	return 0;
+}
+
 /* 1: the client closed between messages, its normal end. */
-static int next_command(struct srv_client *c, struct hdr *h)
+static int next_header(struct srv_client *c)
 {
 	struct rt_error e = { 0 };
 	uint64_t before = c->s.received;
 
-	if (!rt_stream_recv_all(&c->s, h, sizeof(*h), &e))
+	if (!rt_stream_recv_all(&c->s, c->buf, sizeof(struct rt_rcopy_hdr), &e))
 		return 0;
 	if (e.exit_code == RT_EXIT_FAIL && !e.err_no && c->s.received == before)
 		return 1;
 	return rt_error_adopt(&c->err, &e);
 }
 
+/* The next whole, valid message in c->buf: 0, 1 at the client's end,
+ * else -1 (refused or the stream failed). */
+static int next_command(struct srv_client *c, struct rt_rcopy_msg *m)
+{
+	size_t have = sizeof(struct rt_rcopy_hdr);
+	char why[96];
+	int rc = next_header(c);
+
+	while (!rc && (rc = rt_rcopy_parse(c->buf, have, m, why, sizeof(why))) ==
+		      RT_RCOPY_MORE) {
+		rc = rt_stream_recv_all(&c->s, c->buf + have, m->need - have, &c->err);
+		have = m->need;
+	}
+	if (rc > 1)
+		return refuse(c, &m->h, rc, "%s", why);
+	return rc;
+}
+
 static int serve_client(struct srv_client *c)
 {
-	struct hdr h;
+	struct rt_rcopy_msg m;
 	int rc;
 
-	while (!(rc = next_command(c, &h))) {
-		if (h.version || h.len < sizeof(h))
-			rc = refuse(c, &h, EINVAL, "bad header (version %u, length %u)",
-				    h.version, h.len);
-		else if (h.command == CMD_OPEN)
-			rc = srv_open(c, &h);
-		else if (h.command == CMD_WRITE)
-			rc = srv_write(c, &h);
-		else if (h.command == CMD_CLOSE)
-			rc = srv_close(c, &h);
+	while (!(rc = next_command(c, &m))) {
+		if (m.h.command == CMD_OPEN)
+			rc = srv_open(c, &m);
+		else if (m.h.command == CMD_WRITE)
+			rc = srv_write(c, &m);
 		else
-			rc = refuse(c, &h, EINVAL, "unknown command %u", h.command);
+			rc = srv_close(c, &m.h);
 		if (rc)
 			break;
 	}

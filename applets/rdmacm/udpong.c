@@ -35,11 +35,12 @@
 #include "rdmatest/applet.h"
 #include "rdmatest/interrupt.h"
 #include "rdmacm/rsock.h"
+#include "rdmacm/udpong.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
 
-#define PAYLOAD 2048
-#define HDR 8
+#define PAYLOAD RT_UDPONG_PAYLOAD
+#define HDR RT_UDPONG_HDR
 #define CTRL 16
 #define SLICE_MS 100          /* longest poll between interrupt checks */
 #define RETRY_CTRL_MS 1000    /* login and start, as upstream */
@@ -49,12 +50,7 @@
 enum { OP_LOGIN, OP_START, OP_DATA, OP_ECHO, OP_END, OP_BYE };
 enum { T_SOCKET = 1, T_ASYNC = 2, T_BLOCK = 4, T_NONBLOCK = 8, T_ECHO = 16 };
 
-struct msg {
-	uint8_t op, id, seqno, reserved;
-	uint32_t data; /* big-endian */
-	uint8_t buf[PAYLOAD];
-};
-_Static_assert(sizeof(struct msg) == HDR + PAYLOAD, "udpong's message layout");
+_Static_assert(sizeof(struct rt_udpong_msg) == HDR + PAYLOAD, "udpong's message layout");
 
 struct udpong_cfg {
 	const char *dst, *src;
@@ -73,14 +69,12 @@ struct udpong {
 	struct rt_run *run;
 	const struct rt_sock_ops *ops;
 	int fd;
-	struct msg out, in;
+	struct rt_udpong_msg out, in;
 	uint8_t seqno, id;
 	bool refused;         /* the port was unreachable (kernel UDP) */
 	uint64_t resent;      /* this row's retransmissions */
 	/* server */
-	uint64_t count[256];
-	bool gone[256];       /* said goodbye (a client sends it BYES times) */
-	unsigned logins, byes, ignored;
+	struct rt_udpong_clients clients;
 	uint64_t datagrams;
 };
 
@@ -426,45 +420,62 @@ static int client_run(struct udpong *x)
 
 /* ---- server ---- */
 
+enum rt_udpong_take rt_udpong_take(struct rt_udpong_clients *t, struct rt_udpong_msg *m,
+				   size_t n)
+{
+	if (n < HDR || m->op > OP_BYE) {
+		t->ignored++;
+		return RT_UDPONG_FOREIGN;
+	}
+	switch (m->op) {
+	case OP_LOGIN:
+		m->id = (uint8_t)t->logins++;
+		t->count[m->id] = 0;
+		t->gone[m->id] = false;
+		return RT_UDPONG_LOGIN;
+	case OP_START:
+		t->count[m->id] = 0;
+		return RT_UDPONG_ANSWER;
+	case OP_END:
+		m->data = htonl((uint32_t)t->count[m->id]);
+		return RT_UDPONG_ANSWER;
+	case OP_BYE:
+		t->byes += !t->gone[m->id];
+		t->gone[m->id] = true;
+		return RT_UDPONG_BYE;
+	default:
+		t->count[m->id]++;
+		return m->op == OP_DATA ? RT_UDPONG_COUNTED : RT_UDPONG_ANSWER;
+	}
+}
+
 /* Answers one datagram as upstream's server does; 1 on a goodbye. */
 static int serve(struct udpong *x, size_t n, const struct sockaddr_storage *from,
 		 socklen_t flen)
 {
-	struct msg *m = &x->in;
+	struct rt_udpong_msg *m = &x->in;
 	char a[80];
 
-	if (n < HDR || m->op > OP_BYE) {
-		if (!x->ignored++)
+	switch (rt_udpong_take(&x->clients, m, n)) {
+	case RT_UDPONG_FOREIGN:
+		if (x->clients.ignored == 1)
 			rt_warn(&x->run->log, "ignored a %zu-byte datagram (op %u) from %s: "
 				"not udpong", n, n ? m->op : 0,
 				rt_addr_str((const struct sockaddr *)from, a, sizeof(a)));
 		return 0;
-	}
-	switch (m->op) {
-	case OP_LOGIN:
+	case RT_UDPONG_LOGIN:
 		inet_ntop(from->ss_family, from->ss_family == AF_INET ?
 			  (const void *)&((const struct sockaddr_in *)from)->sin_addr :
 			  (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr,
 			  a, sizeof(a));
 		rt_say(&x->run->log, "client login from %s", a);
-		m->id = (uint8_t)x->logins++;
-		x->count[m->id] = 0;
-		x->gone[m->id] = false;
 		break;
-	case OP_START:
-		x->count[m->id] = 0;
-		break;
-	case OP_END:
-		m->data = htonl((uint32_t)x->count[m->id]);
-		break;
-	case OP_BYE:
-		x->byes += !x->gone[m->id];
-		x->gone[m->id] = true;
+	case RT_UDPONG_BYE:
 		return 1;
-	default:
-		x->count[m->id]++;
-		if (m->op == OP_DATA)
-			return 0;
+	case RT_UDPONG_COUNTED:
+		return 0;
+	case RT_UDPONG_ANSWER:
+		break;
 	}
 	return send_dgram(x, m, n, (const struct sockaddr *)from, flen);
 }
@@ -472,9 +483,9 @@ static int serve(struct udpong *x, size_t n, const struct sockaddr_storage *from
 /* How long the server waits for the next datagram (-1: no bound). */
 static long long idle_bound(const struct udpong *x)
 {
-	if (!x->logins)
+	if (!x->clients.logins)
 		return rt_run_accept_bound(x->run);
-	if (x->cfg->clients && x->logins >= (unsigned)x->cfg->clients)
+	if (x->cfg->clients && x->clients.logins >= (unsigned)x->cfg->clients)
 		return x->run->common.timeout_ms;
 	return -1;
 }
@@ -483,7 +494,7 @@ static int server_loop(struct udpong *x)
 {
 	unsigned want = (unsigned)x->cfg->clients;
 
-	while (!want || x->byes < want) {
+	while (!want || x->clients.byes < want) {
 		struct sockaddr_storage from;
 		socklen_t flen = sizeof(from);
 		int w = wait_in(x, idle_bound(x));
@@ -491,7 +502,7 @@ static int server_loop(struct udpong *x)
 
 		if (w < 0)
 			return w;
-		if (!w && !x->logins)
+		if (!w && !x->clients.logins)
 			return rt_fail(&x->run->err, RT_EXIT_TIMEOUT, "no client within "
 				       "--accept-timeout");
 		if (!w)
@@ -542,10 +553,10 @@ static int server_run(struct udpong *x)
 	rt_error_phase(&x->run->err, "transfer");
 	rc = server_loop(x);
 	rt_json_kv_string(&x->run->results, "role", "server");
-	rt_json_kv_uint(&x->run->results, "clients", x->logins);
-	rt_json_kv_uint(&x->run->results, "goodbyes", x->byes);
+	rt_json_kv_uint(&x->run->results, "clients", x->clients.logins);
+	rt_json_kv_uint(&x->run->results, "goodbyes", x->clients.byes);
 	rt_json_kv_uint(&x->run->results, "datagrams", x->datagrams);
-	rt_json_kv_uint(&x->run->results, "ignored", x->ignored);
+	rt_json_kv_uint(&x->run->results, "ignored", x->clients.ignored);
 	return rc;
 }
 

@@ -293,8 +293,69 @@ def launch():
     write("launch", "none", env(0, "HOME=/root"))
 
 
+def udpong():
+    """udpong's datagrams (applets/rdmacm/udpong.c), as its client sends
+    them: {op, id, seqno, reserved, data (big-endian)} and the payload"""
+    msg = lambda op, cid, seq, data=0, pay=b"", size=16: \
+        struct.pack(">BBBBI", op, cid, seq, 0, data) + pay.ljust(size - 8, b"\0")
+    dg = lambda m: struct.pack(">H", len(m)) + m
+    row = [msg(1, 0, 1)] + [msg(3, 0, 2 + i, pay=bytes([i]) * 56, size=64) for i in range(3)]
+    row += [msg(2, 0, 5 + i, size=1024) for i in range(3)] + [msg(4, 0, 8)]
+    write("udpong", "session", b"".join(dg(m) for m in [msg(0, 0, 0)] + row + [msg(5, 0, 9)] * 3))
+    write("udpong", "two-clients", b"".join(dg(m) for m in [msg(0, 0, 0), msg(0, 0, 0),
+          msg(1, 1, 1), msg(2, 1, 2, size=64), msg(4, 1, 3), msg(5, 0, 4), msg(5, 1, 4)]))
+    write("udpong", "strangers", dg(b"") + dg(b"\x03abc") + dg(msg(6, 0, 0)) +
+          dg(msg(255, 9, 9, size=2048)) + dg(msg(4, 200, 1)))
+    write("udpong", "full", b"".join(dg(msg(0, 0, i % 256)) for i in range(260)) + dg(msg(4, 255, 0)))
+
+
+def rcopy():
+    """rcopy's client messages (applets/rdmacm/rcopy.c, host byte order):
+    byte 0 bit 0 allows execute bits; then one message"""
+    hdr = lambda cmd, ln, data=0, mid=1, ver=0: struct.pack("=BBHIQ", ver, cmd, ln, data, mid)
+
+    def open_(path, mode=0o100644, allow=0):
+        p = path.encode() + b"\0"
+        p += bytes(-len(p) % 8)
+        return bytes([allow]) + hdr(1, 16 + len(p), mode) + p
+    write("rcopy", "open", open_("copy.bin"))
+    write("rcopy", "open-exec", open_("d/tool", 0o104755, 1))
+    write("rcopy", "open-setid", open_("f", 0o106777))
+    write("rcopy", "open-escape", open_("../etc/passwd"))
+    write("rcopy", "open-absolute", open_("/tmp/x"))
+    write("rcopy", "open-symlink", open_("up/x"))
+    write("rcopy", "open-fifo", open_("fifo"))
+    write("rcopy", "open-hardlink", open_("hard"))
+    write("rcopy", "open-dir", open_("d"))
+    write("rcopy", "open-log-line", open_("a\nclient 1: cksum 1 2\x1b[2J"))
+    write("rcopy", "open-no-nul", b"\0" + hdr(1, 24) + b"abcdefgh")
+    write("rcopy", "open-long", b"\0" + hdr(1, 16 + 4112) + b"a" * 4112)
+    write("rcopy", "write", b"\0" + hdr(3, 24) + struct.pack("=Q", 1 << 20))
+    write("rcopy", "write-short", b"\0" + hdr(3, 20) + b"\0" * 4)
+    write("rcopy", "close", b"\0" + hdr(2, 16))
+    write("rcopy", "bad-version", b"\0" + hdr(2, 16, ver=1))
+    write("rcopy", "unknown", b"\0" + hdr(9, 16))
+    write("rcopy", "header-only", b"\0" + hdr(1, 40))
+
+
+def meshhello():
+    """a hello (applets/mesh/meshwire.c) as a connection to rank 0 sends
+    it; byte 0 picks the chunking"""
+    host = lambda h: h.encode() + bytes(64 - len(h))
+    hello = b"RM\x04\x01" + struct.pack(">IIIH2xQ", 84, 3, 8, 7471,
+                                         0x9e3779b97f4a7c15) + host("gpu07")
+    result = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+                                            812345, 9000, 15000, 97000, 96000)
+    for seed in (0, 1, 5, 200):
+        write("meshhello", "hello-%d" % seed, bytes([seed]) + hello)
+    write("meshhello", "short", b"\3" + hello[:50])
+    write("meshhello", "result-first", b"\0" + result)
+    write("meshhello", "bad-length", b"\1" + hello[:7] + b"\xff" + hello[8:])
+    write("meshhello", "scanner", b"\2" + b"GET / HTTP/1.0\r\n\r\n")
+
+
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, launch):
+              stream, diag, launch, udpong, rcopy, meshhello):
         f()
     sys.exit(0)
