@@ -173,6 +173,15 @@ static void lines_feed_the_report(void **state)
 	rt_mesh_agg_free(&r.g);
 }
 
+/* valgrind keeps descriptors of its own above the limit and refuses a
+ * hard limit below them (scripts/valgrind-unit). */
+static bool under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "vgpreload");
+}
+
 /* rt_mesh_lead alone, in a child with RLIMIT_NOFILE at soft/hard
  * (0: unchanged), for n ranks none of which comes: the child's exit
  * status is 0 when the run's outcome was `want` (exit code, 0: a run)
@@ -191,13 +200,14 @@ static int lead_alone(uint32_t n, enum rt_sched_kind kind, rlim_t soft, rlim_t h
 	rl.rlim_cur = soft;
 	rl.rlim_max = hard ? hard : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		return 20;
+		return under_valgrind() ? 77 : 20;
 	plan_of(&r, 0, free_port(), &p);
 	p.kind = kind;
 	p.timeout_ms = 200;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = rt_mesh_lead(&p, &r.g, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rt_mesh_agg_free(&r.g); /* the child's leaks fail a valgrind run */
 	getrlimit(RLIMIT_NOFILE, &rl);
 	if ((want ? !rc || err.exit_code != want : rc != 0) || t1.tv_sec - t0.tv_sec > 2)
 		return 21;
@@ -232,8 +242,12 @@ static void fd_limit_raised_for_the_size(void **state)
  * run, not EMFILE at some rank's accept. */
 static void fd_limit_too_low_is_refused_first(void **state)
 {
+	int rc = in_child(300, RT_SCHED_RING, 64, 64, RT_EXIT_ENV, 0);
+
 	(void)state;
-	assert_int_equal(in_child(300, RT_SCHED_RING, 64, 64, RT_EXIT_ENV, 0), 0);
+	if (rc == 77)
+		skip();
+	assert_int_equal(rc, 0);
 }
 
 /* A tournament of 3,000 hosts makes more results than rank 0 holds: exit
