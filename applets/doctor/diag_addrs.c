@@ -96,7 +96,7 @@ void rt_diag_ipmap(const struct rt_diag_env *e, struct rt_diag *d)
 		const struct rt_diag_port *p;
 		int idx;
 
-		rt_diag_ip_str(sa, ip, sizeof(ip));
+		rt_addr_host_str(sa, ip, sizeof(ip));
 		p = rt_diag_port_of(e, d, sa, &idx);
 		if (p) {
 			n++;
@@ -156,7 +156,7 @@ const struct rt_diag_port *rt_diag_route(const struct rt_diag_env *e,
 			    "address): %s", addr, strerror(errno));
 		return NULL;
 	}
-	rt_diag_ip_str((struct sockaddr *)local, src, sizeof(src));
+	rt_addr_host_str((struct sockaddr *)local, src, sizeof(src));
 	ifname = rt_diag_ifname_of(d, (struct sockaddr *)local);
 	p = rt_diag_port_of(e, d, (struct sockaddr *)local, &idx);
 	if (p) {

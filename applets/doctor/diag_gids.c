@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rdmatest/addr.h"
 #include "rdmatest/devquery.h"
 #include "doctor/diag.h"
 #include "doctor/diag_read.h"
@@ -45,7 +46,7 @@ static int recommend(const struct rt_diag_env *e, const struct rt_diag *d,
 			    sa->sa_family != (fam ? AF_INET6 : AF_INET) ||
 			    rt_diag_port_of(e, d, sa, &idx) != p || idx < 0)
 				continue;
-			rt_diag_ip_str(sa, ip, len);
+			rt_addr_host_str(sa, ip, len);
 			return idx;
 		}
 	return -1;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's local checks share (diag_read.h). */
-#include <arpa/inet.h>
 #include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,13 +58,3 @@ int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max
 	return n;
 }
 
-const char *rt_diag_ip_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	const void *a = sa->sa_family == AF_INET
-		? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
-		: (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
-
-	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)len))
-		rt_strlcpy(buf, "?", len);
-	return buf;
-}

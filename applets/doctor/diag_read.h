@@ -21,7 +21,5 @@ void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
  * names[] up to max; returns how many there are. glob, not readdir: the
  * order is stable and nothing is shared between calls. */
 int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max);
-/* The IP address of sa as text ("?" if it has none). */
-const char *rt_diag_ip_str(const struct sockaddr *sa, char *buf, size_t len);
 
 #endif

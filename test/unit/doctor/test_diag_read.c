@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "doctor/diag_read.h"
+#include "rdmatest/addr.h"
 
 static char dir[64];
 
@@ -98,11 +99,11 @@ static void test_ip_str(void **state)
 	(void)state;
 	inet_pton(AF_INET, "192.0.2.1", &v4.sin_addr);
 	inet_pton(AF_INET6, "2001:db8::1", &v6.sin6_addr);
-	assert_string_equal(rt_diag_ip_str((struct sockaddr *)&v4, buf, sizeof(buf)),
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&v4, buf, sizeof(buf)),
 			    "192.0.2.1");
-	assert_string_equal(rt_diag_ip_str((struct sockaddr *)&v6, buf, sizeof(buf)),
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&v6, buf, sizeof(buf)),
 			    "2001:db8::1");
-	assert_string_equal(rt_diag_ip_str((struct sockaddr *)&none, buf, sizeof(buf)), "?");
+	assert_string_equal(rt_addr_host_str((struct sockaddr *)&none, buf, sizeof(buf)), "?");
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, make_dir, drop_dir)
