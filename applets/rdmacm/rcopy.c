@@ -501,8 +501,10 @@ static int next_command(struct srv_client *c, struct rt_rcopy_msg *m)
 		rc = rt_stream_recv_all(&c->s, c->buf + have, m->need - have, &c->err);
 		have = m->need;
 	}
-	if (rc > 1)
-		return refuse(c, &m->h, rc, "%s", why);
+	if (rc > 1) {
+		refuse(c, &m->h, rc, "%s", why);
+		return -1;
+	}
 	return rc;
 }
 
@@ -641,7 +643,7 @@ static int serve_clients(struct rcopy *x, int lfd, struct srv_client **slots)
 
 static int server_loop(struct rcopy *x, int lfd)
 {
-	struct srv_client **slots = rt_xcalloc((size_t)x->cfg->concurrent, sizeof(*slots));
+	struct srv_client **slots = rt_xcalloc((size_t)x->cfg->concurrent, sizeof(struct srv_client *));
 	int rc = serve_clients(x, lfd, slots);
 
 	free(slots);
