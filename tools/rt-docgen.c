@@ -277,7 +277,8 @@ static void man_rdmatest(FILE *f)
 		   "do not edit.\n");
 	fprintf(f, ".TH RDMATEST 1 \"\" \"rdmatest %s\" \"User Commands\"\n", RT_VERSION);
 	fputs(".SH NAME\nrdmatest \\- one binary for RDMA fabric tests, "
-	      "wire\\-compatible with the librdmacm example tools\n", f);
+	      "wire\\-compatible with rdmacm\\-utils, ibverbs\\-utils and "
+	      "perftest\n", f);
 	fputs(".SH SYNOPSIS\n.B rdmatest\n\\fIAPPLET\\fR [\\fIOPTIONS\\fR]\n.br\n"
 	      ".I APPLET\n[\\fIOPTIONS\\fR]\n.br\n"
 	      ".B rdmatest\n\\-\\-list | \\-\\-install [\\-s] \\fIDIR\\fR | "
@@ -311,6 +312,16 @@ static void man_rdmatest(FILE *f)
 		man_options(f, tabs, 1, 0, NULL);
 	}
 	man_exit_status(f, true);
+	fputs(".SH FILES\n"
+	      ".TP\n.I /usr/lib/rdmatest/bin\n"
+	      "(\\fIPREFIX\\fR/lib/rdmatest/bin for a meson install under another "
+	      "prefix) where an installed rdmatest keeps its applet names (links to "
+	      "\\fBrdmatest\\fR), off \\fBPATH\\fR, so that upstream's tools of "
+	      "the same names stay what \\fBrping\\fR or \\fBib_write_bw\\fR "
+	      "runs. Put it first on \\fBPATH\\fR to make the names rdmatest's; "
+	      "\\fBman\\fR(1) then shows the applets' pages too, which are in "
+	      "\\fI../share/man\\fR beside it. A build configured with "
+	      "\\-Dlinks=bindir puts the names beside \\fBrdmatest\\fR instead.\n", f);
 	fputs(".SH SEE ALSO\n", f);
 	for (size_t i = 0; rt_applets[i]; i++)
 		fprintf(f, "\\fB%s\\fR(1)%s\n", rt_applets[i]->name,
@@ -411,6 +422,14 @@ static int completion(FILE *f)
 	      "\t\t\tif [ \"$COMP_CWORD\" = 2 ] && [ \"${cur:0:1}\" = - ]; then\n"
 	      "\t\t\t\tCOMPREPLY=($(compgen -W '-s' -- \"$cur\"))\n"
 	      "\t\t\telse\n\t\t\t\tCOMPREPLY=($(compgen -d -- \"$cur\"))\n\t\t\tfi\n"
+	      "\t\t\treturn\n\t\tfi ;;\n"
+	      /* an applet's name completes as rdmatest only where that name
+	       * is rdmatest: upstream's tool of the same name (the package
+	       * keeps its links off PATH) gets file names, as without us */
+	      "\t*)\n\t\tlocal self\n"
+	      "\t\tself=$(type -P \"${COMP_WORDS[0]}\") && self=$(readlink -f \"$self\")\n"
+	      "\t\tif [ \"${self##*/}\" != rdmatest ]; then\n"
+	      "\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
 	      "\t\t\treturn\n\t\tfi ;;\n\tesac\n"
 	      "\tcase $cmd in\n", f);
 	for (size_t i = 0; rt_applets[i]; i++) {
