@@ -348,7 +348,10 @@ def write_plot_files(rows, meta, gp_path, png_path):
                 f.writelines(f'{s} {v}\n' for s, v in pts)
             data.append((name, pts, path))
         panels.append(data)
-    title = ', '.join(['rstream against perftest']
+    # the figures are an emulated CPU's: the plot says so itself, since it
+    # is shown without the text around it
+    title = ', '.join(['rstream against perftest, measured in qemu (TCG) with Soft-RoCE (rxe):'
+                       ' only the ratios mean anything']
                       + [str(meta[k]) for k in ('host', 'date') if k in meta])
     script = [
         'set encoding utf8',

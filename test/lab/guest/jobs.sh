@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Guest-side internals: local jobs and the RPC to the other host.
 # Sourced by lib.sh (scenario shells, the runner, and agent requests).
-# Nothing here is scenario API; see lib.sh and docs/lab.md.
+# Nothing here is scenario API; see lib.sh and docs/dev/lab.md.
 # shellcheck shell=dash disable=SC3043,SC3060 # busybox ash: local, ${v//}
 
 LAB_JOBS=/tmp/lab/bg          # NAME.pid NAME.log NAME.rc NAME.cmd on the host that runs NAME

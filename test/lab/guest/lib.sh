@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario API of the rdmatest lab (busybox ash). Scenario files are sourced
-# after this library; see docs/lab.md for the reference.
+# after this library; see docs/dev/lab.md for the reference.
 # shellcheck shell=dash disable=SC2034,SC3043,SC3060 # busybox ash: local, ${v//}; API variables
 
 # shellcheck source=/dev/null

@@ -6,7 +6,7 @@
 LAB_QEMU=${RDMATEST_LAB_QEMU:-qemu-system-x86_64}
 LAB_MEM=${RDMATEST_LAB_MEM:-1024}
 # Three hosts or more share the 2 cores and need less each: 384 MiB holds
-# the unpacked images with room for the tests (see docs/lab.md).
+# the unpacked images with room for the tests (see docs/dev/lab.md).
 LAB_MEMN=${RDMATEST_LAB_MEM:-384}
 # Host names of a run, in order: host N is the Nth letter (3 to 8 hosts
 # share one switch).

@@ -42,7 +42,7 @@ log_has snd 'sent 3000 datagrams'
 pass
 
 # A brief blip of the receiver's link may cost nothing: the stream link
-# between the qemu guests holds what was sent meanwhile (docs/lab.md). So
+# between the qemu guests holds what was sent meanwhile (docs/dev/lab.md). So
 # either everything arrives, or the loss is counted and named; a gap
 # longer than --timeout (slow port recovery under emulation) ends the
 # receiver early with "none arrived", a named loss all the same.

@@ -111,7 +111,7 @@ pass
 # disconnect (applets/rdmacm/rsock.c). The other host's frames are dropped too
 # (netem loss 100%), as a switch would drop them: in the lab a guest whose
 # NIC is down stops reading the qemu stream link, and a peer that keeps
-# sending into it blocks its own qemu (that whole guest stops, docs/lab.md).
+# sending into it blocks its own qemu (that whole guest stops, docs/dev/lab.md).
 # ends_by NAME SEC CODES REGEX: the job ended by itself within SEC s of the
 # cut, with one of CODES and the reason (a job bg_wait had to kill has none)
 ends_by() {

@@ -2,7 +2,7 @@
 # hosts: 1
 # timeout: 900
 # mckey in one guest, both sides on the same address ($B, rxe1: traffic
-# to a local address stays on its device, see docs/lab.md): the same
+# to a local address stays on its device, see docs/dev/lab.md): the same
 # options on both sides must pass every time (issue 25), and a stalled
 # receiver must name its overrun.
 RHOST=a RADDR=$B SHOST=b SADDR=$B
