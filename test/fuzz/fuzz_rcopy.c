@@ -50,9 +50,9 @@ static int scratch_dir(void)
 	close(openat(fd, "d/f", O_CREAT | O_WRONLY, 0600));
 	close(openat(fd, "hard", O_CREAT | O_WRONLY, 0600));
 	snprintf(p, sizeof(p), "%s/hard2", scratch);
-	linkat(fd, "hard", AT_FDCWD, p, 0);
-	mkfifoat(fd, "fifo", 0600);
-	symlinkat("/tmp", fd, "up");
+	FUZZ_CHECK(!linkat(fd, "hard", AT_FDCWD, p, 0), "link %s", p);
+	FUZZ_CHECK(!mkfifoat(fd, "fifo", 0600), "mkfifo");
+	FUZZ_CHECK(!symlinkat("/tmp", fd, "up"), "symlink");
 	return fd;
 }
 
