@@ -215,6 +215,29 @@ static int atomic_rules(const struct rt_pt_params *p, struct rt_error *err)
 	return 0;
 }
 
+/* Options a test has no use for are refused, never taken and ignored: a
+ * user who gives -o to a write test believes it shaped the run (perftest
+ * refuses -o and -r the same way; -S with -R it passes to nothing). */
+static int unused_rules(const struct rt_pt_params *p, const struct rt_opt_table *tab,
+			struct rt_error *err)
+{
+	bool reads = p->t.verb == RT_PT_READ || p->t.verb == RT_PT_ATOMIC;
+
+	if (!reads && rt_opt_was_given(tab, "outs"))
+		return rt_fail(err, RT_EXIT_USAGE, "-o (--outs): outstanding reads are for "
+			       "the READ and atomic tests; the %s test has none",
+			       rt_pt_verb_name(p->t.verb));
+	if (p->t.verb != RT_PT_SEND && rt_opt_was_given(tab, "rx-depth"))
+		return rt_fail(err, RT_EXIT_USAGE, "-r (--rx-depth): the %s test posts no "
+			       "receives; the receive depth is for the SEND tests",
+			       rt_pt_verb_name(p->t.verb));
+	if (p->rdma_cm && rt_opt_was_given(tab, "sl"))
+		return rt_fail(err, RT_EXIT_USAGE, "-S (--sl) and -R exclude each other: "
+			       "with -R the RDMA CM takes the service level from the path it "
+			       "resolves");
+	return 0;
+}
+
 int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		      struct rt_pt_test t, const struct rt_opt_table *tab,
 		      struct rt_error *err)
@@ -224,7 +247,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	*p = (struct rt_pt_params){ .t = t };
 	copy_plain(p, c);
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
-	if (atomic_rules(p, err) || duration(p, c, tab, err) ||
+	if (atomic_rules(p, err) || unused_rules(p, tab, err) || duration(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

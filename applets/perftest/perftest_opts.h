@@ -95,7 +95,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "sends in flight per QP (clipped to -n)", NULL }
 #define RT_PT_OPT_RX_DEPTH(def) \
 	{ 'r', "rx-depth", RT_OPT_INT, RT_L(rx_depth), 1, 16384, (def), "N", \
-	  "receives posted per QP", NULL }
+	  "send tests: receives posted per QP (write and read tests refuse it)", NULL }
 #define RT_PT_OPT_INLINE(def) \
 	{ 'I', "inline_size", RT_OPT_INT, RT_L(inline_size), 0, 1024, (def), "N", \
 	  "largest message sent inline", NULL }
@@ -123,7 +123,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 'f', "margin", RT_OPT_INT, RT_L(margin), 0, 86400, NULL, "SEC", \
 	  "-D: warm-up and cool-down left out of the figures; a quarter of -D when not given", NULL }, \
 	{ 'o', "outs", RT_OPT_INT, RT_L(outs), 0, 65535, "0", "N", \
-	  "read/atomic: outstanding requests (0: the device's maximum)", NULL }, \
+	  "read and atomic tests: outstanding requests (0: the device's maximum); write and send tests refuse it", NULL }, \
 	{ 'e', "events", RT_OPT_FLAG, RT_I(events), 0, 0, NULL, NULL, \
 	  "sleep on a completion channel instead of polling", NULL }, \
 	{ 'F', "CPU-freq", RT_OPT_FLAG, RT_I(cpu_freq), 0, 0, NULL, NULL, \
