@@ -100,7 +100,9 @@ void rt_diag_netns(const struct rt_diag_env *e, struct rt_diag *d)
 	rt_diag_read_at(mode, sizeof(mode), "%s/module/ib_core/parameters/netns_mode", e->sysfs);
 	shared = mode[0] != 'N';
 	if (!self[0] || !init[0] || !strcmp(self, init)) {
-		rt_diag_add(d, RT_DIAG_PASS, "netns", NULL, "initial network namespace %s; "
+		/* PID 1's, which is the host's initial namespace only outside a
+		 * container: in a pod PID 1 is the container's own process */
+		rt_diag_add(d, RT_DIAG_PASS, "netns", NULL, "network namespace %s, PID 1's; "
 			    "rdma subsystem %s", self[0] ? self : "?", shared ? "shared" : "exclusive");
 		return;
 	}

@@ -335,6 +335,9 @@ static void test_netns(void **state)
 	rt_diag_netns(&env, d);
 	assert_int_equal(d->lines[0].level, RT_DIAG_PASS);
 	assert_non_null(strstr(d->lines[0].evidence, "rdma subsystem shared"));
+	/* PID 1's namespace is not called the initial one: in a container it is not */
+	assert_non_null(strstr(d->lines[0].evidence, "net:[4026531840], PID 1's"));
+	assert_null(strstr(d->lines[0].evidence, "initial"));
 	/* another namespace, exclusive mode, no device: FAIL */
 	unlink(a);
 	assert_int_equal(symlink("net:[4026532000]", a), 0);
