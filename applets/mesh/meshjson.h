@@ -27,7 +27,8 @@
 #define RT_MESH_LINES_MAX (8u << 20)
 
 /* Above this many ranks the document leaves out the dense matrix (n^2
- * cells); "pairs" holds every figure either way. */
+ * cells, each looked up as it is written); "pairs" holds every figure
+ * either way. */
 #define RT_MESH_MATRIX_MAX 1024u
 
 /* One line (no newline) for a hello or a result. */
