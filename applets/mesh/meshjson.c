@@ -326,6 +326,16 @@ static void doc_why(struct rt_json *j, uint32_t why)
 	rt_json_array_end(j);
 }
 
+/* A document too large to hold goes out as it is built: past this many
+ * bytes the writer's text is written to the output and emptied. */
+#define DOC_CHUNK (64u << 10)
+
+static void drain(struct rt_json *j, FILE *out)
+{
+	if (out && j->len >= DOC_CHUNK)
+		rt_json_flush(j, out);
+}
+
 static void doc_pair(struct rt_json *j, const struct rt_mesh_link *l)
 {
 	bool ok = l->r.status == RT_MESH_OK;
@@ -349,7 +359,7 @@ static void doc_pair(struct rt_json *j, const struct rt_mesh_link *l)
 	rt_json_object_end(j);
 }
 
-static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g)
+static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
 	struct rt_mesh_iter it;
 	struct rt_mesh_link l;
@@ -359,6 +369,7 @@ static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_mesh_links(g, &it);
 	while (rt_mesh_link_next(&it, &l)) {
 		doc_pair(j, &l);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
@@ -380,7 +391,7 @@ static double matrix_cell(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 /* One n x n matrix of a metric, row by row, each cell looked up where it
  * is written (rt_mesh_link_of): no scratch matrix. */
 static void doc_matrix(struct rt_json *j, const struct rt_mesh_agg *g,
-		       uint8_t flag)
+		       uint8_t flag, FILE *out)
 {
 	rt_json_array_begin(j);
 	for (uint32_t a = 0; a < g->n; a++) {
@@ -388,11 +399,12 @@ static void doc_matrix(struct rt_json *j, const struct rt_mesh_agg *g,
 		for (uint32_t b = 0; b < g->n; b++)
 			rt_json_double(j, matrix_cell(g, a, b, flag));
 		rt_json_array_end(j);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
 
-static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
+static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
 	struct rt_mesh_iter it;
 	struct rt_mesh_link l;
@@ -420,6 +432,7 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_uint(j, l.r.a);
 		rt_json_uint(j, l.r.b);
 		rt_json_array_end(j);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
@@ -445,7 +458,7 @@ static void doc_refused(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_array_end(j);
 }
 
-static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g)
+static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
 	struct rt_mesh_iter it;
 	struct rt_mesh_link l;
@@ -468,12 +481,13 @@ static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g)
 			rt_json_kv_double(j, "median", k ? g->median_gbps : g->median_rtt_us);
 			rt_json_object_end(j);
 		}
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
 
 void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
-		      const struct rt_mesh_limits *lim)
+		      const struct rt_mesh_limits *lim, FILE *out)
 {
 	rt_json_object_begin(j);
 	rt_json_kv_uint(j, "ranks", g->n);
@@ -481,23 +495,23 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	rt_json_kv_double(j, "median_rtt_us", g->median_rtt_us > 0 ? g->median_rtt_us : NAN);
 	rt_json_kv_double(j, "median_gbps", g->median_gbps > 0 ? g->median_gbps : NAN);
 	doc_nodes(j, g);
-	doc_pairs(j, g);
+	doc_pairs(j, g, out);
 	rt_json_key(j, "matrix");
 	if (g->n > RT_MESH_MATRIX_MAX) {
 		rt_json_null(j);
 	} else {
 		rt_json_object_begin(j);
 		rt_json_key(j, "rtt_us");
-		doc_matrix(j, g, RT_MESH_HAS_RTT);
+		doc_matrix(j, g, RT_MESH_HAS_RTT, out);
 		if (g->median_gbps > 0) {
 			rt_json_key(j, "gbps");
-			doc_matrix(j, g, RT_MESH_HAS_BW);
+			doc_matrix(j, g, RT_MESH_HAS_BW, out);
 		}
 		rt_json_object_end(j);
 	}
-	doc_lists(j, g);
+	doc_lists(j, g, out);
 	doc_refused(j, g);
-	doc_outliers(j, g);
+	doc_outliers(j, g, out);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
 	rt_json_key(j, "not_judged");
