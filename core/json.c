@@ -63,7 +63,7 @@ static bool before_value(struct rt_json *j)
 {
 	char t = top(j);
 
-	if (!t && j->len)
+	if (!t && (j->len || j->flushed))
 		return false;
 	if (j->after_key) {
 		j->after_key = false;
@@ -286,6 +286,18 @@ void rt_json_kv_bool(struct rt_json *j, const char *k, bool v)
 {
 	rt_json_key(j, k);
 	rt_json_bool(j, v);
+}
+
+int rt_json_flush(struct rt_json *j, FILE *f)
+{
+	size_t n = j->len;
+	int rc = n && fwrite(j->buf, 1, n, f) != n ? -1 : 0;
+
+	j->len = 0;
+	j->flushed += n;
+	if (j->buf)
+		j->buf[0] = '\0';
+	return rc;
 }
 
 const char *rt_json_text(const struct rt_json *j)

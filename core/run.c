@@ -51,6 +51,23 @@ static void outcome_json(struct rt_json *j, const struct rt_error *e, int code,
 	rt_json_object_end(j);
 }
 
+/* The document's head, up to and with the key "results". */
+static void head(struct rt_json *doc, struct rt_run *run, const struct rt_error *e,
+		 int code, int sig)
+{
+	rt_json_init(doc);
+	rt_json_object_begin(doc);
+	rt_json_kv_string(doc, "tool", "rdmatest");
+	rt_json_kv_string(doc, "version", RT_VERSION);
+	rt_json_kv_string(doc, "applet", run->name);
+	rt_json_key(doc, "params");
+	rt_json_object_begin(doc);
+	rt_opt_to_json(doc, run->tabs, 2, run->secret_opts);
+	rt_json_object_end(doc);
+	outcome_json(doc, e, code, sig);
+	rt_json_key(doc, "results");
+}
+
 /* The whole document, one line; results is finished (closed) here. */
 static char *document(struct rt_run *run, const struct rt_error *e, int code,
 		      int sig, struct rt_json *results)
@@ -58,24 +75,30 @@ static char *document(struct rt_run *run, const struct rt_error *e, int code,
 	struct rt_json doc;
 	char *text;
 
-	rt_json_init(&doc);
-	rt_json_object_begin(&doc);
-	rt_json_kv_string(&doc, "tool", "rdmatest");
-	rt_json_kv_string(&doc, "version", RT_VERSION);
-	rt_json_kv_string(&doc, "applet", run->name);
-	rt_json_key(&doc, "params");
-	rt_json_object_begin(&doc);
-	rt_opt_to_json(&doc, run->tabs, 2, run->secret_opts);
-	rt_json_object_end(&doc);
-	outcome_json(&doc, e, code, sig);
+	head(&doc, run, e, code, sig);
 	rt_json_finish(results);
-	rt_json_key(&doc, "results");
 	rt_json_raw(&doc, results->len ? rt_json_text(results) : "{}");
 	rt_json_object_end(&doc);
 	text = rt_xmalloc(doc.len + 2);
 	snprintf(text, doc.len + 2, "%s\n", rt_json_text(&doc));
 	rt_json_free(&doc);
 	return text;
+}
+
+/* The same document written onto out as it is made, run->stream's
+ * member going out piece by piece: the bytes document() would give. */
+static void write_document(struct rt_run *run, int code, int sig, FILE *out)
+{
+	struct rt_json doc, *results = &run->results;
+
+	head(&doc, run, &run->err, code, sig);
+	rt_json_flush(&doc, out);
+	rt_json_free(&doc);
+	if (run->stream.write)
+		run->stream.write(run->stream.ctx, results, out);
+	rt_json_finish(results);
+	fputs(results->len || results->flushed ? rt_json_text(results) : "{}", out);
+	fputs("}\n", out);
 }
 
 /* Last words for an exit from a signal handler: the run as it stands,
@@ -131,12 +154,12 @@ int rt_run_finish(struct rt_run *run, int rc)
 			fprintf(stderr, "%s: hint: %s\n", run->name, run->err.hint);
 	}
 	if (run->common.json) {
-		char *doc = document(run, &run->err, code, sig, &run->results);
-
 		fflush(stderr);
-		fputs(doc, stdout);
-		free(doc);
+		write_document(run, code, sig, stdout);
 	}
+	if (run->stream.release)
+		run->stream.release(run->stream.ctx);
+	run->stream = (struct rt_run_stream){0};
 	fflush(stdout);
 	rt_last_words_source(NULL, NULL);
 	rt_last_words_clear();

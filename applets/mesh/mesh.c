@@ -188,15 +188,52 @@ static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_ag
 	return rc;
 }
 
-static int conclude(struct rt_run *run, const struct rt_mesh_agg *g,
-		    const struct rt_mesh_limits *lim, const char *heat)
+/* The aggregate outlives the applet's main: the document is written by
+ * rt_run_finish, after the outcome that it starts with, straight to its
+ * output (run.h's stream), and only then is the aggregate freed. */
+struct mesh_doc {
+	struct rt_mesh_agg g;
+	struct rt_mesh_limits lim;
+	bool judged; /* concluded: the document has a "mesh" member */
+};
+
+static void doc_write(void *ctx, struct rt_json *results, FILE *out)
 {
+	struct mesh_doc *d = ctx;
+
+	if (!d->judged)
+		return;
+	rt_json_key(results, "mesh");
+	rt_mesh_document(results, &d->g, &d->lim, out);
+}
+
+static void doc_release(void *ctx)
+{
+	struct mesh_doc *d = ctx;
+
+	rt_mesh_agg_free(&d->g);
+	free(d);
+}
+
+/* A new aggregate, the run's to release. */
+static struct mesh_doc *doc_new(struct rt_run *run, const struct rt_mesh_limits *lim)
+{
+	struct mesh_doc *d = rt_xcalloc(1, sizeof(*d));
+
+	d->lim = *lim;
+	run->stream = (struct rt_run_stream){doc_write, doc_release, d};
+	return d;
+}
+
+static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat)
+{
+	const struct rt_mesh_agg *g = &d->g;
+
 	if (heat && heatmap(run, heat, g))
 		return -1;
 	if (!run->common.quiet)
-		rt_mesh_summary(run->log.human, g, lim);
-	rt_json_key(&run->results, "mesh");
-	rt_mesh_document(&run->results, g, lim);
+		rt_mesh_summary(run->log.human, g, &d->lim);
+	d->judged = true;
 	if (g->ready)
 		return 0;
 	if (g->interrupted)
@@ -229,7 +266,7 @@ static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg 
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	struct rt_mesh_limits lim = { 0 };
-	struct rt_mesh_agg g;
+	struct mesh_doc *d;
 	int rc;
 
 	if (cfg->command && strcmp(cfg->command, "report"))
@@ -237,15 +274,15 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 			       "command is `report`)", cfg->command);
 	limits(cfg, &lim);
 	rt_error_phase(&run->err, "report");
-	rc = rt_mesh_agg_init(&g, 0, 0, &run->err);
+	d = doc_new(run, &lim);
+	rc = rt_mesh_agg_init(&d->g, 0, 0, &run->err);
 	for (size_t i = 0; !rc && (i == 0 || (i < REPORT_FILES && cfg->files[i])); i++)
-		rc = report_file(run, cfg->files[i], &g);
-	if (!rc && !g.n)
+		rc = report_file(run, cfg->files[i], &d->g);
+	if (!rc && !d->g.n)
 		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
 			     cfg->files[0] ? "the input" : "standard input");
 	if (!rc)
-		rc = rt_mesh_judge(&g, &lim, &run->err) || conclude(run, &g, &lim, cfg->heatmap);
-	rt_mesh_agg_free(&g);
+		rc = rt_mesh_judge(&d->g, &lim, &run->err) || conclude(run, d, cfg->heatmap);
 	return rc ? -1 : 0;
 }
 
@@ -375,7 +412,7 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 {
 	struct rt_mesh_plan *p = &m->plan;
 	struct rt_mesh_verdict v;
-	struct rt_mesh_agg g = { 0 };
+	struct mesh_doc *d;
 	int rc;
 
 	rt_say(&run->log, "mesh: rank %u of %u (%s), rank 0 at %s:%u", p->rank, p->size,
@@ -384,10 +421,10 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 		rc = rt_mesh_take_part(p, &v, &run->err);
 		return rc ? rc : follower_verdict(run, p, &v);
 	}
-	rc = rt_mesh_lead(p, &g, &run->err);
+	d = doc_new(run, &m->lim);
+	rc = rt_mesh_lead(p, &d->g, &run->err);
 	if (!rc || rc == RT_INTERRUPTED)
-		rc = conclude(run, &g, &m->lim, m->heatmap) || rc ? -1 : 0;
-	rt_mesh_agg_free(&g);
+		rc = conclude(run, d, m->heatmap) || rc ? -1 : 0;
 	return rc;
 }
 

@@ -62,108 +62,327 @@ void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 	rt_strlcpy(r->reason, reason, sizeof(r->reason));
 }
 
+/* ---- the stored form (meshagg.h, Storage) ---- */
+
+struct rt_mesh_cell {
+	uint32_t connect, rtt_p50, rtt_p99; /* ns32() */
+	uint32_t mbps, mbps_rev;            /* a to b, b to a (a < b) */
+	uint8_t state;                      /* 0: not tested, else status + 1 */
+	uint8_t flags;                      /* RT_MESH_HAS_* */
+	uint8_t why;                        /* RT_LINK_*, after judging */
+	uint8_t pad;
+};
+
+struct rt_mesh_sparse {
+	uint32_t pair; /* a << 16 | b, a < b: sorted, it is the (a, b) order */
+	uint32_t seq;  /* arrival, so that the last result of a pair wins */
+	struct rt_mesh_cell c;
+};
+
+_Static_assert(sizeof(struct rt_mesh_cell) == 24, "a stored result is 24 B");
+_Static_assert(sizeof(struct rt_mesh_sparse) == 32, "a sparse entry is 32 B");
+/* the sparse key holds a rank in 16 bits */
+_Static_assert(RT_HOSTLIST_MAX <= 65536u, "ranks fit 16 bits");
+
+/* Below this, nanoseconds are stored as they are; it is a whole number
+ * of microseconds just under 2^31, so that above it the stored value
+ * counts whole microseconds on from it. */
+#define NS_EXACT 2147483000u
+#define US_EXACT (NS_EXACT / 1000u)
+
+/* Nanoseconds in 32 bits: exact below NS_EXACT (2.1 s), which every RTT
+ * and connect time is in practice, rounded down to the microsecond above
+ * (to about 35 minutes, past any --timeout), saturating. Monotonic, so
+ * that medians and thresholds can work on the stored value. */
+static uint32_t ns32(uint64_t ns)
+{
+	uint64_t us;
+
+	if (ns < NS_EXACT)
+		return (uint32_t)ns;
+	us = ns / 1000 - US_EXACT;
+	return us > UINT32_MAX - NS_EXACT ? UINT32_MAX : NS_EXACT + (uint32_t)us;
+}
+
+static uint64_t ns64(uint32_t v)
+{
+	return v < NS_EXACT ? v : ((uint64_t)(v - NS_EXACT) + US_EXACT) * 1000;
+}
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint64_t npairs(uint32_t n)
+{
+	return (uint64_t)n * (n ? n - 1 : 0) / 2;
+}
+
+/* The dense cell of a < b < n: row a, after the rows above it. */
+static uint64_t pair_index(uint32_t n, uint32_t a, uint32_t b)
+{
+	return (uint64_t)a * (2ull * n - a - 1) / 2 + (b - a - 1);
+}
+
+/* r with its ends as a < b: the directions turn with them. */
+static struct rt_mesh_cell encode(const struct rt_mesh_result *r, bool swap)
+{
+	return (struct rt_mesh_cell){
+		.connect = ns32(r->connect_ns), .rtt_p50 = ns32(r->rtt_p50_ns),
+		.rtt_p99 = ns32(r->rtt_p99_ns),
+		.mbps = sat32(swap ? r->mbps_rev : r->mbps),
+		.mbps_rev = sat32(swap ? r->mbps : r->mbps_rev),
+		.state = (uint8_t)(r->status + 1), .flags = r->flags};
+}
+
+static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
+		   struct rt_mesh_link *l)
+{
+	*l = (struct rt_mesh_link){.why = c->why, .r = {.a = a, .b = b,
+		.status = (uint8_t)(c->state - 1), .flags = c->flags,
+		.connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
+		.rtt_p99_ns = ns64(c->rtt_p99), .mbps = c->mbps, .mbps_rev = c->mbps_rev}};
+}
+
+/* Every stored cell, tested or not, in storage order. */
+static uint64_t ncells(const struct rt_mesh_agg *g)
+{
+	return g->dense ? npairs(g->n) : g->nsparse;
+}
+
+static struct rt_mesh_cell *cell(const struct rt_mesh_agg *g, uint64_t i)
+{
+	return g->dense ? &g->dense[i] : &g->sparse[i].c;
+}
+
+void rt_mesh_agg_plan(struct rt_mesh_agg *g, uint64_t results)
+{
+	uint64_t pairs = npairs(g->n);
+
+	if (g->dense || g->nsparse || !pairs || pairs * 24 > results * 32)
+		return;
+	g->dense = rt_xcalloc(pairs, sizeof(*g->dense));
+}
+
+static void sparse_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+		       struct rt_mesh_cell c)
+{
+	if (g->nsparse == g->cap) {
+		g->cap = (uint32_t)RT_MIN(g->cap ? 2ull * g->cap : 1024u, g->max_results);
+		g->sparse = rt_xrealloc(g->sparse, (size_t)g->cap * sizeof(*g->sparse));
+	}
+	g->sparse[g->nsparse] = (struct rt_mesh_sparse){a << 16 | b, g->nsparse, c};
+	g->nsparse++;
+}
+
 int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		    struct rt_error *err)
 {
+	uint32_t a = RT_MIN(r->a, r->b), b = RT_MAX(r->a, r->b);
+
 	if (g->nres == g->max_results)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh: more than %u results", g->max_results);
-	if (r->a == r->b || (g->n && (r->a >= g->n || r->b >= g->n)))
+	if (a == b || (g->n && b >= g->n))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u in a mesh of %u",
 			       r->a, r->b, g->n);
-	if (g->nres == g->cap) {
-		g->cap = g->cap ? RT_MIN(g->cap * 2, g->max_results) : 1024;
-		g->res = rt_xrealloc(g->res, (size_t)g->cap * sizeof(*g->res));
-	}
-	g->res[g->nres++] = *r;
+	if (b >= RT_HOSTLIST_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
+			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
+	g->nres++;
+	if (g->dense)
+		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);
+	else
+		sparse_add(g, a, b, encode(r, a != r->a));
 	return 0;
 }
 
-/* Orders links by (a, b), equal pairs by arrival (via the round field,
- * which judge overwrites with the arrival index first). */
-static int cmp_link(const void *x, const void *y)
+static int cmp_sparse(const void *x, const void *y)
 {
-	const struct rt_mesh_result *p = &((const struct rt_mesh_link *)x)->r;
-	const struct rt_mesh_result *q = &((const struct rt_mesh_link *)y)->r;
+	const struct rt_mesh_sparse *p = x, *q = y;
 
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	if (p->b != q->b)
-		return p->b < q->b ? -1 : 1;
-	return (p->round > q->round) - (p->round < q->round);
+	if (p->pair != q->pair)
+		return p->pair < q->pair ? -1 : 1;
+	return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double p = *(const double *)x, q = *(const double *)y;
-
-	return (p > q) - (p < q);
-}
-
-/* The last result of every pair, ends swapped so that a < b. */
-static void collect_links(struct rt_mesh_agg *g)
+/* The sparse entries by pair, the last result of each pair alone; their
+ * arrival renumbered, so that results added later still come after. */
+static void settle(struct rt_mesh_agg *g)
 {
 	uint32_t k = 0;
 
-	free(g->links);
-	g->links = rt_xmalloc(RT_MAX(g->nres, 1u) * sizeof(*g->links));
-	for (uint32_t i = 0; i < g->nres; i++) {
-		struct rt_mesh_result r = g->res[i];
-
-		if (r.a > r.b) {
-			uint32_t t = r.a;
-
-			uint64_t m = r.mbps;
-
-			r.a = r.b;
-			r.b = t;
-			r.mbps = r.mbps_rev; /* the directions turn with the ends */
-			r.mbps_rev = m;
-		}
-		r.round = i; /* arrival order; the real round is dropped */
-		g->links[i] = (struct rt_mesh_link){.r = r};
-	}
-	qsort(g->links, g->nres, sizeof(*g->links), cmp_link);
-	for (uint32_t i = 0; i < g->nres; i++) {
-		if (i + 1 < g->nres && g->links[i + 1].r.a == g->links[i].r.a &&
-		    g->links[i + 1].r.b == g->links[i].r.b)
+	if (g->dense || !g->nsparse)
+		return;
+	qsort(g->sparse, g->nsparse, sizeof(*g->sparse), cmp_sparse);
+	for (uint32_t i = 0; i < g->nsparse; i++) {
+		if (i + 1 < g->nsparse && g->sparse[i + 1].pair == g->sparse[i].pair)
 			continue;
-		g->links[k++] = g->links[i];
+		g->sparse[k] = g->sparse[i];
+		g->sparse[k].seq = k;
+		k++;
 	}
-	g->nlinks = k;
+	g->nsparse = k;
 }
 
+/* The next tested cell of the walk and its pair. */
+static struct rt_mesh_cell *step(struct rt_mesh_iter *it, uint32_t *a, uint32_t *b)
+{
+	const struct rt_mesh_agg *g = it->g;
+
+	if (!g->dense) {
+		const struct rt_mesh_sparse *e;
+
+		if (it->at >= g->nsparse)
+			return NULL;
+		e = &g->sparse[it->at++];
+		*a = e->pair >> 16;
+		*b = e->pair & 0xffffu;
+		return &g->sparse[it->at - 1].c;
+	}
+	while (it->at < npairs(g->n)) {
+		struct rt_mesh_cell *c = &g->dense[it->at++];
+
+		*a = it->a;
+		*b = it->b;
+		if (++it->b == g->n) {
+			it->a++;
+			it->b = it->a + 1;
+		}
+		if (c->state)
+			return c;
+	}
+	return NULL;
+}
+
+void rt_mesh_links(const struct rt_mesh_agg *g, struct rt_mesh_iter *it)
+{
+	*it = (struct rt_mesh_iter){.g = g, .a = 0, .b = 1};
+}
+
+bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l)
+{
+	uint32_t a, b;
+	const struct rt_mesh_cell *c = step(it, &a, &b);
+
+	if (c)
+		decode(c, a, b, l);
+	return c != NULL;
+}
+
+static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
+{
+	uint32_t lo = 0, hi = g->nsparse, key = a << 16 | b;
+
+	if (g->dense) {
+		const struct rt_mesh_cell *c = &g->dense[pair_index(g->n, a, b)];
+
+		return c->state ? c : NULL;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->sparse[mid].pair == key)
+			return &g->sparse[mid].c;
+		if (g->sparse[mid].pair < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+		     struct rt_mesh_link *l)
+{
+	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
+	const struct rt_mesh_cell *c;
+
+	if (lo == hi || hi >= g->n || !(c = find(g, lo, hi)))
+		return false;
+	decode(c, lo, hi, l);
+	return true;
+}
+
+/* ---- medians ---- */
+
+/* The figure a median is taken of (its stored, monotonic value), when
+ * the link measured it. */
+static bool figure(const struct rt_mesh_cell *c, uint8_t flag, uint32_t *v)
+{
+	if (c->state != RT_MESH_OK + 1 || !(c->flags & flag))
+		return false;
+	*v = flag == RT_MESH_HAS_RTT ? c->rtt_p50 : RT_MIN(c->mbps, c->mbps_rev);
+	return true;
+}
+
+#define HIST 65536u
+
+/* One pass of the radix selection: the 16-bit digit (top, or bottom
+ * among the figures whose top is hi) that holds the k-th figure; k
+ * becomes its rank within that digit. */
+static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, bool low,
+		      uint32_t hi, uint32_t *k, uint32_t *hist)
+{
+	uint64_t n = ncells(g);
+	uint32_t v, d = 0;
+
+	memset(hist, 0, HIST * sizeof(*hist));
+	for (uint64_t i = 0; i < n; i++)
+		if (figure(cell(g, i), flag, &v) && (!low || v >> 16 == hi))
+			hist[low ? v & 0xffffu : v >> 16]++;
+	while (*k >= hist[d])
+		*k -= hist[d++];
+	return d;
+}
+
+/* The k-th smallest figure (from 0; k below their count): two passes
+ * over the stored cells, no copy of the figures. */
+static uint32_t nth_figure(const struct rt_mesh_agg *g, uint8_t flag, uint32_t k,
+			   uint32_t *hist)
+{
+	uint32_t hi = digit(g, flag, false, 0, &k, hist);
+
+	return hi << 16 | digit(g, flag, true, hi, &k, hist);
+}
+
+static double figure_value(uint8_t flag, uint32_t v)
+{
+	return flag == RT_MESH_HAS_RTT ? (double)ns64(v) / 1e3 : (double)v / 1e3;
+}
+
+/* The median of the measured links' figure, the mean of the two middle
+ * ones for an even count (RTT in us, bandwidth in Gbit/s). */
 static double median_of(const struct rt_mesh_agg *g, uint8_t flag)
 {
-	double *v = rt_xmalloc(RT_MAX(g->nlinks, 1u) * sizeof(*v)), m = 0;
-	uint32_t k = 0;
+	uint64_t n = ncells(g);
+	uint32_t k = 0, v, *hist;
+	double m;
 
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_result *r = &g->links[i].r;
-
-		if (r->status != RT_MESH_OK || !(r->flags & flag))
-			continue;
-		v[k++] = flag == RT_MESH_HAS_RTT ? (double)r->rtt_p50_ns / 1e3 :
-			 rt_mesh_gbps(r);
-	}
-	if (k) {
-		qsort(v, k, sizeof(*v), cmp_double);
-		m = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-	}
-	free(v);
+	for (uint64_t i = 0; i < n; i++)
+		k += figure(cell(g, i), flag, &v);
+	if (!k)
+		return 0;
+	hist = rt_xmalloc(HIST * sizeof(*hist));
+	m = figure_value(flag, nth_figure(g, flag, k / 2, hist));
+	if (k % 2 == 0)
+		m = (figure_value(flag, nth_figure(g, flag, k / 2 - 1, hist)) + m) / 2;
+	free(hist);
 	return m;
 }
+
+/* ---- judging ---- */
 
 /* A relative criterion is made only over enough measured links; with
  * fewer it is named not judged rather than passed. */
 static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
 {
-	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0;
+	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0, v;
+	uint64_t n = ncells(g);
 
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_result *r = &g->links[i].r;
-
-		rtt += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_RTT);
-		bw += r->status == RT_MESH_OK && (r->flags & RT_MESH_HAS_BW);
+	for (uint64_t i = 0; i < n; i++) {
+		rtt += figure(cell(g, i), RT_MESH_HAS_RTT, &v);
+		bw += figure(cell(g, i), RT_MESH_HAS_BW, &v);
 	}
 	if (lim->rtt_factor > 0 && rtt && rtt < min)
 		out |= RT_LINK_RTT_REL;
@@ -172,18 +391,19 @@ static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limit
 	return out;
 }
 
-static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_result *r,
-			   const struct rt_mesh_limits *lim)
+static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			  const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
 {
-	double rtt = (double)r->rtt_p50_ns / 1e3, gbps = rt_mesh_gbps(r);
-	uint32_t why = 0;
+	double rtt = figure_value(RT_MESH_HAS_RTT, c->rtt_p50);
+	double gbps = figure_value(RT_MESH_HAS_BW, RT_MIN(c->mbps, c->mbps_rev));
+	uint8_t why = 0;
 
-	if (!g->nodes[r->a].present || !g->nodes[r->b].present ||
-	    r->status == RT_MESH_ABSENT)
+	if (!g->nodes[a].present || !g->nodes[b].present ||
+	    c->state == RT_MESH_ABSENT + 1)
 		return RT_LINK_ABSENT;
-	if (r->status != RT_MESH_OK)
+	if (c->state != RT_MESH_OK + 1)
 		return RT_LINK_FAILED;
-	if (r->flags & RT_MESH_HAS_RTT) {
+	if (c->flags & RT_MESH_HAS_RTT) {
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
 		if (lim->rtt_factor > 0 && g->median_rtt_us > 0 &&
@@ -191,7 +411,7 @@ static uint32_t judge_link(const struct rt_mesh_agg *g, const struct rt_mesh_res
 		    rtt > lim->rtt_factor * g->median_rtt_us)
 			why |= RT_LINK_RTT_REL;
 	}
-	if (r->flags & RT_MESH_HAS_BW) {
+	if (c->flags & RT_MESH_HAS_BW) {
 		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
 		if (lim->bw_fraction > 0 && !(g->not_judged & RT_LINK_BW_REL) &&
@@ -229,26 +449,35 @@ static bool blamed(bool lost, uint32_t bad, uint32_t tested)
 	return (lost && bad >= 1) || (bad >= 2 && bad * 2 > tested);
 }
 
+static bool bad_link(uint8_t why)
+{
+	return why && why != RT_LINK_ABSENT;
+}
+
 /* The bad links of every node, as offsets into one array (CSR): 4 B per
  * rank and 8 B per bad link while judging. */
 static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, uint32_t **off)
 {
-	uint32_t *o = rt_xcalloc((size_t)g->n + 1, sizeof(*o)), *adj, *fill;
+	uint32_t *o = rt_xcalloc((size_t)g->n + 1, sizeof(*o)), *adj, *fill, a, b;
+	const struct rt_mesh_cell *c;
+	struct rt_mesh_iter it;
 
-	for (uint32_t i = 0; i < g->nlinks; i++)
-		if (g->links[i].why && g->links[i].why != RT_LINK_ABSENT) {
-			o[g->links[i].r.a + 1]++;
-			o[g->links[i].r.b + 1]++;
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b)))
+		if (bad_link(c->why)) {
+			o[a + 1]++;
+			o[b + 1]++;
 		}
 	for (uint32_t i = 0; i < g->n; i++)
 		o[i + 1] += o[i];
 	adj = rt_xmalloc(RT_MAX(o[g->n], 1u) * sizeof(*adj));
 	fill = rt_xmalloc(((size_t)g->n + 1) * sizeof(*fill));
 	memcpy(fill, o, ((size_t)g->n + 1) * sizeof(*fill));
-	for (uint32_t i = 0; i < g->nlinks; i++)
-		if (g->links[i].why && g->links[i].why != RT_LINK_ABSENT) {
-			adj[fill[g->links[i].r.a]++] = g->links[i].r.b;
-			adj[fill[g->links[i].r.b]++] = g->links[i].r.a;
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b)))
+		if (bad_link(c->why)) {
+			adj[fill[a]++] = b;
+			adj[fill[b]++] = a;
 		}
 	free(fill);
 	*off = o;
@@ -297,13 +526,25 @@ static void blame_nodes(struct rt_mesh_agg *g)
 	free(adj);
 }
 
+/* A bad link that no bad node at either end explains. */
+static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint32_t why)
+{
+	return why && why != RT_LINK_ABSENT && g->nodes[a].verdict != RT_NODE_BAD &&
+	       g->nodes[b].verdict != RT_NODE_BAD;
+}
+
 static void count(struct rt_mesh_agg *g)
 {
+	const struct rt_mesh_cell *c;
+	struct rt_mesh_iter it;
+	uint32_t a, b;
+
 	g->bad_nodes = g->suspect_nodes = g->absent_nodes = g->bad_links = 0;
 	g->untested_nodes = 0;
 	blame_nodes(g);
-	for (uint32_t i = 0; i < g->nlinks; i++)
-		g->bad_links += rt_mesh_link_blamed(g, &g->links[i]);
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b)))
+		g->bad_links += link_blamed(g, a, b, c->why);
 	for (uint32_t i = 0; i < g->n; i++) {
 		g->bad_nodes += g->nodes[i].verdict == RT_NODE_BAD;
 		g->suspect_nodes += g->nodes[i].verdict == RT_NODE_SUSPECT;
@@ -315,31 +556,44 @@ static void count(struct rt_mesh_agg *g)
 		   !g->refused && !g->not_judged && !g->interrupted;
 }
 
+/* Results taken before the size was known (report): a rank outside it. */
+static uint32_t rank_outside(const struct rt_mesh_agg *g)
+{
+	for (uint32_t i = 0; !g->dense && i < g->nsparse; i++)
+		if ((g->sparse[i].pair & 0xffffu) >= g->n)
+			return g->sparse[i].pair & 0xffffu;
+	return 0;
+}
+
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err)
 {
+	struct rt_mesh_cell *c;
+	struct rt_mesh_iter it;
+	uint32_t a, b, out;
+
 	if (!g->n)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh: no rank said hello");
-	for (uint32_t i = 0; i < g->nres; i++)
-		if (g->res[i].a >= g->n || g->res[i].b >= g->n)
-			return rt_fail(err, RT_EXIT_FAIL, "mesh result for rank %u in a mesh of %u",
-				       RT_MAX(g->res[i].a, g->res[i].b), g->n);
-	collect_links(g);
+	if ((out = rank_outside(g)))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result for rank %u in a mesh of %u",
+			       out, g->n);
+	settle(g);
 	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT);
 	g->median_gbps = median_of(g, RT_MESH_HAS_BW);
 	g->not_judged = unjudged(g, lim);
 	for (uint32_t i = 0; i < g->n; i++)
 		g->nodes[i].tested = g->nodes[i].bad = 0;
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		struct rt_mesh_link *l = &g->links[i];
-
-		l->why = judge_link(g, &l->r, lim);
-		if (l->why == RT_LINK_ABSENT)
+	g->nlinks = 0;
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b))) {
+		g->nlinks++;
+		c->why = judge_link(g, a, b, c, lim);
+		if (c->why == RT_LINK_ABSENT)
 			continue;
-		g->nodes[l->r.a].tested++;
-		g->nodes[l->r.b].tested++;
-		g->nodes[l->r.a].bad += l->why != 0;
-		g->nodes[l->r.b].bad += l->why != 0;
+		g->nodes[a].tested++;
+		g->nodes[b].tested++;
+		g->nodes[a].bad += c->why != 0;
+		g->nodes[b].bad += c->why != 0;
 	}
 	count(g);
 	return 0;
@@ -352,9 +606,7 @@ double rt_mesh_gbps(const struct rt_mesh_result *r)
 
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
 {
-	return l->why && l->why != RT_LINK_ABSENT &&
-	       g->nodes[l->r.a].verdict != RT_NODE_BAD &&
-	       g->nodes[l->r.b].verdict != RT_NODE_BAD;
+	return link_blamed(g, l->r.a, l->r.b, l->why);
 }
 
 void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state)
@@ -367,8 +619,8 @@ void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state)
 void rt_mesh_agg_free(struct rt_mesh_agg *g)
 {
 	free(g->nodes);
-	free(g->res);
-	free(g->links);
+	free(g->dense);
+	free(g->sparse);
 	memset(g, 0, sizeof(*g));
 }
 

@@ -25,11 +25,27 @@
  *   was tested, nothing is bad, suspect, absent or untested, no peer was
  *   refused, and the run was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
- * Memory: 56 B per result, at most max_results (RT_MESH_RESULTS_MAX by
- * default: 4 Mi results, 224 MiB, a full tournament of 2896 hosts); 80 B
- * per rank (host name, port and counters; 65536 ranks: 5 MiB); judging adds
- * 64 B per result, and while it works 8 B per result (the medians), 8 B
- * per bad link and 16 B per rank (blaming nodes). */
+ *
+ * Storage (meshagg.c's alone; everyone else reads the links through
+ * rt_mesh_links): a result is kept in 24 B, its figures in 32 bits
+ * (RTT p50/p99 and connect: ns, exact below 2,147,483,000 ns = 2.1 s,
+ * rounded down to the microsecond above, saturating at 2,149,631,778 us,
+ * about 35.8 minutes; Mbit/s both ways, saturating at 2^32 - 1), status,
+ * flags and the judged reason (RT_LINK_*) a byte each.
+ *   dense   one cell per pair a < b, row-major, n(n-1)/2 of them: 24 B a
+ *           pair, a, b and the round implied; chosen by rt_mesh_agg_plan
+ *           when the plan's results would take at least as much sparse
+ *           (a tournament: 8,386,560 pairs of 4,096 hosts in 192 MiB)
+ *   sparse  32 B a result (pair, arrival, cell), sorted by pair when
+ *           judged, the last result of a pair kept: otherwise (random and
+ *           ring schedules on many hosts, `mesh report`, where n is known
+ *           only from the hellos)
+ * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
+ * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
+ * 80 B per rank (host name, port and counters; 65536 ranks: 5 MiB).
+ * Judging works in place: the medians by a two-pass radix selection over
+ * the stored figures (a 256 KiB histogram), and while it works 8 B per
+ * bad link and 16 B per rank (blaming nodes). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
 
@@ -39,7 +55,7 @@
 #include "rdmatest/error.h"
 #include "mesh/meshwire.h"
 
-#define RT_MESH_RESULTS_MAX (1u << 22)
+#define RT_MESH_RESULTS_MAX (1u << 24)
 
 struct rt_mesh_limits {
 	double min_gbps;    /* 0: no absolute bandwidth floor */
@@ -83,19 +99,27 @@ struct rt_mesh_refusal {
 	char reason[96];
 };
 
+/* One tested link as its consumers see it, decoded from the stored form
+ * on their stack: r.a < r.b (the bandwidths turned with the ends: mbps
+ * a to b), r.round 0, the figures as stored (see Storage above). */
 struct rt_mesh_link {
-	struct rt_mesh_result r; /* a < b */
-	uint32_t why;            /* RT_LINK_* */
+	struct rt_mesh_result r;
+	uint32_t why;            /* RT_LINK_*, after judging */
 };
+
+struct rt_mesh_cell;   /* meshagg.c's stored result */
+struct rt_mesh_sparse; /* meshagg.c's sparse entry */
 
 struct rt_mesh_agg {
 	uint32_t n;              /* ranks, 0 until the first hello (report) */
 	struct rt_mesh_node *nodes;
-	struct rt_mesh_result *res;
-	uint32_t nres, cap, max_results;
+	uint32_t nres, max_results; /* results added (re-tests too), bound */
+	/* the stored results, meshagg.c's alone: one of the two forms */
+	struct rt_mesh_cell *dense;    /* n(n-1)/2 cells by pair, or NULL */
+	struct rt_mesh_sparse *sparse; /* by arrival; by pair once judged */
+	uint32_t nsparse, cap;
 	/* after rt_mesh_judge */
-	struct rt_mesh_link *links; /* one per pair, sorted by (a, b) */
-	uint32_t nlinks;
+	uint32_t nlinks;         /* pairs tested */
 	double median_rtt_us, median_gbps; /* 0 when nothing measured */
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
@@ -106,6 +130,13 @@ struct rt_mesh_agg {
 	bool ready;
 };
 
+/* A walk over the tested links in (a, b) order, after judging. */
+struct rt_mesh_iter {
+	const struct rt_mesh_agg *g;
+	uint64_t at;    /* the next cell or entry */
+	uint32_t a, b;  /* the dense cell at's pair */
+};
+
 /* n ranks (0: taken from the first hello), max_results 0: the default. */
 int rt_mesh_agg_init(struct rt_mesh_agg *g, uint32_t n, uint32_t max_results,
 		     struct rt_error *err);
@@ -113,7 +144,14 @@ int rt_mesh_agg_init(struct rt_mesh_agg *g, uint32_t n, uint32_t max_results,
  * once. Exit 1 otherwise. */
 int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 		      struct rt_error *err);
-/* One pair's result; exit 1 past max_results or for a rank outside n. */
+/* The plan makes at most `results` results (rt_mesh_plan_fits checks
+ * them against max_results first): before the first result, the storage
+ * for them, dense when n is known and n(n-1)/2 cells of 24 B take no
+ * more than `results` sparse entries of 32 B. Without it (or with
+ * results stored already) the storage stays sparse. */
+void rt_mesh_agg_plan(struct rt_mesh_agg *g, uint64_t results);
+/* One pair's result; exit 1 past max_results or for a rank outside n
+ * (or, n not known yet, above 65535). */
 int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		    struct rt_error *err);
 /* The rank said hello and then left the run (its connection closed or
@@ -130,6 +168,14 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
+/* The tested links in (a, b) order, after judging: rt_mesh_links starts
+ * the walk, rt_mesh_link_next fills l and is false past the last. */
+void rt_mesh_links(const struct rt_mesh_agg *g, struct rt_mesh_iter *it);
+bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l);
+/* After judging: the link of ranks a and b (either order) into l; false
+ * when that pair was not tested. O(1) dense, O(log P) sparse. */
+bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+		     struct rt_mesh_link *l);
 /* After judging: a bad link that no bad node at either end explains. */
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
 /* After judging: state[i] for rt_sched_recheck ('S', 'P' or '-'). */

@@ -11,24 +11,6 @@
 #define GREEN 0x20a040u
 #define YELLOW 0xe8c800u
 
-static const struct rt_mesh_link *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
-{
-	uint32_t lo = 0, hi = g->nlinks;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct rt_mesh_result *r = &g->links[mid].r;
-
-		if (r->a == a && r->b == b)
-			return &g->links[mid];
-		if (r->a < a || (r->a == a && r->b < b))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static uint32_t mix(uint32_t from, uint32_t to, double t)
 {
 	uint32_t out = 0;
@@ -43,21 +25,20 @@ static uint32_t mix(uint32_t from, uint32_t to, double t)
 
 uint32_t rt_mesh_heat_colour(const struct rt_mesh_agg *g, uint32_t i, uint32_t j)
 {
-	const struct rt_mesh_link *l;
+	struct rt_mesh_link l;
 	double t;
 
 	if (i == j)
 		return WHITE;
-	l = i < j ? find(g, i, j) : find(g, j, i);
-	if (!l || l->why & RT_LINK_ABSENT)
+	if (!rt_mesh_link_of(g, i, j, &l) || l.why & RT_LINK_ABSENT)
 		return GREY;
-	if (l->why & RT_LINK_FAILED)
+	if (l.why & RT_LINK_FAILED)
 		return BLACK;
-	if (l->why)
+	if (l.why)
 		return RED;
-	if (!(l->r.flags & RT_MESH_HAS_RTT) || g->median_rtt_us <= 0)
+	if (!(l.r.flags & RT_MESH_HAS_RTT) || g->median_rtt_us <= 0)
 		return GREEN;
-	t = (double)l->r.rtt_p50_ns / 1e3 / g->median_rtt_us - 1.0;
+	t = (double)l.r.rtt_p50_ns / 1e3 / g->median_rtt_us - 1.0;
 	return mix(GREEN, YELLOW, t < 0 ? 0 : t > 1 ? 1 : t);
 }
 

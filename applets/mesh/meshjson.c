@@ -326,70 +326,88 @@ static void doc_why(struct rt_json *j, uint32_t why)
 	rt_json_array_end(j);
 }
 
-static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g)
+/* A document too large to hold goes out as it is built: past this many
+ * bytes the writer's text is written to the output and emptied. */
+#define DOC_CHUNK (64u << 10)
+
+static void drain(struct rt_json *j, FILE *out)
 {
+	if (out && j->len >= DOC_CHUNK)
+		rt_json_flush(j, out);
+}
+
+static void doc_pair(struct rt_json *j, const struct rt_mesh_link *l)
+{
+	bool ok = l->r.status == RT_MESH_OK;
+
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "a", l->r.a);
+	rt_json_kv_uint(j, "b", l->r.b);
+	rt_json_kv_string(j, "status", rt_mesh_status_name(l->r.status));
+	rt_json_kv_double(j, "connect_us", ok ? (double)l->r.connect_ns / 1e3 : NAN);
+	rt_json_kv_double(j, "rtt_p50_us", l->r.flags & RT_MESH_HAS_RTT ?
+			  (double)l->r.rtt_p50_ns / 1e3 : NAN);
+	rt_json_kv_double(j, "rtt_p99_us", l->r.flags & RT_MESH_HAS_RTT ?
+			  (double)l->r.rtt_p99_ns / 1e3 : NAN);
+	rt_json_kv_double(j, "gbps", l->r.flags & RT_MESH_HAS_BW ?
+			  (double)l->r.mbps / 1e3 : NAN);
+	rt_json_kv_double(j, "gbps_rev", l->r.flags & RT_MESH_HAS_BW ?
+			  (double)l->r.mbps_rev / 1e3 : NAN);
+	rt_json_kv_string(j, "verdict", l->why == RT_LINK_ABSENT ? "absent" :
+			  l->why ? "bad" : "ok");
+	doc_why(j, l->why);
+	rt_json_object_end(j);
+}
+
+static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
+{
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
+
 	rt_json_key(j, "pairs");
 	rt_json_array_begin(j);
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_link *l = &g->links[i];
-		bool ok = l->r.status == RT_MESH_OK;
-
-		rt_json_object_begin(j);
-		rt_json_kv_uint(j, "a", l->r.a);
-		rt_json_kv_uint(j, "b", l->r.b);
-		rt_json_kv_string(j, "status", rt_mesh_status_name(l->r.status));
-		rt_json_kv_double(j, "connect_us", ok ? (double)l->r.connect_ns / 1e3 : NAN);
-		rt_json_kv_double(j, "rtt_p50_us", l->r.flags & RT_MESH_HAS_RTT ?
-				  (double)l->r.rtt_p50_ns / 1e3 : NAN);
-		rt_json_kv_double(j, "rtt_p99_us", l->r.flags & RT_MESH_HAS_RTT ?
-				  (double)l->r.rtt_p99_ns / 1e3 : NAN);
-		rt_json_kv_double(j, "gbps", l->r.flags & RT_MESH_HAS_BW ?
-				  (double)l->r.mbps / 1e3 : NAN);
-		rt_json_kv_double(j, "gbps_rev", l->r.flags & RT_MESH_HAS_BW ?
-				  (double)l->r.mbps_rev / 1e3 : NAN);
-		rt_json_kv_string(j, "verdict", l->why == RT_LINK_ABSENT ? "absent" :
-				  l->why ? "bad" : "ok");
-		doc_why(j, l->why);
-		rt_json_object_end(j);
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		doc_pair(j, &l);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
 
-/* One n x n matrix of a metric, null where no figure: built in a
- * scratch array of n^2 floats (4 MiB at RT_MESH_MATRIX_MAX ranks). RTT
- * is symmetric; bandwidth is not: row a, column b holds a to b. */
-static void doc_matrix(struct rt_json *j, const struct rt_mesh_agg *g,
-		       uint8_t flag)
+/* One cell of an n x n matrix, null where no figure. RTT is symmetric;
+ * bandwidth is not: row a, column b holds a to b. */
+static double matrix_cell(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			  uint8_t flag)
 {
-	float *m = rt_xmalloc((size_t)g->n * g->n * sizeof(*m));
+	struct rt_mesh_link l;
 
-	for (size_t i = 0; i < (size_t)g->n * g->n; i++)
-		m[i] = NAN;
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_result *r = &g->links[i].r;
+	if (!rt_mesh_link_of(g, a, b, &l) || l.r.status != RT_MESH_OK || !(l.r.flags & flag))
+		return NAN;
+	if (flag == RT_MESH_HAS_RTT)
+		return (float)((double)l.r.rtt_p50_ns / 1e3);
+	return (float)((double)(a < b ? l.r.mbps : l.r.mbps_rev) / 1e3);
+}
 
-		if (r->status != RT_MESH_OK || !(r->flags & flag))
-			continue;
-		m[(size_t)r->a * g->n + r->b] =
-			(float)(flag == RT_MESH_HAS_RTT ? (double)r->rtt_p50_ns / 1e3 :
-				(double)r->mbps / 1e3);
-		m[(size_t)r->b * g->n + r->a] =
-			(float)(flag == RT_MESH_HAS_RTT ? (double)r->rtt_p50_ns / 1e3 :
-				(double)r->mbps_rev / 1e3);
-	}
+/* One n x n matrix of a metric, row by row, each cell looked up where it
+ * is written (rt_mesh_link_of): no scratch matrix. */
+static void doc_matrix(struct rt_json *j, const struct rt_mesh_agg *g,
+		       uint8_t flag, FILE *out)
+{
 	rt_json_array_begin(j);
 	for (uint32_t a = 0; a < g->n; a++) {
 		rt_json_array_begin(j);
 		for (uint32_t b = 0; b < g->n; b++)
-			rt_json_double(j, m[(size_t)a * g->n + b]);
+			rt_json_double(j, matrix_cell(g, a, b, flag));
 		rt_json_array_end(j);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
-	free(m);
 }
 
-static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
+static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
 	static const struct { const char *key; uint8_t v; } lists[] = {
 		{"bad_nodes", RT_NODE_BAD}, {"suspect_nodes", RT_NODE_SUSPECT},
 		{"absent", RT_NODE_ABSENT}, {"untested", RT_NODE_UNTESTED},
@@ -406,15 +424,15 @@ static void doc_lists(struct rt_json *j, const struct rt_mesh_agg *g)
 	/* a bad link whose end is a bad node is that node's fault */
 	rt_json_key(j, "bad_links");
 	rt_json_array_begin(j);
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_link *l = &g->links[i];
-
-		if (!rt_mesh_link_blamed(g, l))
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		if (!rt_mesh_link_blamed(g, &l))
 			continue;
 		rt_json_array_begin(j);
-		rt_json_uint(j, l->r.a);
-		rt_json_uint(j, l->r.b);
+		rt_json_uint(j, l.r.a);
+		rt_json_uint(j, l.r.b);
 		rt_json_array_end(j);
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
@@ -440,32 +458,36 @@ static void doc_refused(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_array_end(j);
 }
 
-static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g)
+static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
+
 	rt_json_key(j, "outliers");
 	rt_json_array_begin(j);
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_link *l = &g->links[i];
-		bool rtt = l->why & RT_LINK_RTT_REL, bw = l->why & RT_LINK_BW_REL;
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		bool rtt = l.why & RT_LINK_RTT_REL, bw = l.why & RT_LINK_BW_REL;
 
 		for (int k = 0; k < 2; k++) {
 			if (!(k ? bw : rtt))
 				continue;
 			rt_json_object_begin(j);
-			rt_json_kv_uint(j, "a", l->r.a);
-			rt_json_kv_uint(j, "b", l->r.b);
+			rt_json_kv_uint(j, "a", l.r.a);
+			rt_json_kv_uint(j, "b", l.r.b);
 			rt_json_kv_string(j, "metric", k ? "gbps" : "rtt_us");
-			rt_json_kv_double(j, "value", k ? rt_mesh_gbps(&l->r) :
-					  (double)l->r.rtt_p50_ns / 1e3);
+			rt_json_kv_double(j, "value", k ? rt_mesh_gbps(&l.r) :
+					  (double)l.r.rtt_p50_ns / 1e3);
 			rt_json_kv_double(j, "median", k ? g->median_gbps : g->median_rtt_us);
 			rt_json_object_end(j);
 		}
+		drain(j, out);
 	}
 	rt_json_array_end(j);
 }
 
 void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
-		      const struct rt_mesh_limits *lim)
+		      const struct rt_mesh_limits *lim, FILE *out)
 {
 	rt_json_object_begin(j);
 	rt_json_kv_uint(j, "ranks", g->n);
@@ -473,23 +495,23 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	rt_json_kv_double(j, "median_rtt_us", g->median_rtt_us > 0 ? g->median_rtt_us : NAN);
 	rt_json_kv_double(j, "median_gbps", g->median_gbps > 0 ? g->median_gbps : NAN);
 	doc_nodes(j, g);
-	doc_pairs(j, g);
+	doc_pairs(j, g, out);
 	rt_json_key(j, "matrix");
 	if (g->n > RT_MESH_MATRIX_MAX) {
 		rt_json_null(j);
 	} else {
 		rt_json_object_begin(j);
 		rt_json_key(j, "rtt_us");
-		doc_matrix(j, g, RT_MESH_HAS_RTT);
+		doc_matrix(j, g, RT_MESH_HAS_RTT, out);
 		if (g->median_gbps > 0) {
 			rt_json_key(j, "gbps");
-			doc_matrix(j, g, RT_MESH_HAS_BW);
+			doc_matrix(j, g, RT_MESH_HAS_BW, out);
 		}
 		rt_json_object_end(j);
 	}
-	doc_lists(j, g);
+	doc_lists(j, g, out);
 	doc_refused(j, g);
-	doc_outliers(j, g);
+	doc_outliers(j, g, out);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
 	rt_json_key(j, "not_judged");

@@ -27,7 +27,8 @@
 #define RT_MESH_LINES_MAX (8u << 20)
 
 /* Above this many ranks the document leaves out the dense matrix (n^2
- * cells); "pairs" holds every figure either way. */
+ * cells, each looked up as it is written); "pairs" holds every figure
+ * either way. */
 #define RT_MESH_MATRIX_MAX 1024u
 
 /* One line (no newline) for a hello or a result. */
@@ -42,8 +43,13 @@ int rt_mesh_report_read(FILE *f, struct rt_mesh_agg *g, struct rt_error *err);
 
 /* The document of a judged run (meshagg.h): thresholds, medians, nodes,
  * pairs, the matrix, bad nodes and links, outliers, absent nodes and the
- * verdict. */
+ * verdict, as a value in j. With out, j's text is written to out and
+ * emptied as it grows (rt_json_flush, every 64 KiB, its open containers
+ * kept), so that the pairs, the matrix and the lists go out as they are
+ * walked and the document costs O(1) memory whatever the pairs (the
+ * caller writes what is left once j is finished); without, it is held
+ * whole in j (about 150 to 190 B a pair). */
 void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
-		      const struct rt_mesh_limits *lim);
+		      const struct rt_mesh_limits *lim, FILE *out);
 
 #endif

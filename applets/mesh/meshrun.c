@@ -282,13 +282,15 @@ static uint64_t results_of(const struct rt_sched *s)
 	return n / 2 + n;
 }
 
-int rt_mesh_plan_fits(const struct rt_sched *s, const struct rt_mesh_agg *g,
+int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		      struct rt_error *err)
 {
 	uint64_t need = results_of(s);
 
-	if (need <= g->max_results)
+	if (need <= g->max_results) {
+		rt_mesh_agg_plan(g, need);
 		return 0;
+	}
 	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts makes %llu results, more "
 		       "than the %u rank 0 holds: fewer hosts or another schedule",
 		       rt_sched_kind_name(s->kind), s->n, (unsigned long long)need,

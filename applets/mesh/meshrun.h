@@ -45,8 +45,10 @@ struct rt_mesh_coord {
 
 /* Whether every result a run of s can make fits g (its max_results):
  * exit 2 naming the size and schedule when not, so that a size that
- * cannot fit is refused before any rank waits for it, not rounds later. */
-int rt_mesh_plan_fits(const struct rt_sched *s, const struct rt_mesh_agg *g,
+ * cannot fit is refused before any rank waits for it, not rounds later;
+ * when it fits, g's storage is chosen for them (rt_mesh_agg_plan: dense
+ * for a tournament). */
+int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		      struct rt_error *err);
 
 /* Runs every round of c->s over the ranks gathered in c->gt, judges c->g

@@ -75,18 +75,19 @@ static void links(FILE *out, const struct rt_mesh_agg *g,
 		  const struct rt_mesh_limits *lim)
 {
 	uint32_t shown = 0, total = 0;
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
 
-	for (uint32_t i = 0; i < g->nlinks; i++) {
-		const struct rt_mesh_link *l = &g->links[i];
-
-		if (!rt_mesh_link_blamed(g, l))
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		if (!rt_mesh_link_blamed(g, &l))
 			continue;
 		if (total++ >= RT_MESH_TEXT_LIST)
 			continue;
 		shown++;
-		fprintf(out, "bad link %u (%s) - %u (%s):", l->r.a, host_of(g, l->r.a),
-			l->r.b, host_of(g, l->r.b));
-		why(out, g, l, lim);
+		fprintf(out, "bad link %u (%s) - %u (%s):", l.r.a, host_of(g, l.r.a),
+			l.r.b, host_of(g, l.r.b));
+		why(out, g, &l, lim);
 		fputc('\n', out);
 	}
 	if (total > shown)

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A streaming JSON writer into a growing buffer. It inserts commas and
  * escapes strings itself, so every document it produces is valid JSON
- * whatever bytes the caller hands it (device names, peer data, errors). */
+ * whatever bytes the caller hands it (device names, peer data, errors).
+ * A document too large to hold can go out in pieces (rt_json_flush). */
 #ifndef RDMATEST_JSON_H
 #define RDMATEST_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rt_json {
 	char *buf;
@@ -16,6 +18,7 @@ struct rt_json {
 		      * holds a member (the next one needs a comma) */
 	size_t depth, stack_cap;
 	bool after_key;
+	size_t flushed; /* bytes rt_json_flush has written out */
 };
 
 void rt_json_init(struct rt_json *j);
@@ -49,7 +52,14 @@ void rt_json_kv_bool(struct rt_json *j, const char *key, bool v);
 
 /* Closes whatever is still open, so the text is one complete value. */
 void rt_json_finish(struct rt_json *j);
-/* The text so far, NUL-terminated (never NULL). */
+/* Writes the text so far to f and empties the buffer; the open
+ * containers stay open, so the next value still gets its comma and the
+ * pieces written make one document. -1 on a write error (the text is
+ * dropped all the same: the buffer never grows past what one piece
+ * adds). */
+int rt_json_flush(struct rt_json *j, FILE *f);
+/* The text so far, NUL-terminated (never NULL); after rt_json_flush, the
+ * text since. */
 const char *rt_json_text(const struct rt_json *j);
 
 #endif

@@ -6,6 +6,7 @@
 #define RDMATEST_RUN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "rdmatest/error.h"
 #include "rdmatest/json.h"
@@ -22,6 +23,18 @@ struct rt_common {
 	long long wait_server_ms;    /* client: keep retrying the connect this long */
 };
 
+/* A member of "results" too large to hold as text (mesh's document at
+ * thousands of hosts), written as the JSON document goes out:
+ * rt_run_finish writes the document up to the results' members so far,
+ * then calls write, which adds its members to results and writes them
+ * out as it goes (rt_json_flush); then release, with --json or not. The
+ * last words of an exit from a signal handler leave it out. */
+struct rt_run_stream {
+	void (*write)(void *ctx, struct rt_json *results, FILE *out);
+	void (*release)(void *ctx);
+	void *ctx;
+};
+
 struct rt_run {
 	const char *name;       /* the applet's, for messages and the JSON */
 	struct rt_common common;
@@ -34,6 +47,7 @@ struct rt_run {
 	 * that serves until stopped): SIGINT/SIGTERM then leave the verdict
 	 * to the rounds before it instead of making it "interrupted". */
 	bool interrupt_is_end;
+	struct rt_run_stream stream; /* none: all zero */
 };
 
 extern const struct rt_opt rt_common_opts[];
@@ -46,7 +60,8 @@ long long rt_run_accept_bound(const struct rt_run *run);
  * words of an exit from a signal handler. */
 void rt_run_start(struct rt_run *run);
 /* Ends the run: prints the error line once, writes the JSON document
- * when asked, and returns the exit status. `rc` is the applet's return;
+ * when asked (run->stream's member streamed into it), releases
+ * run->stream, and returns the exit status. `rc` is the applet's return;
  * after an interrupt it decides with run->interrupt_is_end. */
 int rt_run_finish(struct rt_run *run, int rc);
 

@@ -50,7 +50,7 @@ static void report(const uint8_t *data, size_t size)
 	if (rt_mesh_report_read(f, &g, &err) == 0 && g.n <= 4096 &&
 	    rt_mesh_judge(&g, &lim, &err) == 0) {
 		rt_json_init(&j);
-		rt_mesh_document(&j, &g, &lim);
+		rt_mesh_document(&j, &g, &lim, NULL);
 		why = fuzz_json_invalid(rt_json_text(&j), strlen(rt_json_text(&j)));
 		FUZZ_CHECK(!why, "document: %s", why);
 		rt_json_free(&j);

@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "rdmatest/json.h"
@@ -128,6 +131,40 @@ static void deep_nesting_grows(void **state)
 	rt_json_free(&j);
 }
 
+/* Flushed in pieces, the text written is the one document the whole
+ * would have been: commas and keys across the pieces, nothing after the
+ * top-level value even once it has gone out. */
+static void flushed_pieces_make_one_document(void **state)
+{
+	struct rt_json j;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	(void)state;
+	assert_non_null(f);
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_json_kv_int(&j, "a", 1);
+	assert_int_equal(rt_json_flush(&j, f), 0);
+	assert_string_equal(rt_json_text(&j), "");
+	rt_json_key(&j, "list");
+	rt_json_array_begin(&j);
+	rt_json_uint(&j, 2);
+	assert_int_equal(rt_json_flush(&j, f), 0);
+	rt_json_uint(&j, 3);
+	rt_json_finish(&j);
+	assert_int_equal(rt_json_flush(&j, f), 0);
+	assert_int_equal(rt_json_flush(&j, f), 0); /* nothing left: nothing written */
+	rt_json_int(&j, 4); /* a second top-level value is still dropped */
+	assert_string_equal(rt_json_text(&j), "");
+	assert_int_equal(j.flushed, strlen("{\"a\":1,\"list\":[2,3]}"));
+	fclose(f);
+	assert_string_equal(text, "{\"a\":1,\"list\":[2,3]}");
+	free(text);
+	rt_json_free(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +174,7 @@ int main(void)
 		cmocka_unit_test(misuse_still_yields_valid_json),
 		cmocka_unit_test(nothing_follows_the_top_level_value),
 		cmocka_unit_test(deep_nesting_grows),
+		cmocka_unit_test(flushed_pieces_make_one_document),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

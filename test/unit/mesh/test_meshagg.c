@@ -41,6 +41,19 @@ static struct rt_mesh_result failed(uint32_t a, uint32_t b)
 	return (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_FAILED};
 }
 
+/* Every test runs on both storages (meshagg.h): the state says which. */
+static const bool dense = true, sparse = false;
+
+static void init(struct rt_mesh_agg *g, uint32_t n, void **state)
+{
+	struct rt_error err = {0};
+
+	assert_int_equal(rt_mesh_agg_init(g, n, 0, &err), 0);
+	if (*(const bool *)*state)
+		rt_mesh_agg_plan(g, (uint64_t)n * (n - 1) / 2);
+	assert_int_equal(g->dense != NULL, *(const bool *)*state);
+}
+
 static void add(struct rt_mesh_agg *g, struct rt_mesh_result r)
 {
 	struct rt_error err = {0};
@@ -59,10 +72,8 @@ static void judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
 static void all_healthy(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 6, 0, &err), 0);
+	init(&g, 6, state);
 	say_hello(&g, 6, UINT32_MAX);
 	for (uint32_t a = 0; a < 6; a++)
 		for (uint32_t b = a + 1; b < 6; b++)
@@ -83,10 +94,8 @@ static void all_healthy(void **state)
 static void one_bad_node(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 5, 0, &err), 0);
+	init(&g, 5, state);
 	say_hello(&g, 5, UINT32_MAX);
 	for (uint32_t a = 0; a < 5; a++)
 		for (uint32_t b = a + 1; b < 5; b++)
@@ -107,10 +116,8 @@ static void one_bad_node(void **state)
 static void bad_node_does_not_blame_partners(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	init(&g, 4, state);
 	say_hello(&g, 4, UINT32_MAX);
 	for (uint32_t a = 0; a < 4; a++)
 		for (uint32_t b = a + 1; b < 4; b++)
@@ -133,11 +140,11 @@ static void bad_node_does_not_blame_partners(void **state)
 static void degraded_link_and_thresholds(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
 	struct rt_mesh_limits abs = {.max_rtt_us = 20, .min_gbps = 90};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	init(&g, 4, state);
 	say_hello(&g, 4, UINT32_MAX);
 	for (uint32_t a = 0; a < 4; a++)
 		for (uint32_t b = a + 1; b < 4; b++)
@@ -146,20 +153,20 @@ static void degraded_link_and_thresholds(void **state)
 	assert_false(g.ready);
 	assert_int_equal(g.bad_nodes, 0);
 	assert_int_equal(g.bad_links, 2);
-	for (uint32_t i = 0; i < g.nlinks; i++) {
-		const struct rt_mesh_link *l = &g.links[i];
-		uint32_t want = l->r.a == 1 && l->r.b == 3 ? RT_LINK_RTT_REL :
-				l->r.a == 0 && l->r.b == 2 ? RT_LINK_BW_REL : 0;
+	rt_mesh_links(&g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		uint32_t want = l.r.a == 1 && l.r.b == 3 ? RT_LINK_RTT_REL :
+				l.r.a == 0 && l.r.b == 2 ? RT_LINK_BW_REL : 0;
 
-		assert_int_equal(l->why, want);
+		assert_int_equal(l.why, want);
 	}
 	judge(&g, &abs);
-	for (uint32_t i = 0; i < g.nlinks; i++) {
-		const struct rt_mesh_link *l = &g.links[i];
-		uint32_t want = l->r.a == 1 && l->r.b == 3 ? RT_LINK_RTT_ABS :
-				l->r.a == 0 && l->r.b == 2 ? RT_LINK_BW_ABS : 0;
+	rt_mesh_links(&g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		uint32_t want = l.r.a == 1 && l.r.b == 3 ? RT_LINK_RTT_ABS :
+				l.r.a == 0 && l.r.b == 2 ? RT_LINK_BW_ABS : 0;
 
-		assert_int_equal(l->why, want);
+		assert_int_equal(l.why, want);
 	}
 	rt_mesh_agg_free(&g);
 }
@@ -171,13 +178,13 @@ static void degraded_link_and_thresholds(void **state)
 static void one_direction_slow(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
 	struct rt_mesh_limits abs = {.min_gbps = 90};
 	struct rt_mesh_result slow = ok(2, 0, 10, 100);
 
-	(void)state;
 	slow.mbps_rev = 30000; /* 0 to 2 (b to a as tested) */
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	init(&g, 4, state);
 	say_hello(&g, 4, UINT32_MAX);
 	for (uint32_t a = 0; a < 4; a++)
 		for (uint32_t b = a + 1; b < 4; b++)
@@ -185,15 +192,15 @@ static void one_direction_slow(void **state)
 	judge(&g, &relative);
 	assert_true(g.median_gbps > 100 && g.median_gbps < 110);
 	assert_int_equal(g.bad_links, 1);
-	for (uint32_t i = 0; i < g.nlinks; i++) {
-		const struct rt_mesh_link *l = &g.links[i];
-		bool it = l->r.a == 0 && l->r.b == 2;
+	rt_mesh_links(&g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		bool slow_one = l.r.a == 0 && l.r.b == 2;
 
-		assert_int_equal(l->why, it ? RT_LINK_BW_REL : 0);
-		if (it) {
-			assert_int_equal(l->r.mbps, 30000);     /* 0 to 2 */
-			assert_int_equal(l->r.mbps_rev, 100000); /* 2 to 0 */
-			assert_true(rt_mesh_gbps(&l->r) == 30.0);
+		assert_int_equal(l.why, slow_one ? RT_LINK_BW_REL : 0);
+		if (slow_one) {
+			assert_int_equal(l.r.mbps, 30000);     /* 0 to 2 */
+			assert_int_equal(l.r.mbps_rev, 100000); /* 2 to 0 */
+			assert_true(rt_mesh_gbps(&l.r) == 30.0);
 		}
 	}
 	judge(&g, &abs);
@@ -206,10 +213,8 @@ static void one_direction_slow(void **state)
 static void absent_and_retest(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	init(&g, 4, state);
 	say_hello(&g, 4, 3);
 	add(&g, ok(0, 1, 10, 100));
 	add(&g, ok(1, 2, 10, 100));
@@ -241,8 +246,7 @@ static void second_pass_finds_the_node(void **state)
 	uint32_t k, round_of[8], rounds, guilty;
 	char st[8];
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 8, 0, &err), 0);
+	init(&g, 8, state);
 	say_hello(&g, 8, UINT32_MAX);
 	assert_int_equal(rt_sched_init(&s, RT_SCHED_RANDOM, 8, 0, 99, &err), 0);
 	k = rt_sched_round(&s, 0, p);
@@ -275,10 +279,8 @@ static void second_pass_finds_the_node(void **state)
 static void lost_node_is_named(void **state)
 {
 	struct rt_mesh_agg g;
-	struct rt_error err = {0};
 
-	(void)state;
-	assert_int_equal(rt_mesh_agg_init(&g, 5, 0, &err), 0);
+	init(&g, 5, state);
 	say_hello(&g, 5, 4);
 	for (uint32_t a = 0; a < 4; a++)
 		for (uint32_t b = a + 1; b < 4; b++)
@@ -299,6 +301,225 @@ static void lost_node_is_named(void **state)
 	assert_int_equal(g.bad_nodes, 1);
 	assert_int_equal(g.bad_links, 0);
 	rt_mesh_agg_free(&g);
+}
+
+/* A small xorshift: the same pseudo-random mesh for both storages. */
+static uint64_t next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* n ranks, every pair in a scrambled order and either direction, some
+ * failed, timed out or re-tested, rank 4 absent, figures spread. */
+static void random_mesh(struct rt_mesh_agg *g, uint32_t n, bool dense_storage, uint64_t seed)
+{
+	struct rt_error err = {0};
+	uint64_t x = seed;
+
+	assert_int_equal(rt_mesh_agg_init(g, n, 0, &err), 0);
+	if (dense_storage)
+		rt_mesh_agg_plan(g, (uint64_t)n * (n - 1) / 2 + n);
+	say_hello(g, n, 4);
+	for (uint32_t k = 0; k < n * (n - 1) / 2 + n; k++) {
+		uint32_t a = (uint32_t)(next(&x) % n), b = (uint32_t)(next(&x) % n);
+		uint64_t v = next(&x);
+		struct rt_mesh_result r = ok(a, b, 5 + (double)(v % 4000) / 100,
+					     60 + (double)(v >> 12 & 0xffff) / 1000);
+
+		if (a == b)
+			continue;
+		r.mbps_rev = 40000 + (v >> 30) % 60000;
+		if (v % 17 == 0)
+			r = failed(a, b);
+		else if (v % 19 == 0)
+			r = (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_TIMEOUT};
+		else if (v % 23 == 0)
+			r.flags = RT_MESH_HAS_RTT; /* no bandwidth test */
+		if (a == 4 || b == 4)
+			r = (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_ABSENT};
+		add(g, r);
+	}
+}
+
+/* The two storages of one set of results: the same links in the same
+ * order, the same reasons, medians, node verdicts and run verdict. */
+static void dense_and_sparse_agree(void **state)
+{
+	const struct rt_mesh_limits lims[] = {
+		relative, {.max_rtt_us = 30, .min_gbps = 70, .min_links = 3},
+		{.rtt_factor = 1.5, .bw_fraction = 0.98},
+	};
+
+	(void)state;
+	for (size_t t = 0; t < ARRAY_SIZE(lims); t++) {
+		struct rt_mesh_agg d, sp;
+		struct rt_mesh_iter id, is;
+		struct rt_mesh_link ld, ls;
+
+		random_mesh(&d, 23, true, 7 + t);
+		random_mesh(&sp, 23, false, 7 + t);
+		assert_non_null(d.dense);
+		assert_null(sp.dense);
+		judge(&d, &lims[t]);
+		judge(&sp, &lims[t]);
+		assert_true(d.nlinks > 100);
+		assert_int_equal(d.nlinks, sp.nlinks);
+		assert_true(d.median_rtt_us == sp.median_rtt_us);
+		assert_true(d.median_gbps == sp.median_gbps);
+		assert_int_equal(d.bad_links, sp.bad_links);
+		assert_int_equal(d.ready, sp.ready);
+		for (uint32_t i = 0; i < d.n; i++) {
+			assert_int_equal(d.nodes[i].verdict, sp.nodes[i].verdict);
+			assert_int_equal(d.nodes[i].bad, sp.nodes[i].bad);
+			assert_int_equal(d.nodes[i].tested, sp.nodes[i].tested);
+		}
+		rt_mesh_links(&d, &id);
+		rt_mesh_links(&sp, &is);
+		while (rt_mesh_link_next(&id, &ld)) {
+			assert_true(rt_mesh_link_next(&is, &ls));
+			assert_memory_equal(&ld, &ls, sizeof(ld));
+			assert_true(ld.r.a < ld.r.b);
+			assert_true(rt_mesh_link_of(&sp, ld.r.b, ld.r.a, &ls));
+			assert_memory_equal(&ld, &ls, sizeof(ld));
+		}
+		assert_false(rt_mesh_link_next(&is, &ls));
+		rt_mesh_agg_free(&d);
+		rt_mesh_agg_free(&sp);
+	}
+}
+
+/* A re-test replaces the earlier result of its pair, whichever way round
+ * it came, also after a judgement (the second pass adds results to a
+ * judged aggregate). */
+static void retest_replaces_the_earlier_result(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+	struct rt_mesh_result later = ok(2, 1, 12, 90);
+
+	later.mbps_rev = 50000; /* 1 to 2 */
+	init(&g, 3, state);
+	say_hello(&g, 3, UINT32_MAX);
+	add(&g, ok(0, 1, 10, 100));
+	add(&g, ok(0, 2, 10, 100));
+	add(&g, failed(1, 2));
+	judge(&g, &relative);
+	assert_true(rt_mesh_link_of(&g, 1, 2, &l));
+	assert_int_equal(l.r.status, RT_MESH_FAILED);
+	assert_int_equal(g.nodes[1].bad, 1);
+	add(&g, later);
+	add(&g, ok(1, 0, 11, 100));
+	judge(&g, &(struct rt_mesh_limits){0});
+	assert_int_equal(g.nres, 5);
+	assert_int_equal(g.nlinks, 3);
+	assert_true(rt_mesh_link_of(&g, 1, 2, &l));
+	assert_int_equal(l.r.status, RT_MESH_OK);
+	assert_int_equal(l.r.rtt_p50_ns, 12000);
+	assert_int_equal(l.r.mbps, 50000);     /* 1 to 2 */
+	assert_int_equal(l.r.mbps_rev, 90000); /* 2 to 1 */
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.r.rtt_p50_ns, 11000);
+	assert_int_equal(g.nodes[1].bad, 0);
+	assert_true(g.ready);
+	assert_false(rt_mesh_link_of(&g, 1, 1, &l));
+	assert_false(rt_mesh_link_of(&g, 1, 3, &l));
+	rt_mesh_agg_free(&g);
+}
+
+/* The stored figures are 32-bit: nanoseconds exact below 2,147,483,000,
+ * whole microseconds above, saturating at 2,149,631,778 us; Mbit/s
+ * saturating at 2^32 - 1. The order holds throughout, so a saturated RTT
+ * still misses a ceiling. */
+static void figures_saturate_in_32_bits(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+	struct rt_mesh_result r = ok(0, 1, 10, 100);
+
+	r.connect_ns = 2147482999;
+	r.rtt_p50_ns = 2147483000ull + 1999;
+	r.rtt_p99_ns = UINT64_MAX;
+	r.mbps = 1ull << 32;
+	r.mbps_rev = UINT32_MAX - 1ull;
+	init(&g, 3, state);
+	say_hello(&g, 3, UINT32_MAX);
+	add(&g, r);
+	r = ok(1, 2, 10, 100);
+	r.connect_ns = 5000000000123ull; /* past the microseconds too */
+	r.rtt_p50_ns = 2149631778000ull - 1;
+	r.rtt_p99_ns = 2149631778000ull + 5000;
+	r.mbps = UINT64_MAX;
+	add(&g, r);
+	judge(&g, &(struct rt_mesh_limits){.max_rtt_us = 2e9});
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.r.connect_ns, 2147482999);
+	assert_int_equal(l.r.rtt_p50_ns, 2147483000ull + 1000);
+	assert_int_equal(l.r.rtt_p99_ns, 2149631778000ull);
+	assert_int_equal(l.r.mbps, UINT32_MAX);
+	assert_int_equal(l.r.mbps_rev, UINT32_MAX - 1ull);
+	assert_int_equal(l.why, 0);
+	assert_true(rt_mesh_link_of(&g, 1, 2, &l));
+	assert_int_equal(l.r.connect_ns, 2149631778000ull);
+	assert_int_equal(l.r.rtt_p50_ns, 2149631777000ull);
+	assert_int_equal(l.r.rtt_p99_ns, 2149631778000ull);
+	assert_int_equal(l.r.mbps, UINT32_MAX);
+	assert_int_equal(l.why, RT_LINK_RTT_ABS);
+	rt_mesh_agg_free(&g);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double p = *(const double *)x, q = *(const double *)y;
+
+	return (p > q) - (p < q);
+}
+
+/* The median as the judging took it before the selection: sorted, the
+ * middle one, or the mean of the two middle ones. */
+static double sorted_median(double *v, uint32_t k)
+{
+	qsort(v, k, sizeof(*v), cmp_double);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* The medians by radix selection equal a sort's, odd and even counts,
+ * figures spread over many 16-bit digits, packed in one, or repeated. */
+static void median_by_selection_matches_a_sort(void **state)
+{
+	const uint64_t spread[] = {2147482000u, 1u << 16, 3, 1ull << 40};
+	uint64_t x = 42;
+
+	for (size_t s = 0; s < ARRAY_SIZE(spread); s++) {
+		for (uint32_t k = 1; k <= 60; k += (k < 8 ? 1 : 13)) {
+			struct rt_mesh_agg g;
+			double *rtt = rt_xmalloc(k * sizeof(*rtt)), *bw = rt_xmalloc(k * sizeof(*bw));
+			uint32_t n = 12, got = 0;
+
+			init(&g, n, state);
+			say_hello(&g, n, UINT32_MAX);
+			for (uint32_t a = 0; a < n && got < k; a++)
+				for (uint32_t b = a + 1; b < n && got < k; b++, got++) {
+					struct rt_mesh_result r = ok(a, b, 1, 1);
+
+					r.rtt_p50_ns = r.rtt_p99_ns = 1000 + next(&x) % spread[s];
+					r.mbps = 1 + next(&x) % spread[s];
+					r.mbps_rev = 1 + next(&x) % spread[s];
+					add(&g, r);
+					rtt[got] = (double)RT_MIN(r.rtt_p50_ns, 2147482999u) / 1e3;
+					bw[got] = (double)RT_MIN(RT_MIN(r.mbps, r.mbps_rev), UINT32_MAX) / 1e3;
+				}
+			judge(&g, &relative);
+			if (spread[s] < 2147482000u) /* else rtt[] is not what is stored */
+				assert_true(g.median_rtt_us == sorted_median(rtt, k));
+			assert_true(g.median_gbps == sorted_median(bw, k));
+			free(rtt);
+			free(bw);
+			rt_mesh_agg_free(&g);
+		}
+	}
 }
 
 static void bad_input(void **state)
@@ -336,14 +557,29 @@ static void bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(all_healthy),
-		cmocka_unit_test(one_bad_node),
-		cmocka_unit_test(bad_node_does_not_blame_partners),
-		cmocka_unit_test(degraded_link_and_thresholds),
-		cmocka_unit_test(one_direction_slow),
-		cmocka_unit_test(absent_and_retest),
-		cmocka_unit_test(second_pass_finds_the_node),
-		cmocka_unit_test(lost_node_is_named),
+		cmocka_unit_test_prestate(all_healthy, (void *)&sparse),
+		cmocka_unit_test_prestate(all_healthy, (void *)&dense),
+		cmocka_unit_test_prestate(one_bad_node, (void *)&sparse),
+		cmocka_unit_test_prestate(one_bad_node, (void *)&dense),
+		cmocka_unit_test_prestate(bad_node_does_not_blame_partners, (void *)&sparse),
+		cmocka_unit_test_prestate(bad_node_does_not_blame_partners, (void *)&dense),
+		cmocka_unit_test_prestate(degraded_link_and_thresholds, (void *)&sparse),
+		cmocka_unit_test_prestate(degraded_link_and_thresholds, (void *)&dense),
+		cmocka_unit_test_prestate(one_direction_slow, (void *)&sparse),
+		cmocka_unit_test_prestate(one_direction_slow, (void *)&dense),
+		cmocka_unit_test_prestate(absent_and_retest, (void *)&sparse),
+		cmocka_unit_test_prestate(absent_and_retest, (void *)&dense),
+		cmocka_unit_test_prestate(second_pass_finds_the_node, (void *)&sparse),
+		cmocka_unit_test_prestate(second_pass_finds_the_node, (void *)&dense),
+		cmocka_unit_test_prestate(lost_node_is_named, (void *)&sparse),
+		cmocka_unit_test_prestate(lost_node_is_named, (void *)&dense),
+		cmocka_unit_test(dense_and_sparse_agree),
+		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&sparse),
+		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&dense),
+		cmocka_unit_test_prestate(figures_saturate_in_32_bits, (void *)&sparse),
+		cmocka_unit_test_prestate(figures_saturate_in_32_bits, (void *)&dense),
+		cmocka_unit_test_prestate(median_by_selection_matches_a_sort, (void *)&sparse),
+		cmocka_unit_test_prestate(median_by_selection_matches_a_sort, (void *)&dense),
 		cmocka_unit_test(bad_input),
 	};
 

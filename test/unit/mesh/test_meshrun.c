@@ -201,9 +201,12 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 static uint32_t count_status(const struct rt_mesh_agg *g, uint8_t status)
 {
 	uint32_t k = 0;
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
 
-	for (uint32_t i = 0; i < g->nlinks; i++)
-		k += g->links[i].r.status == status;
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l))
+		k += l.r.status == status;
 	return k;
 }
 
