@@ -56,7 +56,7 @@ static void put(struct rt_prom *p, const char *s, size_t n)
 	p->buf[p->len] = '\0';
 }
 
-static void puts_(struct rt_prom *p, const char *s)
+static void put_str(struct rt_prom *p, const char *s)
 {
 	put(p, s, strlen(s));
 }
@@ -107,15 +107,15 @@ static void escaped(struct rt_prom *p, const char *s, bool quote)
 		size_t n = utf8_len(u);
 
 		if (*u == '\\')
-			puts_(p, "\\\\");
+			put_str(p, "\\\\");
 		else if (*u == '\n')
-			puts_(p, "\\n");
+			put_str(p, "\\n");
 		else if (*u == '"' && quote)
-			puts_(p, "\\\"");
+			put_str(p, "\\\"");
 		else if (n)
 			put(p, (const char *)u, n);
 		else
-			puts_(p, "?");
+			put_str(p, "?");
 		u += n ? n : 1;
 	}
 }
@@ -128,13 +128,13 @@ void rt_prom_gauge(struct rt_prom *p, const char *name, const char *help)
 		return;
 	}
 	rt_strlcpy(p->family, name, sizeof(p->family));
-	puts_(p, "# HELP ");
-	puts_(p, name);
-	puts_(p, " ");
+	put_str(p, "# HELP ");
+	put_str(p, name);
+	put_str(p, " ");
 	escaped(p, help, false);
-	puts_(p, "\n# TYPE ");
-	puts_(p, name);
-	puts_(p, " gauge\n");
+	put_str(p, "\n# TYPE ");
+	put_str(p, name);
+	put_str(p, " gauge\n");
 }
 
 static void number(struct rt_prom *p, double v)
@@ -147,24 +147,24 @@ static void number(struct rt_prom *p, double v)
 		rt_strlcpy(num, v > 0 ? "+Inf" : "-Inf", sizeof(num));
 	else
 		snprintf(num, sizeof(num), "%.15g", v);
-	puts_(p, num);
+	put_str(p, num);
 }
 
-static void labels_(struct rt_prom *p, const char *const *labels)
+static void put_labels(struct rt_prom *p, const char *const *labels)
 {
 	for (size_t i = 0; labels && labels[i]; i += 2) {
 		if (!rt_prom_label_name_ok(labels[i]) || !labels[i + 1]) {
 			problem(p, "invalid label '%s' of %s", labels[i], p->family);
 			return;
 		}
-		puts_(p, i ? "," : "{");
-		puts_(p, labels[i]);
-		puts_(p, "=\"");
+		put_str(p, i ? "," : "{");
+		put_str(p, labels[i]);
+		put_str(p, "=\"");
 		escaped(p, labels[i + 1], true);
-		puts_(p, "\"");
+		put_str(p, "\"");
 	}
 	if (labels && labels[0])
-		puts_(p, "}");
+		put_str(p, "}");
 }
 
 void rt_prom_sample(struct rt_prom *p, const char *const *labels, double value)
@@ -173,11 +173,11 @@ void rt_prom_sample(struct rt_prom *p, const char *const *labels, double value)
 		problem(p, "a sample outside a valid metric family");
 		return;
 	}
-	puts_(p, p->family);
-	labels_(p, labels);
-	puts_(p, " ");
+	put_str(p, p->family);
+	put_labels(p, labels);
+	put_str(p, " ");
 	number(p, value);
-	puts_(p, "\n");
+	put_str(p, "\n");
 }
 
 /* Writes and syncs the whole text into fd. */
@@ -207,8 +207,7 @@ int rt_prom_write(const struct rt_prom *p, const char *opt, const char *path,
 		return rt_fail(err, RT_EXIT_USAGE, "%s %s: %s", opt, path, p->problem);
 	/* not *.prom: the collector never reads the temporary file */
 	tmp = rt_xmalloc(n + 8);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".XXXXXX", 8);
+	snprintf(tmp, n + 8, "%s.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		e = errno;
