@@ -7,10 +7,12 @@
  * `doctor --listen` peer) and one RDMA CM connection. No peer tool has
  * one; the findings also feed every applet's error line (applet.c). */
 #include <stdlib.h>
+#include <time.h>
 
 #include "rdmatest/applet.h"
 #include "doctor/diag.h"
 #include "doctor/diag_peer.h"
+#include "doctor/diag_prom.h"
 #include "doctor/diag_report.h"
 #include "rdmatest/util.h"
 
@@ -18,6 +20,7 @@ struct doctor_cfg {
 	const char *addr;
 	long long port;
 	int listen;
+	const char *prom;
 };
 
 #define RT_CFG struct doctor_cfg
@@ -31,11 +34,15 @@ static const struct rt_opt doctor_opts[] = {
 	{ 'l', "listen", RT_OPT_FLAG, RT_I(listen), 0, 0, NULL, NULL,
 	  "after a checklist without FAIL, serve one doctor client: its MTU facts and its "
 	  "RDMA CM connection (waits --accept-timeout, 600 s when 0)", NULL },
+	{ 0, "prom", RT_OPT_STRING, RT_S(prom), 0, 0, NULL, "FILE",
+	  "also write the verdict as Prometheus gauges into FILE, replaced atomically, for "
+	  "node-exporter's textfile collector (written with exit 3 too; exit 2 when it "
+	  "cannot be)", NULL },
 	{ 0 },
 };
 
 RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
-	  "[ADDR] [-p PORT] [--listen] [--json]",
+	  "[ADDR] [-p PORT] [--listen] [--prom FILE] [--json]",
 	  "Prints a checklist, one line per finding: PASS, WARN or FAIL, the "
 	  "evidence, and for anything but PASS the fix in one sentence. Checks "
 	  "kernel modules and /dev/infiniband, devices and ports (state, "
@@ -57,8 +64,25 @@ RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
 		      "rdmatest doctor 192.0.2.2\n"
 		      "\n"
 		      "In a script or a health check, the verdict only:\n"
-		      "rdmatest doctor -q || echo \"RDMA not ready: exit $?\"",
+		      "rdmatest doctor -q || echo \"RDMA not ready: exit $?\"\n"
+		      "\n"
+		      "For node-exporter's textfile collector, e.g. from a timer:\n"
+		      "rdmatest doctor -q --prom /var/lib/prometheus/node-exporter/rdmatest_doctor.prom",
 	  .common_unused = (const char *const[]){ "wait-server", NULL });
+
+/* The verdict for node-exporter; a file that cannot be written is the
+ * run's error (exit 2), since nobody would see the verdict otherwise. */
+static int prom(struct rt_run *run, const char *path, const struct rt_diag *d, int code)
+{
+	struct rt_prom p;
+	int rc;
+
+	rt_prom_init(&p);
+	rt_diag_prom(&p, d, code, time(NULL));
+	rc = rt_prom_write(&p, "--prom", path, &run->err);
+	rt_prom_free(&p);
+	return rc;
+}
 
 /* A wait for a doctor client is bounded even when --accept-timeout is 0. */
 #define LISTEN_DEFAULT_MS 600000LL
@@ -89,7 +113,9 @@ static int doctor_main(struct rt_run *run, void *cfgp)
 		rt_diag_print(run->common.json ? stderr : stdout, d);
 	rt_diag_json(&run->results, d);
 	code = rt_diag_exit(d);
-	if (code) {
+	if (cfg->prom)
+		rc = prom(run, cfg->prom, d, code);
+	if (code && !rc) {
 		const struct rt_diag_line *l = rt_diag_first(d, RT_DIAG_FAIL);
 
 		rc = rt_fail(&run->err, code, "%s%s FAIL: %s", code == RT_EXIT_ENV ?

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 #include "rdmatest/applet.h"
@@ -19,6 +20,7 @@
 #include "mesh/meshheat.h"
 #include "mesh/meshjson.h"
 #include "mesh/meshnode.h"
+#include "mesh/meshprom.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/devquery.h"
@@ -49,6 +51,7 @@ struct mesh_cfg {
 	int lines;
 	int quick;
 	const char *heatmap;
+	const char *prom;
 	int dry_run;
 };
 
@@ -117,6 +120,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "heatmap", RT_OPT_STRING, RT_S(heatmap), 0, 0, NULL, "FILE",
 	  "rank 0 and report: write the pairs' matrix as a PNG (green to yellow: RTT up "
 	  "to twice the median; red: bad by a threshold; black: failed; grey: untested)", NULL },
+	{ 0, "prom", RT_OPT_STRING, RT_S(prom), 0, 0, NULL, "FILE",
+	  "rank 0 and report: write the verdict, the counts, the medians and the hosts "
+	  "not ok as Prometheus gauges into FILE, replaced atomically, for node-exporter's "
+	  "textfile collector (exit 2 when it cannot be written); other ranks write nothing", NULL },
 	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
 	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
@@ -131,7 +138,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--schedule ring|tournament|random] [--max-pairs N] [--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
-	  "[--lines] [--json] | report [FILE...]",
+	  "[--lines] [--prom FILE] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
 	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
@@ -188,6 +195,19 @@ static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_ag
 	return rc;
 }
 
+/* The verdict for node-exporter (meshprom.h). */
+static int prom(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
+{
+	struct rt_prom p;
+	int rc;
+
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, g, time(NULL));
+	rc = rt_prom_write(&p, "--prom", path, &run->err);
+	rt_prom_free(&p);
+	return rc;
+}
+
 /* The aggregate outlives the applet's main: the document is written by
  * rt_run_finish, after the outcome that it starts with, straight to its
  * output (run.h's stream), and only then is the aggregate freed. */
@@ -225,11 +245,14 @@ static struct mesh_doc *doc_new(struct rt_run *run, const struct rt_mesh_limits 
 	return d;
 }
 
-static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat)
+static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat,
+		    const char *prom_path)
 {
 	const struct rt_mesh_agg *g = &d->g;
 
 	if (heat && heatmap(run, heat, g))
+		return -1;
+	if (prom_path && prom(run, prom_path, g))
 		return -1;
 	if (!run->common.quiet)
 		rt_mesh_summary(run->log.human, g, &d->lim);
@@ -282,7 +305,7 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
 			     cfg->files[0] ? "the input" : "standard input");
 	if (!rc)
-		rc = rt_mesh_judge(&d->g, &lim, &run->err) || conclude(run, d, cfg->heatmap);
+		rc = rt_mesh_judge(&d->g, &lim, &run->err) || conclude(run, d, cfg->heatmap, cfg->prom);
 	return rc ? -1 : 0;
 }
 
@@ -330,6 +353,7 @@ struct mesh_run {
 	struct rt_mesh_cm_test test;
 	struct rt_mesh_plan plan;
 	const char *heatmap;
+	const char *prom;
 };
 
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
@@ -351,6 +375,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		rt_strlcpy(m->coord, l->hosts.names[0], sizeof(m->coord));
 	limits(cfg, &m->lim);
 	m->heatmap = cfg->heatmap;
+	m->prom = cfg->prom;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
 		.log = &run->log };
@@ -424,7 +449,7 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 	d = doc_new(run, &m->lim);
 	rc = rt_mesh_lead(p, &d->g, &run->err);
 	if (!rc || rc == RT_INTERRUPTED)
-		rc = conclude(run, d, m->heatmap) || rc ? -1 : 0;
+		rc = conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
 	return rc;
 }
 

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* doctor's gauges (diag_prom.h). One gauge per check, its worst finding
+ * as 0 pass, 1 warn, 2 fail, so that one rule (== 2) alerts on any
+ * check, and the label set stays the same from run to run (a level in a
+ * label would make a new series each time it changes). */
+#include <stdio.h>
+#include <string.h>
+
+#include "doctor/diag_prom.h"
+
+static int count(const struct rt_diag *d, enum rt_diag_level level)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->n; i++)
+		n += d->lines[i].level == level;
+	return n;
+}
+
+/* Each check once, in checklist order, with its worst level. */
+static void checks(struct rt_prom *p, const struct rt_diag *d)
+{
+	rt_prom_gauge(p, "rdmatest_doctor_check",
+		      "worst finding of each doctor check: 0 pass, 1 warn, 2 fail");
+	for (int i = 0; i < d->n; i++) {
+		const char *name = d->lines[i].check;
+		int worst = 0, seen = 0;
+
+		for (int k = 0; k < d->n; k++) {
+			if (strcmp(d->lines[k].check, name))
+				continue;
+			seen += k < i;
+			if ((int)d->lines[k].level > worst)
+				worst = (int)d->lines[k].level;
+		}
+		if (!seen)
+			rt_prom_sample(p, (const char *const[]){ "check", name, NULL }, worst);
+	}
+}
+
+static void one(struct rt_prom *p, const char *name, const char *help, double v)
+{
+	rt_prom_gauge(p, name, help);
+	rt_prom_sample(p, NULL, v);
+}
+
+/* Per port: ACTIVE or not, and the MTUs where known. */
+static void ports(struct rt_prom *p, const struct rt_diag *d)
+{
+	const char *names[] = { "rdmatest_doctor_port_active",
+		"rdmatest_doctor_port_active_mtu_bytes", "rdmatest_doctor_port_netdev_mtu_bytes" };
+	const char *helps[] = { "1 when the port's state is ACTIVE",
+		"the port's active MTU in bytes (verbs)", "the MTU of the port's netdev in bytes" };
+
+	for (int m = 0; m < 3 && d->nports; m++) {
+		rt_prom_gauge(p, names[m], helps[m]);
+		for (int i = 0; i < d->nports; i++) {
+			const struct rt_diag_port *dp = &d->ports[i];
+			double v = m == 0 ? strstr(dp->state, "ACTIVE") != NULL
+				 : m == 1 ? dp->active_mtu : dp->ndev_mtu;
+			char port[16];
+
+			snprintf(port, sizeof(port), "%u", dp->port);
+			if (m == 0 || v > 0)
+				rt_prom_sample(p, (const char *const[]){ "device", dp->dev,
+					       "port", port, NULL }, v);
+		}
+	}
+}
+
+void rt_diag_prom(struct rt_prom *p, const struct rt_diag *d, int exit_code, time_t now)
+{
+	checks(p, d);
+	one(p, "rdmatest_doctor_failed", "doctor findings that failed", count(d, RT_DIAG_FAIL));
+	one(p, "rdmatest_doctor_warnings", "doctor findings that warn", count(d, RT_DIAG_WARN));
+	one(p, "rdmatest_doctor_passed", "doctor findings that passed", count(d, RT_DIAG_PASS));
+	one(p, "rdmatest_doctor_rdma_devices_present", "1 when the host has an RDMA device",
+	    !d->no_rdma);
+	one(p, "rdmatest_doctor_exit_code",
+	    "doctor's exit status: 0 nothing failed, 1 something did, 3 no RDMA device", exit_code);
+	ports(p, d);
+	one(p, "rdmatest_doctor_last_run_timestamp_seconds",
+	    "when doctor wrote this file (Unix time)", (double)now);
+}

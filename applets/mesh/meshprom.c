@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The mesh gauges (meshprom.h), read from the aggregate's counts,
+ * medians and nodes only: links are left out by design (cardinality). */
+#include <stdio.h>
+
+#include "mesh/meshprom.h"
+
+static void one(struct rt_prom *p, const char *name, const char *help, double v)
+{
+	rt_prom_gauge(p, name, help);
+	rt_prom_sample(p, NULL, v);
+}
+
+/* Every host but the ok ones, rank and host (host "" until it said
+ * hello) as labels; the verdict is a label because a host's series
+ * exists only while it is in trouble. */
+static void hosts(struct rt_prom *p, const struct rt_mesh_agg *g)
+{
+	uint32_t listed = 0, unlisted = 0;
+
+	rt_prom_gauge(p, "rdmatest_mesh_host_not_ok",
+		      "1 for each host whose verdict is bad, suspect, absent or untested");
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+		char rank[16];
+
+		if (nd->verdict == RT_NODE_OK)
+			continue;
+		if (listed >= RT_MESH_PROM_HOSTS) {
+			unlisted++;
+			continue;
+		}
+		listed++;
+		snprintf(rank, sizeof(rank), "%u", i);
+		rt_prom_sample(p, (const char *const[]){ "rank", rank, "host", nd->host,
+			       "verdict", rt_node_verdict_name(nd->verdict), NULL }, 1);
+	}
+	one(p, "rdmatest_mesh_hosts_not_listed",
+	    "hosts not ok beyond the ones listed in rdmatest_mesh_host_not_ok", unlisted);
+}
+
+void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
+{
+	one(p, "rdmatest_mesh_ready", "1 when the mesh run was READY", g->ready);
+	one(p, "rdmatest_mesh_interrupted", "1 when the run was interrupted", g->interrupted);
+	one(p, "rdmatest_mesh_hosts", "ranks in the run", g->n);
+	one(p, "rdmatest_mesh_bad_hosts", "hosts judged bad", g->bad_nodes);
+	one(p, "rdmatest_mesh_suspect_hosts", "hosts judged suspect", g->suspect_nodes);
+	one(p, "rdmatest_mesh_absent_hosts", "hosts that never said hello", g->absent_nodes);
+	one(p, "rdmatest_mesh_untested_hosts", "hosts with no pair tested", g->untested_nodes);
+	one(p, "rdmatest_mesh_bad_links", "bad links that no bad host explains", g->bad_links);
+	one(p, "rdmatest_mesh_refused_peers", "peers turned away at the gathering", g->refused);
+	one(p, "rdmatest_mesh_rtt_median_seconds", "the median of the links' RTT medians "
+	    "(0: nothing measured)", g->median_rtt_us / 1e6);
+	one(p, "rdmatest_mesh_bandwidth_median_gbps", "the median of the links' bandwidth in "
+	    "Gbit/s, the slower direction (0: not measured)", g->median_gbps);
+	hosts(p, g);
+	one(p, "rdmatest_mesh_last_run_timestamp_seconds",
+	    "when the mesh verdict was written (Unix time)", (double)now);
+}

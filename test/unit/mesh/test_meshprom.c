@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* meshprom: the gauges of a judged aggregate, hosts' labels escaped, the
+ * hosts not ok listed up to RT_MESH_PROM_HOSTS and the rest counted, the
+ * file's size within its documented bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mesh/meshprom.h"
+
+static const struct rt_mesh_limits lim = { .min_links = 1 };
+
+/* n ranks; ranks below `hellos` say hello (host of rank 1 needs escaping),
+ * and 0-1 is one good pair. */
+static void judged(struct rt_mesh_agg *g, uint32_t n, uint32_t hellos)
+{
+	struct rt_error err = { 0 };
+	struct rt_mesh_result r = { .a = 0, .b = 1, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT, .connect_ns = 1000, .rtt_p50_ns = 9000,
+		.rtt_p99_ns = 9000 };
+
+	assert_int_equal(rt_mesh_agg_init(g, n, 0, &err), 0);
+	for (uint32_t i = 0; i < hellos; i++) {
+		struct rt_mesh_hello h = { .rank = i, .size = n };
+
+		snprintf(h.host, sizeof(h.host), i == 1 ? "no\"de\\%u" : "node%u", i);
+		assert_int_equal(rt_mesh_agg_hello(g, &h, &err), 0);
+	}
+	assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+	assert_int_equal(rt_mesh_judge(g, &lim, &err), 0);
+}
+
+static void gauges_of_a_run(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_prom p;
+
+	(void)state;
+	judged(&g, 3, 2);
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1700000000);
+	assert_string_equal(p.problem, "");
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_ready 0\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_hosts 3\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_absent_hosts 1\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_rtt_median_seconds 9e-06\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_host_not_ok{rank=\"2\",host=\"\",verdict=\"absent\"} 1\n"));
+	assert_null(strstr(p.buf, "node0")); /* ok hosts have no series */
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_last_run_timestamp_seconds 1700000000\n"));
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+}
+
+static void escaped_host(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_prom p;
+
+	(void)state;
+	judged(&g, 3, 3); /* rank 2 untested: but name rank 1 by hand */
+	g.nodes[1].verdict = RT_NODE_BAD;
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1);
+	assert_non_null(strstr(p.buf, "{rank=\"1\",host=\"no\\\"de\\\\1\",verdict=\"bad\"} 1\n"));
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+}
+
+/* Many hosts absent: RT_MESH_PROM_HOSTS listed, the rest counted, and
+ * the text within the bound meshprom.h writes down. */
+static void hosts_bounded(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_prom p;
+	char want[64];
+
+	(void)state;
+	judged(&g, RT_MESH_PROM_HOSTS + 100, 2);
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1);
+	snprintf(want, sizeof(want), "\nrdmatest_mesh_hosts_not_listed %u\n", 98u);
+	assert_non_null(strstr(p.buf, want));
+	assert_true(p.len < 3 * 1024 + RT_MESH_PROM_HOSTS * 256);
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gauges_of_a_run),
+		cmocka_unit_test(escaped_host),
+		cmocka_unit_test(hosts_bounded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
