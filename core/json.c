@@ -131,37 +131,6 @@ void rt_json_key(struct rt_json *j, const char *key)
 	j->after_key = true;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and values past Unicode are invalid */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void write_escaped(struct rt_json *j, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -179,7 +148,7 @@ static void write_escaped(struct rt_json *j, const char *s, size_t n)
 			snprintf(esc, sizeof(esc), "\\u%04x", p[i]);
 			put(j, esc, 6);
 			i++;
-		} else if ((len = utf8_len(p + i, n - i)) != 0) {
+		} else if ((len = rt_utf8_len(p + i, n - i)) != 0) {
 			put(j, (const char *)p + i, len);
 			i += len;
 		} else {

@@ -83,28 +83,15 @@ bool rt_prom_label_name_ok(const char *name)
 	return name_ok(name, false) && strncmp(name, "__", 2);
 }
 
-/* The length of the valid UTF-8 sequence at s (0: not one). */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3
-		 : (*s & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (*s >= 0xc0 && *s < 0xc2)
-		return 0; /* overlong */
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /* Escapes backslash and newline, and with `quote` the double quote: the
  * exposition format's escapes for label values (HELP text: no quote). */
 static void escaped(struct rt_prom *p, const char *s, bool quote)
 {
 	const unsigned char *u = (const unsigned char *)s;
+	size_t left = strlen(s);
 
-	while (*u) {
-		size_t n = utf8_len(u);
+	while (left) {
+		size_t n = rt_utf8_len(u, left);
 
 		if (*u == '\\')
 			put_str(p, "\\\\");
@@ -117,6 +104,7 @@ static void escaped(struct rt_prom *p, const char *s, bool quote)
 		else
 			put_str(p, "?");
 		u += n ? n : 1;
+		left -= n ? n : 1;
 	}
 }
 

@@ -143,3 +143,33 @@ int rt_hex_digit(char c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+size_t rt_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and values past Unicode are invalid */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}

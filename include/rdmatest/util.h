@@ -48,4 +48,9 @@ int rt_hex_digit(char c);
 /* Copy with truncation and guaranteed NUL; returns strlen(src). */
 size_t rt_strlcpy(char *dst, const char *src, size_t size);
 
+/* The length of the valid UTF-8 sequence at s[0..n), or 0 when it is not
+ * one (overlong forms, surrogates and values past Unicode are not): the
+ * JSON and Prometheus writers replace what is not. */
+size_t rt_utf8_len(const unsigned char *s, size_t n);
+
 #endif

@@ -54,6 +54,14 @@ static void label_values_escaped(void **state)
 	assert_string_equal(p.buf + strlen("# HELP m h\n# TYPE m gauge\n"),
 			    "m{l=\"a\\\\b\\\"c\\nd?\xc3\xa9\"} 1\n");
 	rt_prom_free(&p);
+	/* a surrogate and an overlong form are not UTF-8 (node-exporter would
+	 * refuse the whole file): each byte of them is replaced */
+	rt_prom_init(&p);
+	rt_prom_gauge(&p, "m", "h");
+	rt_prom_sample(&p, (const char *const[]){ "l", "x\xed\xa0\x80y\xe0\x80\xafz", NULL }, 1);
+	assert_string_equal(p.buf + strlen("# HELP m h\n# TYPE m gauge\n"),
+			    "m{l=\"x???y???z\"} 1\n");
+	rt_prom_free(&p);
 }
 
 static void names_checked(void **state)
