@@ -168,6 +168,13 @@ void rt_prom_sample(struct rt_prom *p, const char *const *labels, double value)
 	put_str(p, "\n");
 }
 
+void rt_prom_gauge_value(struct rt_prom *p, const char *name, const char *help,
+			 double value)
+{
+	rt_prom_gauge(p, name, help);
+	rt_prom_sample(p, NULL, value);
+}
+
 /* Writes and syncs the whole text into fd. */
 static int write_all(int fd, const char *buf, size_t len)
 {

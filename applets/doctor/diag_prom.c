@@ -38,12 +38,6 @@ static void checks(struct rt_prom *p, const struct rt_diag *d)
 	}
 }
 
-static void one(struct rt_prom *p, const char *name, const char *help, double v)
-{
-	rt_prom_gauge(p, name, help);
-	rt_prom_sample(p, NULL, v);
-}
-
 /* Per port: ACTIVE or not, and the MTUs where known. */
 static void ports(struct rt_prom *p, const struct rt_diag *d)
 {
@@ -71,14 +65,18 @@ static void ports(struct rt_prom *p, const struct rt_diag *d)
 void rt_diag_prom(struct rt_prom *p, const struct rt_diag *d, int exit_code, time_t now)
 {
 	checks(p, d);
-	one(p, "rdmatest_doctor_failed", "doctor findings that failed", count(d, RT_DIAG_FAIL));
-	one(p, "rdmatest_doctor_warnings", "doctor findings that warn", count(d, RT_DIAG_WARN));
-	one(p, "rdmatest_doctor_passed", "doctor findings that passed", count(d, RT_DIAG_PASS));
-	one(p, "rdmatest_doctor_rdma_devices_present", "1 when the host has an RDMA device",
-	    !d->no_rdma);
-	one(p, "rdmatest_doctor_exit_code",
-	    "doctor's exit status: 0 nothing failed, 1 something did, 3 no RDMA device", exit_code);
+	rt_prom_gauge_value(p, "rdmatest_doctor_failed",
+			    "doctor findings that failed", count(d, RT_DIAG_FAIL));
+	rt_prom_gauge_value(p, "rdmatest_doctor_warnings",
+			    "doctor findings that warn", count(d, RT_DIAG_WARN));
+	rt_prom_gauge_value(p, "rdmatest_doctor_passed",
+			    "doctor findings that passed", count(d, RT_DIAG_PASS));
+	rt_prom_gauge_value(p, "rdmatest_doctor_rdma_devices_present",
+			    "1 when the host has an RDMA device", !d->no_rdma);
+	rt_prom_gauge_value(p, "rdmatest_doctor_exit_code",
+			    "doctor's exit status: 0 nothing failed, 1 something did, "
+			    "3 no RDMA device", exit_code);
 	ports(p, d);
-	one(p, "rdmatest_doctor_last_run_timestamp_seconds",
-	    "when doctor wrote this file (Unix time)", (double)now);
+	rt_prom_gauge_value(p, "rdmatest_doctor_last_run_timestamp_seconds",
+			    "when doctor wrote this file (Unix time)", (double)now);
 }

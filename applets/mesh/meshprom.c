@@ -5,12 +5,6 @@
 
 #include "mesh/meshprom.h"
 
-static void one(struct rt_prom *p, const char *name, const char *help, double v)
-{
-	rt_prom_gauge(p, name, help);
-	rt_prom_sample(p, NULL, v);
-}
-
 /* Every host but the ok ones, rank and host (host "" until it said
  * hello) as labels; the verdict is a label because a host's series
  * exists only while it is in trouble. */
@@ -35,26 +29,35 @@ static void hosts(struct rt_prom *p, const struct rt_mesh_agg *g)
 		rt_prom_sample(p, (const char *const[]){ "rank", rank, "host", nd->host,
 			       "verdict", rt_node_verdict_name(nd->verdict), NULL }, 1);
 	}
-	one(p, "rdmatest_mesh_hosts_not_listed",
-	    "hosts not ok beyond the ones listed in rdmatest_mesh_host_not_ok", unlisted);
+	rt_prom_gauge_value(p, "rdmatest_mesh_hosts_not_listed",
+			    "hosts not ok beyond the ones listed in "
+			    "rdmatest_mesh_host_not_ok", unlisted);
 }
 
 void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 {
-	one(p, "rdmatest_mesh_ready", "1 when the mesh run was READY", g->ready);
-	one(p, "rdmatest_mesh_interrupted", "1 when the run was interrupted", g->interrupted);
-	one(p, "rdmatest_mesh_hosts", "ranks in the run", g->n);
-	one(p, "rdmatest_mesh_bad_hosts", "hosts judged bad", g->bad_nodes);
-	one(p, "rdmatest_mesh_suspect_hosts", "hosts judged suspect", g->suspect_nodes);
-	one(p, "rdmatest_mesh_absent_hosts", "hosts that never said hello", g->absent_nodes);
-	one(p, "rdmatest_mesh_untested_hosts", "hosts with no pair tested", g->untested_nodes);
-	one(p, "rdmatest_mesh_bad_links", "bad links that no bad host explains", g->bad_links);
-	one(p, "rdmatest_mesh_refused_peers", "peers turned away at the gathering", g->refused);
-	one(p, "rdmatest_mesh_rtt_median_seconds", "the median of the links' RTT medians "
-	    "(0: nothing measured)", g->median_rtt_us / 1e6);
-	one(p, "rdmatest_mesh_bandwidth_median_gbps", "the median of the links' bandwidth in "
-	    "Gbit/s, the slower direction (0: not measured)", g->median_gbps);
+	rt_prom_gauge_value(p, "rdmatest_mesh_ready", "1 when the mesh run was READY", g->ready);
+	rt_prom_gauge_value(p, "rdmatest_mesh_interrupted",
+			    "1 when the run was interrupted", g->interrupted);
+	rt_prom_gauge_value(p, "rdmatest_mesh_hosts", "ranks in the run", g->n);
+	rt_prom_gauge_value(p, "rdmatest_mesh_bad_hosts", "hosts judged bad", g->bad_nodes);
+	rt_prom_gauge_value(p, "rdmatest_mesh_suspect_hosts",
+			    "hosts judged suspect", g->suspect_nodes);
+	rt_prom_gauge_value(p, "rdmatest_mesh_absent_hosts",
+			    "hosts that never said hello", g->absent_nodes);
+	rt_prom_gauge_value(p, "rdmatest_mesh_untested_hosts",
+			    "hosts with no pair tested", g->untested_nodes);
+	rt_prom_gauge_value(p, "rdmatest_mesh_bad_links",
+			    "bad links that no bad host explains", g->bad_links);
+	rt_prom_gauge_value(p, "rdmatest_mesh_refused_peers",
+			    "peers turned away at the gathering", g->refused);
+	rt_prom_gauge_value(p, "rdmatest_mesh_rtt_median_seconds",
+			    "the median of the links' RTT medians "
+			    "(0: nothing measured)", g->median_rtt_us / 1e6);
+	rt_prom_gauge_value(p, "rdmatest_mesh_bandwidth_median_gbps",
+			    "the median of the links' bandwidth in "
+			    "Gbit/s, the slower direction (0: not measured)", g->median_gbps);
 	hosts(p, g);
-	one(p, "rdmatest_mesh_last_run_timestamp_seconds",
-	    "when the mesh verdict was written (Unix time)", (double)now);
+	rt_prom_gauge_value(p, "rdmatest_mesh_last_run_timestamp_seconds",
+			    "when the mesh verdict was written (Unix time)", (double)now);
 }

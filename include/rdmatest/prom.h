@@ -37,6 +37,9 @@ void rt_prom_gauge(struct rt_prom *p, const char *name, const char *help);
 /* One sample of the current family. `labels`: name, value pairs ending
  * with NULL (NULL itself for none). */
 void rt_prom_sample(struct rt_prom *p, const char *const *labels, double value);
+/* A gauge family of one unlabelled sample. */
+void rt_prom_gauge_value(struct rt_prom *p, const char *name, const char *help,
+			 double value);
 
 /* Writes the text to `path` atomically (mode 0644: the collector runs as
  * another user). Fails with exit 2 and "OPT PATH: cause" (OPT names the
