@@ -225,12 +225,17 @@ static int copy_sa(struct sockaddr_storage *ss, socklen_t *len,
 	return 0;
 }
 
+void rt_addr_set_port(struct sockaddr *sa, unsigned port)
+{
+	if (sa->sa_family == AF_INET)
+		((struct sockaddr_in *)sa)->sin_port = htons((uint16_t)port);
+	else if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)sa)->sin6_port = htons((uint16_t)port);
+}
+
 static void clear_port(struct sockaddr_storage *ss)
 {
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = 0;
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = 0;
+	rt_addr_set_port((struct sockaddr *)ss, 0);
 }
 
 static int no_address(const struct rt_addr_query *q, struct rt_error *err)

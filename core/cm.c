@@ -731,6 +731,16 @@ void rt_cm_release(struct rt_cm *cm, struct rt_conn *c)
 	conn_free(c);
 }
 
+void rt_cm_unlisten(struct rt_cm *cm)
+{
+	struct rt_conn *l = cm->listener;
+
+	if (!l)
+		return;
+	cm->listener = NULL;
+	rt_cm_release(cm, l);
+}
+
 void rt_cm_release_finished(struct rt_cm *cm)
 {
 	for (size_t i = cm->nconns; i-- > 0;) {

@@ -155,20 +155,72 @@ int rt_pt_mtu_decode(const char in[RT_PT_MTU_LEN], enum ibv_mtu *mtu,
 	return 0;
 }
 
+/* ---- the binary record of -R -------------------------------------------------- */
+
+void rt_pt_key_bin_encode(uint8_t out[RT_PT_KEY_BIN_LEN], const struct rt_pt_key *k)
+{
+	memset(out, 0, RT_PT_KEY_BIN_LEN);
+	rt_put_be32(out, k->lid);
+	rt_put_be32(out + 4, k->out_reads);
+	rt_put_be32(out + 8, k->qpn);
+	rt_put_be32(out + 12, k->psn);
+	rt_put_be32(out + 16, k->rkey);
+	rt_put_be64(out + 24, k->vaddr);
+	memcpy(out + 32, k->gid.raw, sizeof(k->gid.raw));
+	rt_put_be32(out + 48, k->srqn);
+}
+
+int rt_pt_key_bin_decode(const uint8_t in[RT_PT_KEY_BIN_LEN], struct rt_pt_key *k,
+			 const char *who, struct rt_error *err)
+{
+	uint32_t lid = rt_get_be32(in), outs = rt_get_be32(in + 4);
+	uint32_t qpn = rt_get_be32(in + 8), psn = rt_get_be32(in + 12);
+
+	if (lid > 0xffff || outs > 0xffff || qpn > 0xffffff || psn > 0xffffff)
+		return rt_fail(err, RT_EXIT_FAIL, "%s: key record out of range (LID "
+			       "%#x, outstanding reads %#x, QPN %#x, PSN %#x)", who,
+			       lid, outs, qpn, psn);
+	*k = (struct rt_pt_key){ .lid = (uint16_t)lid, .out_reads = (uint16_t)outs,
+				 .qpn = qpn, .psn = psn, .rkey = rt_get_be32(in + 16),
+				 .vaddr = rt_get_be64(in + 24) };
+	memcpy(k->gid.raw, in + 32, sizeof(k->gid.raw));
+	return 0;
+}
+
 /* ---- exchanges ------------------------------------------------------------- */
 
-int rt_pt_xchg(struct rt_oob *o, bool client, const void *mine, void *theirs,
+const char *rt_pt_peer(const struct rt_pt_chan *ch)
+{
+	return ch->cm ? rt_cmchan_peer(ch->cm) : ch->tcp.peer_name;
+}
+
+int rt_pt_chan_write(struct rt_pt_chan *ch, const void *buf, size_t len,
+		     struct rt_error *err)
+{
+	return ch->cm ? rt_cmchan_send(ch->cm, buf, len) :
+	       rt_oob_write(&ch->tcp, buf, len, err);
+}
+
+int rt_pt_chan_read(struct rt_pt_chan *ch, void *buf, size_t len,
+		    struct rt_error *err)
+{
+	return ch->cm ? rt_cmchan_recv(ch->cm, buf, len) :
+	       rt_oob_read(&ch->tcp, buf, len, err);
+}
+
+
+int rt_pt_xchg(struct rt_pt_chan *o, bool client, const void *mine, void *theirs,
 	       size_t len, struct rt_error *err)
 {
 	if (client)
-		return rt_oob_write(o, mine, len, err) || rt_oob_read(o, theirs, len, err)
-		       ? -1 : 0;
-	return rt_oob_read(o, theirs, len, err) || rt_oob_write(o, mine, len, err)
-	       ? -1 : 0;
+		return rt_pt_chan_write(o, mine, len, err) ||
+		       rt_pt_chan_read(o, theirs, len, err) ? -1 : 0;
+	return rt_pt_chan_read(o, theirs, len, err) ||
+	       rt_pt_chan_write(o, mine, len, err) ? -1 : 0;
 }
 
 /* A big-endian int of the system data; 1..RT_PT_SYS_MAX. */
-static int xchg_sys(struct rt_oob *o, bool client, const char *name,
+static int xchg_sys(struct rt_pt_chan *o, bool client, const char *name,
 		    uint32_t *v, struct rt_error *err)
 {
 	uint8_t mine[RT_PT_INT_LEN], theirs[RT_PT_INT_LEN];
@@ -180,12 +232,12 @@ static int xchg_sys(struct rt_oob *o, bool client, const char *name,
 	peer = rt_get_be32(theirs);
 	if (peer == 0 || peer > RT_PT_SYS_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "%s: %s of %u bytes is out of range "
-			       "(1..%d)", o->peer_name, name, peer, RT_PT_SYS_MAX);
+			       "(1..%d)", rt_pt_peer(o), name, peer, RT_PT_SYS_MAX);
 	*v = RT_MAX(*v, peer);
 	return 0;
 }
 
-int rt_pt_handshake(struct rt_oob *o, bool client, struct rt_pt_sys *s,
+int rt_pt_handshake(struct rt_pt_chan *o, bool client, struct rt_pt_sys *s,
 		    struct rt_error *err)
 {
 	char mine[RT_PT_VERSION_LEN], theirs[RT_PT_VERSION_LEN];
@@ -195,32 +247,39 @@ int rt_pt_handshake(struct rt_oob *o, bool client, struct rt_pt_sys *s,
 	rt_error_phase(err, "exchange");
 	rt_pt_version_encode(mine);
 	if (rt_pt_xchg(o, client, mine, theirs, sizeof(mine), err) ||
-	    rt_pt_version_decode(theirs, &s->peer_version, o->peer_name, err) ||
+	    rt_pt_version_decode(theirs, &s->peer_version, rt_pt_peer(o), err) ||
 	    xchg_sys(o, client, "page size (cycle buffer)", &s->cycle_buffer, err) ||
 	    xchg_sys(o, client, "cache line", &s->cache_line, err))
 		return -1;
 	rt_pt_mtu_encode(mtu, s->mtu);
 	if (rt_pt_xchg(o, client, mtu, peer_mtu, sizeof(mtu), err) ||
-	    rt_pt_mtu_decode(peer_mtu, &m, o->peer_name, err))
+	    rt_pt_mtu_decode(peer_mtu, &m, rt_pt_peer(o), err))
 		return -1;
 	s->mtu = RT_MIN(s->mtu, m);
 	return 0;
 }
 
-int rt_pt_keys(struct rt_oob *o, bool client, bool gid,
+int rt_pt_keys(struct rt_pt_chan *o, bool client, bool gid,
 	       const struct rt_pt_key *mine, struct rt_pt_key *theirs,
 	       struct rt_error *err)
 {
 	char out[RT_PT_KEY_GID_LEN], in[RT_PT_KEY_GID_LEN];
 	size_t len = rt_pt_key_len(gid);
 
+	if (o->cm) {
+		uint8_t bout[RT_PT_KEY_BIN_LEN], bin[RT_PT_KEY_BIN_LEN];
+
+		rt_pt_key_bin_encode(bout, mine);
+		return rt_pt_xchg(o, client, bout, bin, sizeof(bin), err) ||
+		       rt_pt_key_bin_decode(bin, theirs, rt_pt_peer(o), err) ? -1 : 0;
+	}
 	rt_pt_key_encode(out, gid, mine);
 	if (rt_pt_xchg(o, client, out, in, len, err))
 		return -1;
-	return rt_pt_key_decode(in, len, gid, theirs, o->peer_name, err);
+	return rt_pt_key_decode(in, len, gid, theirs, rt_pt_peer(o), err);
 }
 
-int rt_pt_keys_q(struct rt_oob *o, bool client, bool gid,
+int rt_pt_keys_q(struct rt_pt_chan *o, bool client, bool gid,
 		 const struct rt_pt_key *mine, struct rt_pt_key *theirs,
 		 unsigned q, struct rt_error *err)
 {
@@ -230,7 +289,7 @@ int rt_pt_keys_q(struct rt_oob *o, bool client, bool gid,
 	return 0;
 }
 
-int rt_pt_barrier(struct rt_oob *o, bool client, bool gid,
+int rt_pt_barrier(struct rt_pt_chan *o, bool client, bool gid,
 		  const struct rt_pt_key *mine, const struct rt_pt_key *peer0,
 		  const char *step, struct rt_error *err)
 {
@@ -241,14 +300,14 @@ int rt_pt_barrier(struct rt_oob *o, bool client, bool gid,
 	if (k.qpn != peer0->qpn || k.psn != peer0->psn)
 		return rt_fail(err, RT_EXIT_FAIL, "%s: at the %s step the peer sent QP "
 			       "0x%06x's record, not its first QP's 0x%06x: it runs a "
-			       "different test or -q", o->peer_name, step, k.qpn,
+			       "different test or -q", rt_pt_peer(o), step, k.qpn,
 			       peer0->qpn);
 	return 0;
 }
 
 /* ---- the BW report ----------------------------------------------------------- */
 
-static int xchg_u64(struct rt_oob *o, bool client, size_t len, uint64_t mine,
+static int xchg_u64(struct rt_pt_chan *o, bool client, size_t len, uint64_t mine,
 		    uint64_t *theirs, struct rt_error *err)
 {
 	uint8_t out[8], in[8];
@@ -263,7 +322,7 @@ static int xchg_u64(struct rt_oob *o, bool client, size_t len, uint64_t mine,
 	return 0;
 }
 
-static int xchg_double(struct rt_oob *o, bool client, double mine,
+static int xchg_double(struct rt_pt_chan *o, bool client, double mine,
 		       double *theirs, struct rt_error *err)
 {
 	uint64_t bits, peer;
@@ -275,7 +334,7 @@ static int xchg_double(struct rt_oob *o, bool client, double mine,
 	return 0;
 }
 
-int rt_pt_bw_report_xchg(struct rt_oob *o, bool client, unsigned peer_version,
+int rt_pt_bw_report_xchg(struct rt_pt_chan *o, bool client, unsigned peer_version,
 			 const struct rt_pt_bw_report *mine,
 			 struct rt_pt_bw_report *theirs, struct rt_error *err)
 {
@@ -314,7 +373,7 @@ static const char done_msg[RT_PT_DONE_LEN] = "done";
  * just closes. The server closes after the peer's "done" (or its close);
  * the client also waits for the close, so one side of a pair of rdmatest
  * ends first and neither writes into a closed socket. */
-int rt_pt_close(struct rt_oob *o, bool client, bool gid,
+int rt_pt_close(struct rt_pt_chan *o, bool client, bool gid,
 		const struct rt_pt_key *mine, const struct rt_pt_key *peer0,
 		struct rt_error *err)
 {
@@ -323,16 +382,18 @@ int rt_pt_close(struct rt_oob *o, bool client, bool gid,
 
 	if (rt_pt_barrier(o, client, gid, mine, peer0, "close", err))
 		return -1;
+	if (o->cm)
+		return 0; /* perftest's close over the CM is that barrier alone */
 	rt_error_phase(err, "close");
 	/* A peer that closed after the barrier makes this write fail: that is
 	 * its close, and what it sent before is still read below. */
-	(void)rt_oob_write(o, done_msg, sizeof(done_msg), &(struct rt_error){ 0 });
-	if (rt_oob_read_upto(o, in, sizeof(in), &got, err))
+	(void)rt_oob_write(&o->tcp, done_msg, sizeof(done_msg), &(struct rt_error){ 0 });
+	if (rt_oob_read_upto(&o->tcp, in, sizeof(in), &got, err))
 		return -1;
 	if (got && (got != sizeof(in) || memcmp(in, done_msg, sizeof(in))))
 		return rt_fail(err, RT_EXIT_FAIL, "%s: sent %zu bytes that are not "
-			       "\"done\" at the close", o->peer_name, got);
+			       "\"done\" at the close", rt_pt_peer(o), got);
 	if (client && got)
-		return rt_oob_await_close(o, err);
+		return rt_oob_await_close(&o->tcp, err);
 	return 0;
 }

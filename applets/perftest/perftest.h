@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* perftest 4.5's TCP out-of-band protocol (next-tools.md §2.3), the part
+/* perftest's out-of-band protocol (next-tools.md §2.3, §2.4), the part
  * every ib_*_bw/lat applet shares: the messages, each with its exact size
  * and format, and the steps built from them. The client always writes
  * first and then reads; the server reads first and then writes, as
- * perftest does, so either side may be perftest 4.5.
+ * perftest does, so either side may be perftest 4.5 or 25.01.
+ *
+ * Two channels carry the same sequence: TCP (perftest's default), where
+ * key records are text, and with -R a connection of the RDMA CM
+ * (cmchan.h), where each message is one SEND and key records are
+ * perftest's binary 56-byte struct.
  *
  * Everything read from the peer is untrusted: every message has a fixed
  * length, every field is checked, and a bad one is one line, exit 1,
  * naming the field. Every read and write is bounded by the channel's
- * timeout (oob.h). Memory: nothing is allocated here. */
+ * timeout (oob.h, cmchan.h). Memory: nothing is allocated here. */
 #ifndef RDMATEST_PERFTEST_H
 #define RDMATEST_PERFTEST_H
 
@@ -18,6 +23,7 @@
 #include <infiniband/verbs.h>
 
 #include "rdmatest/error.h"
+#include "rdmatest/cmchan.h"
 #include "rdmatest/oob.h"
 
 #define RT_PT_PORT 18515
@@ -30,6 +36,7 @@
 #define RT_PT_MTU_LEN 2       /* the ibv_mtu enum as one digit and NUL */
 #define RT_PT_KEY_LEN 59      /* LID:OUT:QPN:PSN:RKEY:VADDR:SRQN and NUL */
 #define RT_PT_KEY_GID_LEN 108 /* ...:VADDR:16 GID bytes:SRQN: and NUL */
+#define RT_PT_KEY_BIN_LEN 56  /* -R: perftest's struct pingpong_dest on x86_64 */
 #define RT_PT_DONE_LEN 5      /* "done" and NUL, written at close */
 #define RT_PT_CYCLE_BUFFER 4096
 #define RT_PT_CACHE_LINE 64
@@ -45,6 +52,31 @@ struct rt_pt_key {
 	uint64_t vaddr;
 	union ibv_gid gid;
 };
+
+/* The out-of-band channel: TCP, or with -R messages over an RDMA CM
+ * connection. */
+struct rt_pt_chan {
+	struct rt_oob tcp;     /* fd -1 when cm is used */
+	struct rt_cmchan *cm;  /* -R, else NULL */
+};
+
+/* The peer's name, for messages. */
+const char *rt_pt_peer(const struct rt_pt_chan *ch);
+/* Exactly len bytes: on TCP as a stream, over the CM as one message. */
+int rt_pt_chan_write(struct rt_pt_chan *ch, const void *buf, size_t len,
+		     struct rt_error *err);
+int rt_pt_chan_read(struct rt_pt_chan *ch, void *buf, size_t len,
+		    struct rt_error *err);
+
+/* -R's binary record: lid, out_reads, qpn, psn, rkey as big-endian 32-bit
+ * words at 0, 4, 8, 12, 16; padding at 20; vaddr big-endian at 24; the raw
+ * GID at 32; srqn and the GID index at 48 and 52 (perftest ignores both
+ * on receipt, and so does this). */
+void rt_pt_key_bin_encode(uint8_t out[RT_PT_KEY_BIN_LEN], const struct rt_pt_key *k);
+/* Checks the fields a record's reader uses: 16-bit LID and out_reads,
+ * 24-bit QPN and PSN, as the text form limits them. */
+int rt_pt_key_bin_decode(const uint8_t in[RT_PT_KEY_BIN_LEN], struct rt_pt_key *k,
+			 const char *who, struct rt_error *err);
 
 /* The length of a key message: a side that uses a GID index sends and
  * expects the 108-byte form, otherwise the 59-byte one (perftest decides
@@ -72,7 +104,7 @@ int rt_pt_mtu_decode(const char in[RT_PT_MTU_LEN], enum ibv_mtu *mtu,
 
 /* One message each way, len bytes: the client writes and then reads, the
  * server reads and then writes. */
-int rt_pt_xchg(struct rt_oob *o, bool client, const void *mine, void *theirs,
+int rt_pt_xchg(struct rt_pt_chan *o, bool client, const void *mine, void *theirs,
 	       size_t len, struct rt_error *err);
 
 /* What the version, system and MTU handshake settles: each side adopts
@@ -85,22 +117,22 @@ struct rt_pt_sys {
 
 /* The handshake (version; cycle buffer; cache line; MTU), starting from
  * this side's values in *s, which it updates. */
-int rt_pt_handshake(struct rt_oob *o, bool client, struct rt_pt_sys *s,
+int rt_pt_handshake(struct rt_pt_chan *o, bool client, struct rt_pt_sys *s,
 		    struct rt_error *err);
 
 /* One key exchange: this side's record for theirs. */
-int rt_pt_keys(struct rt_oob *o, bool client, bool gid,
+int rt_pt_keys(struct rt_pt_chan *o, bool client, bool gid,
 	       const struct rt_pt_key *mine, struct rt_pt_key *theirs,
 	       struct rt_error *err);
 /* The key exchanges of q QPs, one each way per QP, in QP order. */
-int rt_pt_keys_q(struct rt_oob *o, bool client, bool gid,
+int rt_pt_keys_q(struct rt_pt_chan *o, bool client, bool gid,
 		 const struct rt_pt_key *mine, struct rt_pt_key *theirs,
 		 unsigned q, struct rt_error *err);
 /* A barrier: perftest sends QP 0's record again. A record that is not
  * the peer's QP 0 (which the exchange of all q records gave) means the
  * peer walks a different sequence: a different -q or a different test;
  * `step` names where the run was. */
-int rt_pt_barrier(struct rt_oob *o, bool client, bool gid,
+int rt_pt_barrier(struct rt_pt_chan *o, bool client, bool gid,
 		  const struct rt_pt_key *mine, const struct rt_pt_key *peer0,
 		  const char *step, struct rt_error *err);
 
@@ -112,7 +144,7 @@ struct rt_pt_bw_report {
 	double bw_peak, bw_avg, msg_rate;
 };
 
-int rt_pt_bw_report_xchg(struct rt_oob *o, bool client, unsigned peer_version,
+int rt_pt_bw_report_xchg(struct rt_pt_chan *o, bool client, unsigned peer_version,
 			 const struct rt_pt_bw_report *mine,
 			 struct rt_pt_bw_report *theirs, struct rt_error *err);
 /* The report is taken as it comes: a perftest 4.5 server of a
@@ -122,11 +154,11 @@ int rt_pt_bw_report_xchg(struct rt_oob *o, bool client, unsigned peer_version,
 int rt_pt_bw_report_check(const struct rt_pt_bw_report *r, uint64_t size,
 			  const char *who, struct rt_error *err);
 
-/* The close: a last barrier, then "done\0", then (kind to perftest 4.5,
- * which writes its own "done" and may find a closed socket) read until
- * the peer closes, within the channel's bound; anything but the peer's
- * "done" and EOF is named. */
-int rt_pt_close(struct rt_oob *o, bool client, bool gid,
+/* The close: a last barrier, then on TCP "done\0", then (kind to
+ * perftest 4.5, which writes its own "done" and may find a closed socket)
+ * read until the peer closes, within the channel's bound; anything but
+ * the peer's "done" and EOF is named. Over the CM the barrier is all. */
+int rt_pt_close(struct rt_pt_chan *o, bool client, bool gid,
 		const struct rt_pt_key *mine, const struct rt_pt_key *peer0,
 		struct rt_error *err);
 

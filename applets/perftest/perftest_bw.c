@@ -218,7 +218,7 @@ static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 	if (wc->byte_len != b->size)
 		return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "%s sent a %u-byte message, "
 			       "this side runs %llu-byte ones (-s or -a differs)",
-			       b->c->oob.peer_name, wc->byte_len,
+			       rt_pt_peer(&b->c->ch), wc->byte_len,
 			       (unsigned long long)b->size);
 	if (!b->r_first)
 		b->r_first = t;
@@ -259,13 +259,16 @@ static bool sends_done(const struct bwr *b)
  * only in a step that took none); a counting one at -n × -q receives. */
 static bool recvs_done(const struct bwr *b, bool idle)
 {
-	struct pollfd pfd = { b->c->oob.fd, POLLIN, 0 };
+	struct pollfd pfd = { b->c->ch.tcp.fd, POLLIN, 0 };
 
 	if (!b->recvs)
 		return true;
 	if (!b->timed)
 		return b->tot_r >= b->want_r;
-	return idle && poll(&pfd, 1, 0) > 0;
+	if (!idle)
+		return false;
+	/* a failed look ends the run too: the read that follows names it */
+	return b->c->ch.cm ? rt_cmchan_peek(b->c->ch.cm) != 0 : poll(&pfd, 1, 0) > 0;
 }
 
 static int stalled(struct bwr *b)

@@ -128,9 +128,9 @@ static int duplex_row(struct sess *s, struct rt_pt_bw_report *mine)
 	struct rt_pt_conn *c = s->c;
 	struct rt_pt_bw_report theirs;
 
-	if (rt_pt_bw_report_xchg(&c->oob, c->client, c->sys.peer_version, mine,
+	if (rt_pt_bw_report_xchg(&c->ch, c->client, c->sys.peer_version, mine,
 				 &theirs, &c->run->err) ||
-	    rt_pt_bw_report_check(&theirs, mine->size, c->oob.peer_name, &c->run->err) ||
+	    rt_pt_bw_report_check(&theirs, mine->size, rt_pt_peer(&c->ch), &c->run->err) ||
 	    check_size(s, mine->size))
 		return -1;
 	rt_pt_bw_sum(mine, &theirs);
@@ -185,7 +185,7 @@ static int read_counter(struct rt_pt_conn *c, unsigned i, uint64_t off, uint64_t
 	if (n == 0)
 		return rt_fail(&c->run->err, RT_EXIT_TIMEOUT, "atomic check: %s did not "
 			       "answer the read of QP %u's counter at +%llu within %lld ms",
-			       c->oob.peer_name, i, (unsigned long long)off,
+			       rt_pt_peer(&c->ch), i, (unsigned long long)off,
 			       c->sw.timeout_ms);
 	if (n < 0)
 		return -1;
@@ -287,10 +287,10 @@ static int rdma_server(struct sess *s)
 
 	if (rt_pt_conn_await_peer(c, run_ms, "end of the client's run") ||
 	    rt_pt_conn_barrier(c, "end of the run") ||
-	    rt_pt_bw_report_xchg(&c->oob, false, c->sys.peer_version, &mine, &theirs,
+	    rt_pt_bw_report_xchg(&c->ch, false, c->sys.peer_version, &mine, &theirs,
 				 &c->run->err) ||
 	    rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
-				  c->oob.peer_name, &c->run->err) ||
+				  rt_pt_peer(&c->ch), &c->run->err) ||
 	    check_size(s, RT_MIN(theirs.size, c->slot)) || row(s, &theirs) ||
 	    rt_pt_conn_close(c))
 		return -1;
@@ -338,7 +338,7 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	/* the client's last report goes to the idle server, which prints it */
 	if (!c->p->bidir &&
 	    (rt_pt_conn_barrier(c, "end of the run") ||
-	     rt_pt_bw_report_xchg(&c->oob, true, c->sys.peer_version,
+	     rt_pt_bw_report_xchg(&c->ch, true, c->sys.peer_version,
 				  &s.last, &theirs, &c->run->err)))
 		return finish(&s, -1);
 	return finish(&s, rt_pt_conn_close(c));

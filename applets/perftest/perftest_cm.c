@@ -149,10 +149,9 @@ fail:
 	return NULL;
 }
 
-static int connect_one(struct rt_pt_cm *cm, unsigned i, uint32_t *psn,
-		       struct rt_error *err)
+/* Address and route of QP i's fresh id. */
+static int resolve(struct rt_pt_cm *cm, unsigned i, struct rt_error *err)
 {
-	struct rdma_conn_param p = conn_param(cm, i);
 	int ms = (int)RT_MAX(cm->s.timeout_ms * 3 / 4, 1);
 	struct rdma_cm_event ev = { 0 };
 	int rc;
@@ -168,20 +167,72 @@ static int connect_one(struct rt_pt_cm *cm, unsigned i, uint32_t *psn,
 	if (rdma_resolve_route(cm->q[i].id, ms))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_resolve_route %s",
 				     cm->peer);
-	if ((rc = expect(cm, RDMA_CM_EVENT_ROUTE_RESOLVED, "route", &ev, err)))
+	return expect(cm, RDMA_CM_EVENT_ROUTE_RESOLVED, "route", &ev, err);
+}
+
+/* A request the peer turned away because nothing listens there yet:
+ * perftest's server starts listening for the test QPs only after the
+ * barrier that lets the client connect. */
+static bool not_listening(const struct rdma_cm_event *ev)
+{
+	return ev->event == RDMA_CM_EVENT_REJECTED ||
+	       ev->event == RDMA_CM_EVENT_UNREACHABLE ||
+	       ev->event == RDMA_CM_EVENT_CONNECT_ERROR;
+}
+
+/* One attempt: 1 when the server was not listening (retry), 0 when QP i
+ * is connected, else -1 or RT_INTERRUPTED. */
+static int try_connect(struct rt_pt_cm *cm, unsigned i, uint32_t *psn,
+		       struct rt_error *err)
+{
+	struct rdma_conn_param p = conn_param(cm, i);
+	struct rdma_cm_event ev = { 0 };
+	int rc;
+
+	if ((rc = resolve(cm, i, err)))
 		return rc;
 	if (rdma_connect(cm->q[i].id, &p))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_connect %s", cm->peer);
-	/* a self-managed QP: the CM answers with CONNECT_RESPONSE, and this
-	 * side establishes once its QP is ready */
-	if ((rc = expect(cm, RDMA_CM_EVENT_CONNECT_RESPONSE, "connect response",
-			 &ev, err)) || (rc = ready(cm, i, &psn[i], err)))
+	if ((rc = next_event(cm, "connect response", &ev, err)))
+		return rc;
+	if (not_listening(&ev)) {
+		rdma_destroy_id(cm->q[i].id);
+		cm->q[i].id = NULL;
+		return 1;
+	}
+	if (ev.event != RDMA_CM_EVENT_CONNECT_RESPONSE)
+		return rt_fail(err, RT_EXIT_FAIL, "%s: %s instead of %s (status %d): %s",
+			       cm->peer, rdma_event_str(ev.event),
+			       rdma_event_str(RDMA_CM_EVENT_CONNECT_RESPONSE), ev.status,
+			       rt_cm_explain(ev.event, ev.status));
+	/* a self-managed QP: this side establishes once its QP is ready */
+	if ((rc = ready(cm, i, &psn[i], err)))
 		return rc;
 	if (rdma_establish(cm->q[i].id))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_establish %s",
 				     cm->peer);
 	cm->q[i].up = true;
 	return 0;
+}
+
+/* Retried every 100 ms, as perftest does, for as long as a CM step may
+ * take; the QP stays in INIT until a request is answered. */
+static int connect_one(struct rt_pt_cm *cm, unsigned i, uint32_t *psn,
+		       struct rt_error *err)
+{
+	uint64_t deadline = rt_deadline_after_ms(cm->s.timeout_ms);
+	int rc;
+
+	while ((rc = try_connect(cm, i, psn, err)) == 1) {
+		if (rt_now_ns() >= deadline)
+			return rt_fail(err, RT_EXIT_TIMEOUT, "%s: nothing listened for the "
+				       "test QPs' RDMA CM requests within %lld s (is the "
+				       "peer's -R server running the same test?)", cm->peer,
+				       cm->s.timeout_ms / 1000);
+		if (rt_fdwait(-1, 0, rt_deadline_after_ms(100)) == RT_FDWAIT_INTERRUPTED)
+			return RT_INTERRUPTED;
+	}
+	return rc;
 }
 
 /* The next request gets the next QP; later ones are refused. */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rdmatest/addr.h"
 #include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "perftest/perftest_conn.h"
@@ -26,35 +27,60 @@ static void banner(const struct rt_pt_conn *c)
 	rt_log_flush(&c->run->log);
 }
 
+/* -R: perftest's exchange over an RDMA CM connection on -p. A client
+ * retries a refused connect as over TCP. */
+static int open_cm_chan(struct rt_pt_conn *c)
+{
+	struct rt_cmchan_spec s = {
+		.server = c->client ? c->p->server : NULL, .port = c->p->tcp_port,
+		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = 7,
+		.ack_timeout = (int)c->p->qp_timeout,
+	};
+
+	if (!c->client)
+		banner(c);
+	c->ch.cm = rt_cmchan_open(c->run, &s);
+	return c->ch.cm ? 0 : -1;
+}
+
 /* The client retries a refused connect (the server is not up yet) for
  * --wait-server, or --timeout when that is 0: perftest gives up at once. */
-static int open_oob(struct rt_pt_conn *c)
+static int open_chan(struct rt_pt_conn *c)
 {
 	const struct rt_common *k = &c->run->common;
 	struct rt_error *err = &c->run->err;
+	struct rt_oob *o = &c->ch.tcp;
 
-	rt_oob_init(&c->oob, k->timeout_ms);
+	rt_oob_init(o, k->timeout_ms);
 	rt_error_phase(err, "connect");
-	if (c->client && rt_oob_connect(&c->oob, c->p->server, c->p->tcp_port,
-					k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
-					err)) {
-		/* perftest 4.5's -R server listens with the CM only */
-		if (c->p->rdma_cm && err->exit_code == RT_EXIT_TIMEOUT && !err->hint[0])
-			rt_strlcpy(err->hint, "-R: rdmatest's exchange runs over TCP, so "
-				   "the server must be rdmatest -R, not perftest -R",
-				   sizeof(err->hint));
-		return -1;
-	}
+	if (c->p->rdma_cm)
+		return open_cm_chan(c);
 	if (c->client)
-		return 0;
-	if (rt_oob_listen(&c->oob, NULL, c->p->tcp_port, err))
+		return rt_oob_connect(o, c->p->server, c->p->tcp_port,
+				      k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
+				      err);
+	if (rt_oob_listen(o, NULL, c->p->tcp_port, err))
 		return -1;
 	banner(c);
-	c->oob.timeout_ms = rt_run_accept_bound(c->run);
-	if (rt_oob_accept(&c->oob, err))
+	o->timeout_ms = rt_run_accept_bound(c->run);
+	if (rt_oob_accept(o, err))
 		return -1;
-	c->oob.timeout_ms = k->timeout_ms;
+	o->timeout_ms = k->timeout_ms;
 	return 0;
+}
+
+/* The two ends of the channel: the local one is the address the peer
+ * reached (where the GID is chosen and -R's test QPs listen). */
+static const struct sockaddr *chan_local(const struct rt_pt_conn *c)
+{
+	return c->ch.cm ? rt_cmchan_local(c->ch.cm) :
+	       (const struct sockaddr *)&c->ch.tcp.local;
+}
+
+static const struct sockaddr *chan_remote(const struct rt_pt_conn *c)
+{
+	return c->ch.cm ? rt_cmchan_remote(c->ch.cm) :
+	       (const struct sockaddr *)&c->ch.tcp.peer;
 }
 
 /* ---- device and path ---------------------------------------------------- */
@@ -118,8 +144,7 @@ static int path(struct rt_pt_conn *c)
 	s->hop_limit = 255; /* perftest's GRH */
 	s->timeout = (uint8_t)p->qp_timeout;
 	s->sl = (uint8_t)p->sl;
-	if (rt_vdev_local(&c->d, "/sys", p->gid_index,
-			  (const struct sockaddr *)&c->oob.local, &s->local,
+	if (rt_vdev_local(&c->d, "/sys", p->gid_index, chan_local(c), &s->local,
 			  &c->run->err))
 		return -1;
 	c->gid = s->local.grh;
@@ -135,7 +160,7 @@ static int handshake(struct rt_pt_conn *c)
 		.cycle_buffer = page > 0 ? (uint32_t)page : RT_PT_CYCLE_BUFFER,
 		.cache_line = RT_PT_CACHE_LINE, .mtu = start_mtu(c),
 	};
-	if (rt_pt_handshake(&c->oob, c->client, &c->sys, &c->run->err))
+	if (rt_pt_handshake(&c->ch, c->client, &c->sys, &c->run->err))
 		return -1;
 	c->spec.mtu = c->sys.mtu;
 	return 0;
@@ -159,7 +184,7 @@ static int buffer(struct rt_pt_conn *c)
 	if (c->buf_size > RT_PT_MAX_BUF)
 		return rt_fail(err, RT_EXIT_FAIL, "%s: page %u and cache line %u make a "
 			       "%llu-byte buffer, above rdmatest's bound of %llu",
-			       c->oob.peer_name, c->sys.cycle_buffer, c->sys.cache_line,
+			       rt_pt_peer(&c->ch), c->sys.cycle_buffer, c->sys.cache_line,
 			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
 	b = rt_res_buf(&c->res, (size_t)c->buf_size, access, err);
 	if (!b)
@@ -222,21 +247,23 @@ static int resources(struct rt_pt_conn *c)
 	return 0;
 }
 
-/* -R: the CM port is -p on the address the out-of-band channel runs
- * over, so the CM takes the same path (and the server listens only on
- * the address its client reached). */
+/* -R: the test QPs' CM port is -p on the address the channel runs over,
+ * so the CM takes the same path (and the server listens only on the
+ * address its client reached). */
 static int cm_connect(struct rt_pt_conn *c)
 {
 	struct rt_pt_cm_spec s = {
 		.client = c->client, .dev = c->d.name, .ib_port = c->p->ib_port,
 		.qp = c->qp, .n = c->p->qps, .out_reads = c->out_reads,
 		.ack_timeout = (uint8_t)c->p->qp_timeout, .mtu = c->sys.mtu,
-		.timeout_ms = c->run->common.timeout_ms, .peer = c->oob.peer_name,
+		.timeout_ms = c->run->common.timeout_ms, .peer = rt_pt_peer(&c->ch),
 	};
+	const struct sockaddr *at = c->client ? chan_remote(c) : chan_local(c);
 	uint32_t *psn;
 	int rc;
 
-	s.addr = c->client ? c->oob.peer : c->oob.local;
+	memcpy(&s.addr, at, rt_addr_len(at));
+	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->tcp_port);
 	if (!c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
 		return -1;
 	if (rt_pt_conn_barrier(c, "rdma_cm"))
@@ -259,11 +286,11 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	c->run = run;
 	c->p = p;
 	c->client = p->client;
-	c->oob.fd = c->oob.lfd = -1;
+	c->ch.tcp.fd = c->ch.tcp.lfd = -1;
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
-	    open_oob(c) || path(c) || handshake(c))
+	    open_chan(c) || path(c) || handshake(c))
 		return -1;
 	rt_error_phase(&run->err, "setup");
 	if (resources(c))
@@ -287,10 +314,10 @@ static int take_first(struct rt_pt_conn *c)
 		if (!c->gid && !k->lid)
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s sent LID 0 and this "
 				       "side uses no GID: give both sides -x",
-				       c->oob.peer_name);
+				       rt_pt_peer(&c->ch));
 		if (c->p->t.verb != RT_PT_SEND && !k->rkey)
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s sent QP 0x%06x's "
-				       "record without an rkey", c->oob.peer_name, k->qpn);
+				       "record without an rkey", rt_pt_peer(&c->ch), k->qpn);
 	}
 	return 0;
 }
@@ -302,12 +329,12 @@ int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step)
 
 	rt_error_phase(&c->run->err, "exchange");
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		if (rt_pt_keys(&c->oob, c->client, c->gid, &c->mine[i], &k, &c->run->err))
+		if (rt_pt_keys(&c->ch, c->client, c->gid, &c->mine[i], &k, &c->run->err))
 			return -1;
 		if (!first && !same_key(&k, &c->theirs[i]))
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s: at the %s step the "
 				       "peer's record %u is QP 0x%06x, not 0x%06x as before: "
-				       "it runs a different test or -q", c->oob.peer_name,
+				       "it runs a different test or -q", rt_pt_peer(&c->ch),
 				       step, i, k.qpn, c->theirs[i].qpn);
 		c->theirs[i] = k;
 	}
@@ -318,9 +345,9 @@ int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step)
 {
 	rt_error_phase(&c->run->err, "exchange");
 	if (c->theirs[0].qpn)
-		return rt_pt_barrier(&c->oob, c->client, c->gid, &c->mine[0],
+		return rt_pt_barrier(&c->ch, c->client, c->gid, &c->mine[0],
 				     &c->theirs[0], step, &c->run->err);
-	return rt_pt_keys(&c->oob, c->client, c->gid, &c->mine[0],
+	return rt_pt_keys(&c->ch, c->client, c->gid, &c->mine[0],
 			  &(struct rt_pt_key){ 0 }, &c->run->err);
 }
 
@@ -365,9 +392,11 @@ int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 {
 	int n;
 
-	keepalive(c->oob.fd, c->run->common.timeout_ms);
+	if (c->ch.cm)
+		return rt_cmchan_await(c->ch.cm, max_ms, what);
+	keepalive(c->ch.tcp.fd, c->run->common.timeout_ms);
 	rt_log_flush(&c->run->log);
-	n = rt_fdwait(c->oob.fd, POLLIN, rt_deadline_after_ms(max_ms));
+	n = rt_fdwait(c->ch.tcp.fd, POLLIN, rt_deadline_after_ms(max_ms));
 	/* SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
 	if (n == RT_FDWAIT_INTERRUPTED)
 		return -1;
@@ -375,13 +404,13 @@ int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 		return rt_fail_errno(&c->run->err, RT_EXIT_FAIL, errno, "poll");
 	if (n == RT_FDWAIT_TIMEOUT)
 		return rt_fail(&c->run->err, RT_EXIT_TIMEOUT, "%s: no %s within %lld s",
-			       c->oob.peer_name, what, max_ms / 1000);
+			       rt_pt_peer(&c->ch), what, max_ms / 1000);
 	return 0;
 }
 
 int rt_pt_conn_close(struct rt_pt_conn *c)
 {
-	return rt_pt_close(&c->oob, c->client, c->gid, &c->mine[0], &c->theirs[0],
+	return rt_pt_close(&c->ch, c->client, c->gid, &c->mine[0], &c->theirs[0],
 			   &c->run->err);
 }
 
@@ -396,7 +425,9 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	rt_res_destroy(&c->res);
 	free(c->mine);
 	free(c->theirs);
-	rt_oob_close(&c->oob);
+	rt_cmchan_close(c->ch.cm);
+	c->ch.cm = NULL;
+	rt_oob_close(&c->ch.tcp);
 	rt_vdev_close(&c->d);
 	c->qp = NULL;
 	c->scq = c->rcq = NULL;

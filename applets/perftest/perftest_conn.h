@@ -46,7 +46,7 @@ struct rt_pt_conn {
 	const struct rt_pt_params *p;
 	bool client;
 	struct rt_vdev d;
-	struct rt_oob oob;
+	struct rt_pt_chan ch;     /* TCP, or with -R the RDMA CM */
 	struct rt_vqp_spec spec;  /* shared values; the peer's per QP at rt_pt_conn_up */
 	bool gid_auto;            /* the GID was chosen, not given with -x */
 	bool gid;                 /* 108-byte key records (a GID is used) */
@@ -97,10 +97,11 @@ int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step);
 int rt_pt_conn_up(struct rt_pt_conn *c, bool rts);
 /* An idle side's wait for the peer's next message (the end of a run it
  * does not take part in, which may last long: -a, -D, a large -n): until
- * max_ms (-1: no fixed bound) as long as the peer lives. Liveness is TCP
- * keepalive: probes once a second after --timeout / 2 of silence, so a
- * dead peer host ends the wait within about --timeout, a dead process at
- * once (its close). Expiry is exit 124. The message itself is read next
+ * max_ms (-1: no fixed bound) as long as the peer lives. Liveness on TCP
+ * is keepalive: probes once a second after --timeout / 2 of silence, so
+ * a dead peer host ends the wait within about --timeout, a dead process
+ * at once (its close); over the CM it is the connection's disconnect.
+ * Expiry is exit 124. The message itself is read next
  * (rt_pt_conn_barrier), with its own bound. */
 int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 			  const char *what);

@@ -56,7 +56,7 @@ static void make_path(struct ptl *x)
 		.raddr = c->theirs[0].vaddr, .rkey = c->theirs[0].rkey,
 		.max_inline = RT_MIN(p->inline_size, c->max_inline),
 		.cq_mod = RT_MIN(p->cq_mod, p->tx_depth), .rx_depth = p->rx_depth,
-		.oob_fd = c->oob.fd, .timeout_ms = timeout, .peer = c->oob.peer_name,
+		.oob_fd = c->ch.tcp.fd, .timeout_ms = timeout, .peer = rt_pt_peer(&c->ch),
 	};
 	c->sw.timeout_ms = c->rw.timeout_ms = RT_MIN(timeout, SLICE_MS);
 }
@@ -218,13 +218,13 @@ static int rdma_setup(struct ptl *x)
 static void linger(struct rt_pt_conn *c)
 {
 	struct rt_error ignored = { 0 };
-	long long bound = c->oob.timeout_ms;
+	long long bound = c->ch.tcp.timeout_ms;
 
-	if (c->oob.fd < 0 || shutdown(c->oob.fd, SHUT_WR))
+	if (c->ch.tcp.fd < 0 || shutdown(c->ch.tcp.fd, SHUT_WR))
 		return;
-	c->oob.timeout_ms = LINGER_MS;
-	(void)rt_oob_await_close(&c->oob, &ignored);
-	c->oob.timeout_ms = bound;
+	c->ch.tcp.timeout_ms = LINGER_MS;
+	(void)rt_oob_await_close(&c->ch.tcp, &ignored);
+	c->ch.tcp.timeout_ms = bound;
 }
 
 static int write_test(struct ptl *x)
@@ -289,10 +289,10 @@ static int read_test(struct ptl *x)
 	if (rdma_setup(x))
 		return -1;
 	if (!c->client) {
-		c->oob.timeout_ms = idle_bound(c->p, c->run->common.timeout_ms);
-		keepalive(c->oob.fd);
+		c->ch.tcp.timeout_ms = idle_bound(c->p, c->run->common.timeout_ms);
+		keepalive(c->ch.tcp.fd);
 		rc = rt_pt_conn_close(c);
-		c->oob.timeout_ms = c->run->common.timeout_ms;
+		c->ch.tcp.timeout_ms = c->run->common.timeout_ms;
 		if (!rc)
 			rt_pt_out_end(x->o);
 		return rc;

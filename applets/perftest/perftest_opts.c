@@ -254,10 +254,6 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
 	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err))
 		return -1;
-	/* the CM resolves the path and so picks the GID itself */
-	if (p->rdma_cm && p->gid_index >= 0)
-		return rt_fail(err, RT_EXIT_USAGE, "-x (--gid-index) and -R exclude each "
-			       "other: with -R the RDMA CM picks the GID of the address");
 	if (p->all)
 		p->size = RT_PT_ALL_MAX;
 	switch (depths(p)) {

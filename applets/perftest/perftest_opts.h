@@ -80,9 +80,9 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "QP ACK timeout exponent", NULL }, \
 	{ 'S', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL }, \
 	{ 'R', "rdma_cm", RT_OPT_FLAG, RT_I(rdma_cm), 0, 0, NULL, NULL, \
-	  "connect the test QPs with the RDMA CM (port -p, the address the peer " \
-	  "is reached on); the out-of-band exchange stays on TCP, so the peer " \
-	  "must be rdmatest with -R", NULL }
+	  "run the whole exchange over an RDMA CM connection on -p and connect " \
+	  "the test QPs with the RDMA CM on the same port, as perftest -R does " \
+	  "(wire-compatible with perftest 4.5 and 25.01)", NULL }
 
 #define RT_PT_OPT_SIZE(def) \
 	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1LL << 31, (def), "SIZE", \

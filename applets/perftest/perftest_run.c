@@ -55,10 +55,13 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 		rt_say(l, " Outstand reads  : %u", c->out_reads);
 	else
 		rt_say(l, " Max inline data : %u[B]", p->inline_size);
-	/* with -R the records still go over TCP: perftest's "rdma_cm" there
-	 * would name an exchange that does not happen */
-	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : Ethernet\n" RT_PT_LINE,
-	       p->rdma_cm ? "ON" : "OFF");
+	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s", p->rdma_cm ? "ON" : "OFF",
+	       p->rdma_cm ? "rdma_cm" : "Ethernet");
+	/* perftest's words, though its server has the connection by now */
+	if (p->rdma_cm && !c->client)
+		rt_say(l, RT_PT_LINE "\n Waiting for client rdma_cm QP to connect\n"
+		       " Please run the same command with the IB/RoCE interface IP");
+	rt_say(l, RT_PT_LINE);
 }
 
 static void addr_line(const struct rt_pt_conn *c, const char *who,

@@ -99,6 +99,8 @@ void rt_sockaddr_free(struct rt_sockaddr *a);
 /* The bytes of sa's family: AF_INET, AF_INET6, AF_IB (a 48-byte
  * sockaddr_ib, smaller than a sockaddr_storage); 0 for any other. */
 socklen_t rt_addr_len(const struct sockaddr *sa);
+/* Sets the port of an IPv4 or IPv6 address (others are left alone). */
+void rt_addr_set_port(struct sockaddr *sa, unsigned port);
 /* The host part alone: "192.0.2.1", "fe80::1", a GID as "ff0e::1"; "?"
  * for a NULL address or any other family. */
 const char *rt_addr_host_str(const struct sockaddr *sa, char *buf, size_t len);

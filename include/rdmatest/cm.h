@@ -207,6 +207,9 @@ void rt_cm_release(struct rt_cm *cm, struct rt_conn *c);
  * each round so that neither served nor turned-away clients stay
  * allocated until exit. Their hooks (disconnected, failed) have run. */
 void rt_cm_release_finished(struct rt_cm *cm);
+/* Stops listening (destroys the listener), so the port is free for
+ * another listener; the accepted connections stay. No-op without one. */
+void rt_cm_unlisten(struct rt_cm *cm);
 /* In a setup hook: fails, and so rejects, a request beyond the first n,
  * naming -c (returns -1); 0 for the others. */
 int rt_conn_refuse_beyond(struct rt_conn *c, unsigned n);

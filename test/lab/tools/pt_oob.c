@@ -31,7 +31,7 @@ struct ptc {
 	unsigned long long size;
 	long long timeout_ms;
 	struct rt_vdev d;
-	struct rt_oob oob;
+	struct rt_pt_chan oob; /* TCP */
 	struct rt_res res;
 	struct rt_error err;
 };
@@ -44,7 +44,7 @@ static int sequence(struct ptc *c)
 	struct rt_pt_bw_report r = { c->size, 5000ull * c->q, 0, 1234.5, 0.25 }, peer;
 	struct rt_vaddr local;
 
-	if (rt_vdev_local(&c->d, "/sys", -1, (struct sockaddr *)&c->oob.local, &local,
+	if (rt_vdev_local(&c->d, "/sys", -1, (struct sockaddr *)&c->oob.tcp.local, &local,
 			  &c->err))
 		return -1;
 	s.mtu = c->d.attr.active_mtu;
@@ -91,7 +91,7 @@ static int serve(struct ptc *c)
 
 	rt_vqp_spec_defaults(&q);
 	q.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-	if (rt_vdev_local(&c->d, "/sys", -1, (struct sockaddr *)&c->oob.local, &q.local,
+	if (rt_vdev_local(&c->d, "/sys", -1, (struct sockaddr *)&c->oob.tcp.local, &q.local,
 			  &c->err) ||
 	    rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, &c->err))
 		return -1;
@@ -119,7 +119,7 @@ static int serve(struct ptc *c)
 	    rt_pt_barrier(&c->oob, false, true, &mine, &theirs, "start", &c->err) ||
 	    rt_pt_barrier(&c->oob, false, true, &mine, &theirs, "end", &c->err) ||
 	    rt_pt_bw_report_xchg(&c->oob, false, s.peer_version, &r, &peer, &c->err) ||
-	    rt_pt_bw_report_check(&peer, c->size, c->oob.peer_name, &c->err))
+	    rt_pt_bw_report_check(&peer, c->size, c->oob.tcp.peer_name, &c->err))
 		return -1;
 	rt_pt_bw_row(row, sizeof(row), &peer, false);
 	printf("%s\n%s\n", rt_pt_bw_header(false), row);
@@ -149,20 +149,20 @@ int main(int argc, char **argv)
 			       "[-t SECS] [SERVER]\n"), RT_EXIT_USAGE;
 	c.server = optind < argc ? argv[optind] : NULL;
 	rt_static_providers();
-	rt_oob_init(&c.oob, c.timeout_ms);
+	rt_oob_init(&c.oob.tcp, c.timeout_ms);
 	if (c.server)
 		rc = rt_vdev_open(&c.d, c.dev, 1, &c.err) ||
-		     rt_oob_connect(&c.oob, c.server, RT_PT_PORT, 0, &c.err) || sequence(&c);
+		     rt_oob_connect(&c.oob.tcp, c.server, RT_PT_PORT, 0, &c.err) || sequence(&c);
 	else
 		rc = rt_vdev_open(&c.d, c.dev, 1, &c.err) ||
-		     rt_oob_listen(&c.oob, NULL, RT_PT_PORT, &c.err) ||
-		     rt_oob_accept(&c.oob, &c.err) || serve(&c);
+		     rt_oob_listen(&c.oob.tcp, NULL, RT_PT_PORT, &c.err) ||
+		     rt_oob_accept(&c.oob.tcp, &c.err) || serve(&c);
 	if (!rc)
 		printf("pt-oob: pass\n");
 	else
 		fprintf(stderr, "pt-oob: %s\n", c.err.reason);
 	rt_res_destroy(&c.res);
-	rt_oob_close(&c.oob);
+	rt_oob_close(&c.oob.tcp);
 	rt_vdev_close(&c.d);
 	return rc ? c.err.exit_code : 0;
 }

@@ -118,6 +118,43 @@ static int version_of(const char *text, unsigned *v, struct rt_error *err)
 	return rt_pt_version_decode(in, v, "peer", err);
 }
 
+/* -R's binary record: every field at perftest's offset, big-endian,
+ * padding and the fields perftest ignores on receipt zero. */
+static void key_binary(void **state)
+{
+	struct rt_pt_key k = { .lid = 0x1234, .out_reads = 0x10, .qpn = 0xabcdef,
+			       .psn = 0x123456, .rkey = 0xdeadbeef,
+			       .vaddr = 0x00007f00aa001000ULL }, back;
+	uint8_t out[RT_PT_KEY_BIN_LEN];
+	struct rt_error err = { 0 };
+	static const uint8_t head[32] = {
+		0, 0, 0x12, 0x34, 0, 0, 0, 0x10, 0, 0xab, 0xcd, 0xef, 0, 0x12, 0x34, 0x56,
+		0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0, 0, 0, 0x7f, 0x00, 0xaa, 0x00, 0x10, 0x00,
+	};
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		k.gid.raw[i] = (uint8_t)(0xa0 + i);
+	rt_pt_key_bin_encode(out, &k);
+	assert_memory_equal(out, head, sizeof(head));
+	assert_memory_equal(out + 32, k.gid.raw, 16);
+	for (int i = 48; i < RT_PT_KEY_BIN_LEN; i++)
+		assert_int_equal(out[i], 0);
+	assert_int_equal(rt_pt_key_bin_decode(out, &back, "peer", &err), 0);
+	assert_int_equal(back.lid, k.lid);
+	assert_int_equal(back.out_reads, k.out_reads);
+	assert_int_equal(back.qpn, k.qpn);
+	assert_int_equal(back.psn, k.psn);
+	assert_int_equal(back.rkey, k.rkey);
+	assert_true(back.vaddr == k.vaddr);
+	assert_memory_equal(back.gid.raw, k.gid.raw, 16);
+	/* a QPN beyond 24 bits is no QP: named, exit 1 */
+	out[8] = 1;
+	assert_int_equal(rt_pt_key_bin_decode(out, &back, "peer", &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(err.reason, "QPN 0x1abcdef"));
+}
+
 static void version_messages(void **state)
 {
 	char out[RT_PT_VERSION_LEN], want[RT_PT_VERSION_LEN] = "6.06";
@@ -168,24 +205,24 @@ static void mtu_messages(void **state)
 /* ---- exchanges over loopback TCP ------------------------------------------ */
 
 struct pair {
-	struct rt_oob srv, cli;
+	struct rt_pt_chan srv, cli; /* TCP */
 	struct rt_error err;
 };
 
 static void connect_pair(struct pair *p, long long ms)
 {
 	memset(p, 0, sizeof(*p));
-	rt_oob_init(&p->srv, ms);
-	rt_oob_init(&p->cli, ms);
-	assert_int_equal(rt_oob_listen(&p->srv, "127.0.0.1", 0, &p->err), 0);
-	assert_int_equal(rt_oob_connect(&p->cli, "127.0.0.1", p->srv.port, 0, &p->err), 0);
-	assert_int_equal(rt_oob_accept(&p->srv, &p->err), 0);
+	rt_oob_init(&p->srv.tcp, ms);
+	rt_oob_init(&p->cli.tcp, ms);
+	assert_int_equal(rt_oob_listen(&p->srv.tcp, "127.0.0.1", 0, &p->err), 0);
+	assert_int_equal(rt_oob_connect(&p->cli.tcp, "127.0.0.1", p->srv.tcp.port, 0, &p->err), 0);
+	assert_int_equal(rt_oob_accept(&p->srv.tcp, &p->err), 0);
 }
 
 static void close_pair(struct pair *p)
 {
-	rt_oob_close(&p->srv);
-	rt_oob_close(&p->cli);
+	rt_oob_close(&p->srv.tcp);
+	rt_oob_close(&p->cli.tcp);
 }
 
 static bool readable(const struct rt_oob *o)
@@ -207,11 +244,11 @@ static void handshake_order(void **state)
 	connect_pair(&p, 150);
 	assert_int_equal(rt_pt_handshake(&p.srv, false, &s, &p.err), -1);
 	assert_int_equal(p.err.exit_code, RT_EXIT_TIMEOUT);
-	assert_false(readable(&p.cli));
+	assert_false(readable(&p.cli.tcp));
 	memset(&p.err, 0, sizeof(p.err));
 	assert_int_equal(rt_pt_handshake(&p.cli, true, &s, &p.err), -1);
 	assert_int_equal(p.err.exit_code, RT_EXIT_TIMEOUT);
-	assert_int_equal(rt_oob_read(&p.srv, got, sizeof(got), &p.err), 0);
+	assert_int_equal(rt_oob_read(&p.srv.tcp, got, sizeof(got), &p.err), 0);
 	assert_memory_equal(got, "6.06\0\0\0\0\0\0\0\0\0\0\0", sizeof(got));
 	close_pair(&p);
 }
@@ -236,15 +273,15 @@ static void handshake_server_bytes(void **state)
 
 	(void)state;
 	connect_pair(&p, 500);
-	assert_int_equal(rt_oob_write(&p.cli, client, sizeof(client), &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, client, sizeof(client), &p.err), 0);
 	assert_int_equal(rt_pt_handshake(&p.srv, false, &s, &p.err), 0);
 	assert_int_equal(s.peer_version, 606);
 	assert_int_equal(s.cycle_buffer, 8192);
 	assert_int_equal(s.cache_line, 64);
 	assert_int_equal(s.mtu, IBV_MTU_1024);
-	assert_int_equal(rt_oob_read(&p.cli, got, sizeof(got), &p.err), 0);
+	assert_int_equal(rt_oob_read(&p.cli.tcp, got, sizeof(got), &p.err), 0);
 	assert_memory_equal(got, want, sizeof(want));
-	assert_false(readable(&p.cli));
+	assert_false(readable(&p.cli.tcp));
 	close_pair(&p);
 }
 
@@ -259,7 +296,7 @@ static void handshake_bad_sys(void **state)
 
 	(void)state;
 	connect_pair(&p, 500);
-	assert_int_equal(rt_oob_write(&p.cli, client, sizeof(client), &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, client, sizeof(client), &p.err), 0);
 	assert_int_equal(rt_pt_handshake(&p.srv, false, &s, &p.err), -1);
 	assert_int_equal(p.err.exit_code, RT_EXIT_FAIL);
 	assert_non_null(strstr(p.err.reason, "page size"));
@@ -275,7 +312,7 @@ static int child_client(struct pair *p)
 	struct rt_pt_bw_report r = { 65536, 5000, 1.5, 1.25, 0.02 }, peer;
 
 	mine[1].qpn = 0xabce;
-	rt_oob_close(&p->srv);
+	rt_oob_close(&p->srv.tcp);
 	if (rt_pt_handshake(&p->cli, true, &s, &p->err) || s.mtu != IBV_MTU_1024 ||
 	    s.cache_line != 128 || s.cycle_buffer != 4096 ||
 	    rt_pt_keys_q(&p->cli, true, true, mine, theirs, 2, &p->err) ||
@@ -304,7 +341,7 @@ static void both_sides(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(child_client(&p));
-	rt_oob_close(&p.cli);
+	rt_oob_close(&p.cli.tcp);
 	assert_int_equal(rt_pt_handshake(&p.srv, false, &s, &p.err), 0);
 	assert_int_equal(s.cache_line, 128);
 	assert_int_equal(rt_pt_keys_q(&p.srv, false, true, mine, theirs, 2, &p.err), 0);
@@ -318,7 +355,7 @@ static void both_sides(void **state)
 	assert_true(peer.bw_peak == 1.5 && peer.bw_avg == 1.25 && peer.msg_rate == 0.02);
 	if (rt_pt_close(&p.srv, false, true, &mine[0], &theirs[0], &p.err))
 		fail_msg("%s", p.err.reason);
-	rt_oob_close(&p.srv);
+	rt_oob_close(&p.srv.tcp);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -336,7 +373,7 @@ static void barrier_names_mismatch(void **state)
 	connect_pair(&p, 500);
 	other.qpn = 0xabcf;
 	rt_pt_key_encode(msg, false, &other);
-	assert_int_equal(rt_oob_write(&p.cli, msg, sizeof(msg), &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, msg, sizeof(msg), &p.err), 0);
 	assert_int_equal(rt_pt_barrier(&p.srv, false, false, &key1, &peer0, "start",
 				       &p.err), -1);
 	assert_non_null(strstr(p.err.reason, "different test or -q"));
@@ -359,12 +396,12 @@ static void bw_report_bytes(void **state)
 	rt_put_be64(in + 12, 0x4000000000000000ull); /* 2.0 */
 	rt_put_be64(in + 20, 0x3ff0000000000000ull); /* 1.0 */
 	rt_put_be64(in + 28, 0x3fe0000000000000ull); /* 0.5 */
-	assert_int_equal(rt_oob_write(&p.cli, in, 36, &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, in, 36, &p.err), 0);
 	assert_int_equal(rt_pt_bw_report_xchg(&p.srv, false, 532, &mine, &theirs, &p.err), 0);
 	assert_int_equal(theirs.size, 4096);
 	assert_int_equal(theirs.iters, 1000);
 	assert_true(theirs.bw_peak == 2.0 && theirs.bw_avg == 1.0 && theirs.msg_rate == 0.5);
-	assert_int_equal(rt_oob_read(&p.cli, got, sizeof(got), &p.err), 0);
+	assert_int_equal(rt_oob_read(&p.cli.tcp, got, sizeof(got), &p.err), 0);
 	assert_int_equal(rt_get_be64(got), 65536);
 	assert_int_equal(rt_get_be32(got + 8), 5000);
 	assert_int_equal(rt_get_be64(got + 12), 0x3ff0000000000000ull);
@@ -374,7 +411,7 @@ static void bw_report_bytes(void **state)
 	rt_put_be64(in + 16, 0);
 	rt_put_be64(in + 24, 0x7ff8000000000000ull);
 	rt_put_be64(in + 32, 0);
-	assert_int_equal(rt_oob_write(&p.cli, in, 40, &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, in, 40, &p.err), 0);
 	assert_int_equal(rt_pt_bw_report_xchg(&p.srv, false, 606, &mine, &theirs, &p.err), 0);
 	assert_int_equal(rt_pt_bw_report_check(&theirs, 4096, "peer", &p.err), -1);
 	assert_non_null(strstr(p.err.reason, "finite"));
@@ -398,25 +435,25 @@ static void close_variants(void **state)
 	rt_pt_key_encode(msg, false, &key1);
 	for (int v = 0; v < 3; v++) {
 		connect_pair(&p, 500);
-		assert_int_equal(rt_oob_write(&p.srv, msg, sizeof(msg), &p.err), 0);
+		assert_int_equal(rt_oob_write(&p.srv.tcp, msg, sizeof(msg), &p.err), 0);
 		if (v == 0)
-			assert_int_equal(rt_oob_write(&p.srv, "done", RT_PT_DONE_LEN, &p.err), 0);
+			assert_int_equal(rt_oob_write(&p.srv.tcp, "done", RT_PT_DONE_LEN, &p.err), 0);
 		if (v == 2)
-			assert_int_equal(rt_oob_write(&p.srv, "DONE", RT_PT_DONE_LEN, &p.err), 0);
-		rt_oob_close(&p.srv);
+			assert_int_equal(rt_oob_write(&p.srv.tcp, "DONE", RT_PT_DONE_LEN, &p.err), 0);
+		rt_oob_close(&p.srv.tcp);
 		assert_int_equal(rt_pt_close(&p.cli, true, false, &key1, &key1, &p.err),
 				 v == 2 ? -1 : 0);
 		if (v == 2)
 			assert_non_null(strstr(p.err.reason, "not \"done\""));
-		rt_oob_close(&p.cli);
+		rt_oob_close(&p.cli.tcp);
 	}
 	/* the server reads the client's record and done, and writes its own */
 	connect_pair(&p, 500);
-	assert_int_equal(rt_oob_write(&p.cli, msg, sizeof(msg), &p.err), 0);
-	assert_int_equal(rt_oob_write(&p.cli, "done", RT_PT_DONE_LEN, &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, msg, sizeof(msg), &p.err), 0);
+	assert_int_equal(rt_oob_write(&p.cli.tcp, "done", RT_PT_DONE_LEN, &p.err), 0);
 	if (rt_pt_close(&p.srv, false, false, &key1, &key1, &p.err))
 		fail_msg("%s", p.err.reason);
-	assert_int_equal(rt_oob_read(&p.cli, got, sizeof(got), &p.err), 0);
+	assert_int_equal(rt_oob_read(&p.cli.tcp, got, sizeof(got), &p.err), 0);
 	assert_memory_equal(got, msg, sizeof(msg));
 	assert_memory_equal(got + sizeof(msg), "done", RT_PT_DONE_LEN);
 	close_pair(&p);
@@ -499,6 +536,7 @@ int main(void)
 		cmocka_unit_test(key_encode_exact),
 		cmocka_unit_test(key_round_trip),
 		cmocka_unit_test(key_malformed),
+		cmocka_unit_test(key_binary),
 		cmocka_unit_test(version_messages),
 		cmocka_unit_test(mtu_messages),
 		cmocka_unit_test(handshake_order),

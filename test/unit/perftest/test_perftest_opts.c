@@ -153,13 +153,12 @@ static void refusals_and_bad_values(void **state)
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
 	assert_non_null(strstr(err.reason, "not supported by rdmatest"));
 	memset(&err, 0, sizeof(err));
-	/* -R is taken; with -x it is not, since the CM picks the GID */
+	/* -R is taken, and with -x too, as perftest takes it */
 	assert_int_equal(parse(&p, &err, "-R", "host", NULL), 0);
 	assert_true(p.rdma_cm);
-	assert_int_equal(parse(&p, &err, "-R", "-x", "3", NULL), -1);
-	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
-	assert_non_null(strstr(err.reason, "-R"));
-	memset(&err, 0, sizeof(err));
+	assert_int_equal(parse(&p, &err, "-R", "-x", "3", "host", NULL), 0);
+	assert_true(p.rdma_cm);
+	assert_int_equal(p.gid_index, 3);
 	assert_int_equal(parse(&p, &err, "--use-srq", NULL), -1);
 	assert_non_null(strstr(err.reason, "--use-srq"));
 	memset(&err, 0, sizeof(err));
