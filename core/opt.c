@@ -377,6 +377,101 @@ static struct hit find_long(struct rt_opt_table *tabs, size_t ntabs,
 	return (struct hit){ NULL, NULL, NULL };
 }
 
+/* Long names that start with what was typed, in the order find_long
+ * looks, from the tables that allow abbreviations. */
+#define RT_OPT_MAX_PREFIX_HITS 16
+
+struct prefix_hits {
+	struct hit hit[RT_OPT_MAX_PREFIX_HITS];
+	const char *name[RT_OPT_MAX_PREFIX_HITS];
+	size_t n;
+};
+
+static void prefix_add(struct prefix_hits *p, struct hit h, const char *name)
+{
+	if (p->n < RT_OPT_MAX_PREFIX_HITS) {
+		p->hit[p->n] = h;
+		p->name[p->n++] = name;
+	}
+}
+
+/* A name is a candidate only where typing it whole would reach the same
+ * entry: a refusal or a common row that an applet's row of that name
+ * shadows is no second option. */
+static void prefix_add_reached(struct prefix_hits *p, struct rt_opt_table *tabs,
+			       size_t ntabs, struct hit h, const char *name)
+{
+	struct hit whole = find_long(tabs, ntabs, name, strlen(name));
+
+	if (whole.opt == h.opt && whole.refused == h.refused)
+		prefix_add(p, h, name);
+}
+
+static void prefix_find(struct rt_opt_table *tabs, size_t ntabs, const char *name,
+			size_t len, struct prefix_hits *p)
+{
+	p->n = 0;
+	for (size_t t = 0; t < ntabs; t++) {
+		if (!tabs[t].prefixes)
+			continue;
+		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++)
+			if (!strncmp(o->name, name, len))
+				prefix_add_reached(p, tabs, ntabs,
+						   (struct hit){ &tabs[t], o, NULL }, o->name);
+		for (const struct rt_opt_refused *r = tabs[t].refused;
+		     r && (r->name || r->letter); r++)
+			if (r->name && !strncmp(r->name, name, len))
+				prefix_add_reached(p, tabs, ntabs,
+						   (struct hit){ &tabs[t], NULL, r }, r->name);
+	}
+}
+
+/* glibc's test: two long names are one option when they lead to the same
+ * place (here: the same row, or refusals of the same letter), and only
+ * names that differ from the first match make a prefix ambiguous. */
+static bool same_option(struct hit a, struct hit b)
+{
+	if (a.opt || b.opt)
+		return a.opt == b.opt;
+	return a.refused == b.refused ||
+	       (a.refused->letter && a.refused->letter == b.refused->letter);
+}
+
+static int ambiguous(const struct prefix_hits *p, const char *name, size_t len,
+		     struct rt_error *err)
+{
+	char list[240];
+	size_t n = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < p->n && n < sizeof(list); i++)
+		if (!i || !same_option(p->hit[0], p->hit[i]))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, " '--%s'",
+					      p->name[i]);
+	return rt_fail(err, RT_EXIT_USAGE, "option '--%.*s' is ambiguous; "
+		       "possibilities:%s", (int)len, name, list);
+}
+
+/* The option a long name means: its exact name, else (where the table
+ * allows it) the one option whose names it starts. *h is empty when
+ * none matches; -1 when several options do (the error says which). */
+static int resolve_long(struct rt_opt_table *tabs, size_t ntabs, const char *name,
+			size_t len, struct hit *h, struct rt_error *err)
+{
+	struct prefix_hits p;
+
+	*h = find_long(tabs, ntabs, name, len);
+	if (h->opt || h->refused || !len)
+		return 0;
+	prefix_find(tabs, ntabs, name, len, &p);
+	for (size_t i = 1; i < p.n; i++)
+		if (!same_option(p.hit[0], p.hit[i]))
+			return ambiguous(&p, name, len, err);
+	if (p.n)
+		*h = p.hit[0];
+	return 0;
+}
+
 static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
 {
 	for (size_t t = 0; t < ntabs; t++) {
@@ -457,8 +552,10 @@ static int parse_long(struct rt_opt_table *tabs, size_t ntabs, int argc,
 	const char *name = argv[*i] + 2;
 	const char *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	struct hit h = find_long(tabs, ntabs, name, len);
+	struct hit h;
 
+	if (resolve_long(tabs, ntabs, name, len, &h, err))
+		return -1;
 	if (h.refused)
 		return refuse(h.refused, err);
 	if (!h.opt)

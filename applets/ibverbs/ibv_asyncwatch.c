@@ -41,7 +41,8 @@ RT_APPLET(ibv_asyncwatch, "print an RDMA device's asynchronous events",
 	  "port. Watches until SIGINT or SIGTERM (exit 0), N events (--count) "
 	  "or SEC seconds (--duration). With --json each event is one JSON "
 	  "object on its own line of stdout, flushed, and the run's document "
-	  "is the last line.");
+	  "is the last line.",
+	  .long_prefixes = true);
 
 struct watch {
 	const struct ibv_asyncwatch_cfg *cfg;

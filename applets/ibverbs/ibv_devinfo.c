@@ -48,7 +48,8 @@ RT_APPLET(ibv_devinfo, "show RDMA devices, their attributes and ports",
 	  "names the devices there are, a -i beyond the device's ports names "
 	  "how many it has (exit 3 for both); other devices are still shown. "
 	  "--json gives the devices, their attributes and ports (state, MTU, "
-	  "link layer, GIDs with their types) as one document.");
+	  "link layer, GIDs with their types) as one document.",
+	  .long_prefixes = true);
 
 struct flag_name {
 	uint64_t bit;

@@ -33,7 +33,8 @@ RT_APPLET(ibv_srq_pingpong, "RC SEND ping-pong over -q QPs sharing one receive q
 	  "Unlike it, every wait is bounded by --timeout, the client can wait "
 	  "for the server (--wait-server), a different -q, -s or -n on the peer "
 	  "is named, the GRH hop limit is 64, on RoCE the GID is chosen when -g "
-	  "is not given, -c checks every byte, and --json adds RTT percentiles.");
+	  "is not given, -c checks every byte, and --json adds RTT percentiles.",
+	  .long_prefixes = true);
 
 static int ibv_srq_pingpong_main(struct rt_run *run, void *cfgp)
 {

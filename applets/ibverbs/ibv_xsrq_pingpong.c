@@ -36,7 +36,8 @@ RT_APPLET(ibv_xsrq_pingpong, "SEND ping-pong over XRC shared receive queues",
 	  "server (--wait-server), on RoCE the GID is chosen when -g is not "
 	  "given, the GRH hop limit is 64, and the XRC domain is the process's "
 	  "own, tied to an anonymous file, not to /tmp/xrc_domain (which a "
-	  "link planted there could redirect).");
+	  "link planted there could redirect).",
+	  .long_prefixes = true);
 
 static int ibv_xsrq_pingpong_main(struct rt_run *run, void *cfg)
 {

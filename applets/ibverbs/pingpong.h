@@ -122,7 +122,7 @@ int rt_pp_main(struct rt_run *run, const struct rt_pp_cfg *cfg,
 /* RT_APPLET for a ping-pong of QP type `type`: the applet's main is
  * rt_pp_main. */
 #define RT_PP_APPLET(n, type, summary_, synopsis_, description_)             \
-	RT_APPLET(n, summary_, synopsis_, description_);                     \
+	RT_APPLET(n, summary_, synopsis_, description_, .long_prefixes = true); \
 	static int n##_main(struct rt_run *run, void *cfg)                   \
 	{                                                                    \
 		return rt_pp_main(run, cfg, (type));                         \

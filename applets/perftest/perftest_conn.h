@@ -172,7 +172,7 @@ int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
  * descriptor members follow, as in RT_APPLET. */
 #define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_, ...) \
 	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_, \
-			   __VA_ARGS__);                                       \
+			   .long_prefixes = true, __VA_ARGS__);                \
 	static int n##_main(struct rt_run *run, void *cfg)                     \
 	{                                                                      \
 		if (((const struct rt_pt_cfg *)cfg)->help) {                   \

@@ -46,6 +46,7 @@ struct rt_pt_cfg {
 	long long post_list, cq_mod;
 	int mtu, conn, all, cpu_freq, no_peak, bidir, events, report_gbits;
 	int out_json, warm_up, help, version, output, rdma_cm;
+	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
 };
 
@@ -141,7 +142,10 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 0, "output", RT_OPT_ENUM, RT_I(output), 0, 0, "all", "WHAT", \
 	  "print only this figure of each row", rt_pt_outputs }, \
 	{ 0, "perform_warm_up", RT_OPT_FLAG, RT_I(warm_up), 0, 0, NULL, NULL, \
-	  "send a round of messages before measuring", NULL }
+	  "send a round of messages before measuring", NULL }, \
+	{ 0, "ipv6-addr", RT_OPT_FLAG, RT_I(ipv6_addr), 0, 0, NULL, NULL, \
+	  "accepted (perftest 23.07 and later): the exchange takes the server's " \
+	  "IPv6 address without it, and the server listens on IPv6 and IPv4", NULL }
 
 /* BW-only rows. */
 #define RT_PT_OPTS_BW \

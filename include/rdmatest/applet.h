@@ -5,6 +5,7 @@
 #ifndef RDMATEST_APPLET_H
 #define RDMATEST_APPLET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rdmatest/opt.h"
@@ -33,6 +34,10 @@ struct rt_applet {
 	 * --token), NULL-terminated: --json's params say only whether one
 	 * was given, never the value */
 	const char *const *secret_opts;
+	/* upstream parses with getopt_long (libibverbs' examples, perftest;
+	 * not librdmacm's, which use getopt): long names may be abbreviated
+	 * to a unique prefix, "--bidir" for "--bidirectional" (opt.h) */
+	bool long_prefixes;
 	/* Runs the applet on a parsed, zeroed-then-defaulted config. Returns
 	 * 0, or -1 with run->err set. */
 	int (*main)(struct rt_run *run, void *cfg);

@@ -92,6 +92,12 @@ struct rt_opt_table {
 	void *base;
 	uint64_t given;
 	const struct rt_opt_refused *refused; /* NULL: none */
+	/* Its long names (rows and refusals) may be abbreviated to a unique
+	 * prefix, as getopt_long allows: set for applets whose upstream
+	 * parses with getopt_long, so that "--bidir" works there as it does
+	 * with perftest. An exact name always wins; a prefix of two
+	 * different options is a usage error listing them. */
+	bool prefixes;
 };
 
 #define RT_OPT_MAX_ROWS 64

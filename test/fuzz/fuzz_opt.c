@@ -100,8 +100,8 @@ static int parse(const struct rt_applet *a, int argc, char **argv, void *cfg,
 	memset(cfg, 0, a->cfg_size ? a->cfg_size : 1);
 	memset(common, 0, sizeof(*common));
 	memset(e, 0, sizeof(*e));
-	tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused };
-	tabs[1] = (struct rt_opt_table){ rt_common_opts, common, 0, NULL };
+	tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused, false };
+	tabs[1] = (struct rt_opt_table){ rt_common_opts, common, 0, NULL, false };
 	return rt_opt_parse(tabs, 2, argc, argv, e);
 }
 

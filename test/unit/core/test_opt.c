@@ -52,7 +52,7 @@ static int parse(struct cfg *c, struct rt_error *e, struct rt_opt_table *t,
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ opts, c, 0, NULL };
+	*t = (struct rt_opt_table){ opts, c, 0, NULL, false };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -239,7 +239,7 @@ static const struct rt_opt word_opts[] = {
 
 static int parse_words(struct words *w, struct rt_error *e, int argc, const char **argv)
 {
-	struct rt_opt_table t = { word_opts, w, 0, NULL };
+	struct rt_opt_table t = { word_opts, w, 0, NULL, false };
 
 	memset(w, 0, sizeof(*w));
 	memset(e, 0, sizeof(*e));
@@ -292,7 +292,7 @@ static void earlier_table_owns_a_shared_letter(void **state)
 	struct cfg c = { 0 };
 	struct common k = { 0 };
 	struct rt_error e = { 0 };
-	struct rt_opt_table t[2] = { { opts, &c, 0, NULL }, { common_opts, &k, 0, NULL } };
+	struct rt_opt_table t[2] = { { opts, &c, 0, NULL, false }, { common_opts, &k, 0, NULL, false } };
 	const char *argv[] = { "prog", "-s", "-q", "--json" };
 
 	(void)state;
@@ -323,8 +323,8 @@ static void refused_options_are_named(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rt_opt_table t[2] = { { opts, &c, 0, refused },
-					     { common_opts, &k, 0, NULL } };
+		struct rt_opt_table t[2] = { { opts, &c, 0, refused, false },
+					     { common_opts, &k, 0, NULL, false } };
 		const char *argv[] = { "prog", cases[i].arg };
 
 		memset(&c, 0, sizeof(c));
@@ -335,14 +335,72 @@ static void refused_options_are_named(void **state)
 		assert_int_equal(k.quiet, 0);
 	}
 	{
-		struct rt_opt_table t[2] = { { opts, &c, 0, refused },
-					     { common_opts, &k, 0, NULL } };
+		struct rt_opt_table t[2] = { { opts, &c, 0, refused, false },
+					     { common_opts, &k, 0, NULL, false } };
 		const char *argv[] = { "prog", "--cuda" };
 
 		memset(&e, 0, sizeof(e));
 		assert_int_equal(rt_opt_parse(t, 2, 2, (char **)argv, &e), -1);
 		expect_usage(&e, "unknown option '--cuda'");
 	}
+}
+
+/* Tables of applets whose upstream uses getopt_long take a unique
+ * prefix of a long name, as glibc does: an exact name wins, names of one
+ * option (one row, or refusals of one letter) are no ambiguity, names
+ * that a row of the same name shadows are no candidates, and two options
+ * are a usage error listing both. */
+static int parse_prefixed(const char *arg, bool prefixes, struct cfg *c,
+			  struct common *k, struct rt_error *e)
+{
+	static const struct rt_opt_refused refused[] = {
+		{ 'R', "rdma_cm" }, { 'Z', "zcopy" }, { 'Z', "zcopy-old" },
+		{ 0, "size" }, { 0, "countdown" }, { 0, NULL },
+	};
+	struct rt_opt_table t[2] = { { opts, c, 0, refused, prefixes },
+				     { common_opts, k, 0, NULL, prefixes } };
+	const char *argv[] = { "prog", arg, "9" };
+
+	memset(c, 0, sizeof(*c));
+	memset(k, 0, sizeof(*k));
+	memset(e, 0, sizeof(*e));
+	return rt_opt_parse(t, 2, 3, (char **)argv, e) ? -1 : 0;
+}
+
+static void long_prefixes_as_getopt_long(void **state)
+{
+	struct cfg c;
+	struct common k;
+	struct rt_error e;
+
+	(void)state;
+	assert_int_equal(parse_prefixed("--verb", true, &c, &k, &e), -1);
+	expect_usage(&e, "unexpected argument '9'"); /* --verb took no value */
+	assert_int_equal(c.verbose, 1);
+	assert_int_equal(parse_prefixed("--si", true, &c, &k, &e), 0);
+	assert_int_equal(c.size, 9); /* the refused "size" is the row's shadow */
+	assert_int_equal(parse_prefixed("--si=64", true, &c, &k, &e), -1);
+	assert_int_equal(c.size, 64);
+	assert_int_equal(parse_prefixed("--port", true, &c, &k, &e), 0);
+	assert_int_equal(c.port, 9); /* exact, although "port-space" starts so */
+	assert_int_equal(parse_prefixed("--po", true, &c, &k, &e), -1);
+	expect_usage(&e, "option '--po' is ambiguous; possibilities: '--port' "
+		     "'--port-space'");
+	assert_int_equal(parse_prefixed("--count", true, &c, &k, &e), 0);
+	assert_int_equal(c.count, 9);
+	assert_int_equal(parse_prefixed("--cou", true, &c, &k, &e), -1);
+	expect_usage(&e, "option '--cou' is ambiguous; possibilities: '--count' "
+		     "'--countdown'");
+	assert_int_equal(parse_prefixed("--qu", true, &c, &k, &e), -1);
+	assert_int_equal(k.quiet, 1); /* the common table's row */
+	assert_int_equal(parse_prefixed("--rdma", true, &c, &k, &e), -1);
+	expect_usage(&e, "option -R (--rdma_cm) is not supported by rdmatest");
+	assert_int_equal(parse_prefixed("--zc", true, &c, &k, &e), -1);
+	expect_usage(&e, "option -Z (--zcopy) is not supported by rdmatest");
+	assert_int_equal(parse_prefixed("--verb", false, &c, &k, &e), -1);
+	expect_usage(&e, "unknown option '--verb'");
+	assert_int_equal(parse_prefixed("--=1", true, &c, &k, &e), -1);
+	expect_usage(&e, "unknown option '--'");
 }
 
 static void table_check_finds_mistakes(void **state)
@@ -469,7 +527,7 @@ static int parse_flags_argv(struct fcfg *c, struct rt_error *e, struct rt_opt_ta
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ flag_opts, c, 0, NULL };
+	*t = (struct rt_opt_table){ flag_opts, c, 0, NULL, false };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -545,7 +603,7 @@ static void help_wraps_hides_and_drops(void **state)
 	};
 	static const char *const hidden[] = { "command", NULL };
 	struct rt_opt rows[RT_OPT_MAX_ROWS + 1];
-	struct rt_opt_table t = { opts, NULL, 0, NULL };
+	struct rt_opt_table t = { opts, NULL, 0, NULL, false };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -646,6 +704,7 @@ int main(void)
 		cmocka_unit_test(flag_sets_accumulate),
 		cmocka_unit_test(flag_set_errors_name_the_option),
 		cmocka_unit_test(flag_set_help_json_and_checks),
+		cmocka_unit_test(long_prefixes_as_getopt_long),
 		cmocka_unit_test(help_wraps_hides_and_drops),
 		cmocka_unit_test(help_with_its_own_default_is_refused),
 	};
