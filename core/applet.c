@@ -85,11 +85,11 @@ int rt_applet_run(const struct rt_applet *a, int argc, char **argv,
 
 	if (wants(argc, argv, "--help")) {
 		rt_applet_help(a);
-		return RT_EXIT_OK;
+		return a->info_exit;
 	}
 	if (wants(argc, argv, "--version")) {
 		printf("%s (rdmatest) %s\n", a->name, RT_VERSION);
-		return RT_EXIT_OK;
+		return a->info_exit;
 	}
 	cfg = rt_xcalloc(1, a->cfg_size ? a->cfg_size : 1);
 	rt_applet_tables(a, cfg, &run.common, common_rows, run.tabs);

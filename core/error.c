@@ -34,6 +34,15 @@ int rt_fail(struct rt_error *e, int exit_code, const char *fmt, ...)
 	return -1;
 }
 
+int rt_exit_silently(struct rt_error *e, int exit_code)
+{
+	if (e->set)
+		return -1;
+	rt_fail(e, exit_code, "exit %d", exit_code);
+	e->silent = true;
+	return -1;
+}
+
 int rt_fail_errno(struct rt_error *e, int exit_code, int err_no,
 		  const char *fmt, ...)
 {

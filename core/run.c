@@ -149,8 +149,9 @@ int rt_run_finish(struct rt_run *run, int rc)
 	if (run->err.set) {
 		code = run->err.exit_code;
 		rt_log_flush(&run->log);
-		fprintf(stderr, "%s: %s\n", run->name, run->err.reason);
-		if (run->err.hint[0])
+		if (!run->err.silent)
+			fprintf(stderr, "%s: %s\n", run->name, run->err.reason);
+		if (run->err.hint[0] && !run->err.silent)
 			fprintf(stderr, "%s: hint: %s\n", run->name, run->err.hint);
 	}
 	if (run->common.json) {

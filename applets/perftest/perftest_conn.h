@@ -168,16 +168,18 @@ int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
 
 /* RT_APPLET_REFUSING for an ib_* applet whose option table is n##_opts:
  * its main is rt_pt_main with the test and session (-h prints the
- * applet's help here, where the applet's descriptor is known). Optional
- * descriptor members follow, as in RT_APPLET. */
+ * applet's help here, where the applet's descriptor is known; it exits
+ * 1 after help and version, as perftest does). Optional descriptor
+ * members follow, as in RT_APPLET. */
 #define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_, ...) \
 	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_, \
-			   .long_prefixes = true, __VA_ARGS__);                \
+			   .long_prefixes = true, .info_exit = RT_EXIT_FAIL,   \
+			   __VA_ARGS__);                                       \
 	static int n##_main(struct rt_run *run, void *cfg)                     \
 	{                                                                      \
 		if (((const struct rt_pt_cfg *)cfg)->help) {                   \
 			rt_applet_help(&applet_##n);                           \
-			return 0;                                              \
+			return rt_exit_silently(&run->err, applet_##n.info_exit); \
 		}                                                              \
 		return rt_pt_main(run, cfg, (struct rt_pt_test){ (verb), (kind) }, \
 				  (session));                                  \

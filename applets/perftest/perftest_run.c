@@ -259,9 +259,11 @@ int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
 {
 	struct rt_pt_params p;
 
+	/* perftest exits 1 after its help and its version line, and scripts
+	 * written against it may look */
 	if (cfg->version) {
 		printf("Version: %s\n", RT_PT_VERSION);
-		return 0;
+		return rt_exit_silently(&run->err, RT_EXIT_FAIL);
 	}
 	rt_error_phase(&run->err, "options");
 	if (rt_pt_params_init(&p, cfg, t, &run->tabs[0], &run->err))

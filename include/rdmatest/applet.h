@@ -38,6 +38,9 @@ struct rt_applet {
 	 * not librdmacm's, which use getopt): long names may be abbreviated
 	 * to a unique prefix, "--bidir" for "--bidirectional" (opt.h) */
 	bool long_prefixes;
+	/* the exit status after --help and --version (and the applet's own
+	 * -h or -V): upstream's, which for perftest is 1; 0 otherwise */
+	int info_exit;
 	/* Runs the applet on a parsed, zeroed-then-defaulted config. Returns
 	 * 0, or -1 with run->err set. */
 	int (*main)(struct rt_run *run, void *cfg);

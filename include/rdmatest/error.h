@@ -30,12 +30,17 @@ struct rt_error {
 	/* what to do, printed on a line of its own after the reason: the
 	 * doctor finding that explains it (diag.h, rt_diag_hint); "" if none */
 	char hint[240];
+	/* the exit status is the whole message: nothing is printed (a tool
+	 * whose upstream exits non-zero after its help or version line) */
+	bool silent;
 };
 
 /* Records the failure unless one is recorded already, and returns -1 so
  * that callers can write `return rt_fail(...)`. */
 int rt_fail(struct rt_error *e, int exit_code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Records an exit status with no message (error.silent); returns -1. */
+int rt_exit_silently(struct rt_error *e, int exit_code);
 /* Same, with the errno of the failing call (appended as ": strerror"). */
 int rt_fail_errno(struct rt_error *e, int exit_code, int err_no,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
