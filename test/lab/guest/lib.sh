@@ -312,10 +312,23 @@ _gid_index_local() {
 
 # ---- demo summary -------------------------------------------------------------
 
+# peer_rel: the Debian release whose tools a bare upstream name runs
+# (LAB_PEER_REL, else the default of /etc/lab/peers); peer_name TOOL: how
+# the summary names that peer, e.g. "rping (Debian 13)".
+peer_rel() {
+	[ -z "${LAB_PEER_REL:-}" ] || { echo "$LAB_PEER_REL"; return; }
+	sed -n 's/^default //p' /etc/lab/peers
+}
+peer_name() { echo "$1 (Debian $(peer_rel))"; }
+
 # demo_row APPLET PEER DIRECTION FIGURE: this case is a row of the demo's
 # summary table; its verdict is the case's. `lab demo` prints the table.
+# PEER "upstream" or "perftest" means the upstream tool of the applet's
+# name: the row names it with its release (peer_name).
 demo_row() {
-	printf '%s\t%s\t%s\t%s' "$(_oneline "$1")" "$(_oneline "$2")" "$(_oneline "$3")" \
+	local peer=$2
+	case $peer in upstream | perftest) peer=$(peer_name "$1") ;; esac
+	printf '%s\t%s\t%s\t%s' "$(_oneline "$1")" "$(_oneline "$peer")" "$(_oneline "$3")" \
 		"$(_oneline "${4:--}")" > "$LAB_STATE/row"
 }
 # json_num FILE KEY...: the number at KEY (nested keys in order, each

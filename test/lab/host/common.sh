@@ -11,9 +11,21 @@ LAB_KERNEL=$LAB_CACHE/vmlinuz
 # Packages copied into the guest image: their versions are part of the
 # cache key. What the lab installs is the lab group of scripts/packages
 # (scripts/install-deps --lab), which holds these.
-LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core rdmacm-utils ibverbs-utils perftest
+LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core
   ibverbs-providers libibverbs1 librdmacm1 libc6 libgcc-s1 coreutils"
 LAB_INSTALL_DEPS=$LAB_DIR/../../scripts/install-deps
+
+# The upstream peers: each Debian release's rdmacm-utils, ibverbs-utils and
+# perftest in a root of its own, /opt/peers/SUITE in the guest, as
+# "RELEASE:SUITE" pairs; scenarios run them with `up12 TOOL`, `up13 TOOL`,
+# or by the bare name (LAB_PEER_DEFAULT, the current stable release). Both
+# are fetched by suite name whatever the host runs, so the same scenario
+# meets the same peers on a bookworm and on a trixie host.
+LAB_PEER_RELEASES="12:bookworm 13:trixie"
+LAB_PEER_DEFAULT=13
+LAB_PEER_PKGS="rdmacm-utils ibverbs-utils perftest"
+# Their private APT state (sources, lists, cache): the host's is not touched.
+LAB_PEER_APT=$LAB_CACHE/apt
 
 # Files whose content defines the base image (the guest scripts are not
 # among them: they travel in the small per-run archive).
@@ -57,10 +69,59 @@ cache_key() {
 	{
 		echo "kernel $KPKG $KVER"
 		pkg_versions "$LAB_IMAGE_PKGS" | sed 's/^/pkg /'
+		peers_key
 		for f in $LAB_IMAGE_INPUTS; do
 			echo "file $f $(sha256sum < "$LAB_DIR/$f" | cut -d' ' -f1)"
 		done
 	}
+}
+
+# The Debian mirror of the host's apt sources (one-line or deb822 format):
+# the first "deb" entry for the host's own release. RDMATEST_LAB_MIRROR
+# overrides it.
+peers_mirror() {
+	local f codename
+	[ -z "${RDMATEST_LAB_MIRROR:-}" ] || { echo "$RDMATEST_LAB_MIRROR"; return 0; }
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] && cat "$f" && echo
+	done | awk -v want="$codename" '
+		function consider(uri, suites,  i, n, s) {
+			n = split(suites, s, " ")
+			for (i = 1; i <= n; i++)
+				if (s[i] == want && found == "") found = uri
+		}
+		/^deb / { if ($2 ~ /^\[/) consider($3, $4); else consider($2, $3); next }
+		/^Types:/ { types = $0 }
+		/^URIs:/ { uri = $2 }
+		/^Suites:/ { suites = $0; sub(/^Suites:[ \t]*/, "", suites) }
+		/^[ \t]*$/ { if (types ~ /[ \t]deb([ \t]|$)/) consider(uri, suites); types = "" }
+		END { if (types ~ /[ \t]deb([ \t]|$)/) consider(uri, suites); print found }'
+}
+
+# apt-get/apt-cache (first argument) on SUITE's private APT state, bounded
+# (a stalled mirror must not hang `lab setup`).
+peers_apt() {
+	local tool=$1 d=$LAB_PEER_APT/$2
+	shift 2
+	timeout 600 "$tool" -q -o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root "$@"
+}
+
+# What determines the peers: per suite, the mirror and the suite's index as
+# last fetched by `lab setup` (its InRelease, so a point release of the
+# suite invalidates the image only after `lab setup --refresh`).
+peers_key() {
+	local rs suite rel f sum
+	for rs in $LAB_PEER_RELEASES; do
+		rel=${rs%%:*} suite=${rs#*:}
+		sum=none
+		for f in "$LAB_PEER_APT/$suite"/lists/*_dists_"${suite}"_InRelease; do
+			[ -e "$f" ] && sum=$(sha256sum < "$f" | cut -d' ' -f1)
+		done
+		echo "peers $rel $suite $(cat "$LAB_PEER_APT/$suite/sources.list" 2>/dev/null) $sum"
+	done
 }
 
 # True when the cached kernel and base image match the current inputs.

@@ -81,7 +81,7 @@ console_to_tap() {
 # The demo's summary table from the scenarios' rows (demo_row in
 # guest/lib.sh): "VERDICT<tab>APPLET<tab>PEER<tab>DIRECTION<tab>FIGURE".
 demo_summary() {
-	local verdict applet peer dir fig fmt='%-17s %-9s %-30s %-7s %s\n'
+	local verdict applet peer dir fig fmt='%-17s %-29s %-30s %-7s %s\n'
 	[ -s "$1" ] || return 0
 	echo
 	echo "summary:"

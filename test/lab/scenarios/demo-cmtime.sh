@@ -7,6 +7,9 @@
 # server never exits and is stopped afterwards. The client's --json gives
 # connections per second and the median connect time.
 RTC=$RT/cmtime
+# Debian 12's cmtime (rdma-core 44): Debian 13's speaks another protocol
+# (interop-cmtime.sh); LAB_PEER_REL makes the summary row say so
+LAB_PEER_REL=12
 
 # connect_p50: the median connect time (us) of the client's --json; the
 # per-step objects are siblings, which json_num does not reach past
@@ -31,4 +34,4 @@ conns() {
 }
 
 conns "cmtime: rdmatest both sides, 20 connections" rdmatest "$RTC" -c 20
-conns "cmtime: rdmatest client, upstream cmtime server, 20 connections" upstream /usr/bin/cmtime -c 20
+conns "cmtime: rdmatest client, upstream cmtime server, 20 connections" upstream /opt/peers/up12/cmtime -c 20

@@ -24,7 +24,7 @@ need_applet doctor && {
 	wait_listen b 7181 20 || fail "rping not listening"
 	failed || run_on -t 40 a $D "$B" -p 7181 || fail "exit $?"
 	failed || output_has "^PASS cm-connect" || fail "no CM connection"
-	demo_row doctor upstream "a -> b rping -s" "$(counts)"
+	demo_row doctor "$(peer_name rping)" "a -> b rping -s" "$(counts)"
 }
 pass
 
