@@ -67,20 +67,54 @@ static void modules_missing(const struct rt_diag_env *e, struct rt_diag *d,
 		    e->modules, rel, missing, have[0] ? have : "none");
 }
 
+/* A module built into the kernel has a /sys/module entry only when it
+ * has parameters (ib_core does, ib_uverbs and the CM modules do not), so
+ * its presence is read from what it registers at boot instead: ib_core
+ * the infiniband class, ib_uverbs the infiniband_verbs class, rdma_ucm
+ * the rdma_cm misc device (and rdma_ucm cannot be there without rdma_cm),
+ * or from this kernel's modules.builtin. Seen on a GPU cloud VM whose
+ * kernel has them all built in, and no modules directory. */
+static const struct { const char *module, *sign; } builtin_signs[] = {
+	{ "ib_core", "class/infiniband" },
+	{ "ib_uverbs", "class/infiniband_verbs" },
+	{ "rdma_cm", "class/misc/rdma_cm" },
+	{ "rdma_ucm", "class/misc/rdma_cm" },
+};
+
+static bool built_in(const struct rt_diag_env *e, const char *name)
+{
+	char rel[128], builtin[512];
+
+	for (size_t i = 0; i < sizeof(builtin_signs) / sizeof(builtin_signs[0]); i++)
+		if (!strcmp(builtin_signs[i].module, name) &&
+		    rt_diag_exists(e->sysfs, builtin_signs[i].sign))
+			return true;
+	if (!e->modules || !rt_diag_read_at(rel, sizeof(rel), "%s/sys/kernel/osrelease", e->proc))
+		return false;
+	snprintf(builtin, sizeof(builtin), "%s/%s/modules.builtin", e->modules, rel);
+	return listed(builtin, name);
+}
+
 void rt_diag_modules(const struct rt_diag_env *e, struct rt_diag *d)
 {
 	static const char *const need[] = { "ib_core", "ib_uverbs", "rdma_cm", "rdma_ucm" };
-	char have[128] = "", missing[128] = "", rel[64];
+	char have[128] = "", missing[128] = "", inside[128] = "", rel[64];
 
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		snprintf(rel, sizeof(rel), "module/%s", need[i]);
-		rt_diag_append(rt_diag_exists(e->sysfs, rel) ? have : missing, sizeof(have), "%s ", need[i]);
+		if (rt_diag_exists(e->sysfs, rel))
+			rt_diag_append(have, sizeof(have), "%s ", need[i]);
+		else if (built_in(e, need[i]))
+			rt_diag_append(inside, sizeof(inside), "%s ", need[i]);
+		else
+			rt_diag_append(missing, sizeof(missing), "%s ", need[i]);
 	}
 	if (missing[0])
 		modules_missing(e, d, missing, have);
 	else
-		rt_diag_add(d, RT_DIAG_PASS, "modules", NULL, "loaded or built in: %s%s", have,
-			    rt_diag_exists(e->sysfs, "module/rdma_rxe") ? "rdma_rxe" : "");
+		rt_diag_add(d, RT_DIAG_PASS, "modules", NULL, "loaded or built in: %s%s%s%s",
+			    have, rt_diag_exists(e->sysfs, "module/rdma_rxe") ? "rdma_rxe " : "",
+			    inside[0] ? "built in: " : "", inside);
 }
 
 void rt_diag_devnodes(const struct rt_diag_env *e, struct rt_diag *d)

@@ -154,6 +154,31 @@ static void test_modules(void **state)
 	assert_non_null(strstr(line("modules")->fix, "modprobe ib_uverbs rdma_ucm"));
 }
 
+/* A kernel with the RDMA modules built in (seen on a GPU cloud VM): only
+ * ib_core, which has parameters, is in /sys/module; the others are read
+ * from the classes and the misc device they registered. */
+static void test_modules_built_in(void **state)
+{
+	(void)state;
+	remove_tree("sys/module/ib_uverbs");
+	remove_tree("sys/module/rdma_cm");
+	remove_tree("sys/module/rdma_ucm");
+	rt_diag_modules(&env, d);
+	assert_int_equal(line("modules")->level, RT_DIAG_FAIL);
+	d->n = 0;
+	put("sys/class/infiniband_verbs/abi_version", "6");
+	put("sys/class/misc/rdma_cm/dev", "10:258");
+	rt_diag_modules(&env, d);
+	assert_int_equal(line("modules")->level, RT_DIAG_PASS);
+	assert_non_null(strstr(line("modules")->evidence,
+			       "built in: ib_uverbs rdma_cm rdma_ucm"));
+	/* without the misc device, rdma_ucm (and so rdma_cm) is missing */
+	d->n = 0;
+	remove_tree("sys/class/misc");
+	rt_diag_modules(&env, d);
+	assert_non_null(strstr(line("modules")->evidence, "missing: rdma_cm rdma_ucm"));
+}
+
 /* A cloud kernel: its module tree is there but holds no RDMA module, so
  * doctor says so instead of advising a modprobe that fails. */
 static void test_kernel_without_rdma_modules(void **state)
@@ -170,6 +195,7 @@ static void test_kernel_without_rdma_modules(void **state)
 	put("lib/modules/6.1.0-28-cloud-amd64/modules.builtin", "kernel/fs/ext4/ext4.ko");
 	remove_tree("sys/module/ib_core");
 	remove_tree("sys/module/rdma_ucm");
+	remove_tree("sys/class/infiniband"); /* no ib_core, no class */
 	rt_diag_modules(&env, d);
 	assert_int_equal(line("modules")->level, RT_DIAG_FAIL);
 	assert_non_null(strstr(line("modules")->evidence, "this kernel has no RDMA modules: "));
@@ -565,7 +591,7 @@ static void test_hint_route(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_modules), T(test_devices_and_nodes), T(test_no_device_is_exit_3),
+		T(test_modules), T(test_modules_built_in), T(test_devices_and_nodes), T(test_no_device_is_exit_3),
 		T(test_port_down), T(test_port_mtu), T(test_gid_and_address_map),
 		T(test_no_ip_on_the_port), T(test_memlock), T(test_ipc_lock), T(test_netns),
 		T(test_facts_and_mtu), T(test_line_bound), T(test_report),
