@@ -27,7 +27,7 @@ static void banner(const struct rt_pt_conn *c)
 	rt_log_flush(&c->run->log);
 }
 
-/* -R: perftest's exchange over an RDMA CM connection on -p. A client
+/* -R, -z: perftest's exchange over an RDMA CM connection on -p. A client
  * retries a refused connect as over TCP. */
 static int open_cm_chan(struct rt_pt_conn *c)
 {
@@ -53,7 +53,7 @@ static int open_chan(struct rt_pt_conn *c)
 
 	rt_oob_init(o, k->timeout_ms);
 	rt_error_phase(err, "connect");
-	if (c->p->rdma_cm)
+	if (c->p->comm_cm)
 		return open_cm_chan(c);
 	if (c->client)
 		return rt_oob_connect(o, c->p->server, c->p->tcp_port,

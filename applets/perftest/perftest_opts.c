@@ -40,10 +40,10 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'T', "tos" }, { 'L', "hop_limit" }, { 'E', "dest_mac" },
 	{ 'J', "dest_ip" }, { 'j', "source_ip" }, { 'K', "dest_port" },
 	{ 'k', "source_port" }, { 'X', "vector" }, { 'W', "report-counters" },
-	{ 'g', "mcg" }, { 'z', "comm_rdma_cm" },
+	{ 'g', "mcg" },
 	{ 'v', "mac_fwd" }, { 'C', "report-cycles" }, { 'H', "report-histogrm" },
 	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 'Z', "server" },
-	{ 'P', "client" }, { 0, "com_rdma_cm" }, { 0, "run_infinitely" },
+	{ 'P', "client" }, { 0, "run_infinitely" },
 	{ 0, "reversed" }, { 0, "report-both" }, { 0, "use-srq" }, { 0, "odp" },
 	{ 0, "use_hugepages" }, { 0, "use_old_post_send" },
 	{ 0, "dont_xchg_versions" }, { 0, "ipv6" },
@@ -163,6 +163,7 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->out_json = c->out_json;
 	p->warm_up = c->warm_up;
 	p->rdma_cm = c->rdma_cm;
+	p->comm_cm = c->rdma_cm || c->comm_rdma_cm;
 	p->output = (enum rt_pt_output)c->output;
 	p->atomic = (enum rt_pt_atomic)c->atomic_type;
 }

@@ -45,7 +45,7 @@ struct rt_pt_cfg {
 	long long qps, tx_depth, rx_depth, qp_timeout, sl, inline_size, outs;
 	long long post_list, cq_mod;
 	int mtu, conn, all, cpu_freq, no_peak, bidir, events, report_gbits;
-	int out_json, warm_up, help, version, output, rdma_cm;
+	int out_json, warm_up, help, version, output, rdma_cm, comm_rdma_cm;
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
 };
@@ -83,7 +83,10 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 'R', "rdma_cm", RT_OPT_FLAG, RT_I(rdma_cm), 0, 0, NULL, NULL, \
 	  "run the whole exchange over an RDMA CM connection on -p and connect " \
 	  "the test QPs with the RDMA CM on the same port, as perftest -R does " \
-	  "(wire-compatible with perftest 4.5 and 25.01)", NULL }
+	  "(wire-compatible with perftest 4.5 and 25.01)", NULL }, \
+	{ 'z', "comm_rdma_cm", RT_OPT_FLAG, RT_I(comm_rdma_cm), 0, 0, NULL, NULL, \
+	  "run the exchange over an RDMA CM connection on -p, as -R does, but " \
+	  "connect the test QPs by hand from the exchanged records", NULL }
 
 #define RT_PT_OPT_SIZE(def) \
 	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1LL << 31, (def), "SIZE", \
@@ -188,6 +191,7 @@ struct rt_pt_params {
 	unsigned qp_timeout, sl, inline_size, outs;
 	bool all, no_peak, bidir, events, gbits, out_json, warm_up;
 	bool rdma_cm;         /* -R: the test QPs connected with the RDMA CM */
+	bool comm_cm;         /* -R or -z: the exchange over an RDMA CM connection */
 	enum rt_pt_atomic atomic; /* -A, atomic tests */
 	enum rt_pt_output output;
 	double limit_bw, limit_msgrate; /* 0: none */

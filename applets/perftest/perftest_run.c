@@ -56,7 +56,7 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	else
 		rt_say(l, " Max inline data : %u[B]", p->inline_size);
 	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s", p->rdma_cm ? "ON" : "OFF",
-	       p->rdma_cm ? "rdma_cm" : "Ethernet");
+	       p->comm_cm ? "rdma_cm" : "Ethernet");
 	/* perftest's words, though its server has the connection by now */
 	if (p->rdma_cm && !c->client)
 		rt_say(l, RT_PT_LINE "\n Waiting for client rdma_cm QP to connect\n"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 300
-# -R: the whole exchange over an RDMA CM connection and the test QPs
+# -R and -z: the whole exchange over an RDMA CM connection, and with -R the test QPs
 # connected by the RDMA CM, as perftest does. perftest 25.01's -R (Debian
 # 13) on either side of bandwidth, latency and atomic tests, with -q and
 # -b; perftest 4.5's (Debian 12) on either side of a bandwidth and a
@@ -79,33 +79,37 @@ failed || [ "$rc" = 1 ] || [ "$rc" = 124 ] || fail "client exit $rc, wanted 1 or
 failed || log_has cli 'disconnect|closed|reset|retry|no .* within|exceeded'
 pass
 
-# up_pair REL TEST ROW OPTS...: perftest's -R of Debian REL (12, 13)
-# against rdmatest's, both directions; both sides exit 0 and the rdmatest
-# side prints the row.
+# up_pair REL MODE TEST ROW OPTS...: perftest of Debian REL (12, 13)
+# against rdmatest, both directions, with MODE -R (exchange and QPs over
+# the CM) or -z (the exchange over the CM, the QPs by hand); both sides
+# exit 0 and the rdmatest side prints the row.
 up_pair() {
-	local up=/opt/peers/up$1 t=$2 row=$3 name="perftest (Debian $1)"
-	shift 3
-	case_begin "$t -R: $name client -> rt server $*" 60
-	bg_start srv b $RT/$t --timeout 10 -d "$DEV_B" -R "$@"
+	local up=/opt/peers/up$1 m=$2 t=$3 row=$4 name="perftest (Debian $1)"
+	shift 4
+	case_begin "$t $m: $name client -> rt server $*" 60
+	bg_start srv b $RT/$t --timeout 10 -d "$DEV_B" $m "$@"
 	wait_listen b 18515 20 || fail "server not listening on 18515"
-	failed || run_on -t 40 a $up/$t -d "$DEV_A" -R "$@" "$B" || fail "perftest client exited $?"
+	failed || run_on -t 40 a $up/$t -d "$DEV_A" $m "$@" "$B" || fail "perftest client exited $?"
 	failed || exit_in srv 0
 	[ "$t" = ib_read_lat ] || [ "$t" = ib_atomic_lat ] || { failed || log_has srv "$row"; }
 	pass
-	case_begin "$t -R: rt client -> $name server $*" 60
-	bg_start srv b $up/$t -d "$DEV_B" -R "$@"
+	case_begin "$t $m: rt client -> $name server $*" 60
+	bg_start srv b $up/$t -d "$DEV_B" $m "$@"
 	wait_listen b 18515 20 || fail "perftest server not listening on 18515"
-	failed || run_on -t 40 a $RT/$t --timeout 10 -d "$DEV_A" -R "$@" "$B" ||
+	failed || run_on -t 40 a $RT/$t --timeout 10 -d "$DEV_A" $m "$@" "$B" ||
 		fail "client exited $?"
 	failed || output_has "$row" || fail "client printed no row /$row/"
+	failed || output_has '^ Data ex. method : rdma_cm$' || fail "client: exchange not over the CM"
 	failed || exit_in srv 0
 	pass
 }
 
-up_pair 13 ib_write_bw "$(bw_row 65536 200)" -n 200
-up_pair 13 ib_send_lat "$(lat_row 2 200)" -n 200
-up_pair 13 ib_read_bw "$(bw_row 65536 400)" -n 200 -q 2
-up_pair 13 ib_atomic_lat "$(lat_row 8 200)" -n 200
-up_pair 13 ib_send_bw "$(bw_row 65536 "[0-9]+")" -n 200 -b
-up_pair 12 ib_write_bw "$(bw_row 65536 200)" -n 200
-up_pair 12 ib_read_lat "$(lat_row 2 200)" -n 200
+up_pair 13 -R ib_write_bw "$(bw_row 65536 200)" -n 200
+up_pair 13 -R ib_send_lat "$(lat_row 2 200)" -n 200
+up_pair 13 -R ib_read_bw "$(bw_row 65536 400)" -n 200 -q 2
+up_pair 13 -R ib_atomic_lat "$(lat_row 8 200)" -n 200
+up_pair 13 -R ib_send_bw "$(bw_row 65536 "[0-9]+")" -n 200 -b
+up_pair 12 -R ib_write_bw "$(bw_row 65536 200)" -n 200
+up_pair 12 -R ib_read_lat "$(lat_row 2 200)" -n 200
+up_pair 13 -z ib_write_lat "$(lat_row 2 200)" -n 200
+up_pair 12 -z ib_read_bw "$(bw_row 65536 200)" -n 200

@@ -149,13 +149,18 @@ static void refusals_and_bad_values(void **state)
 	struct rt_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(parse(&p, &err, "-z", NULL), -1);
+	assert_int_equal(parse(&p, &err, "--use-srq", NULL), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
 	assert_non_null(strstr(err.reason, "not supported by rdmatest"));
 	memset(&err, 0, sizeof(err));
+	/* -z: the exchange over the CM, the QPs by hand */
+	assert_int_equal(parse(&p, &err, "-z", "host", NULL), 0);
+	assert_true(p.comm_cm);
+	assert_false(p.rdma_cm);
 	/* -R is taken, and with -x too, as perftest takes it */
 	assert_int_equal(parse(&p, &err, "-R", "host", NULL), 0);
 	assert_true(p.rdma_cm);
+	assert_true(p.comm_cm);
 	assert_int_equal(parse(&p, &err, "-R", "-x", "3", "host", NULL), 0);
 	assert_true(p.rdma_cm);
 	assert_int_equal(p.gid_index, 3);
