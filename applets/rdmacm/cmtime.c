@@ -625,10 +625,10 @@ static void refused_hint(struct cmtime_ctx *x)
 	struct rt_error *e = &x->run->err;
 	size_t l = strlen(e->reason);
 
-	if (e->err_no == ECONNREFUSED && l < sizeof(e->reason))
-		snprintf(e->reason + l, sizeof(e->reason) - l, " (no cmtime server "
-			 "there, or one of rdma-core 51 or older, Debian 12, which "
-			 "has no TCP sync: then use --proto v44)");
+	if (strstr(e->reason, "refused") && l < sizeof(e->reason))
+		snprintf(e->reason + l, sizeof(e->reason) - l, "; a cmtime server of "
+			 "rdma-core 51 or older (Debian 12) has no TCP sync: for it "
+			 "use --proto v44");
 }
 
 /* ---- report ------------------------------------------------------------- */
