@@ -433,6 +433,8 @@ static void on_route_resolved(struct rt_conn *c)
 	param.initiator_depth = clip(param.initiator_depth, d ? d->attr.max_qp_init_rd_atom : 1);
 	if (c->res.qp && !c->res.id)
 		param.qp_num = c->res.qp->qp_num; /* self-managed QP */
+	else if (!c->res.qp)
+		param.qp_num = c->qp_num; /* none: the applet's number, if any */
 	c->state = RT_CONN_CONNECTING;
 	if (rdma_connect(c->id, &param))
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_connect");
@@ -479,6 +481,8 @@ static void on_connect_request(struct rt_cm *cm, struct rdma_cm_id *id,
 	p.rnr_retry_count = cm->params.accept_rnr_retry;
 	if (c->res.qp && !c->res.id)
 		p.qp_num = c->res.qp->qp_num;
+	else if (!c->res.qp)
+		p.qp_num = c->qp_num;
 	if (rdma_accept(id, &p)) {
 		conn_fail_errno(c, RT_EXIT_FAIL, errno, "rdma_accept");
 		/* answer the request, or the peer waits for its CM timeout */
@@ -658,6 +662,11 @@ void rt_cm_handle_event(struct rt_cm *cm, const struct rdma_cm_event *ev)
 	default:
 		rt_dbg(cm->log, "ignoring event %s", rdma_event_str(ev->event));
 	}
+}
+
+void rt_conn_set_qp_num(struct rt_conn *c, uint32_t qp_num)
+{
+	c->qp_num = qp_num & 0xffffff;
 }
 
 int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state)

@@ -35,6 +35,7 @@ struct rt_conn {
 	uint64_t first_try, retry_at; /* ns; retry_at 0: none pending */
 	unsigned retries;
 	void *priv;            /* the applet's per-connection state */
+	uint32_t qp_num;       /* announced when it has no QP (rt_conn_set_qp_num) */
 };
 
 /* Devices a reactor can drive at once (one completion channel each). */

@@ -194,6 +194,12 @@ void rt_conn_set_peer(struct rt_conn *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Creates the connection's QP and resources from a spec on its device. */
 int rt_conn_setup_res(struct rt_conn *c, const struct rt_res_spec *spec);
+/* A connection its setup hook gave no QP (cmtime's QP-less runs): the
+ * QP number its connect or accept announces, 24 bits; the CM wants a
+ * different one per connection between two hosts. Without a QP the
+ * active side gets CONNECT_RESPONSE: hooks->connect_response must call
+ * rdma_establish. */
+void rt_conn_set_qp_num(struct rt_conn *c, uint32_t qp_num);
 /* Moves a self-managed QP (rping -q) to INIT, RTR or RTS with the
  * attributes the CM computed for this connection. */
 int rt_conn_qp_state(struct rt_conn *c, enum ibv_qp_state state);
