@@ -10,9 +10,10 @@ LAB_KERNEL=$LAB_CACHE/vmlinuz
 
 # Packages copied into the guest image: their versions are part of the
 # cache key. What the lab installs is the lab group of scripts/packages
-# (scripts/install-deps --lab), which holds these.
+# (scripts/install-deps --lab), which holds these. librdmacm1 is
+# librdmacm1t64 on Debian 13: the key takes whichever is installed.
 LAB_IMAGE_PKGS="busybox-static iproute2 rdma-core
-  ibverbs-providers libibverbs1 librdmacm1 libc6 libgcc-s1 coreutils"
+  ibverbs-providers libibverbs1 librdmacm1 librdmacm1t64 libc6 libgcc-s1 coreutils"
 LAB_INSTALL_DEPS=$LAB_DIR/../../scripts/install-deps
 
 # The upstream peers: each Debian release's rdmacm-utils, ibverbs-utils and

@@ -299,6 +299,10 @@ setup_build() {
 	trap "rm -rf '$tmp'" EXIT
 	say "extracting $(basename "$deb")"
 	dpkg -x "$deb" "$tmp/k" || die "dpkg -x failed"
+	# Debian 13's kernel package has its modules in usr/lib/modules only
+	# (merged /usr); its kmod still reads lib/modules: link lib to usr/lib
+	# as on an installed system
+	[ -e "$tmp/k/lib" ] || [ ! -d "$tmp/k/usr/lib" ] || ln -s usr/lib "$tmp/k/lib"
 	kdir=$(find "$tmp/k/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 	[ -n "$kdir" ] || die "no lib/modules in $deb"
 	ROOT=$tmp/root
