@@ -3,7 +3,7 @@
 # timeout: 120
 # Demo: rdmatest ib_atomic_bw between host a (client) and host b (server)
 # over Soft-RoCE: 8-byte FETCH_AND_ADDs on the server's buffer, against
-# itself and against perftest 4.5's (Debian 12). The table is perftest's;
+# itself and against perftest 25.01's (Debian 13). The table is perftest's;
 # the client also checks every counter its atomics walked (read before and
 # after the run: the last value each fetched and the count each took), and
 # its --json gives the summary's message rate.
@@ -23,4 +23,4 @@ bw() {
 }
 
 bw "ib_atomic_bw: rdmatest client and server, 500 FETCH_AND_ADD" rdmatest "$RT/ib_atomic_bw"
-bw "ib_atomic_bw: rdmatest client, perftest 4.5 server, 500 FETCH_AND_ADD" perftest "/usr/bin/ib_atomic_bw -x $G"
+bw "ib_atomic_bw: rdmatest client, perftest 25.01 server, 500 FETCH_AND_ADD" perftest "/usr/bin/ib_atomic_bw -x $G"

@@ -3,7 +3,7 @@
 # timeout: 120
 # Demo: rdmatest ib_atomic_lat between host a (client) and host b (server)
 # over Soft-RoCE: one 8-byte FETCH_AND_ADD at a time on the server's
-# buffer, against itself and against Debian's perftest 4.5 (which needs -x
+# buffer, against itself and against Debian 13's perftest 25.01 (which needs -x
 # on RoCE; rdmatest chooses the GID itself). Each run prints perftest's
 # table and rdmatest's line of the true maximum and percentiles; the client
 # checks every value it fetched (each one more than the last), and its
@@ -24,4 +24,4 @@ lat() {
 }
 
 lat "ib_atomic_lat: rdmatest client and server, 1000 FETCH_AND_ADD" rdmatest "$RT/ib_atomic_lat -d $DEV_B"
-lat "ib_atomic_lat: rdmatest client, perftest 4.5 server, 1000 FETCH_AND_ADD" perftest "/usr/bin/ib_atomic_lat -d $DEV_B -x $G"
+lat "ib_atomic_lat: rdmatest client, perftest 25.01 server, 1000 FETCH_AND_ADD" perftest "/usr/bin/ib_atomic_lat -d $DEV_B -x $G"

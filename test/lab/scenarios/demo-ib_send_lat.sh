@@ -2,8 +2,8 @@
 # hosts: 2
 # timeout: 120
 # Demo: rdmatest ib_send_lat between host a (client) and host b (server)
-# over Soft-RoCE: SEND ping-pong, against itself and against Debian's
-# perftest 4.5 (which needs -x on RoCE; rdmatest chooses the GID itself).
+# over Soft-RoCE: SEND ping-pong, against itself and against Debian 13's
+# perftest 25.01 (which needs -x on RoCE; rdmatest chooses the GID itself).
 # Each run prints perftest's table and rdmatest's line of the true maximum
 # and percentiles; the client's --json gives the summary's t_typical and
 # max.
@@ -22,4 +22,4 @@ lat() {
 }
 
 lat "ib_send_lat: rdmatest client and server, 1000 x 2 B" rdmatest "$RT/ib_send_lat -d $DEV_B"
-lat "ib_send_lat: rdmatest client, perftest 4.5 server, 1000 x 2 B" perftest "/usr/bin/ib_send_lat -d $DEV_B -x $G"
+lat "ib_send_lat: rdmatest client, perftest 25.01 server, 1000 x 2 B" perftest "/usr/bin/ib_send_lat -d $DEV_B -x $G"

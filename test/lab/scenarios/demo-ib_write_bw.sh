@@ -3,7 +3,7 @@
 # timeout: 120
 # Demo: rdmatest ib_write_bw between host a (client) and host b (server) over
 # Soft-RoCE, against itself (the server checks the first message of every QP) and against
-# perftest 4.5's (Debian 12). The table is perftest's; the client's --json
+# perftest 25.01's (Debian 13). The table is perftest's; the client's --json
 # gives the summary's average bandwidth (MB/sec = 2^20 bytes/s).
 G=$(gid_index b)
 
@@ -20,4 +20,4 @@ bw() {
 }
 
 bw "ib_write_bw: rdmatest client and server, 200 x 64 KiB" rdmatest "$RT/ib_write_bw"
-bw "ib_write_bw: rdmatest client, perftest 4.5 server, 200 x 64 KiB" perftest "/usr/bin/ib_write_bw -x $G"
+bw "ib_write_bw: rdmatest client, perftest 25.01 server, 200 x 64 KiB" perftest "/usr/bin/ib_write_bw -x $G"

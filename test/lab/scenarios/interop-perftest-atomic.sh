@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
-# ib_atomic_bw and ib_atomic_lat against Debian 12's perftest 4.5 both ways
+# ib_atomic_bw and ib_atomic_lat against Debian 13's perftest 25.01 both ways
 # and against themselves, with FETCH_AND_ADD and CMP_AND_SWAP: both sides
 # exit 0, the side that prints rows prints one of 8 bytes and -n
 # iterations, and an rdmatest client says in --json that every value its

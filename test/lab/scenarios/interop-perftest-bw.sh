@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 480
-# ib_write_bw, ib_read_bw and ib_send_bw against Debian 12's perftest 4.5
+# ib_write_bw, ib_read_bw and ib_send_bw against Debian 13's perftest 25.01
 # (internal version 6.06) both ways and against themselves: sizes 2 B,
 # 4 KiB, 64 KiB and 1 MiB, -a, -D, and -q 4 with -b, each side printing a row
 # of the right size and iteration count (the idle write/read server

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 600
-# ib_write_lat, ib_read_lat and ib_send_lat against Debian 12's perftest
-# 4.5 both ways and against themselves: -s 2 (default), 4 KiB, 64 KiB,
+# ib_write_lat, ib_read_lat and ib_send_lat against Debian 13's perftest
+# 25.01 both ways and against themselves: -s 2 (default), 4 KiB, 64 KiB,
 # 1 MiB, -a, -D; every side that prints rows prints perftest's row for
 # its size, ours adds its line of the true maximum and percentiles. Then
 # the robustness cases (no server, a peer killed mid-run, mismatched size
