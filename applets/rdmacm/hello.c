@@ -81,12 +81,21 @@ static const struct rt_cm_hooks hooks = {
 	.failed = extra_request_only,
 };
 
+/* The peer answers only what it received: once its reply is here, our
+ * message was delivered, whether or not the send's completion has been
+ * taken yet (the reply and the peer's disconnect can come first). */
+static bool done_count(const struct rt_conn *c, enum rt_counter which)
+{
+	return rt_conn_count(c, which) >= 1 ||
+	       (which == RT_COUNT_SENDS && rt_conn_count(c, RT_COUNT_RECVS) >= 1);
+}
+
 static bool counted(const struct rt_cm *cm, const void *which)
 {
 	const struct hello *h = rt_cm_applet(cm);
 
 	return h->conn && (rt_conn_state(h->conn) == RT_CONN_FAILED ||
-			   rt_conn_count(h->conn, *(const enum rt_counter *)which) >= 1);
+			   done_count(h->conn, *(const enum rt_counter *)which));
 }
 
 /* The peer disconnected before our message arrived or went out. */
@@ -95,7 +104,7 @@ static void fail_early_leaver(struct rt_cm *cm, void *which)
 	const struct hello *h = rt_cm_applet(cm);
 
 	if (h->conn && rt_conn_state(h->conn) == RT_CONN_DISCONNECTED &&
-	    rt_conn_count(h->conn, *(const enum rt_counter *)which) < 1)
+	    !done_count(h->conn, *(const enum rt_counter *)which))
 		rt_conn_fail(h->conn, RT_EXIT_FAIL, "%s disconnected before the %s",
 			     rt_conn_peer(h->conn),
 			     *(enum rt_counter *)which == RT_COUNT_RECVS
