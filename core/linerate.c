@@ -98,7 +98,7 @@ int rt_linerate_of(unsigned speed, unsigned width, bool ethernet, unsigned mtu,
 	unsigned n = lanes_of(width);
 
 	memset(r, 0, sizeof(*r));
-	if (!l || !n || !ib_mtu(mtu))
+	if (!l || !n || (mtu && !ib_mtu(mtu)))
 		return -1;
 	r->speed = l->name;
 	r->lanes = n;

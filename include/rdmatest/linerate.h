@@ -31,7 +31,7 @@ struct rt_linerate {
 	const char *speed;   /* "SDR" ... "XDR" */
 	unsigned lanes;      /* 1, 2, 4, 8 or 12 */
 	bool ethernet;       /* RoCE v2: Ethernet's headers and coding */
-	unsigned mtu;        /* the IB MTU the payload figure is for, bytes */
+	unsigned mtu;        /* the IB MTU the payload figure is for, bytes (0: none) */
 	double nominal_gbps; /* what the kernel's rate file says: "400 Gb/sec" */
 	double signal_gbps;  /* the bits on the wire, all lanes */
 	double data_gbps;    /* after line coding and FEC */
@@ -39,8 +39,9 @@ struct rt_linerate {
 };
 
 /* The figures for a port of `speed` and `width` codes carrying RoCE v2
- * (`ethernet`) or InfiniBand at IB MTU `mtu` (256 to 4096 bytes). -1 for
- * a code or MTU it does not know; *r is then zeroed. */
+ * (`ethernet`) or InfiniBand at IB MTU `mtu` (256 to 4096 bytes; 0: the
+ * MTU is not known, payload_gbps is 0). -1 for a code or MTU it does not
+ * know; *r is then zeroed. */
 int rt_linerate_of(unsigned speed, unsigned width, bool ethernet, unsigned mtu,
 		   struct rt_linerate *r);
 /* The most RDMA WRITE payload a link of `data_gbps` carries at IB MTU

@@ -97,8 +97,19 @@ static void refused(void **state)
 	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, 3, false, 4096, &r), -1);
 	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, RT_WIDTH_4X, false, 1500, &r), -1);
 	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, RT_WIDTH_4X, false, 8192, &r), -1);
-	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, RT_WIDTH_4X, false, 0, &r), -1);
+	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, RT_WIDTH_4X, false, 4095, &r), -1);
+}
+
+/* Without an MTU, the rates alone. */
+static void no_mtu(void **state)
+{
+	struct rt_linerate r;
+
+	(void)state;
+	assert_int_equal(rt_linerate_of(RT_SPEED_EDR, RT_WIDTH_4X, false, 0, &r), 0);
+	NEAR(r.data_gbps, 100);
 	assert_true(r.payload_gbps == 0);
+	assert_int_equal(r.mtu, 0);
 }
 
 /* The kernel's rate file, as rate_show writes it. */
@@ -133,7 +144,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(roce_400g), cmocka_unit_test(ib_hdr_4x),
 		cmocka_unit_test(edr_4x), cmocka_unit_test(codings),
-		cmocka_unit_test(refused), cmocka_unit_test(parse),
+		cmocka_unit_test(refused), cmocka_unit_test(no_mtu),
+		cmocka_unit_test(parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
