@@ -15,6 +15,8 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 	rt_json_kv_uint(j, "rank", h->rank);
 	rt_json_kv_uint(j, "size", h->size);
 	rt_json_kv_string(j, "host", h->host);
+	if (h->payload_mbps)
+		rt_json_kv_uint(j, "payload_mbps", h->payload_mbps);
 	rt_json_object_end(j);
 }
 
@@ -174,9 +176,13 @@ static bool get_u32(const struct kv *kv, size_t n, const char *key, uint32_t *v)
 static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	const struct kv *h = find(kv, n, "host");
+	bool pay = find(kv, n, "payload_mbps") != NULL;
 
 	m->type = RT_MESHMSG_HELLO;
-	if (n != 4 || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	/* the payload rate is optional: lines of a rank that knew none */
+	if (pay && !get_u32(kv, n, "payload_mbps", &m->u.hello.payload_mbps))
+		return -1;
+	if (n != 4u + pay || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_u32(kv, n, "size", &m->u.hello.size) || !h || !h->str ||
 	    h->vlen >= RT_MESH_HOST_LEN)
 		return -1;

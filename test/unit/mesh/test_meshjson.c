@@ -50,6 +50,16 @@ static void lines_round_trip(void **state)
 	assert_memory_equal(&m.u.hello, &h, sizeof(h));
 	rt_json_free(&j);
 
+	/* with its port's payload rate, which `mesh report` judges by */
+	h.payload_mbps = 392149;
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h);
+	assert_string_equal(rt_json_text(&j), "{\"mesh\":\"hello\",\"rank\":2,\"size\":4,"
+			    "\"host\":\"gpu03\",\"payload_mbps\":392149}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_memory_equal(&m.u.hello, &h, sizeof(h));
+	rt_json_free(&j);
+
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &r);
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
@@ -99,6 +109,9 @@ static void strict_lines(void **state)
 		"{\"mesh\":\"bye\",\"rank\":0}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"x\":1}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"payload_mbps\":\"1\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"payload_mbps\":2400001}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"payload_mbps\":1}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"rank\":1,\"size\":4,\"host\":\"n1\"}",
 		"{\"mesh\":\"hello\",\"rank\":4,\"size\":4,\"host\":\"n1\"}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":0,\"host\":\"n1\"}",
