@@ -292,6 +292,7 @@ static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 	rt_json_kv_double(j, "max_rtt_us", lim->max_rtt_us > 0 ? lim->max_rtt_us : NAN);
 	rt_json_kv_double(j, "rtt_factor", lim->rtt_factor > 0 ? lim->rtt_factor : NAN);
 	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
+	rt_json_kv_double(j, "min_line_rate", lim->min_line_rate > 0 ? lim->min_line_rate : NAN);
 	rt_json_kv_uint(j, "min_links", RT_MAX(lim->min_links, 1u));
 	rt_json_object_end(j);
 }
@@ -314,13 +315,15 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_kv_bool(j, "lost", nd->lost);
 		rt_json_kv_uint(j, "tested", nd->tested);
 		rt_json_kv_uint(j, "bad", nd->bad);
+		rt_json_kv_double(j, "payload_gbps",
+				  nd->payload_mbps ? nd->payload_mbps / 1000.0 : NAN);
 		rt_json_object_end(j);
 	}
 	rt_json_array_end(j);
 }
 
 static const char *const why_names[] = {"failed", "rtt-absolute", "rtt-relative",
-					"bw-absolute", "bw-relative", "absent"};
+					"bw-absolute", "bw-relative", "absent", "line-rate"};
 
 static void doc_why(struct rt_json *j, uint32_t why)
 {
