@@ -27,7 +27,8 @@ struct rt_diag_line {
 	char fix[192]; /* "" for PASS */
 };
 
-/* What a port says about itself (sysfs), and its active MTU (verbs). */
+/* What a port says about itself (sysfs), and its active and largest MTU
+ * (verbs). */
 struct rt_diag_port {
 	char dev[64];
 	unsigned port;
@@ -36,6 +37,11 @@ struct rt_diag_port {
 	char ndev_state[16];
 	int ndev_mtu;       /* 0: unknown */
 	int active_mtu;     /* bytes; 0: not asked (no verbs) */
+	int max_mtu;        /* the largest the port supports, bytes; 0: not asked */
+	/* From rate and active_mtu (rt_diag_ports, core/linerate.h), 0 when
+	 * the rate file does not say: the kernel's nominal rate and the most
+	 * RDMA WRITE payload at the active MTU. */
+	double rate_gbps, payload_gbps;
 };
 
 struct rt_diag_addr {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rdmatest/devquery.h"
+#include "rdmatest/linerate.h"
 #include "doctor/diag.h"
 #include "doctor/diag_read.h"
 #include "rdmatest/util.h"
@@ -87,8 +88,10 @@ void rt_diag_port_mtus(struct rt_diag *d)
 		struct ibv_context *ctx = dev ? ibv_open_device(dev) : NULL;
 		struct ibv_port_attr a;
 
-		if (ctx && !rt_port_attrs(ctx, p->dev, (uint8_t)p->port, &a, &err))
+		if (ctx && !rt_port_attrs(ctx, p->dev, (uint8_t)p->port, &a, &err)) {
 			p->active_mtu = rt_mtu_bytes(a.active_mtu);
+			p->max_mtu = rt_mtu_bytes(a.max_mtu);
+		}
 		if (ctx)
 			ibv_close_device(ctx);
 	}
@@ -107,27 +110,122 @@ static int roce_mtu_for(int mtu)
 	return best;
 }
 
-static void judge_port(struct rt_diag *d, const struct rt_diag_port *p)
+/* Gb/s to three figures, whole numbers from 100: "392", "54.5", "2.31". */
+static void gbps(char *buf, size_t len, double v)
 {
-	char fix[192], mtu[96] = "";
-	bool eth = !strcmp(p->link, "Ethernet");
+	snprintf(buf, len, v >= 100 ? "%.0f" : "%.3g", v);
+}
 
-	if (p->active_mtu)
-		snprintf(mtu, sizeof(mtu), ", active MTU %d", p->active_mtu);
-	if (p->ndev[0])
-		rt_diag_append(mtu, sizeof(mtu), ", netdev %s %s MTU %d", p->ndev,
-		       p->ndev_state[0] ? p->ndev_state : "?", p->ndev_mtu);
-	if (!strstr(p->state, "ACTIVE")) {
-		if (p->ndev[0] && strcmp(p->ndev_state, "up"))
-			snprintf(fix, sizeof(fix), "bring the link up: ip link set %s up "
-				 "(and check the cable or the peer port)", p->ndev);
-		else
-			snprintf(fix, sizeof(fix), "check the link (cable, switch port)%s",
-				 eth ? "" : " and that a subnet manager runs (opensm)");
-		rt_diag_add(d, RT_DIAG_FAIL, "ports", fix, "%s port %u: %s (phys %s), %s%s",
-			    p->dev, p->port, p->state, p->phys, p->link, mtu);
+/* The port's figures at IB MTU `mtu` (0: the rates alone), from its
+ * sysfs rate file; -1 when that does not say. */
+static int port_rate(const struct rt_diag_port *p, int mtu, struct rt_linerate *r)
+{
+	unsigned speed, width;
+
+	if (rt_linerate_parse(p->rate, &speed, &width))
+		return -1;
+	return rt_linerate_of(speed, width, !strcmp(p->link, "Ethernet"), (unsigned)mtu, r);
+}
+
+/* "rate 400 Gb/s (4X NDR), at most 392 Gb/s RDMA payload at active MTU
+ * 4096", or the rate file as it is when it cannot be read. */
+static void rate_text(char *buf, size_t len, const struct rt_diag_port *p)
+{
+	struct rt_linerate r;
+	char nom[16], pay[16];
+
+	if (port_rate(p, p->active_mtu, &r)) {
+		snprintf(buf, len, "%s", p->rate[0] ? p->rate : "rate ?");
+		if (p->active_mtu)
+			rt_diag_append(buf, len, ", active MTU %d", p->active_mtu);
 		return;
 	}
+	gbps(nom, sizeof(nom), r.nominal_gbps);
+	gbps(pay, sizeof(pay), r.payload_gbps);
+	snprintf(buf, len, "rate %s Gb/s (%uX %s)", nom, r.lanes, r.speed);
+	if (r.mtu)
+		rt_diag_append(buf, len, ", at most %s Gb/s RDMA payload at active MTU %u",
+			       pay, r.mtu);
+}
+
+/* The largest MTU the port could run at: its own largest and, on
+ * Ethernet, the largest the netdev's MTU fits (the driver derives the
+ * RoCE MTU from it). 0 when verbs were not asked. */
+static int usable_mtu(const struct rt_diag_port *p, bool eth)
+{
+	int fit = eth && p->ndev_mtu ? roce_mtu_for(p->ndev_mtu) : 0;
+
+	if (!p->max_mtu)
+		return 0;
+	return fit && fit < p->max_mtu ? fit : p->max_mtu;
+}
+
+/* A port below the MTU it could use carries less payload: a WARN that
+ * names how much. Returns whether it warned. */
+static bool small_mtu(struct rt_diag *d, const struct rt_diag_port *p, bool eth)
+{
+	int best = usable_mtu(p, eth);
+	struct rt_linerate now, could;
+	char a[16], b[16], fix[192];
+
+	if (!p->active_mtu || best <= p->active_mtu || port_rate(p, p->active_mtu, &now) ||
+	    port_rate(p, best, &could))
+		return false;
+	gbps(a, sizeof(a), now.payload_gbps);
+	gbps(b, sizeof(b), could.payload_gbps);
+	if (eth)
+		snprintf(fix, sizeof(fix), "the RoCE MTU follows the netdev's: set it again "
+			 "(ip link set %s mtu %d) and check the NIC's own MTU limit",
+			 p->ndev, p->ndev_mtu);
+	else
+		snprintf(fix, sizeof(fix), "the subnet manager sets it to what both ends of "
+			 "the link support: check the switch port's MTU cap");
+	rt_diag_add(d, RT_DIAG_WARN, "ports", fix, "%s port %u: active MTU %d of the %d "
+		    "it could use carries at most %s Gb/s RDMA payload, not %s", p->dev,
+		    p->port, p->active_mtu, best, a, b);
+	return true;
+}
+
+/* ", netdev eth0 up MTU 1500", or "" without a netdev. */
+static void ndev_text(char *buf, size_t len, const struct rt_diag_port *p)
+{
+	buf[0] = '\0';
+	if (p->ndev[0])
+		rt_diag_append(buf, len, ", netdev %s %s MTU %d", p->ndev,
+			       p->ndev_state[0] ? p->ndev_state : "?", p->ndev_mtu);
+}
+
+/* ", active MTU 1024, netdev eth0 up MTU 1500", what is known of it. */
+static void mtu_text(char *buf, size_t len, const struct rt_diag_port *p)
+{
+	buf[0] = '\0';
+	if (p->active_mtu)
+		snprintf(buf, len, ", active MTU %d", p->active_mtu);
+	ndev_text(buf + strlen(buf), len - strlen(buf), p);
+}
+
+static void port_down(struct rt_diag *d, const struct rt_diag_port *p, bool eth)
+{
+	char fix[192], mtu[96];
+
+	mtu_text(mtu, sizeof(mtu), p);
+	if (p->ndev[0] && strcmp(p->ndev_state, "up"))
+		snprintf(fix, sizeof(fix), "bring the link up: ip link set %s up "
+			 "(and check the cable or the peer port)", p->ndev);
+	else
+		snprintf(fix, sizeof(fix), "check the link (cable, switch port)%s",
+			 eth ? "" : " and that a subnet manager runs (opensm)");
+	rt_diag_add(d, RT_DIAG_FAIL, "ports", fix, "%s port %u: %s (phys %s), %s%s",
+		    p->dev, p->port, p->state, p->phys, p->link, mtu);
+}
+
+static void judge_port(struct rt_diag *d, const struct rt_diag_port *p)
+{
+	char fix[192], mtu[96], rate[128];
+	bool eth = !strcmp(p->link, "Ethernet");
+
+	if (!strstr(p->state, "ACTIVE"))
+		return port_down(d, p, eth);
 	if (eth && p->active_mtu && p->ndev_mtu && p->active_mtu > roce_mtu_for(p->ndev_mtu)) {
 		snprintf(fix, sizeof(fix), "raise %s's MTU to at least %d (ip link set %s "
 			 "mtu %d) or the RDMA MTU will not fit", p->ndev,
@@ -137,13 +235,30 @@ static void judge_port(struct rt_diag *d, const struct rt_diag_port *p)
 			    p->ndev, p->ndev_mtu);
 		return;
 	}
+	if (small_mtu(d, p, eth))
+		return;
+	rate_text(rate, sizeof(rate), p);
+	ndev_text(mtu, sizeof(mtu), p);
 	rt_diag_add(d, RT_DIAG_PASS, "ports", NULL, "%s port %u: %s (phys %s), %s, %s%s",
-		    p->dev, p->port, p->state, p->phys, p->link,
-		    p->rate[0] ? p->rate : "rate ?", mtu);
+		    p->dev, p->port, p->state, p->phys, p->link, rate, mtu);
+}
+
+/* Kept on the port for --json and --prom. */
+static void port_figures(struct rt_diag_port *p)
+{
+	struct rt_linerate r;
+
+	p->rate_gbps = p->payload_gbps = 0;
+	if (port_rate(p, p->active_mtu, &r))
+		return;
+	p->rate_gbps = r.nominal_gbps;
+	p->payload_gbps = r.payload_gbps;
 }
 
 void rt_diag_ports(struct rt_diag *d)
 {
-	for (int i = 0; i < d->nports; i++)
+	for (int i = 0; i < d->nports; i++) {
+		port_figures(&d->ports[i]);
 		judge_port(d, &d->ports[i]);
+	}
 }

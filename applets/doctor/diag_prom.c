@@ -38,20 +38,35 @@ static void checks(struct rt_prom *p, const struct rt_diag *d)
 	}
 }
 
-/* Per port: ACTIVE or not, and the MTUs where known. */
+/* Per port: ACTIVE or not, the MTUs and the rates where known. */
+#define PORT_GAUGES 5
+
+static double port_value(const struct rt_diag_port *dp, int m)
+{
+	switch (m) {
+	case 0: return strstr(dp->state, "ACTIVE") != NULL;
+	case 1: return dp->active_mtu;
+	case 2: return dp->ndev_mtu;
+	case 3: return dp->rate_gbps;
+	}
+	return dp->payload_gbps;
+}
+
 static void ports(struct rt_prom *p, const struct rt_diag *d)
 {
-	const char *names[] = { "rdmatest_doctor_port_active",
-		"rdmatest_doctor_port_active_mtu_bytes", "rdmatest_doctor_port_netdev_mtu_bytes" };
-	const char *helps[] = { "1 when the port's state is ACTIVE",
-		"the port's active MTU in bytes (verbs)", "the MTU of the port's netdev in bytes" };
+	const char *names[PORT_GAUGES] = { "rdmatest_doctor_port_active",
+		"rdmatest_doctor_port_active_mtu_bytes", "rdmatest_doctor_port_netdev_mtu_bytes",
+		"rdmatest_doctor_port_rate_gbps", "rdmatest_doctor_port_payload_gbps" };
+	const char *helps[PORT_GAUGES] = { "1 when the port's state is ACTIVE",
+		"the port's active MTU in bytes (verbs)", "the MTU of the port's netdev in bytes",
+		"the port's rate in Gbit/s, as the kernel states it (sysfs rate)",
+		"the most RDMA WRITE payload the port carries at its active MTU, Gbit/s" };
 
-	for (int m = 0; m < 3 && d->nports; m++) {
+	for (int m = 0; m < PORT_GAUGES && d->nports; m++) {
 		rt_prom_gauge(p, names[m], helps[m]);
 		for (int i = 0; i < d->nports; i++) {
 			const struct rt_diag_port *dp = &d->ports[i];
-			double v = m == 0 ? strstr(dp->state, "ACTIVE") != NULL
-				 : m == 1 ? dp->active_mtu : dp->ndev_mtu;
+			double v = port_value(dp, m);
 			char port[16];
 
 			snprintf(port, sizeof(port), "%u", dp->port);

@@ -10,6 +10,14 @@ static int count(const struct rt_diag *d, enum rt_diag_level level)
 	return n;
 }
 
+static void json_positive(struct rt_json *j, const char *key, double v)
+{
+	if (v > 0)
+		rt_json_kv_double(j, key, v);
+	else
+		rt_json_kv_string(j, key, NULL);
+}
+
 void rt_diag_print(FILE *f, const struct rt_diag *d)
 {
 	for (int i = 0; i < d->n; i++) {
@@ -23,6 +31,26 @@ void rt_diag_print(FILE *f, const struct rt_diag *d)
 			"doctor", d->dropped, RT_DIAG_MAX, RT_DIAG_PORTS);
 	fprintf(f, "doctor: %d passed, %d warnings, %d failed\n", count(d, RT_DIAG_PASS),
 		count(d, RT_DIAG_WARN), count(d, RT_DIAG_FAIL));
+}
+
+/* Each port's facts and rates; a figure not known is null. */
+static void json_ports(struct rt_json *j, const struct rt_diag *d)
+{
+	rt_json_key(j, "ports");
+	rt_json_array_begin(j);
+	for (int i = 0; i < d->nports; i++) {
+		const struct rt_diag_port *p = &d->ports[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "device", p->dev);
+		rt_json_kv_uint(j, "port", p->port);
+		rt_json_kv_string(j, "link_layer", p->link);
+		json_positive(j, "active_mtu", p->active_mtu);
+		json_positive(j, "rate_gbps", p->rate_gbps);
+		json_positive(j, "payload_gbps", p->payload_gbps);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
 }
 
 void rt_diag_json(struct rt_json *j, const struct rt_diag *d)
@@ -45,4 +73,5 @@ void rt_diag_json(struct rt_json *j, const struct rt_diag *d)
 	rt_json_kv_int(j, "failed", count(d, RT_DIAG_FAIL));
 	rt_json_kv_int(j, "dropped", d->dropped);
 	rt_json_kv_bool(j, "rdma", !d->no_rdma);
+	json_ports(j, d);
 }

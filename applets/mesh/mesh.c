@@ -7,6 +7,7 @@
  * launcher collected (meshjson.h). The run itself is applets/mesh/meshnode.c;
  * this file is its options and glue. */
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/devquery.h"
+#include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
 
 /* `mesh report FILE...`: more files than this go through cat */
@@ -47,6 +49,7 @@ struct mesh_cfg {
 	long long max_rtt_us;
 	long long rtt_factor;
 	long long bw_fraction;
+	long long min_line_rate;
 	long long min_links;
 	int lines;
 	int quick;
@@ -110,6 +113,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "bw-fraction", RT_OPT_DECIMAL, RT_L(bw_fraction), 0, 1000, "0.93", "F",
 	  "a link below F times the cluster's median bandwidth is an outlier and bad "
 	  "(ClusterKit's; 0: off)", NULL },
+	{ 0, "min-line-rate", RT_OPT_DECIMAL, RT_L(min_line_rate), 0, 1000, "0", "F",
+	  "a link below F times the RDMA payload rate of the slower of its two ports (from "
+	  "each port's speed, width, link layer and active MTU) is bad; each rank sends its "
+	  "port's rate in its hello (0: off)", NULL },
 	{ 0, "min-links", RT_OPT_INT, RT_L(min_links), 1, 65536, "3", "N",
 	  "with fewer measured links the relative thresholds are not judged and the run "
 	  "is NOT READY (a median of fewer says nothing; --rtt-factor 0 --bw-fraction 0 "
@@ -171,12 +178,36 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  .internal_opts = (const char *const[]){ "command", "file", NULL },
 	  .secret_opts = (const char *const[]){ "token", NULL });
 
+/* The RDMA payload rate of the local port carrying `host` (this rank's
+ * hello host: partners connect to it), from doctor's port facts, Mbit/s;
+ * 0 when no port carries it or the port's rate is not known. */
+static uint32_t port_payload_mbps(const char *host)
+{
+	struct rt_diag *d = rt_xcalloc(1, sizeof(*d));
+	struct addrinfo *ai = NULL;
+	const struct rt_diag_port *port = NULL;
+	uint32_t mbps = 0;
+	int gid;
+
+	rt_diag_local(&rt_diag_env_real, d, true);
+	if (!getaddrinfo(host, NULL, &(struct addrinfo){ .ai_socktype = SOCK_STREAM }, &ai)) {
+		for (const struct addrinfo *a = ai; a && !port; a = a->ai_next)
+			port = rt_diag_port_of(&rt_diag_env_real, d, a->ai_addr, &gid);
+		freeaddrinfo(ai);
+	}
+	if (port && port->payload_gbps > 0 && port->payload_gbps <= RT_LINERATE_MAX_GBPS)
+		mbps = (uint32_t)(port->payload_gbps * 1000.0);
+	free(d);
+	return mbps;
+}
+
 static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 {
 	lim->min_gbps = (double)cfg->min_gbps / 1000.0;
 	lim->max_rtt_us = (double)cfg->max_rtt_us / 1000.0;
 	lim->rtt_factor = (double)cfg->rtt_factor / 1000.0;
 	lim->bw_fraction = (double)cfg->bw_fraction / 1000.0;
+	lim->min_line_rate = (double)cfg->min_line_rate / 1000.0;
 	lim->min_links = (uint32_t)cfg->min_links;
 }
 
@@ -387,7 +418,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
-		.token = l->token };
+		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL };
 	return 0;
 }
 

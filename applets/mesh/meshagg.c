@@ -39,6 +39,7 @@ int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 			       h->rank, g->nodes[h->rank].host, h->host);
 	g->nodes[h->rank].present = true;
 	g->nodes[h->rank].port = h->port;
+	g->nodes[h->rank].payload_mbps = h->payload_mbps;
 	rt_strlcpy(g->nodes[h->rank].host, h->host, RT_MESH_HOST_LEN);
 	return 0;
 }
@@ -391,6 +392,15 @@ static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limit
 	return out;
 }
 
+/* The line rate a link is judged by: the smaller of its ends' payload
+ * rates, Gbit/s; 0 when either end did not know its own. */
+double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
+{
+	uint32_t x = g->nodes[a].payload_mbps, y = g->nodes[b].payload_mbps;
+
+	return x && y ? RT_MIN(x, y) / 1000.0 : 0;
+}
+
 static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			  const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
 {
@@ -417,6 +427,9 @@ static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		if (lim->bw_fraction > 0 && !(g->not_judged & RT_LINK_BW_REL) &&
 		    gbps < lim->bw_fraction * g->median_gbps)
 			why |= RT_LINK_BW_REL;
+		if (lim->min_line_rate > 0 &&
+		    gbps < lim->min_line_rate * rt_mesh_line_gbps(g, a, b))
+			why |= RT_LINK_LINE_RATE;
 	}
 	return why;
 }

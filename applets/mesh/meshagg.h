@@ -8,7 +8,9 @@
  *         bandwidth is its slower direction's: a link is as good as its
  *         worse half, and one figure per link keeps one median, one
  *         verdict and one reason per link; the document and the text
- *         still show both directions.
+ *         still show both directions. With min_line_rate, also bad below
+ *         that fraction of the smaller payload rate its ends' hellos
+ *         give (linerate.h): a link every link of which is as slow.
  *   node  absent  never said hello (its pairs count against nobody)
  *         bad     lost during the run with a failed pair, or
  *                 at least 2 bad links, more than half of its tested ones,
@@ -42,7 +44,8 @@
  *           only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
  * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 80 B per rank (host name, port and counters; 65536 ranks: 5 MiB).
+ * 84 B per rank (host name, port, payload rate and counters; 65536
+ * ranks: 5.25 MiB).
  * Judging works in place: the medians by a two-pass radix selection over
  * the stored figures (a 256 KiB histogram), and while it works 8 B per
  * bad link and 16 B per rank (blaming nodes). */
@@ -62,6 +65,9 @@ struct rt_mesh_limits {
 	double max_rtt_us;  /* 0: no absolute RTT ceiling */
 	double rtt_factor;  /* 0: off; ClusterKit's latency tolerance is 2.1 */
 	double bw_fraction; /* 0: off; e.g. 0.93 */
+	/* 0: off; e.g. 0.9: a link below this x the smaller of its two ends'
+	 * payload rates (their hellos) is bad; not judged where one is unknown */
+	double min_line_rate;
 	/* fewer measured links than this: a median says nothing, the relative
 	 * criteria are "not judged" and the run is not READY (0 takes 1) */
 	uint32_t min_links;
@@ -74,6 +80,7 @@ struct rt_mesh_limits {
 #define RT_LINK_BW_ABS 8u
 #define RT_LINK_BW_REL 16u
 #define RT_LINK_ABSENT 32u  /* an end never said hello: not judged */
+#define RT_LINK_LINE_RATE 64u /* below min_line_rate x the ends' payload rate */
 
 enum rt_node_verdict {
 	RT_NODE_OK, RT_NODE_SUSPECT, RT_NODE_BAD, RT_NODE_ABSENT,
@@ -85,6 +92,7 @@ struct rt_mesh_node {
 	bool present;
 	bool lost;        /* left the run after its hello (meshrun.h) */
 	uint16_t port;    /* its test port, from its hello */
+	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
 	uint8_t verdict;  /* enum rt_node_verdict, after judging */
 	uint32_t tested, bad;
 };
@@ -166,6 +174,9 @@ void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 /* Judges links and nodes (may be called again after more results). */
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err);
+/* The line rate --min-line-rate judges the link of ranks a and b by: the
+ * smaller of their payload rates, Gbit/s; 0 when either is unknown. */
+double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
 /* The tested links in (a, b) order, after judging: rt_mesh_links starts

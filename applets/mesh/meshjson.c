@@ -15,6 +15,8 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 	rt_json_kv_uint(j, "rank", h->rank);
 	rt_json_kv_uint(j, "size", h->size);
 	rt_json_kv_string(j, "host", h->host);
+	if (h->payload_mbps)
+		rt_json_kv_uint(j, "payload_mbps", h->payload_mbps);
 	rt_json_object_end(j);
 }
 
@@ -174,9 +176,13 @@ static bool get_u32(const struct kv *kv, size_t n, const char *key, uint32_t *v)
 static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	const struct kv *h = find(kv, n, "host");
+	bool pay = find(kv, n, "payload_mbps") != NULL;
 
 	m->type = RT_MESHMSG_HELLO;
-	if (n != 4 || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	/* the payload rate is optional: lines of a rank that knew none */
+	if (pay && !get_u32(kv, n, "payload_mbps", &m->u.hello.payload_mbps))
+		return -1;
+	if (n != 4u + pay || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_u32(kv, n, "size", &m->u.hello.size) || !h || !h->str ||
 	    h->vlen >= RT_MESH_HOST_LEN)
 		return -1;
@@ -286,6 +292,7 @@ static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 	rt_json_kv_double(j, "max_rtt_us", lim->max_rtt_us > 0 ? lim->max_rtt_us : NAN);
 	rt_json_kv_double(j, "rtt_factor", lim->rtt_factor > 0 ? lim->rtt_factor : NAN);
 	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
+	rt_json_kv_double(j, "min_line_rate", lim->min_line_rate > 0 ? lim->min_line_rate : NAN);
 	rt_json_kv_uint(j, "min_links", RT_MAX(lim->min_links, 1u));
 	rt_json_object_end(j);
 }
@@ -308,13 +315,15 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_kv_bool(j, "lost", nd->lost);
 		rt_json_kv_uint(j, "tested", nd->tested);
 		rt_json_kv_uint(j, "bad", nd->bad);
+		rt_json_kv_double(j, "payload_gbps",
+				  nd->payload_mbps ? nd->payload_mbps / 1000.0 : NAN);
 		rt_json_object_end(j);
 	}
 	rt_json_array_end(j);
 }
 
 static const char *const why_names[] = {"failed", "rtt-absolute", "rtt-relative",
-					"bw-absolute", "bw-relative", "absent"};
+					"bw-absolute", "bw-relative", "absent", "line-rate"};
 
 static void doc_why(struct rt_json *j, uint32_t why)
 {

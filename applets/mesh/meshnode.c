@@ -105,6 +105,8 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 		rc = rt_fail(err, RT_EXIT_USAGE, "'%s' cannot name this host in the mesh "
 			     "(1 to %u letters, digits, '-', '.', '_', ':')", h->host,
 			     RT_MESH_HOST_LEN - 1);
+	if (!rc && p->payload_of)
+		h->payload_mbps = p->payload_of(h->host);
 	if (!rc)
 		rc = rt_meshmsg_write(&o, &m, err);
 	if (!rc && p->lines)

@@ -38,6 +38,10 @@ struct rt_mesh_plan {
 	 * absent ranks by it (they never said which host they are) */
 	const struct rt_hostlist *hosts;
 	uint64_t token; /* the job token's hash (launch.h), in every hello; 0: none */
+	/* the payload rate of the local port carrying `host` (this rank's
+	 * hello host), Mbit/s, 0 unknown: in the hello for --min-line-rate;
+	 * NULL: none sent */
+	uint32_t (*payload_of)(const char *host);
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

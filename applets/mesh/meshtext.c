@@ -37,6 +37,21 @@ static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
 			rt_node_verdict_name(verdict));
 }
 
+/* Below --min-line-rate: both figures, and the end whose port sets the
+ * line rate, where `rdmatest doctor` names a small MTU or a slow port. */
+static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
+		      const struct rt_mesh_link *l, const struct rt_mesh_limits *lim)
+{
+	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
+	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
+	uint32_t end = g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps ?
+		       l->r.b : l->r.a;
+
+	fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x line rate %.2f Gb/s (the RDMA payload "
+		"rate of %s's port at its MTU)", sep, rt_mesh_gbps(&l->r), from, to,
+		lim->min_line_rate, rt_mesh_line_gbps(g, l->r.a, l->r.b), host_of(g, end));
+}
+
 static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l,
 		const struct rt_mesh_limits *lim)
 {
@@ -66,9 +81,13 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 			lim->min_gbps);
 		sep = "; ";
 	}
-	if (l->why & RT_LINK_BW_REL)
+	if (l->why & RT_LINK_BW_REL) {
 		fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", sep, gbps,
 			from, to, lim->bw_fraction, g->median_gbps);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_LINE_RATE)
+		line_rate(out, sep, g, l, lim);
 }
 
 static void links(FILE *out, const struct rt_mesh_agg *g,

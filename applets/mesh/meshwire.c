@@ -3,16 +3,18 @@
 #include <string.h>
 
 #include "mesh/meshwire.h"
+#include "rdmatest/linerate.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 4
+#define VERSION 5
 #define SIZE_MAX_RANKS 65536u
+#define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
 static const uint32_t payload_len[] = {
-	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN,
+	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
@@ -89,6 +91,7 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put_zero(&c, 2);
 		put64(&c, m->u.hello.token);
 		put_host(&c, m->u.hello.host);
+		put32(&c, m->u.hello.payload_mbps);
 		break;
 	case RT_MESHMSG_ASSIGN:
 		put32(&c, m->u.assign.round);
@@ -186,6 +189,11 @@ static int dec_hello(struct cur *c, uint32_t size, struct rt_mesh_hello *h,
 	h->token = get64(c);
 	if (get_host(c, h->host, "hello", err))
 		return -1;
+	/* a peer's figure judges links: a bogus one must not pass them all */
+	h->payload_mbps = get32(c);
+	if (h->payload_mbps > PAYLOAD_MAX_MBPS)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: payload rate %u Mbit/s is above "
+			       "the fastest port's %u", h->payload_mbps, PAYLOAD_MAX_MBPS);
 	if (h->size == 0 || h->size > SIZE_MAX_RANKS || (size && h->size != size))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: size %u, want %u", h->size,
 			       size ? size : SIZE_MAX_RANKS);

@@ -3,9 +3,10 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 4, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 5, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
- *            4), host name                               rank -> 0
+ *            4), host name, the most RDMA payload its port carries in
+ *            Mbit/s (u32, 0: unknown; version 5)         rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host   0 -> rank
  *   RESULT   round, a, b, status, flags, connect, RTT p50/p99, Mbit/s
  *            a to b and b to a (version 2; version 1 had one direction)
@@ -13,7 +14,8 @@
  *            untested hosts (version 3)                  0 -> rank
  * The decoder is strict: a wrong magic, version, type or length, a
  * non-zero pad byte, a rank outside the size, an unterminated or
- * non-name host, an unknown status or flag is exit 1 naming the field.
+ * non-name host, an unknown status or flag, a payload rate above the
+ * fastest port's (12X XDR, linerate.h) is exit 1 naming the field.
  * A message is at most RT_MESHMSG_MAX bytes; nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
 #define RDMATEST_MESHWIRE_H
@@ -53,6 +55,9 @@ struct rt_mesh_hello {
 	uint16_t port;
 	uint64_t token; /* rt_launch_token_hash, 0: none */
 	char host[RT_MESH_HOST_LEN];
+	/* the most RDMA WRITE payload the port carrying `host` moves at its
+	 * active MTU (linerate.h), Mbit/s; 0: unknown */
+	uint32_t payload_mbps;
 };
 
 struct rt_mesh_assign {

@@ -278,6 +278,96 @@ static void test_port_mtu(void **state)
 	assert_non_null(strstr(line("ports")->fix, "ip link set eth0 mtu 4196"));
 }
 
+/* doctor's --json member holds `want`. */
+static void json_has(const char *want)
+{
+	struct rt_json j;
+
+	rt_json_init(&j);
+	rt_json_object_begin(&j);
+	rt_diag_json(&j, d);
+	rt_json_object_end(&j);
+	rt_json_finish(&j);
+	if (!strstr(rt_json_text(&j), want))
+		fail_msg("%s lacks %s", rt_json_text(&j), want);
+	rt_json_free(&j);
+}
+
+/* The port line's rate: 400GbE RoCE v2 at MTU 4096 carries at most
+ * 400 x 4096 / (4096 + 82) = 392 Gb/s of RDMA payload. */
+static void test_port_rate(void **state)
+{
+	(void)state;
+	port_file("rate", "400 Gb/sec (4X NDR)");
+	put("sys/class/net/eth0/mtu", "9000");
+	rt_diag_devices(&env, d);
+	d->ports[0].active_mtu = d->ports[0].max_mtu = 4096;
+	rt_diag_ports(d);
+	assert_int_equal(line("ports")->level, RT_DIAG_PASS);
+	assert_non_null(strstr(line("ports")->evidence, "Ethernet, rate 400 Gb/s (4X NDR), at "
+			       "most 392 Gb/s RDMA payload at active MTU 4096, netdev eth0 up MTU 9000"));
+	json_has("\"ports\":[{\"device\":\"rxe0\",\"port\":1,\"link_layer\":\"Ethernet\","
+		 "\"active_mtu\":4096,\"rate_gbps\":400,\"payload_gbps\":392.149354");
+	/* without verbs, the rate alone */
+	d->n = 0;
+	d->ports[0].active_mtu = d->ports[0].max_mtu = 0;
+	rt_diag_ports(d);
+	assert_non_null(strstr(line("ports")->evidence, "Ethernet, rate 400 Gb/s (4X NDR), netdev"));
+	/* a rate file of another form is shown as it is */
+	d->n = 0;
+	d->ports[0].active_mtu = 4096;
+	rt_strlcpy(d->ports[0].rate, "400 Gb/sec", sizeof(d->ports[0].rate));
+	rt_diag_ports(d);
+	assert_non_null(strstr(line("ports")->evidence, "Ethernet, 400 Gb/sec, active MTU 4096, "));
+}
+
+/* A port below the MTU it could use: a WARN naming the payload it costs
+ * (370 Gb/s at 1024 against 392 at 4096); a netdev of 1500 bytes limits
+ * RoCE to 1024, which is no fault of the port's. */
+static void test_port_small_mtu(void **state)
+{
+	(void)state;
+	port_file("rate", "400 Gb/sec (4X NDR)");
+	put("sys/class/net/eth0/mtu", "9000");
+	rt_diag_devices(&env, d);
+	d->ports[0].active_mtu = 1024;
+	d->ports[0].max_mtu = 4096;
+	rt_diag_ports(d);
+	assert_int_equal(line("ports")->level, RT_DIAG_WARN);
+	assert_non_null(strstr(line("ports")->evidence, "rxe0 port 1: active MTU 1024 of the 4096 "
+			       "it could use carries at most 370 Gb/s RDMA payload, not 392"));
+	assert_non_null(strstr(line("ports")->fix, "ip link set eth0 mtu 9000"));
+	d->n = 0;
+	d->ports[0].ndev_mtu = 1500;
+	rt_diag_ports(d);
+	assert_int_equal(line("ports")->level, RT_DIAG_PASS);
+	assert_non_null(strstr(line("ports")->evidence, "at most 370 Gb/s RDMA payload at active "
+			       "MTU 1024"));
+}
+
+/* InfiniBand 4X HDR at 2048 of 4096: 200 x 2048 / 2074 = 197 against
+ * 200 x 4096 / 4122 = 199 (26 bytes a packet). */
+static void test_port_small_mtu_ib(void **state)
+{
+	(void)state;
+	port_file("rate", "200 Gb/sec (4X HDR)");
+	port_file("link_layer", "InfiniBand");
+	rt_diag_devices(&env, d);
+	d->ports[0].active_mtu = 2048;
+	d->ports[0].max_mtu = 4096;
+	rt_diag_ports(d);
+	assert_int_equal(line("ports")->level, RT_DIAG_WARN);
+	assert_non_null(strstr(line("ports")->evidence, "carries at most 197 Gb/s RDMA payload, "
+			       "not 199"));
+	assert_non_null(strstr(line("ports")->fix, "subnet manager"));
+	d->n = 0;
+	d->ports[0].active_mtu = 4096;
+	rt_diag_ports(d);
+	assert_int_equal(line("ports")->level, RT_DIAG_PASS);
+	assert_non_null(strstr(line("ports")->evidence, "InfiniBand, rate 200 Gb/s (4X HDR), at "
+			       "most 199 Gb/s RDMA payload at active MTU 4096"));
+}
+
 static void test_gid_and_address_map(void **state)
 {
 	int idx;
@@ -450,7 +540,7 @@ static void test_report(void **state)
 		"{\"checks\":[{\"check\":\"devices\",\"level\":\"PASS\",\"evidence\":\"1: rxe0\",\"fix\":null},"
 		"{\"check\":\"ports\",\"level\":\"FAIL\",\"evidence\":\"rxe0 port 1: \\\"DOWN\\\"\","
 		"\"fix\":\"ip link set eth0 up\"}],\"passed\":1,\"warnings\":0,\"failed\":1,"
-		"\"dropped\":0,\"rdma\":true}");
+		"\"dropped\":0,\"rdma\":true,\"ports\":[]}");
 	rt_json_free(&j);
 }
 
@@ -592,7 +682,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_modules), T(test_modules_built_in), T(test_devices_and_nodes), T(test_no_device_is_exit_3),
-		T(test_port_down), T(test_port_mtu), T(test_gid_and_address_map),
+		T(test_port_down), T(test_port_mtu), T(test_port_rate),
+		T(test_port_small_mtu), T(test_port_small_mtu_ib), T(test_gid_and_address_map),
 		T(test_no_ip_on_the_port), T(test_memlock), T(test_ipc_lock), T(test_netns),
 		T(test_facts_and_mtu), T(test_line_bound), T(test_report),
 		T(test_route_through_no_rdma_port), T(test_hint), T(test_hint_route),

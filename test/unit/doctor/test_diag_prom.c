@@ -29,6 +29,8 @@ static void gauges(void **state)
 	rt_strlcpy(d->ports[0].state, "4: ACTIVE", sizeof(d->ports[0].state));
 	d->ports[0].active_mtu = 4096;
 	d->ports[0].ndev_mtu = 9000;
+	d->ports[0].rate_gbps = 400;
+	d->ports[0].payload_gbps = 392.5;
 	rt_strlcpy(d->ports[1].dev, "mlx5_0", sizeof(d->ports[1].dev));
 	d->ports[1].port = 2;
 	rt_strlcpy(d->ports[1].state, "1: DOWN", sizeof(d->ports[1].state));
@@ -46,6 +48,9 @@ static void gauges(void **state)
 	/* the MTUs only where known */
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_active_mtu_bytes{device=\"mlx5_0\",port=\"1\"} 4096\n#"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_netdev_mtu_bytes{device=\"mlx5_0\",port=\"1\"} 9000\n#"));
+	/* the rates too, where the rate file said */
+	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_rate_gbps{device=\"mlx5_0\",port=\"1\"} 400\n#"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_payload_gbps{device=\"mlx5_0\",port=\"1\"} 392.5\n#"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_last_run_timestamp_seconds 1700000000\n"));
 	rt_prom_free(&p);
 	free(d);

@@ -208,6 +208,49 @@ static void one_direction_slow(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* --min-line-rate: a link below F x the smaller of its ends' payload
+ * rates is bad, however the cluster's median fares (all are slow here);
+ * a link with an end that knew no rate is not judged by it. Ranks 0-2 are
+ * 400G RoCE at MTU 4096 (392.149 Gb/s), 3 a 200G port (196), 4 unknown. */
+static void line_rate(void **state)
+{
+	static const uint32_t pay[] = {392149, 392149, 392149, 196000, 0};
+	struct rt_mesh_limits lim = {.min_line_rate = 0.9};
+	struct rt_mesh_agg g;
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
+	struct rt_error err = {0};
+
+	init(&g, 5, state);
+	for (uint32_t i = 0; i < 5; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 5, .payload_mbps = pay[i]};
+
+		snprintf(h.host, sizeof(h.host), "n%u", i);
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	add(&g, ok(0, 1, 10, 340));   /* < 0.9 x 392.149 = 352.93 */
+	add(&g, ok(0, 2, 10, 353));   /* above it */
+	add(&g, ok(1, 2, 10, 352.9)); /* 352.900 < 352.934 */
+	add(&g, ok(0, 3, 10, 180));   /* 0.9 x 196 = 176.4 */
+	add(&g, ok(1, 3, 10, 176));
+	add(&g, ok(2, 4, 10, 1));     /* rank 4's rate unknown */
+	judge(&g, &lim);
+	assert_true(rt_mesh_line_gbps(&g, 0, 3) == 196.0);
+	assert_true(rt_mesh_line_gbps(&g, 4, 2) == 0);
+	rt_mesh_links(&g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		bool slow = (l.r.a == 0 && l.r.b == 1) || (l.r.a == 1 && l.r.b == 2) ||
+			    (l.r.a == 1 && l.r.b == 3);
+
+		assert_int_equal(l.why, slow ? RT_LINK_LINE_RATE : 0);
+	}
+	assert_false(g.ready);
+	/* off: the same links pass */
+	judge(&g, &(struct rt_mesh_limits){0});
+	assert_int_equal(g.bad_links, 0);
+	rt_mesh_agg_free(&g);
+}
+
 /* A node that never said hello is absent; its failed pairs are not held
  * against its partners; a re-test replaces the earlier result. */
 static void absent_and_retest(void **state)
@@ -567,6 +610,8 @@ int main(void)
 		cmocka_unit_test_prestate(degraded_link_and_thresholds, (void *)&dense),
 		cmocka_unit_test_prestate(one_direction_slow, (void *)&sparse),
 		cmocka_unit_test_prestate(one_direction_slow, (void *)&dense),
+		cmocka_unit_test_prestate(line_rate, (void *)&sparse),
+		cmocka_unit_test_prestate(line_rate, (void *)&dense),
 		cmocka_unit_test_prestate(absent_and_retest, (void *)&sparse),
 		cmocka_unit_test_prestate(absent_and_retest, (void *)&dense),
 		cmocka_unit_test_prestate(second_pass_finds_the_node, (void *)&sparse),

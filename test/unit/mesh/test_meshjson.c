@@ -50,6 +50,16 @@ static void lines_round_trip(void **state)
 	assert_memory_equal(&m.u.hello, &h, sizeof(h));
 	rt_json_free(&j);
 
+	/* with its port's payload rate, which `mesh report` judges by */
+	h.payload_mbps = 392149;
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h);
+	assert_string_equal(rt_json_text(&j), "{\"mesh\":\"hello\",\"rank\":2,\"size\":4,"
+			    "\"host\":\"gpu03\",\"payload_mbps\":392149}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_memory_equal(&m.u.hello, &h, sizeof(h));
+	rt_json_free(&j);
+
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &r);
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
@@ -99,6 +109,9 @@ static void strict_lines(void **state)
 		"{\"mesh\":\"bye\",\"rank\":0}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"x\":1}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"payload_mbps\":\"1\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"n1\",\"payload_mbps\":2400001}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"payload_mbps\":1}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"rank\":1,\"size\":4,\"host\":\"n1\"}",
 		"{\"mesh\":\"hello\",\"rank\":4,\"size\":4,\"host\":\"n1\"}",
 		"{\"mesh\":\"hello\",\"rank\":0,\"size\":0,\"host\":\"n1\"}",
@@ -157,12 +170,13 @@ static FILE *text_file(const char *text)
 static void report_merges_ranks(void **state)
 {
 	static const char text[] =
-		"1: {\"mesh\":\"hello\",\"rank\":1,\"size\":3,\"host\":\"n2\"}\n"
-		"0: {\"mesh\":\"hello\",\"rank\":0,\"size\":3,\"host\":\"n1\"}\n"
+		"1: {\"mesh\":\"hello\",\"rank\":1,\"size\":3,\"host\":\"n2\",\"payload_mbps\":392149}\n"
+		"0: {\"mesh\":\"hello\",\"rank\":0,\"size\":3,\"host\":\"n1\",\"payload_mbps\":98037}\n"
 		"srun: error: n3: task 2: Exited with exit code 3\n"
 		"0: {\"mesh\":\"result\",\"a\":0,\"b\":1,\"status\":\"ok\",\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,\"mbps\":97000,\"mbps_rev\":96000}\n"
 		"1: {\"mesh\":\"result\",\"a\":1,\"b\":2,\"status\":\"absent\"}\n";
-	struct rt_mesh_limits lim = {.rtt_factor = 2.1, .bw_fraction = 0.93};
+	struct rt_mesh_limits lim = {.rtt_factor = 2.1, .bw_fraction = 0.93,
+				     .min_line_rate = 0.99};
 	struct rt_mesh_agg g;
 	struct rt_error err = {0};
 	struct rt_json j;
@@ -186,6 +200,12 @@ static void report_merges_ranks(void **state)
 	assert_non_null(strstr(rt_json_text(&j), "\"gbps\":97,\"gbps_rev\":96,"));
 	assert_non_null(strstr(rt_json_text(&j), "\"gbps\":[[null,97,null],[96,null,null],[null,null,null]]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
+	/* each rank's payload rate from its hello, and the line-rate verdict:
+	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
+	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);
 	rt_mesh_agg_free(&g);
 }

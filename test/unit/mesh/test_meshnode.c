@@ -51,13 +51,20 @@ struct run {
 	struct rt_hostlist hosts;
 };
 
+/* The port carrying 127.0.0.1 moves 392.149 Gb/s of payload (400G RoCE
+ * at MTU 4096); other hosts none. */
+static uint32_t stub_payload(const char *host)
+{
+	return strcmp(host, "127.0.0.1") ? 0 : 392149;
+}
+
 static void plan_of(struct run *r, uint32_t rank, unsigned port, struct rt_mesh_plan *p)
 {
 	*p = (struct rt_mesh_plan){ .rank = rank, .size = r->n, .coord_host = "127.0.0.1",
 		.coord_port = port, .self_host = "127.0.0.1", .test_port = 20000 + rank,
 		.kind = RT_SCHED_TOURNAMENT, .timeout_ms = TIMEOUT_MS, .lim = &r->lim,
 		.fn = stub_test, .ctx = &r->st, .lines = rank == 1 ? r->lines : NULL,
-		.hosts = r->hosts.n ? &r->hosts : NULL };
+		.hosts = r->hosts.n ? &r->hosts : NULL, .payload_of = stub_payload };
 }
 
 static void run_mesh(struct run *r)
@@ -112,6 +119,9 @@ static void rank0_is_a_rank_too(void **state)
 	assert_int_equal(r.g.nodes[0].port, 20000);
 	for (uint32_t i = 1; i < 4; i++)
 		assert_int_equal(r.status[i], 10);
+	/* every hello carried its port's payload rate to rank 0 */
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(r.g.nodes[i].payload_mbps, 392149);
 	rt_mesh_agg_free(&r.g);
 }
 

@@ -147,6 +147,40 @@ static void names_the_slow_direction(void **state)
 	free(t);
 }
 
+/* --min-line-rate: the reason names the measured figure, the line rate
+ * and the host whose port sets it (node1: 200G, 196 Gb/s of payload). */
+static void names_the_line_rate(void **state)
+{
+	static const uint32_t pay[] = {392149, 196000, 392149};
+	struct rt_mesh_limits lr = {.min_line_rate = 0.9};
+	struct rt_mesh_result r[] = {ok(0, 1, 10, 150), ok(0, 2, 10, 390), ok(1, 2, 10, 190)};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 3, .payload_mbps = pay[i]};
+
+		snprintf(h.host, sizeof(h.host), "node%u", i);
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+		assert_int_equal(rt_mesh_agg_add(&g, &r[i], &err), 0);
+	}
+	assert_int_equal(rt_mesh_judge(&g, &lr, &err), 0);
+	rt_mesh_summary(f, &g, &lr);
+	fclose(f);
+	assert_non_null(strstr(text, "bad link 0 (node0) - 1 (node1): 150.00 Gb/s 0->1 < 0.9 x "
+			       "line rate 196.00 Gb/s (the RDMA payload rate of node1's port at "
+			       "its MTU)\n"));
+	assert_null(strstr(text, "bad link 0 (node0) - 2"));
+	assert_null(strstr(text, "bad link 1 (node1) - 2"));
+	rt_mesh_agg_free(&g);
+	free(text);
+}
+
 static void bounded_lists(void **state)
 {
 	char *t = summary(60, UINT32_MAX, all_fail), *p = t;
@@ -243,6 +277,7 @@ int main(void)
 		cmocka_unit_test(ready_last),
 		cmocka_unit_test(names_bad_nodes_and_links),
 		cmocka_unit_test(names_the_slow_direction),
+		cmocka_unit_test(names_the_line_rate),
 		cmocka_unit_test(bounded_lists),
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),

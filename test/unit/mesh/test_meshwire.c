@@ -19,7 +19,8 @@ static struct rt_meshmsg hello(void)
 	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO};
 
 	m.u.hello = (struct rt_mesh_hello){.rank = 3, .size = 8, .port = 7471,
-					   .token = 0x0123456789abcdefull};
+					   .token = 0x0123456789abcdefull,
+					   .payload_mbps = 392149};
 	strcpy(m.u.hello.host, "gpu07.cluster");
 	return m;
 }
@@ -58,7 +59,7 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {92, 88, 64, 28};
+	static const size_t sizes[] = {96, 88, 64, 28};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -111,6 +112,29 @@ static void hello_carries_the_token(void **state)
 	assert_string_equal(back.u.hello.host, "gpu07.cluster");
 }
 
+/* The payload rate travels last, big endian; a peer's figure is bounded
+ * by the fastest port there is (12X XDR: 2,400,000 Mbit/s). */
+static void hello_carries_the_payload_rate(void **state)
+{
+	struct rt_meshmsg m = hello(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+
+	(void)state;
+	assert_int_equal(len, 96);
+	assert_memory_equal(buf + 92, "\x00\x05\xfb\xd5", 4); /* 392149 */
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.payload_mbps, 392149);
+	m.u.hello.payload_mbps = 2400000;
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.payload_mbps, 2400000);
+	m.u.hello.payload_mbps = 2400001;
+	expect_refused(m, 0, 'R', 8, "payload rate 2400001 Mbit/s is above the fastest port's 2400000");
+	expect_refused(hello(), 92, 0xff, 8, "payload rate");
+}
+
 static void strict_fields(void **state)
 {
 	struct rt_meshmsg m;
@@ -121,11 +145,13 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 4");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 5");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 4");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 5");
+	/* version 4 hellos had no payload rate */
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 5");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
-	expect_refused(hello(), 7, 93, 8, "length");
+	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
 	expect_refused(hello(), 15, 9, 8, "size 9");
 	expect_refused(hello(), 15, 0, 0, "size 0");
@@ -269,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(hello_carries_the_token),
+		cmocka_unit_test(hello_carries_the_payload_rate),
 		cmocka_unit_test(strict_fields),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),
