@@ -112,7 +112,8 @@ static struct rdma_conn_param conn_param(const struct rt_pt_cm *cm, unsigned i)
 	return (struct rdma_conn_param){
 		.responder_resources = (uint8_t)cm->s.out_reads,
 		.initiator_depth = (uint8_t)cm->s.out_reads,
-		.retry_count = 7, .rnr_retry_count = 7, /* perftest's */
+		/* perftest asks for its --retry_count (7 by default) for both */
+		.retry_count = cm->s.retry_count, .rnr_retry_count = cm->s.retry_count,
 		.qp_num = cm->s.qp[i]->qp_num,
 	};
 }
@@ -149,6 +150,20 @@ fail:
 	return NULL;
 }
 
+/* -T: where perftest sets it, between address and route resolution, so
+ * that the route (on RoCE the GRH's traffic class) carries it. */
+static int set_tos(struct rt_pt_cm *cm, unsigned i, struct rt_error *err)
+{
+	uint8_t tos = (uint8_t)cm->s.tos;
+
+	if (cm->s.tos < 0 ||
+	    !rdma_set_option(cm->q[i].id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
+			     sizeof(tos)))
+		return 0;
+	return rt_fail_errno(err, RT_EXIT_FAIL, errno, "setting -T %d on the RDMA "
+			     "CM id of QP %u", cm->s.tos, i + 1);
+}
+
 /* Address and route of QP i's fresh id. */
 static int resolve(struct rt_pt_cm *cm, unsigned i, struct rt_error *err)
 {
@@ -162,7 +177,7 @@ static int resolve(struct rt_pt_cm *cm, unsigned i, struct rt_error *err)
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_resolve_addr %s",
 				     cm->peer);
 	if ((rc = expect(cm, RDMA_CM_EVENT_ADDR_RESOLVED, "address", &ev, err)) ||
-	    (rc = same_device(cm, cm->q[i].id, err)))
+	    (rc = same_device(cm, cm->q[i].id, err)) || (rc = set_tos(cm, i, err)))
 		return rc;
 	if (rdma_resolve_route(cm->q[i].id, ms))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_resolve_route %s",

@@ -38,6 +38,8 @@ struct rt_pt_cm_spec {
 	unsigned n;
 	unsigned out_reads;    /* responder resources and initiator depth */
 	uint8_t ack_timeout;   /* -u, the RTS ACK timeout exponent */
+	int tos;               /* -T: client ids' type of service; -1: none */
+	uint8_t retry_count;   /* --retry_count: the requests' retry and RNR retry */
 	enum ibv_mtu mtu;      /* the agreed MTU: the CM's path MTU is capped to it */
 	long long timeout_ms;  /* each CM step */
 	const char *peer;      /* the peer's name for messages: "192.0.2.1:18515" */

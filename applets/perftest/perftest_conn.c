@@ -33,7 +33,7 @@ static int open_cm_chan(struct rt_pt_conn *c)
 {
 	struct rt_cmchan_spec s = {
 		.server = c->client ? c->p->server : NULL, .port = c->p->tcp_port,
-		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = 7,
+		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->retry_count,
 		.ack_timeout = (int)c->p->qp_timeout,
 	};
 
@@ -144,10 +144,16 @@ static int path(struct rt_pt_conn *c)
 	s->hop_limit = 255; /* perftest's GRH */
 	s->timeout = (uint8_t)p->qp_timeout;
 	s->sl = (uint8_t)p->sl;
+	s->traffic_class = p->tclass;
 	if (rt_vdev_local(&c->d, "/sys", p->gid_index, chan_local(c), &s->local,
 			  &c->run->err))
 		return -1;
 	c->gid = s->local.grh;
+	/* perftest sets it "if GRH is in use": here the class would go nowhere */
+	if (!c->gid && p->tclass)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--tclass %u: %s port %u "
+			       "uses no GRH (IB without -x)", p->tclass, c->d.name,
+			       p->ib_port);
 	c->gid_auto = c->gid && p->gid_index < 0;
 	return out_reads(c);
 }
@@ -160,7 +166,9 @@ static int handshake(struct rt_pt_conn *c)
 		.cycle_buffer = page > 0 ? (uint32_t)page : RT_PT_CYCLE_BUFFER,
 		.cache_line = RT_PT_CACHE_LINE, .mtu = start_mtu(c),
 	};
-	if (rt_pt_handshake(&c->ch, c->client, &c->sys, &c->run->err))
+	/* --dont_xchg_versions: no message at all, each side its own values */
+	if (c->p->xchg_versions &&
+	    rt_pt_handshake(&c->ch, c->client, &c->sys, &c->run->err))
 		return -1;
 	c->spec.mtu = c->sys.mtu;
 	return 0;
@@ -171,12 +179,15 @@ static int handshake(struct rt_pt_conn *c)
 static int buffer(struct rt_pt_conn *c)
 {
 	struct rt_error *err = &c->run->err;
-	/* relaxed ordering as perftest asks for it (an optional flag: a
-	 * device without it ignores it) */
+	/* relaxed ordering as perftest asks for it unless
+	 * --disable_pcie_relaxed (an optional flag: a device without it
+	 * ignores it) */
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_RELAXED_ORDERING;
+		     IBV_ACCESS_REMOTE_READ;
 	struct rt_buf *b;
 
+	if (c->p->relaxed)
+		access |= IBV_ACCESS_RELAXED_ORDERING;
 	if (c->p->t.verb == RT_PT_ATOMIC)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	c->slot = rt_pt_slot(c->p->size, c->sys.cycle_buffer, c->sys.cache_line);
@@ -256,6 +267,7 @@ static int cm_connect(struct rt_pt_conn *c)
 		.client = c->client, .dev = c->d.name, .ib_port = c->p->ib_port,
 		.qp = c->qp, .n = c->p->qps, .out_reads = c->out_reads,
 		.ack_timeout = (uint8_t)c->p->qp_timeout, .mtu = c->sys.mtu,
+		.tos = c->p->tos, .retry_count = c->p->retry_count,
 		.timeout_ms = c->run->common.timeout_ms, .peer = rt_pt_peer(&c->ch),
 	};
 	const struct sockaddr *at = c->client ? chan_remote(c) : chan_local(c);

@@ -37,7 +37,7 @@ const struct rt_enum rt_pt_conns[] = {
  * name keeps a script's intent from being ignored. */
 const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'M', "MGID" }, { 'A', "atomic_type" }, { 'B', "source_mac" },
-	{ 'T', "tos" }, { 'L', "hop_limit" }, { 'E', "dest_mac" },
+	{ 'E', "dest_mac" },
 	{ 'J', "dest_ip" }, { 'j', "source_ip" }, { 'K', "dest_port" },
 	{ 'k', "source_port" }, { 'X', "vector" }, { 'W', "report-counters" },
 	{ 'g', "mcg" },
@@ -45,12 +45,11 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 'Z', "server" },
 	{ 'P', "client" }, { 0, "run_infinitely" },
 	{ 0, "reversed" }, { 0, "report-both" }, { 0, "use-srq" }, { 0, "odp" },
-	{ 0, "use_hugepages" }, { 0, "use_old_post_send" },
-	{ 0, "dont_xchg_versions" }, { 0, "ipv6" },
-	{ 0, "dlid" }, { 0, "tclass" }, { 0, "pkey_index" }, { 0, "retry_count" },
+	{ 0, "use_hugepages" }, { 0, "ipv6" },
+	{ 0, "dlid" }, { 0, "pkey_index" },
 	{ 0, "latency_gap" }, { 0, "mmap" }, { 0, "mmap-offset" },
-	{ 0, "mr_per_qp" }, { 0, "wait_destroy" }, { 0, "cpu_util" },
-	{ 0, "disable_pcie_relaxed" }, { 0, "use_cuda" }, { 0, "use_cuda_bus_id" },
+	{ 0, "mr_per_qp" }, { 0, "cpu_util" },
+	{ 0, "use_cuda" }, { 0, "use_cuda_bus_id" },
 	{ 0, "use_cuda_dmabuf" }, { 0, "use_rocm" }, { 0, "use_neuron" },
 	{ 0, "use_hl" }, { 0, "use_mlu" }, { 0, "rate_limit" }, { 0, "burst_size" },
 	{ 0, "typical_pkt_size" }, { 0, "rate_units" }, { 0, "rate_limit_type" },
@@ -166,6 +165,36 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->comm_cm = c->rdma_cm || c->comm_rdma_cm;
 	p->output = (enum rt_pt_output)c->output;
 	p->atomic = (enum rt_pt_atomic)c->atomic_type;
+	p->tclass = (uint8_t)c->tclass;
+	p->retry_count = (uint8_t)c->retry_count;
+	p->wait_destroy = (unsigned)c->wait_destroy;
+	p->xchg_versions = !c->dont_xchg;
+	p->relaxed = !c->no_relaxed;
+}
+
+/* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
+ * only valid for rdma_cm based QP"; -L on a non-raw-Ethernet QP exits 1,
+ * "Hop limit only valid for RawEth QP"). --tclass and --retry_count
+ * perftest takes and drops where they do nothing: rdmatest names them. */
+static int cm_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		    const struct rt_opt_table *tab, struct rt_error *err)
+{
+	p->tos = rt_opt_was_given(tab, "tos") ? (int)c->tos : -1;
+	if (p->tos >= 0 && !p->rdma_cm)
+		return rt_fail(err, RT_EXIT_USAGE, "-T (--tos) needs -R: the type of "
+			       "service is set on the test QPs' RDMA CM ids (perftest "
+			       "refuses it without -R too)");
+	if (rt_opt_was_given(tab, "hop_limit"))
+		return rt_fail(err, RT_EXIT_USAGE, "-L (--hop_limit): perftest takes it "
+			       "for raw Ethernet QPs only and refuses it for RC; rdmatest "
+			       "has no raw Ethernet test");
+	if (p->rdma_cm && rt_opt_was_given(tab, "tclass"))
+		return rt_fail(err, RT_EXIT_USAGE, "--tclass and -R exclude each other: "
+			       "with -R the RDMA CM sets the QPs' path (use -T)");
+	if (!p->comm_cm && rt_opt_was_given(tab, "retry_count"))
+		return rt_fail(err, RT_EXIT_USAGE, "--retry_count needs -R or -z: it is "
+			       "the RDMA CM connections' retry count");
+	return 0;
 }
 
 static int duration(struct rt_pt_params *p, const struct rt_pt_cfg *c,
@@ -207,9 +236,6 @@ static int latency_rules(const struct rt_pt_params *p, struct rt_error *err)
 	if (p->output && p->output != RT_PT_OUT_LAT)
 		return rt_fail(err, RT_EXIT_USAGE, "--output: a latency test has only "
 			       "'latency'");
-	if (p->warm_up)
-		return rt_fail(err, RT_EXIT_USAGE, "--perform_warm_up: not supported by "
-			       "rdmatest in latency tests (perftest 4.5 accepts and ignores it)");
 	return 0;
 }
 
@@ -262,7 +288,8 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	*p = (struct rt_pt_params){ .t = t };
 	copy_plain(p, c);
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
-	if (atomic_rules(p, err) || unused_rules(p, tab, err) || duration(p, c, tab, err) ||
+	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
+	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

@@ -44,10 +44,12 @@ struct rt_pt_cfg {
 	long long port, ib_port, size, iters, duration, margin, gid_index;
 	long long qps, tx_depth, rx_depth, qp_timeout, sl, inline_size, outs;
 	long long post_list, cq_mod;
+	long long tos, tclass, retry_count, hop_limit, wait_destroy;
 	int mtu, conn, all, cpu_freq, no_peak, bidir, events, report_gbits;
 	int out_json, warm_up, help, version, output, rdma_cm, comm_rdma_cm;
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
+	int dont_xchg, old_post_send, no_relaxed;
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -86,7 +88,26 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "(wire-compatible with perftest 4.5 and 25.01)", NULL }, \
 	{ 'z', "comm_rdma_cm", RT_OPT_FLAG, RT_I(comm_rdma_cm), 0, 0, NULL, NULL, \
 	  "run the exchange over an RDMA CM connection on -p, as -R does, but " \
-	  "connect the test QPs by hand from the exchanged records", NULL }
+	  "connect the test QPs by hand from the exchanged records", NULL }, \
+	{ 'T', "tos", RT_OPT_INT, RT_L(tos), 0, 255, NULL, "TOS", \
+	  "-R only (exit 2 without, as perftest refuses it): the type of service " \
+	  "the client sets on its test QPs' CM ids before their routes are " \
+	  "resolved, as perftest; the server's QPs take the path of the client's " \
+	  "requests, so there it is only printed", NULL }, \
+	{ 0, "tclass", RT_OPT_INT, RT_L(tclass), 0, 255, "0", "TC", \
+	  "traffic class in the GRH of QPs connected by hand (-R refuses it: " \
+	  "the RDMA CM sets the path, see -T)", NULL }, \
+	{ 0, "retry_count", RT_OPT_INT, RT_L(retry_count), 0, 7, "7", "N", \
+	  "-R or -z only: the retry count the RDMA CM connections ask for (-R: " \
+	  "also the test QPs' RNR retry count, as perftest)", NULL }, \
+	{ 'L', "hop_limit", RT_OPT_INT, RT_L(hop_limit), 0, 255, NULL, "N", \
+	  "refused (exit 2): perftest takes it for raw Ethernet QPs only and " \
+	  "refuses it for RC; RC QPs' GRH hop limit is 255, as perftest's", NULL }, \
+	{ 0, "dont_xchg_versions", RT_OPT_FLAG, RT_I(dont_xchg), 0, 0, NULL, NULL, \
+	  "skip the version, page size, cache line and MTU messages (both sides " \
+	  "must give it); each side keeps its own values. perftest 4.5 and 25.01 " \
+	  "drop the same messages but then exit 1 at their version check, so it " \
+	  "works between rdmatest's only", NULL }
 
 #define RT_PT_OPT_SIZE(def) \
 	{ 's', "size", RT_OPT_SIZE, RT_L(size), 1, 1LL << 31, (def), "SIZE", \
@@ -145,7 +166,18 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 0, "output", RT_OPT_ENUM, RT_I(output), 0, 0, "all", "WHAT", \
 	  "print only this figure of each row", rt_pt_outputs }, \
 	{ 0, "perform_warm_up", RT_OPT_FLAG, RT_I(warm_up), 0, 0, NULL, NULL, \
-	  "send a round of messages before measuring", NULL }, \
+	  "write, read and atomic BW tests: a round of messages before measuring; " \
+	  "the send and latency tests accept it and do nothing with it, as perftest", \
+	  NULL }, \
+	{ 0, "wait_destroy", RT_OPT_INT, RT_L(wait_destroy), 0, 86400, "0", "SEC", \
+	  "wait SEC seconds (SIGINT ends it) before releasing the QPs, CQs and " \
+	  "memory, as perftest", NULL }, \
+	{ 0, "use_old_post_send", RT_OPT_FLAG, RT_I(old_post_send), 0, 0, NULL, NULL, \
+	  "accepted: rdmatest always posts with ibv_post_send (its info block " \
+	  "says \"ibv_wr* API : OFF\")", NULL }, \
+	{ 0, "disable_pcie_relaxed", RT_OPT_FLAG, RT_I(no_relaxed), 0, 0, NULL, NULL, \
+	  "register the buffer without IBV_ACCESS_RELAXED_ORDERING (\"PCIe relax " \
+	  "order : OFF\")", NULL }, \
 	{ 0, "ipv6-addr", RT_OPT_FLAG, RT_I(ipv6_addr), 0, 0, NULL, NULL, \
 	  "accepted (perftest 23.07 and later): the exchange takes the server's " \
 	  "IPv6 address without it, and the server listens on IPv6 and IPv4", NULL }
@@ -191,6 +223,11 @@ struct rt_pt_params {
 	unsigned qp_timeout, sl, inline_size, outs;
 	bool all, no_peak, bidir, events, gbits, out_json, warm_up;
 	bool rdma_cm;         /* -R: the test QPs connected with the RDMA CM */
+	int tos;              /* -T, -1: not given */
+	uint8_t tclass, retry_count; /* --tclass, --retry_count */
+	unsigned wait_destroy; /* seconds before the resources go */
+	bool xchg_versions;   /* false: --dont_xchg_versions */
+	bool relaxed;         /* the MR's relaxed ordering (--disable_pcie_relaxed) */
 	bool comm_cm;         /* -R or -z: the exchange over an RDMA CM connection */
 	enum rt_pt_atomic atomic; /* -A, atomic tests */
 	enum rt_pt_output output;

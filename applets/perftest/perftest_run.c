@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perftest/perftest_conn.h"
+#include "rdmatest/fdwait.h"
 #include "rdmatest/util.h"
 
 /* ---- names and the information block ------------------------------------ */
@@ -30,6 +31,17 @@ static void depths(const struct rt_pt_conn *c, const struct rt_log *l)
 		rt_say(l, " CQ Moderation   : %u", rt_pt_cq_mod(p, p->size));
 }
 
+/* perftest's " \tTOS    : N" after the exchange method, with -R. */
+static const char *tos(const struct rt_pt_params *p)
+{
+	static char buf[32];
+
+	if (!p->rdma_cm || p->tos < 0)
+		return "";
+	snprintf(buf, sizeof(buf), " \tTOS    : %d", p->tos);
+	return buf;
+}
+
 void rt_pt_print_info(const struct rt_pt_conn *c)
 {
 	const struct rt_log *l = &c->run->log;
@@ -43,7 +55,8 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : RC\t\tUsing SRQ      : OFF");
-	rt_say(l, " PCIe relax order: ON\n ibv_wr* API     : OFF");
+	rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
+	       p->relaxed ? "ON" : "OFF");
 	depths(c, l);
 	rt_say(l, " Mtu             : %d[B]\n Link type       : %s",
 	       rt_mtu_bytes(c->sys.mtu), ib ? "IB" : "Ethernet");
@@ -55,8 +68,8 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 		rt_say(l, " Outstand reads  : %u", c->out_reads);
 	else
 		rt_say(l, " Max inline data : %u[B]", p->inline_size);
-	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s", p->rdma_cm ? "ON" : "OFF",
-	       p->comm_cm ? "rdma_cm" : "Ethernet");
+	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s%s", p->rdma_cm ? "ON" : "OFF",
+	       p->comm_cm ? "rdma_cm" : "Ethernet", tos(p));
 	/* perftest's words, though its server has the connection by now */
 	if (p->rdma_cm && !c->client)
 		rt_say(l, RT_PT_LINE "\n Waiting for client rdma_cm QP to connect\n"
@@ -236,6 +249,20 @@ int rt_pt_check_lat_limits(const struct rt_pt_params *p, uint64_t size,
 
 /* ---- main ----------------------------------------------------------------- */
 
+/* --wait_destroy: perftest's pause before the resources go (a user
+ * inspects the QPs meanwhile); SIGINT ends it, and it follows a
+ * successful run only. */
+static int wait_destroy(struct rt_run *run, const struct rt_pt_params *p)
+{
+	if (!p->wait_destroy)
+		return 0;
+	rt_say(&run->log, " Waiting %u seconds before releasing resources...",
+	       p->wait_destroy);
+	rt_log_flush(&run->log);
+	return rt_fdwait(-1, 0, rt_deadline_after_ms(p->wait_destroy * 1000LL)) ==
+	       RT_FDWAIT_INTERRUPTED ? RT_INTERRUPTED : 0;
+}
+
 static int session(struct rt_run *run, const struct rt_pt_params *p,
 		   rt_pt_session_fn *fn)
 {
@@ -248,6 +275,8 @@ static int session(struct rt_run *run, const struct rt_pt_params *p,
 		rt_pt_out_init(&o, c);
 		rc = fn(c, &o);
 		rt_pt_out_free(&o);
+		if (!rc)
+			rc = wait_destroy(run, p);
 	}
 	rt_pt_conn_destroy(c);
 	free(c);

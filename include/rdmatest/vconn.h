@@ -70,6 +70,7 @@ struct rt_vqp_spec {
 	uint32_t local_psn, remote_psn, remote_qpn;
 	struct rt_vaddr local, remote;
 	uint8_t sl, hop_limit;
+	uint8_t traffic_class;     /* the GRH's (0 unless asked: perftest --tclass) */
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 };

@@ -7,7 +7,9 @@
 # -b; perftest 4.5's (Debian 12) on either side of a bandwidth and a
 # latency test; rdmatest against itself where no perftest case covers it
 # (the write and read latency tests, -q 4 with --json, -x with -R); and
-# the bounds: no server, a peer killed mid-run. -n 200: a few seconds each.
+# the bounds: no server, a peer killed mid-run. Then -T and --retry_count
+# with -R, --tclass with -z, and --dont_xchg_versions, against perftest
+# 25.01 both ways. -n 200: a few seconds each.
 . "$LAB_SCEN/faults.inc"
 
 # bw and lat rows: size and iterations, then figures
@@ -113,3 +115,69 @@ up_pair 12 -R ib_write_bw "$(bw_row 65536 200)" -n 200
 up_pair 12 -R ib_read_lat "$(lat_row 2 200)" -n 200
 up_pair 13 -z ib_write_lat "$(lat_row 2 200)" -n 200
 up_pair 12 -z ib_read_bw "$(bw_row 65536 200)" -n 200
+
+# -T with -R and --tclass with -z, perftest 25.01 both ways: both sides
+# take them and run (the packets' ToS is not checked: the guest kernel has
+# no clsact/u32 to count them with); --retry_count 5 on both.
+case_begin "ib_write_bw -R -T 96 --retry_count 5: perftest (Debian 13) client -> rt server" 60
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -T 96 --retry_count 5 -n 200
+wait_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -R -T 96 --retry_count 5 -n 200 "$B" ||
+	fail "perftest client exited $?"
+failed || exit_in srv 0
+failed || log_has srv 'Data ex. method : rdma_cm 	TOS    : 96$'
+pass
+case_begin "ib_write_bw -R -T 96 --retry_count 5: rt client -> perftest (Debian 13) server" 60
+bg_start srv b /opt/peers/up13/ib_write_bw -d "$DEV_B" -R -T 96 --retry_count 5 -n 200
+wait_listen b 18515 20 || fail "perftest server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -T 96 --retry_count 5 -n 200 "$B" ||
+	fail "client exited $?"
+failed || output_has 'Data ex. method : rdma_cm 	TOS    : 96$' || fail "client: no TOS in the info block"
+failed || exit_in srv 0
+pass
+
+case_begin "ib_write_lat -z --tclass 32: perftest (Debian 13) client -> rt server" 60
+bg_start srv b $RT/ib_write_lat --timeout 10 -d "$DEV_B" -z --tclass 32 -n 200
+wait_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a /opt/peers/up13/ib_write_lat -d "$DEV_A" -z --tclass 32 -n 200 "$B" ||
+	fail "perftest client exited $?"
+failed || exit_in srv 0
+pass
+case_begin "ib_write_lat -z --tclass 32: rt client -> perftest (Debian 13) server" 60
+bg_start srv b /opt/peers/up13/ib_write_lat -d "$DEV_B" -z --tclass 32 -n 200
+wait_listen b 18515 20 || fail "perftest server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_write_lat --timeout 10 -d "$DEV_A" -z --tclass 32 -n 200 "$B" ||
+	fail "client exited $?"
+failed || exit_in srv 0
+pass
+
+# --dont_xchg_versions: no version, page, cache line or MTU message. Two
+# rdmatest sides run; perftest 25.01 drops the same messages, then exits 1
+# at its version check (the version it did not receive reads as 0), and
+# the rdmatest side names the closed channel, bounded.
+case_begin "ib_write_bw -z --dont_xchg_versions: rt client -> rt server" 60
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -z --dont_xchg_versions -n 200
+wait_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -z --dont_xchg_versions -n 200 "$B" ||
+	fail "client exited $?"
+failed || output_has "$(bw_row 65536 200)" || fail "client printed no row"
+failed || exit_in srv 0
+pass
+case_begin "ib_write_bw -z --dont_xchg_versions: perftest (Debian 13) client -> rt server: perftest exits 1, rt names it" 60
+bg_start srv b $RT/ib_write_bw --timeout 5 -d "$DEV_B" -z --dont_xchg_versions -n 200
+wait_listen b 18515 20 || fail "server not listening on 18515"
+failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -z --dont_xchg_versions -n 200 "$B"
+rc=$?
+failed || [ "$rc" = 1 ] || fail "perftest client exit $rc, wanted 1"
+failed || output_has "not compatible with versions older than 5.70" || fail "perftest: no version message"
+failed || exit_in srv 1
+pass
+case_begin "ib_write_bw -z --dont_xchg_versions: rt client -> perftest (Debian 13) server: perftest exits 1, rt names it" 60
+bg_start srv b /opt/peers/up13/ib_write_bw -d "$DEV_B" -z --dont_xchg_versions -n 200
+wait_listen b 18515 20 || fail "perftest server not listening on 18515"
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 5 -d "$DEV_A" -z --dont_xchg_versions -n 200 "$B"
+rc=$?
+failed || [ "$rc" = 1 ] || fail "rt client exit $rc, wanted 1"
+failed || exit_in srv 1
+failed || log_has srv "not compatible with versions older than 5.70"
+pass

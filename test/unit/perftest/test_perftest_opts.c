@@ -192,6 +192,58 @@ static void refusals_and_bad_values(void **state)
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
 }
 
+/* Refused, exit 2, naming the option: reason text contains want. */
+static void refused(const char *want, ...)
+{
+	struct rt_pt_params p;
+	struct rt_error err = { 0 };
+	va_list ap;
+
+	va_start(ap, want);
+	assert_int_equal(vparse(&p, &err, bw_opts, "ib_write_bw", write_bw, ap), -1);
+	va_end(ap);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, want));
+}
+
+/* perftest 25.01's rules for the CM and GRH options, and the defaults:
+ * no ToS, class 0, retry count 7, the handshake, relaxed ordering. */
+static void cm_and_grh_options(void **state)
+{
+	struct rt_pt_params p;
+	struct rt_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(parse(&p, &err, "host", NULL), 0);
+	assert_int_equal(p.tos, -1);
+	assert_int_equal(p.tclass, 0);
+	assert_int_equal(p.retry_count, 7);
+	assert_int_equal(p.wait_destroy, 0);
+	assert_true(p.xchg_versions);
+	assert_true(p.relaxed);
+	assert_int_equal(parse(&p, &err, "-R", "-T", "96", "--retry_count", "3",
+			       "host", NULL), 0);
+	assert_int_equal(p.tos, 96);
+	assert_int_equal(p.retry_count, 3);
+	assert_int_equal(parse(&p, &err, "-z", "--retry_count=0", "--tclass", "32",
+			       "host", NULL), 0);
+	assert_int_equal(p.retry_count, 0);
+	assert_int_equal(p.tclass, 32);
+	assert_int_equal(parse(&p, &err, "--dont_xchg_versions", "--disable_pcie_relaxed",
+			       "--wait_destroy", "2", "--use_old_post_send", NULL), 0);
+	assert_false(p.xchg_versions);
+	assert_false(p.relaxed);
+	assert_int_equal(p.wait_destroy, 2);
+	refused("-T (--tos) needs -R", "-T", "4", "host", NULL);
+	refused("-T (--tos) needs -R", "-z", "--tos=4", "host", NULL);
+	refused("--tos: 256 is out of range", "-R", "-T", "256", NULL);
+	refused("-L (--hop_limit)", "-L", "64", NULL);
+	refused("--tclass and -R", "-R", "--tclass", "1", NULL);
+	refused("--tclass: 256", "--tclass", "256", NULL);
+	refused("--retry_count needs -R or -z", "--retry_count", "7", NULL);
+	refused("--retry_count: 8", "-R", "--retry_count", "8", NULL);
+}
+
 static void slot_and_names(void **state)
 {
 	struct rt_pt_params p = { .t = { RT_PT_READ, RT_PT_BW }, .post_list = 1 };
@@ -267,6 +319,7 @@ int main(void)
 		cmocka_unit_test(defaults_of_write_bw),
 		cmocka_unit_test(values_and_dependencies),
 		cmocka_unit_test(refusals_and_bad_values),
+		cmocka_unit_test(cm_and_grh_options),
 		cmocka_unit_test(slot_and_names),
 		cmocka_unit_test(atomic_rules),
 		cmocka_unit_test(thresholds),
