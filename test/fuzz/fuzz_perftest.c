@@ -5,6 +5,7 @@
  *   2  the 16-byte version   3  the 2-byte MTU
  *   4  a bandwidth report (40 bytes: size, iterations, three doubles)
  *      checked against a run of size from the next 8 bytes
+ *   5  -R's binary key record, 56 bytes
  * A taken key encodes back to one taken the same way; a taken version
  * is at least 5.70, an MTU one of 256..4096; a taken report is finite
  * and not negative; a refusal is exit 1 with a reason. */
@@ -44,6 +45,25 @@ static void key(struct fuzz_in *in, bool gid)
 			   same_key(&k, &e, gid), "taken but not re-encodable");
 	}
 	free(rec);
+}
+
+static void key_bin(struct fuzz_in *in)
+{
+	size_t len;
+	uint8_t *raw = fuzz_bytes(in, RT_PT_KEY_BIN_LEN, &len);
+	uint8_t rec[RT_PT_KEY_BIN_LEN] = {0}, again[RT_PT_KEY_BIN_LEN];
+	struct rt_pt_key k, e;
+	struct rt_error err = {0};
+
+	memcpy(rec, raw, len);
+	free(raw);
+	if (rt_pt_key_bin_decode(rec, &k, "peer", &err)) {
+		refused(&err);
+		return;
+	}
+	rt_pt_key_bin_encode(again, &k);
+	FUZZ_CHECK(rt_pt_key_bin_decode(again, &e, "peer", &err) == 0 &&
+		   same_key(&k, &e, true), "taken but not re-encodable");
 }
 
 static void version(struct fuzz_in *in)
@@ -104,10 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
 
-	switch (fuzz_u8(&in) % 5) {
+	switch (fuzz_u8(&in) % 6) {
 	case 0:
 	case 1:
-		key(&in, data[0] % 5 == 1);
+		key(&in, data[0] % 6 == 1);
 		break;
 	case 2:
 		version(&in);
@@ -115,8 +135,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 3:
 		mtu(&in);
 		break;
-	default:
+	case 4:
 		report(&in);
+		break;
+	default:
+		key_bin(&in);
 	}
 	return 0;
 }

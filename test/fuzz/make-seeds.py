@@ -257,6 +257,11 @@ def perftest():
         b"".join(struct.pack(">d", x) for x in f)
     write("perftest", "report", rep(65536, 11.9, 11.8, 0.0225))
     write("perftest", "report-nan", rep(65536, float("nan"), -1.0, float("inf")))
+    # -R's binary record: lid, out_reads, qpn, psn, rkey, pad, vaddr, GID, srqn, gid index
+    kbin = struct.pack(">IIIIII", 0, 16, 0x11, 0xabcde, 0x1234, 0) + \
+        struct.pack(">Q", 0x7f0000001000) + bytes(GID) + struct.pack(">II", 0, 3)
+    write("perftest", "key-bin", b"\5" + kbin)
+    write("perftest", "key-bin-qpn", b"\5" + kbin[:8] + b"\x01" + kbin[9:])
 
 
 def stream():
