@@ -84,8 +84,13 @@ peers_mirror() {
 	local f codename
 	[ -z "${RDMATEST_LAB_MIRROR:-}" ] || { echo "$RDMATEST_LAB_MIRROR"; return 0; }
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	# a missing file is skipped without a failed status: under pipefail the
+	# loop's last test would fail the pipeline (a minbase root has only
+	# sources.list)
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] && cat "$f" && echo
+		[ -r "$f" ] || continue
+		cat "$f"
+		echo
 	done | awk -v want="$codename" '
 		function consider(uri, suites,  i, n, s) {
 			n = split(suites, s, " ")
