@@ -46,14 +46,19 @@ for t in ib_write_bw ib_read_bw ib_send_bw; do
 		one $t $s $c "$(row 65536 50)" -s 65536 -n 50
 		one $t $s $c "$(row 1048576 10)" -s 1M -n 10
 		pass
-		case_begin "$t: $c client -> $s server, -a -n 5 (23 rows on the client)" 120
-		one $t $s $c "$(row 8388608 5)" -a -n 5
-		failed || [ "$(grep -Ec "^ [0-9]+ +5 +$R" "$OUT")" = 23 ] || fail "client: not 23 rows"
-		failed || output_has "$(row 2 5)" || fail "client: no 2-byte row"
-		pass
-		case_begin "$t: $c client -> $s server, -D 2 -s 4096" 60
-		one $t $s $c "^ 4096 +[0-9]+ +$R" -D 2 -s 4096
-		pass
+		# ib_read_bw's -a and -D walk ib_write_bw's exchange (perftest's
+		# read test is the write test without its first sleep): those
+		# cases prove nothing the write test's do not
+		if [ "$t" != ib_read_bw ]; then
+			case_begin "$t: $c client -> $s server, -a -n 5 (23 rows on the client)" 120
+			one $t $s $c "$(row 8388608 5)" -a -n 5
+			failed || [ "$(grep -Ec "^ [0-9]+ +5 +$R" "$OUT")" = 23 ] || fail "client: not 23 rows"
+			failed || output_has "$(row 2 5)" || fail "client: no 2-byte row"
+			pass
+			case_begin "$t: $c client -> $s server, -D 2 -s 4096" 60
+			one $t $s $c "^ 4096 +[0-9]+ +$R" -D 2 -s 4096
+			pass
+		fi
 		case_begin "$t: $c client -> $s server, -q 4 -b -s 4096 -n 100: 400 each way, both print the sum" 60
 		one $t $s $c "$(row 4096 400)" -q 4 -b -s 4096 -n 100
 		pass
