@@ -485,6 +485,7 @@ static int sync_step(struct cmtime_ctx *x, enum rt_cmt_sync step)
 	unsigned char b = (unsigned char)step;
 	struct rt_error *err = &x->run->err;
 
+	rt_error_phase(err, "sync");
 	rt_dbg(&x->run->log, "TCP sync %u (%s)", (unsigned)step, rt_cmt_sync_name(step));
 	if (x->server)
 		return rt_oob_read(&x->oob, &b, 1, err) || rt_cmt_sync_check(step, b, err) ||
@@ -588,13 +589,11 @@ static int serve_run(struct cmtime_ctx *x, unsigned n, bool qpless, long long de
 				 t->established - d - rt_conn_step_ns(c)[RT_STEP_CREATE_QP],
 				 t->established);
 	}
-	rt_error_phase(&x->run->err, "sync");
 	if (sync_step(x, RT_CMT_SYNC_CONNECTED))
 		return -1;
 	rt_error_phase(&x->run->err, "disconnect");
 	if (rt_cm_run(x->cm, &down))
 		return -1;
-	rt_error_phase(&x->run->err, "sync");
 	if (sync_step(x, RT_CMT_SYNC_DISCONNECTED))
 		return -1;
 	destroy_all(x);
@@ -609,10 +608,8 @@ static int client_run(struct cmtime_ctx *x, struct rdma_addrinfo *ai, unsigned n
 	rt_error_phase(&x->run->err, "sync");
 	if (run_reset(x, n, qpless, delay_us) || connect_all(x, ai, n))
 		return -1;
-	rt_error_phase(&x->run->err, "sync");
 	if (sync_step(x, RT_CMT_SYNC_CONNECTED) || disconnect_all(x))
 		return -1;
-	rt_error_phase(&x->run->err, "sync");
 	if (sync_step(x, RT_CMT_SYNC_DISCONNECTED))
 		return -1;
 	destroy_all(x);
