@@ -7,6 +7,7 @@
 
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
+#include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
 #include "rdmatest/watchdog.h"
 
@@ -50,6 +51,7 @@ struct bwr {
 	uint64_t warm, cool, stop; /* -D: window and end, ns */
 	bool stopping;
 	uint64_t win_msgs;
+	struct rt_pt_pacer pace; /* the software rate limiter */
 	struct rt_watchdog dog;  /* --timeout without progress; interrupts */
 };
 
@@ -117,6 +119,8 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	}
 	w->wr.rdma.remote_addr = c->theirs[i].vaddr + off;
 	w->wr.rdma.rkey = c->theirs[i].rkey;
+	if (v == RT_PT_SEND)
+		rt_pt_ud_wr(c, i, w);
 }
 
 static int post_one(struct bwr *b, unsigned i)
@@ -138,6 +142,7 @@ static int post_one(struct bwr *b, unsigned i)
 			       i, strerror(rc));
 	b->scnt[i] += l;
 	b->tot_s += l;
+	rt_pt_pacer_sent(&b->pace, l);
 	return 1;
 }
 
@@ -150,7 +155,8 @@ static int post_sends(struct bwr *b)
 	if (b->timed && !b->stopping && rt_now_ns() >= b->stop)
 		b->stopping = true;
 	for (unsigned i = 0; i < b->p->qps; i++)
-		while (more(b, i) && b->scnt[i] - b->ccnt[i] + l <= depth) {
+		while (more(b, i) && b->scnt[i] - b->ccnt[i] + l <= depth &&
+		       rt_pt_pacer_may(&b->pace, rt_now_ns())) {
 			if (post_one(b, i) < 0)
 				return -1;
 			posted++;
@@ -190,8 +196,9 @@ static int post_recv(struct bwr *b, unsigned i)
 	const struct rt_pt_conn *c = b->c;
 	uint64_t off = rt_pt_msg_offset(b->rpost[i], b->size, c->sys.cycle_buffer,
 					c->sys.cache_line, 1);
+	/* UD: the GRH lands in front of the message */
 	struct ibv_sge s = { (uintptr_t)rt_pt_conn_target(c, i) + off,
-			     (uint32_t)b->size, c->mr->lkey };
+			     (uint32_t)b->size + rt_pt_ud_grh(c), c->mr->lkey };
 	struct ibv_recv_wr w = { .wr_id = (uint64_t)i << QP_SHIFT | b->rpost[i],
 				 .sg_list = &s, .num_sge = 1 }, *bad;
 	int rc = ibv_post_recv(c->qp[i], &w, &bad);
@@ -215,10 +222,10 @@ static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS)
 		return fail_wc(b, wc, "receive");
-	if (wc->byte_len != b->size)
+	if (wc->byte_len != b->size + rt_pt_ud_grh(b->c))
 		return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "%s sent a %u-byte message, "
 			       "this side runs %llu-byte ones (-s or -a differs)",
-			       rt_pt_peer(&b->c->ch), wc->byte_len,
+			       rt_pt_peer(&b->c->ch), wc->byte_len - rt_pt_ud_grh(b->c),
 			       (unsigned long long)b->size);
 	if (!b->r_first)
 		b->r_first = t;
@@ -318,7 +325,8 @@ static int step(struct bwr *b)
 	got += b->recvs ? n : 0;
 	if (sends_done(b) && recvs_done(b, !got))
 		return 1;
-	idle = !posted && !got;
+	/* the rate limiter's gap is no stall */
+	idle = !posted && !got && !(b->sends && b->pace.on && !sends_done(b));
 	if (!idle)
 		rt_watchdog_progress(&b->dog, rt_now_ns());
 	/* an idle step looks every time: the next may sleep on the channel.
@@ -400,6 +408,7 @@ static int loop(struct bwr *b)
 	int rc;
 
 	rt_watchdog_start(&b->dog, b->c->run->common.timeout_ms, 1024, t0);
+	rt_pt_pacer_init(&b->pace, b->c, b->size, t0);
 	b->warm = t0 + b->p->margin * s;
 	b->cool = t0 + (b->p->duration - b->p->margin) * s;
 	b->stop = t0 + b->p->duration * s;

@@ -9,6 +9,7 @@
 #include "perftest/perftest_atomic.h"
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
+#include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
 
@@ -54,7 +55,8 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 	if (size < 8 || size > c->slot)
 		return 0;
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		const uint8_t *d = dest(c, i);
+		/* UD: each message lands behind its GRH */
+		const uint8_t *d = dest(c, i) + rt_pt_ud_grh(c);
 		int64_t bad;
 
 		rt_pattern_fill(sig, sizeof(sig), i, 0);
@@ -317,7 +319,8 @@ static int sizes(struct sess *s, int (*one)(struct sess *, uint64_t))
 
 	if (!p->all)
 		return one(s, p->size);
-	for (uint64_t size = RT_PT_ALL_MIN; size <= RT_PT_ALL_MAX; size *= 2)
+	/* p->size is the sweep's last: 8 MiB, or UD's MTU */
+	for (uint64_t size = RT_PT_ALL_MIN; size <= p->size; size *= 2)
 		if (one(s, size))
 			return -1;
 	return 0;

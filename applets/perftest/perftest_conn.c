@@ -13,6 +13,7 @@
 #include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "perftest/perftest_conn.h"
+#include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
 
 /* ---- out-of-band channel ---------------------------------------------- */
@@ -140,6 +141,8 @@ static int path(struct rt_pt_conn *c)
 	struct rt_vqp_spec *s = &c->spec;
 
 	rt_vqp_spec_defaults(s);
+	s->type = rt_pt_qp_type(p->conn);
+	s->qkey = RT_PT_QKEY;
 	s->access = access_of(p->t.verb);
 	s->hop_limit = 255; /* perftest's GRH */
 	s->timeout = (uint8_t)p->qp_timeout;
@@ -191,6 +194,9 @@ static int buffer(struct rt_pt_conn *c)
 	if (c->p->t.verb == RT_PT_ATOMIC)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	c->slot = rt_pt_slot(c->p->size, c->sys.cycle_buffer, c->sys.cache_line);
+	/* UD: a cache line more per slot for the GRH in front of a receive */
+	if (rt_pt_ud_grh(c))
+		c->slot += c->sys.cache_line;
 	c->buf_size = c->slot * 2 * c->p->qps;
 	if (c->buf_size > RT_PT_MAX_BUF)
 		return rt_fail(err, RT_EXIT_FAIL, "%s: page %u and cache line %u make a "
@@ -212,7 +218,7 @@ static int queues(struct rt_pt_conn *c)
 	struct rt_error *err = &c->run->err;
 	uint32_t rdepth = p->t.verb == RT_PT_SEND ? p->rx_depth : 1;
 	struct rt_res_spec rs = {
-		.qp_type = IBV_QPT_RC, .send_depth = p->tx_depth, .recv_depth = rdepth,
+		.qp_type = rt_pt_qp_type(p->conn), .send_depth = p->tx_depth, .recv_depth = rdepth,
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
 		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
 		.max_inline = p->inline_size, .busy_poll = !p->events,
@@ -292,7 +298,7 @@ static int cm_connect(struct rt_pt_conn *c)
 }
 
 int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
-		    const struct rt_pt_params *p)
+		    struct rt_pt_params *p)
 {
 	memset(c, 0, sizeof(*c));
 	c->run = run;
@@ -304,6 +310,7 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
 	    open_chan(c) || path(c) || handshake(c))
 		return -1;
+	rt_pt_ud_clip(c, p);
 	rt_error_phase(&run->err, "setup");
 	if (resources(c))
 		return -1;
@@ -368,7 +375,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 	struct rt_vqp_spec s = c->spec;
 
 	if (c->cm)
-		return 0;
+		return rt_pt_ud_up(c, rts);
 	rt_error_phase(&c->run->err, "connect");
 	for (unsigned i = 0; i < c->p->qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
@@ -384,7 +391,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 		    (rts && rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTS, &c->run->err)))
 			return -1;
 	}
-	return 0;
+	return rt_pt_ud_up(c, rts);
 }
 
 static void keepalive(int fd, long long timeout_ms)
@@ -430,6 +437,7 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 {
 	rt_pt_cm_destroy(c->cm);
 	c->cm = NULL;
+	rt_pt_ud_destroy(c);
 	if (c->scq)
 		rt_cqwait_done(&c->sw);
 	if (c->rcq)

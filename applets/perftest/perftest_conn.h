@@ -63,6 +63,8 @@ struct rt_pt_conn {
 	uint64_t slot, buf_size;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
+	struct ibv_ah **ah;       /* UD sending sides: one per QP (perftest_ud.h) */
+	bool pace_sw;             /* the software rate limiter paces the sends */
 	char name[96];            /* "RDMA_Write BW Test" */
 };
 
@@ -85,7 +87,7 @@ static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
  * first, the client connects after it, and both are in RTS at the
  * second; their records carry the send PSNs the CM chose. */
 int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
-		    const struct rt_pt_params *p);
+		    struct rt_pt_params *p);
 /* Q key records each way, in QP order; the first call fills c->theirs
  * (later ones must repeat it, as perftest repeats them). */
 int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step);
@@ -93,7 +95,9 @@ int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step);
  * any rt_pt_conn_keys it is taken as it comes. */
 int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step);
 /* Every QP to RTR with the peer's records, and to RTS when rts (perftest
- * leaves a BW server's QPs in RTR). With -R nothing: the CM did it. */
+ * leaves a BW server's QPs in RTR). With -R nothing: the CM did it. Then
+ * (rts: a sending side) UD's address handles and the HW rate limit
+ * (perftest_ud.h). */
 int rt_pt_conn_up(struct rt_pt_conn *c, bool rts);
 /* An idle side's wait for the peer's next message (the end of a run it
  * does not take part in, which may last long: -a, -D, a large -n): until

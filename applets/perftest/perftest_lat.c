@@ -260,7 +260,7 @@ static int post_recv(struct lat *l, struct rt_error *err)
 {
 	const struct rt_ptl_path *p = l->p;
 	struct ibv_sge sge = { .addr = (uintptr_t)p->target,
-			       .length = (uint32_t)l->plan->size, .lkey = p->lkey };
+			       .length = (uint32_t)l->plan->size + p->grh, .lkey = p->lkey };
 	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
 	int rc = ibv_post_recv(p->qp, &wr, &bad);
 
@@ -398,6 +398,11 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 		wr.wr.atomic.rkey = p->rkey;
 		wr.wr.atomic.compare_add = cas ? 0 : 1;
 		wr.wr.atomic.swap = 0;
+	}
+	if (p->ah) {
+		wr.wr.ud.ah = p->ah;
+		wr.wr.ud.remote_qpn = p->remote_qpn;
+		wr.wr.ud.remote_qkey = RT_PT_QKEY;
 	}
 	now = rt_now_ns();
 	rt_watchdog_progress(&l->dog, now);

@@ -129,6 +129,9 @@ struct rt_ptl_path {
 	unsigned cq_mod;           /* send: every cq_mod-th send is signalled */
 	unsigned rx_depth;         /* send: receives posted ahead (>= 1) */
 	int oob_fd;                /* the peer's close of it names a dead peer; -1 */
+	struct ibv_ah *ah;         /* UD: the peer's address handle, else NULL */
+	uint32_t remote_qpn;       /* UD: the peer's QP */
+	uint32_t grh;              /* UD: bytes in front of a receive (40), else 0 */
 	long long timeout_ms;      /* --timeout: longest wait without progress */
 	const char *peer;          /* for messages */
 };

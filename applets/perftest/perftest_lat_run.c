@@ -57,6 +57,8 @@ static void make_path(struct ptl *x)
 		.max_inline = RT_MIN(p->inline_size, c->max_inline),
 		.cq_mod = RT_MIN(p->cq_mod, p->tx_depth), .rx_depth = p->rx_depth,
 		.oob_fd = c->ch.tcp.fd, .timeout_ms = timeout, .peer = rt_pt_peer(&c->ch),
+		.ah = c->ah ? c->ah[0] : NULL, .remote_qpn = c->theirs[0].qpn,
+		.grh = c->p->conn == RT_PT_UD ? RT_PT_UD_GRH : 0,
 	};
 	c->sw.timeout_ms = c->rw.timeout_ms = RT_MIN(timeout, SLICE_MS);
 }
@@ -75,7 +77,7 @@ static uint64_t first_size(const struct rt_pt_params *p)
 
 static uint64_t last_size(const struct rt_pt_params *p)
 {
-	return p->all ? RT_PT_ALL_MAX : p->size;
+	return p->size; /* with -a 8 MiB, or UD's MTU */
 }
 
 /* ---- rows ------------------------------------------------------------------ */

@@ -30,17 +30,37 @@ const struct rt_enum rt_pt_atomics[] = {
 };
 
 const struct rt_enum rt_pt_conns[] = {
-	{ "RC", 0, "reliable connection" }, { NULL, 0, NULL },
+	{ "RC", RT_PT_RC, "reliable connection" },
+	{ "UC", RT_PT_UC, "unreliable connection: send and write tests" },
+	{ "UD", RT_PT_UD, "unreliable datagram: send tests, at most the MTU" },
+	{ "XRC", RT_PT_XRC, "refused: rdmatest has no XRC test (ibv_xsrq_pingpong)" },
+	{ "DC", RT_PT_DC, "refused: mlx5 only (mlx5dv)" },
+	{ "SRD", RT_PT_SRD, "refused: EFA only (efadv)" },
+	{ NULL, 0, NULL },
+};
+
+const struct rt_enum rt_pt_rate_units[] = {
+	{ "g", RT_PT_RATE_GBPS, "Gb/s (10^9 bit)" },
+	{ "M", RT_PT_RATE_MIBPS, "MiB/s (2^20 bytes)" },
+	{ "p", RT_PT_RATE_PPS, "messages per second" },
+	{ NULL, 0, NULL },
+};
+
+const struct rt_enum rt_pt_rate_types[] = {
+	{ "SW", RT_PT_RATE_SW, "software pacing" },
+	{ "HW", RT_PT_RATE_HW, "the device's per-QP rate limit" },
+	{ "PP", RT_PT_RATE_PP, "raw Ethernet packet pacing (refused)" },
+	{ NULL, 0, NULL },
 };
 
 /* Every other option of perftest 4.5's parser (§2.1): refusing them by
  * name keeps a script's intent from being ignored. */
 const struct rt_opt_refused rt_pt_refused[] = {
-	{ 'M', "MGID" }, { 'A', "atomic_type" }, { 'B', "source_mac" },
+	{ 'A', "atomic_type" }, { 'B', "source_mac" },
 	{ 'E', "dest_mac" },
 	{ 'J', "dest_ip" }, { 'j', "source_ip" }, { 'K', "dest_port" },
 	{ 'k', "source_port" }, { 'X', "vector" }, { 'W', "report-counters" },
-	{ 'g', "mcg" },
+	{ 'g', "mcg" }, { 'M', "MGID" },
 	{ 'v', "mac_fwd" }, { 'C', "report-cycles" }, { 'H', "report-histogrm" },
 	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 'Z', "server" },
 	{ 'P', "client" }, { 0, "run_infinitely" },
@@ -51,8 +71,7 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "mr_per_qp" }, { 0, "cpu_util" },
 	{ 0, "use_cuda" }, { 0, "use_cuda_bus_id" },
 	{ 0, "use_cuda_dmabuf" }, { 0, "use_rocm" }, { 0, "use_neuron" },
-	{ 0, "use_hl" }, { 0, "use_mlu" }, { 0, "rate_limit" }, { 0, "burst_size" },
-	{ 0, "typical_pkt_size" }, { 0, "rate_units" }, { 0, "rate_limit_type" },
+	{ 0, "use_hl" }, { 0, "use_mlu" },
 	{ 0, "report-per-port" }, { 0, "flows" }, { 0, "flows_burst" },
 	{ 0, "force-link" }, { 0, "use-null-mr" }, { 0, "recv_post_list" },
 	{ 0, "payload_file_path" }, { 0, "inline_recv" }, { 0, "tx_depth" },
@@ -101,7 +120,8 @@ static int depths(struct rt_pt_params *p)
 		p->tx_depth = (unsigned)p->iters;
 	if (!p->duration && p->t.verb == RT_PT_SEND && p->rx_depth > p->iters)
 		p->rx_depth = (unsigned)p->iters;
-	if (p->size > 8192 && !p->all && !p->events && !p->cq_mod_given)
+	if (p->size > 8192 && p->conn != RT_PT_UD && !p->all && !p->events &&
+	    !p->cq_mod_given)
 		p->cq_mod = 1;
 	if (p->cq_mod > p->tx_depth)
 		p->cq_mod = p->tx_depth;
@@ -170,6 +190,7 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->wait_destroy = (unsigned)c->wait_destroy;
 	p->xchg_versions = !c->dont_xchg;
 	p->relaxed = !c->no_relaxed;
+	p->conn = (enum rt_pt_conn_type)c->conn;
 }
 
 /* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
@@ -290,6 +311,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
+	    rt_pt_ud_rules(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

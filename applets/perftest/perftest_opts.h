@@ -30,6 +30,21 @@ enum rt_pt_output { RT_PT_OUT_ALL, RT_PT_OUT_BW, RT_PT_OUT_MSGRATE, RT_PT_OUT_LA
 /* -A: perftest's two atomics on 8 bytes: add 1, or compare with 0 and
  * swap in 0 (so the value never changes). */
 enum rt_pt_atomic { RT_PT_FETCH_ADD, RT_PT_CMP_SWAP };
+/* -c: RC, UC (send and write tests), UD (send tests); the other words
+ * perftest knows are refused by name (rt_pt_conns). */
+enum rt_pt_conn_type { RT_PT_RC, RT_PT_UC, RT_PT_UD, RT_PT_XRC, RT_PT_DC, RT_PT_SRD };
+/* UD: the receive buffer's room for the GRH, as perftest's UD_ADDITION;
+ * UD and multicast QPs use perftest's Q_Key. */
+#define RT_PT_UD_GRH 40u
+#define RT_PT_QKEY 0x11111111u
+/* UC and UD receive depth when -r is left at 512: -n, at most this
+ * (perftest's UC_MAX_RX), so that every receive is posted up front. */
+#define RT_PT_UC_MAX_RX 16000u
+/* The rate limiter (--rate_limit_type): off, software pacing, the
+ * device's per-QP rate limit (packet pacing), raw Ethernet pacing. */
+enum rt_pt_rate_type { RT_PT_RATE_OFF, RT_PT_RATE_SW, RT_PT_RATE_HW, RT_PT_RATE_PP };
+/* --rate_units: MiB/s, Gb/s (10^9 bit), packets per second. */
+enum rt_pt_rate_unit { RT_PT_RATE_GBPS, RT_PT_RATE_MIBPS, RT_PT_RATE_PPS };
 #define RT_PT_ATOMIC_SIZE 8
 
 struct rt_pt_test {
@@ -50,11 +65,17 @@ struct rt_pt_cfg {
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
 	int dont_xchg, old_post_send, no_relaxed;
+	/* the rate limiter, multicast (perftest_ud.c) */
+	const char *rate_limit, *mgid;
+	long long burst_size, typical_pkt_size;
+	int rate_units, rate_type, mcg;
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
 extern const struct rt_enum rt_pt_outputs[];  /* --output words */
-extern const struct rt_enum rt_pt_conns[];    /* -c: RC only */
+extern const struct rt_enum rt_pt_conns[];    /* -c: RC, UC, UD; XRC, DC, SRD refused */
+extern const struct rt_enum rt_pt_rate_units[]; /* --rate_units: M, g, p */
+extern const struct rt_enum rt_pt_rate_types[]; /* --rate_limit_type: SW, HW, PP */
 extern const struct rt_enum rt_pt_atomics[];  /* -A words */
 /* perftest 4.5's options that no ib_* applet implements (letters and long
  * names); an applet's own rows win over this list. */
@@ -78,7 +99,8 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "GID index (-1: none on IB; on RoCE the RoCE v2 GID of the " \
 	  "address the peer is reached on, named in the output)", NULL }, \
 	{ 'c', "connection", RT_OPT_ENUM, RT_I(conn), 0, 0, "RC", "TYPE", \
-	  "connection type", rt_pt_conns }, \
+	  "connection type: RC; UC (send and write tests); UD (send tests: a " \
+	  "message is at most the MTU, -s above it is lowered to it)", rt_pt_conns }, \
 	{ 'u', "qp-timeout", RT_OPT_INT, RT_L(qp_timeout), 0, 31, "14", "N", \
 	  "QP ACK timeout exponent", NULL }, \
 	{ 'S', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL }, \
@@ -206,6 +228,34 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 0, "limit_lat_max", RT_OPT_STRING, RT_S(limit_lat_max), 0, 0, NULL, "USEC", \
 	  "exit 1 when a size's true maximum latency is above USEC", NULL }
 
+/* The rate limiter, every test (perftest's parser has it everywhere; the
+ * tests it does not apply to refuse it by name). */
+#define RT_PT_OPTS_RATE \
+	{ 0, "rate_limit", RT_OPT_STRING, RT_S(rate_limit), 0, 0, NULL, "RATE", \
+	  "BW tests: send at most RATE (--rate_units), all QPs together; without " \
+	  "--rate_limit_type the device's limit (HW) is asked for and, on a link " \
+	  "without one, software pacing is used instead, as perftest", NULL }, \
+	{ 0, "rate_units", RT_OPT_ENUM, RT_I(rate_units), 0, 0, "g", "UNIT", \
+	  "--rate_limit's unit", rt_pt_rate_units }, \
+	{ 0, "rate_limit_type", RT_OPT_ENUM, RT_I(rate_type), 0, 0, NULL, "TYPE", \
+	  "SW: software pacing (bursts of --burst_size messages, spaced to the " \
+	  "rate); HW: the QP's rate limit (packet pacing; exit 3 on a device " \
+	  "without it, such as rxe); PP: raw Ethernet only (refused, as perftest)", \
+	  rt_pt_rate_types }, \
+	{ 0, "burst_size", RT_OPT_INT, RT_L(burst_size), 0, 65535, NULL, "N", \
+	  "messages per burst of the rate limiter (default -t); needs it", NULL }, \
+	{ 0, "typical_pkt_size", RT_OPT_INT, RT_L(typical_pkt_size), 0, 65535, NULL, \
+	  "BYTES", "packet pacing's typical packet size: PP only, which needs raw " \
+	  "Ethernet (refused, as perftest)", NULL }
+
+/* Multicast, the send tests (UD). */
+#define RT_PT_OPTS_MCG \
+	{ 'g', "mcg", RT_OPT_FLAG, RT_I(mcg), 0, 0, NULL, NULL, \
+	  "send to a multicast group over UD (-c UD implied): the server's QP " \
+	  "joins it, the client sends to it; one QP, not with -b or -R", NULL }, \
+	{ 'M', "MGID", RT_OPT_STRING, RT_S(mgid), 0, 0, NULL, "GID", \
+	  "-g: the group's GID (default: perftest's, 255:1:0:0:...:<server QPN>)", NULL }
+
 /* ---- the checked parameters --------------------------------------------- */
 
 struct rt_pt_params {
@@ -231,6 +281,15 @@ struct rt_pt_params {
 	bool comm_cm;         /* -R or -z: the exchange over an RDMA CM connection */
 	enum rt_pt_atomic atomic; /* -A, atomic tests */
 	enum rt_pt_output output;
+	enum rt_pt_conn_type conn; /* -c; UD with -g */
+	bool mcg;             /* -g */
+	bool mgid_given;      /* -M */
+	union ibv_gid mgid;   /* -M */
+	enum rt_pt_rate_type rate_type;
+	bool rate_type_given; /* --rate_limit_type (HW does not fall back to SW) */
+	enum rt_pt_rate_unit rate_units;
+	double rate_limit;    /* in rate_units, 0: none */
+	unsigned burst_size;  /* messages, rate limiter */
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
 };
@@ -250,6 +309,17 @@ unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size);
  * "Atomic FETCH_AND_ADD Latency Test". */
 const char *rt_pt_verb_name(enum rt_pt_verb v);
 void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p);
+/* -c, -g, the rate limiter (perftest_ud.c): perftest's combination
+ * rules (UD send only, UC not for read and atomic, UC or -g not with -R,
+ * -g one QP and not -b; the rate limiter's) and the UC/UD receive depth;
+ * exit 2 naming the option. */
+int rt_pt_ud_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		   const struct rt_opt_table *tab, struct rt_error *err);
+/* The verbs QP type of -c. */
+enum ibv_qp_type rt_pt_qp_type(enum rt_pt_conn_type t);
+/* "RC", "UC", "UD". */
+const char *rt_pt_conn_name(enum rt_pt_conn_type t);
+
 /* The per-QP slot of the buffer: round_up(max(size, page), line). */
 uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 
