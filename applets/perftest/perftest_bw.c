@@ -87,11 +87,19 @@ static bool signalled(const struct bwr *b, uint64_t k)
 	return (k + 1) % b->cq_mod == 0 || (!b->timed && k + 1 == b->iters);
 }
 
+/* The step of the addresses' walk: a UD receive holds the GRH too, and
+ * both sides walk alike, so that what lands at a place came from the
+ * same place of the sender (the data check reads place 0). */
+static uint64_t walk_size(const struct bwr *b)
+{
+	return b->size + rt_pt_ud_grh(b->c);
+}
+
 static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 {
 	const struct rt_pt_conn *c = b->c;
 	struct ibv_send_wr *w = &b->wr[j];
-	uint64_t off = rt_pt_msg_offset(k, b->size, c->sys.cycle_buffer,
+	uint64_t off = rt_pt_msg_offset(k, walk_size(b), c->sys.cycle_buffer,
 					c->sys.cache_line, b->p->post_list);
 	enum rt_pt_verb v = b->p->t.verb;
 
@@ -194,7 +202,7 @@ static int send_done(struct bwr *b, const struct ibv_wc *wc)
 static int post_recv(struct bwr *b, unsigned i)
 {
 	const struct rt_pt_conn *c = b->c;
-	uint64_t off = rt_pt_msg_offset(b->rpost[i], b->size, c->sys.cycle_buffer,
+	uint64_t off = rt_pt_msg_offset(b->rpost[i], walk_size(b), c->sys.cycle_buffer,
 					c->sys.cache_line, 1);
 	/* UD: the GRH lands in front of the message */
 	struct ibv_sge s = { (uintptr_t)rt_pt_conn_target(c, i) + off,
@@ -283,11 +291,13 @@ static int stalled(struct bwr *b)
 	rt_error_phase(&b->c->run->err, "run");
 	return rt_fail(&b->c->run->err, RT_EXIT_TIMEOUT, "nothing completed for %lld "
 		       "ms: %llu of %llu sends completed, %llu of %llu receives arrived "
-		       "(is the peer running the same test, -n and -q?)",
+		       "(is the peer running the same test, -n and -q?%s)",
 		       b->c->run->common.timeout_ms, (unsigned long long)b->tot_c,
 		       (unsigned long long)(b->timed ? b->tot_s : b->iters * b->p->qps),
 		       (unsigned long long)b->tot_r,
-		       (unsigned long long)(b->timed ? b->tot_r : b->want_r));
+		       (unsigned long long)(b->timed ? b->tot_r : b->want_r),
+		       b->p->conn == RT_PT_RC ? "" : " UC and UD do not resend a lost "
+		       "message");
 }
 
 /* With -e and one CQ to wait on, sleep on its channel within the bound
@@ -314,7 +324,7 @@ static int sleep_events(struct bwr *b)
 static int step(struct bwr *b)
 {
 	int posted = 0, got = 0, n = 0, rc;
-	bool idle;
+	bool idle, holds;
 
 	if (b->sends && ((posted = post_sends(b)) < 0 ||
 			 (n = drain(b, b->c->scq, send_done)) < 0))
@@ -325,17 +335,20 @@ static int step(struct bwr *b)
 	got += b->recvs ? n : 0;
 	if (sends_done(b) && recvs_done(b, !got))
 		return 1;
-	/* the rate limiter's gap is no stall */
-	idle = !posted && !got && !(b->sends && b->pace.on && !sends_done(b));
+	/* the rate limiter's gap is no stall: it naps through it (below) */
+	holds = !posted && !got && b->sends && rt_pt_pacer_holds(&b->pace, rt_now_ns());
+	idle = !posted && !got && !holds;
 	if (!idle)
 		rt_watchdog_progress(&b->dog, rt_now_ns());
 	/* an idle step looks every time: the next may sleep on the channel.
 	 * SIGINT/SIGTERM: the run's verdict says "interrupted" (run.c) */
-	if (idle || rt_watchdog_due(&b->dog)) {
+	if (idle || holds || rt_watchdog_due(&b->dog)) {
 		rc = rt_watchdog_check(&b->dog, rt_now_ns());
 		if (rc)
 			return rc == RT_WATCHDOG_TIMEOUT ? stalled(b) : -1;
 	}
+	if (holds)
+		rt_pt_pacer_nap(&b->pace, rt_now_ns());
 	if (idle && (got = sleep_events(b)) < 0)
 		return -1;
 	if (idle && got)

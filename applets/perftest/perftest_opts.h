@@ -251,10 +251,11 @@ extern const struct rt_opt_refused rt_pt_refused[];
 /* Multicast, the send tests (UD). */
 #define RT_PT_OPTS_MCG \
 	{ 'g', "mcg", RT_OPT_FLAG, RT_I(mcg), 0, 0, NULL, NULL, \
-	  "send to a multicast group over UD (-c UD implied): the server's QP " \
-	  "joins it, the client sends to it; one QP, not with -b or -R", NULL }, \
+	  "send tests: UD multicast; exit 3: a QP attached to a group without " \
+	  "an IP multicast join receives nothing on RoCE (perftest -g hangs on " \
+	  "Soft-RoCE); one QP, not with -b, -R or -z (exit 2, as perftest)", NULL }, \
 	{ 'M', "MGID", RT_OPT_STRING, RT_S(mgid), 0, 0, NULL, "GID", \
-	  "-g: the group's GID (default: perftest's, 255:1:0:0:...:<server QPN>)", NULL }
+	  "-g's group (needs -g)", NULL }
 
 /* ---- the checked parameters --------------------------------------------- */
 
@@ -282,9 +283,7 @@ struct rt_pt_params {
 	enum rt_pt_atomic atomic; /* -A, atomic tests */
 	enum rt_pt_output output;
 	enum rt_pt_conn_type conn; /* -c; UD with -g */
-	bool mcg;             /* -g */
-	bool mgid_given;      /* -M */
-	union ibv_gid mgid;   /* -M */
+	bool mcg;             /* -g (refused, exit 3: perftest_ud.c) */
 	enum rt_pt_rate_type rate_type;
 	bool rate_type_given; /* --rate_limit_type (HW does not fall back to SW) */
 	enum rt_pt_rate_unit rate_units;

@@ -60,6 +60,14 @@ void rt_pt_pacer_init(struct rt_pt_pacer *pc, const struct rt_pt_conn *c,
  * time has come); rt_pt_pacer_sent counts them. */
 bool rt_pt_pacer_may(struct rt_pt_pacer *pc, uint64_t now_ns);
 void rt_pt_pacer_sent(struct rt_pt_pacer *pc, unsigned n);
+/* Whether the pacer holds the next post back now; rt_pt_pacer_nap
+ * sleeps while it does, at most RT_PT_PACER_NAP_NS at a time (a pacing
+ * sender that spins takes the CPU that Soft-RoCE's own sending needs in
+ * a one-CPU guest; the bursts' schedule is absolute, so a late wake-up
+ * costs no rate). */
+#define RT_PT_PACER_NAP_NS 200000u
+bool rt_pt_pacer_holds(const struct rt_pt_pacer *pc, uint64_t now_ns);
+void rt_pt_pacer_nap(const struct rt_pt_pacer *pc, uint64_t now_ns);
 /* The pacing rate in messages per second (perftest's conversion). */
 double rt_pt_rate_pps(double rate, enum rt_pt_rate_unit u, uint64_t size);
 

@@ -17,7 +17,7 @@ SHORT_REPS=${BENCH_SHORT_REPS:-$REPS}
 Q=${BENCH_QUICK:-0}
 BOUND=${BENCH_BOUND:-300}   # a single run's bound, seconds
 TOPOS=${BENCH_TOPOS:-2hosts 1host}
-ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf pingpong udaddy cmtime}
+ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime}
 # where servers run in the current topology: set by topology()
 SRV=b SA=$B HOSTS=2
 topology() {
@@ -299,6 +299,41 @@ bench_ibperf() {
 	done
 }
 
+# ---- ib_* modes beyond the defaults, against perftest 25.01 ----
+# The same command line for both (as ibperf's, plus the mode's options);
+# the client's row. A row is NAME:PROGRAM:SIZE:N:OPTIONS (options with
+# commas for blanks):
+#   ud_send_bw   UD SEND bandwidth, messages of the MTU (1024 on rxe)
+#   write_q4_b   four QPs both ways: the sum of both directions
+# (a --report-both row, ib_write_bw -b --report-both, goes here once the
+# option is in: its "local" and "remote" rows beside the sum)
+IBMODES_ROWS="ud_send_bw:ib_send_bw:1024:10000:-c,UD write_q4_b:ib_write_bw:65536:1000:-q,4,-b"
+bench_ibmodes() {
+	local rep=$1 row name prog size n opts tool p line
+	for row in $IBMODES_ROWS; do
+		name=${row%%:*} row=${row#*:}
+		prog=${row%%:*} row=${row#*:}
+		size=${row%%:*} row=${row#*:}
+		n=$(q "${row%%:*}") opts=$(echo "${row#*:}" | tr , ' ')
+		[ "$n" -ge 5 ] || n=5
+		! long_row "$prog" || continue
+		for tool in $(tools "$rep"); do
+			p=$(bin "$tool" "$prog")
+			bg_start srv "$SRV" sh -c "$CPUW" sh $p -x 1 -F $opts -s "$size" -n "$n" --report_gbits
+			wait_tcp_listen "$SRV" 18515 30 ||
+				{ bg_kill srv > /dev/null; meas ibmodes "$name $size" "$size" "$tool" "$rep" "" "server did not listen"; continue; }
+			timed /tmp/b.out $p -x 1 -F $opts -s "$size" -n "$n" --report_gbits "$SA"
+			rc=$?
+			stop_server srv
+			line=$(awk -v s="$size" '$1 == s { l = $0 } END { print l }' /tmp/b.out)
+			[ $rc = 0 ] && [ -n "$line" ] || { meas ibmodes "$name $size" "$size" "$tool" "$rep" "" "client exit $rc: $(why /tmp/b.out)"; continue; }
+			set -- $line
+			# bytes iters BW_peak BW_average MsgRate
+			meas ibmodes "$name $size" "$size" "$tool" "$rep" "\"gbps\": $4, \"mpps\": $5$(cpu_metric /tmp/b.out srv)"
+		done
+	done
+}
+
 # ---- ibv_rc/ud_pingpong: -n N exchanges, microseconds per iteration ----
 # The same command line for both (GID index 1, which upstream needs on
 # RoCE); the client's "N iters in T seconds = U usec/iter" is the row.
@@ -355,6 +390,7 @@ bench_all() {
 	! selected rstream || bench_rstream "$1"
 	! selected perftest || bench_perftest "$1"
 	! selected ibperf || bench_ibperf "$1"
+	! selected ibmodes || bench_ibmodes "$1"
 	! selected pingpong || bench_pingpong "$1"
 	! selected udaddy || conn_bench udaddy 7174 "$(q 50)" "$1" 0
 	! selected cmtime || bench_cmtime "$1" "$(q 100)"
