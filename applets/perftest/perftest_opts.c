@@ -47,6 +47,7 @@ const struct rt_enum rt_pt_rate_units[] = {
 };
 
 const struct rt_enum rt_pt_rate_types[] = {
+	{ "OFF", RT_PT_RATE_OFF, "none (the default: --rate_limit alone asks for HW)" },
 	{ "SW", RT_PT_RATE_SW, "software pacing" },
 	{ "HW", RT_PT_RATE_HW, "the device's per-QP rate limit" },
 	{ "PP", RT_PT_RATE_PP, "raw Ethernet packet pacing (refused)" },

@@ -237,7 +237,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "without one, software pacing is used instead, as perftest", NULL }, \
 	{ 0, "rate_units", RT_OPT_ENUM, RT_I(rate_units), 0, 0, "g", "UNIT", \
 	  "--rate_limit's unit", rt_pt_rate_units }, \
-	{ 0, "rate_limit_type", RT_OPT_ENUM, RT_I(rate_type), 0, 0, NULL, "TYPE", \
+	{ 0, "rate_limit_type", RT_OPT_ENUM, RT_I(rate_type), 0, 0, "OFF", "TYPE", \
 	  "SW: software pacing (bursts of --burst_size messages, spaced to the " \
 	  "rate); HW: the QP's rate limit (packet pacing; exit 3 on a device " \
 	  "without it, such as rxe); PP: raw Ethernet only (refused, as perftest)", \

@@ -40,10 +40,10 @@ static int conn_rules(const struct rt_pt_params *p, struct rt_error *err)
 		if (v == RT_PT_READ || v == RT_PT_ATOMIC)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UC: a UC connection is not "
 				       "possible with READ or atomic verbs (as in perftest)");
-		if (p->comm_cm)
-			return rt_fail(err, RT_EXIT_USAGE, "-c UC and -%c exclude each other: "
-				       "the RDMA CM has no UC (as in perftest)",
-				       p->rdma_cm ? 'R' : 'z');
+		/* -z only carries the exchange: the QPs connect by hand */
+		if (p->rdma_cm)
+			return rt_fail(err, RT_EXIT_USAGE, "-c UC and -R exclude each other: "
+				       "the RDMA CM has no UC (as in perftest)");
 		return 0;
 	case RT_PT_UD:
 		if (v != RT_PT_SEND)
@@ -93,7 +93,10 @@ static int rate_parse(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	char *end;
 
 	p->rate_type = (enum rt_pt_rate_type)c->rate_type;
-	p->rate_type_given = p->rate_type != RT_PT_RATE_OFF;
+	p->rate_type_given = rt_opt_was_given(tab, "rate_limit_type");
+	if (c->rate_limit && p->rate_type_given && p->rate_type == RT_PT_RATE_OFF)
+		return rt_fail(err, RT_EXIT_USAGE, "--rate_limit with --rate_limit_type "
+			       "OFF: give SW or HW, or neither");
 	p->rate_units = (enum rt_pt_rate_unit)c->rate_units;
 	if (c->rate_limit) {
 		errno = 0;

@@ -304,10 +304,12 @@ bench_ibperf() {
 # the client's row. A row is NAME:PROGRAM:SIZE:N:OPTIONS (options with
 # commas for blanks):
 #   ud_send_bw   UD SEND bandwidth, messages of the MTU (1024 on rxe)
-#   write_q4_b   four QPs both ways: the sum of both directions
+#   write_q4_b   four QPs both ways: the sum of both directions (4 KiB:
+#                at 64 KiB both tools end in "remote invalid request" on
+#                two hosts with this kernel's rxe)
 # (a --report-both row, ib_write_bw -b --report-both, goes here once the
 # option is in: its "local" and "remote" rows beside the sum)
-IBMODES_ROWS="ud_send_bw:ib_send_bw:1024:10000:-c,UD write_q4_b:ib_write_bw:65536:1000:-q,4,-b"
+IBMODES_ROWS="ud_send_bw:ib_send_bw:1024:10000:-c,UD write_q4_b:ib_write_bw:4096:1000:-q,4,-b"
 bench_ibmodes() {
 	local rep=$1 row name prog size n opts tool p line
 	for row in $IBMODES_ROWS; do

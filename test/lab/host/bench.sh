@@ -30,7 +30,7 @@ USAGE
 
 cmd_bench() {
 	local reps=3 short="" quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per per_short rc
-	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf pingpong udaddy cmtime" b
+	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
@@ -47,8 +47,8 @@ cmd_bench() {
 		--only)
 			only=$(printf '%s' "${2:?--only needs bench names}" | tr , ' ')
 			for b in $only; do
-				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf | pingpong | udaddy | cmtime) ;;
-				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf, pingpong, udaddy, cmtime)" ;;
+				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf | ibmodes | pingpong | udaddy | cmtime) ;;
+				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf, ibmodes, pingpong, udaddy, cmtime)" ;;
 				esac
 			done
 			shift ;;
