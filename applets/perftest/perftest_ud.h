@@ -13,6 +13,10 @@
  *       perftest 4.5 and 25.01 interoperate both ways.
  *   With UC and UD, -r left at 512 becomes -n (at most 16000) outside -D,
  *   so that every receive is posted before the run.
+ *   -g (UD multicast) takes perftest's rules (send tests, one QP, one
+ *   direction, no -R or -z) and then exits 3: a QP attached to a group by
+ *   ibv_attach_mcast, with no IP multicast join, receives nothing on
+ *   RoCE (perftest -g hangs on Soft-RoCE for that reason).
  *
  *   The software rate limiter paces the sending side: bursts of
  *   --burst_size messages (default -t), each burst starting one gap after
