@@ -488,14 +488,16 @@ static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
 
 static int refuse(const struct rt_opt_refused *r, struct rt_error *err)
 {
+	const char *sep = r->why ? ": " : "", *why = r->why ? r->why : "";
+
 	if (r->letter && r->name)
 		return rt_fail(err, RT_EXIT_USAGE, "option -%c (--%s) is not "
-			       "supported by rdmatest", r->letter, r->name);
+			       "supported by rdmatest%s%s", r->letter, r->name, sep, why);
 	if (r->letter)
 		return rt_fail(err, RT_EXIT_USAGE, "option -%c is not supported by "
-			       "rdmatest", r->letter);
+			       "rdmatest%s%s", r->letter, sep, why);
 	return rt_fail(err, RT_EXIT_USAGE, "option --%s is not supported by "
-		       "rdmatest", r->name);
+		       "rdmatest%s%s", r->name, sep, why);
 }
 
 static int take(struct hit h, const char *value, struct rt_error *err)

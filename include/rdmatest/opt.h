@@ -81,10 +81,11 @@ struct rt_opt {
 /* An upstream option that rdmatest does not implement (letter, long name
  * or both). The parser refuses it by name, exit 2 "not supported by
  * rdmatest", instead of ignoring it or calling it unknown. A list ends
- * with a row of neither. */
+ * with a row of neither. A row's `why` says what the option needs. */
 struct rt_opt_refused {
 	char letter;
 	const char *name;
+	const char *why; /* NULL, or the reason, appended: "...: needs GPU memory" */
 };
 
 struct rt_opt_table {
