@@ -94,7 +94,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	enum rt_pt_verb v = b->p->t.verb;
 
 	b->sge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_local(c, i) + off,
-				      (uint32_t)b->size, c->mr->lkey };
+				      (uint32_t)b->size, rt_pt_conn_mr(c, i)->lkey };
 	*w = (struct ibv_send_wr){ .wr_id = (uint64_t)i << QP_SHIFT | k,
 				   .sg_list = &b->sge[j], .num_sge = 1 };
 	w->next = j + 1 < b->p->post_list ? &b->wr[j + 1] : NULL;
@@ -191,7 +191,7 @@ static int post_recv(struct bwr *b, unsigned i)
 	uint64_t off = rt_pt_msg_offset(b->rpost[i], b->size, c->sys.cycle_buffer,
 					c->sys.cache_line, 1);
 	struct ibv_sge s = { (uintptr_t)rt_pt_conn_target(c, i) + off,
-			     (uint32_t)b->size, c->mr->lkey };
+			     (uint32_t)b->size, rt_pt_conn_mr(c, i)->lkey };
 	struct ibv_recv_wr w = { .wr_id = (uint64_t)i << QP_SHIFT | b->rpost[i],
 				 .sg_list = &s, .num_sge = 1 }, *bad;
 	int rc = ibv_post_recv(c->qp[i], &w, &bad);

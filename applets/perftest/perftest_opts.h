@@ -18,6 +18,7 @@
 
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
+#include "perftest/perftest_res.h"
 
 #define RT_PT_MAX_QPS 1024
 #define RT_PT_MAX_BUF (1ull << 30)
@@ -50,6 +51,7 @@ struct rt_pt_cfg {
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
 	int dont_xchg, old_post_send, no_relaxed;
+	struct rt_pt_res_cfg res; /* perftest_res.h's rows */
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -233,6 +235,7 @@ struct rt_pt_params {
 	enum rt_pt_output output;
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
+	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
 };
 
 /* Checks the combination (perftest's dependencies: -D with -a refused,
