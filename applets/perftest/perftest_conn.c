@@ -279,9 +279,12 @@ static int cm_connect(struct rt_pt_conn *c)
 
 	memcpy(&s.addr, at, rt_addr_len(at));
 	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->tcp_port);
-	/* --bind_source_ip: the test QPs leave from the channel's address */
-	if (c->client && c->p->res.source)
+	/* --bind_source_ip: the test QPs leave from the channel's address
+	 * (any port: the channel holds its own) */
+	if (c->client && c->p->res.source) {
 		memcpy(&s.src, chan_local(c), rt_addr_len(chan_local(c)));
+		rt_addr_set_port((struct sockaddr *)&s.src, 0);
+	}
 	if (!c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
 		return -1;
 	if (rt_pt_conn_barrier(c, "rdma_cm"))
@@ -308,7 +311,8 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
-	    open_chan(c) || path(c) || rt_pt_res_device(c) || handshake(c))
+	    rt_pt_res_device(c) || open_chan(c) || path(c) || rt_pt_res_path(c) ||
+	    handshake(c))
 		return -1;
 	rt_error_phase(&run->err, "setup");
 	if (resources(c))

@@ -54,6 +54,7 @@ struct rt_pt_conn {
 	struct rt_pt_sys sys;     /* after the handshake: the agreed values */
 	unsigned out_reads;       /* this side's: 1, or -o / the device's for read */
 	unsigned max_inline;
+	uint16_t pkey_index;      /* --pkey_index in force (perftest_res.h) */
 	struct rt_res res;        /* owns the CQs (-e: each on its channel),
 				   * QPs and buffer below */
 	struct ibv_cq *scq, *rcq; /* res's */

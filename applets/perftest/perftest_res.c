@@ -124,6 +124,10 @@ int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err)
 
 /* ---- the device ------------------------------------------------------------ */
 
+static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);
+static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
+		    struct rt_error *err);
+
 static int dualport(struct rt_pt_conn *c)
 {
 	struct ibv_device_attr a;
@@ -184,7 +188,7 @@ static int pkey(struct rt_pt_conn *c)
 	if (idx && (ibv_query_pkey(c->d.ctx, c->d.port, (int)idx, &key) || !key))
 		return rt_fail(&c->run->err, RT_EXIT_ENV, "--pkey_index %u: %s port %u "
 			       "has no P_Key there", idx, c->d.name, c->d.port);
-	c->spec.pkey_index = (uint16_t)idx;
+	c->pkey_index = (uint16_t)idx;
 	return 0;
 }
 
@@ -280,10 +284,40 @@ static int odp(struct rt_pt_conn *c)
 	return 0;
 }
 
+/* The buffer this side would make with its own page size (the peer's may
+ * make it larger; rt_pt_mem_alloc checks again), so that missing huge
+ * pages or a short file are named before any peer is waited for. */
+static int early_mem(struct rt_pt_conn *c)
+{
+	const struct rt_pt_res *r = &c->p->res;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t slot = rt_pt_slot(c->p->size, page > 0 ? (uint32_t)page : 4096,
+				   RT_PT_CACHE_LINE);
+	size_t len = (size_t)(slot * 2 * c->p->qps);
+	struct rt_pt_mem m = { 0 };
+	int rc;
+
+	if (r->mmap_file)
+		rc = file_map(&m, len, r, &c->run->err);
+	else if (r->hugepages)
+		rc = huge(&m, len, &c->run->err);
+	else
+		return 0;
+	if (!rc)
+		munmap(m.addr, m.len);
+	return rc;
+}
+
 int rt_pt_res_device(struct rt_pt_conn *c)
 {
-	return dualport(c) || forced_link(c) || dlid(c) || pkey(c) || ipv6_gid(c) ||
-	       odp(c) ? -1 : 0;
+	return dualport(c) || forced_link(c) || dlid(c) || pkey(c) || odp(c) ||
+	       early_mem(c) ? -1 : 0;
+}
+
+int rt_pt_res_path(struct rt_pt_conn *c)
+{
+	c->spec.pkey_index = c->pkey_index;
+	return ipv6_gid(c);
 }
 
 /* ---- the buffer ------------------------------------------------------------ */

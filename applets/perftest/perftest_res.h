@@ -111,10 +111,13 @@ struct rt_pt_conn;
  * (mlx5 only) is refused. */
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err);
-/* Once the device and the channel are up: -O, --force-link, --dlid,
- * --pkey_index (into the spec), --ipv6 (the GID) and --odp's
- * capabilities. Exit 3 naming what the device lacks. */
+/* Once the device is open, before any peer: -O, --force-link, --dlid,
+ * --pkey_index (its entry) and --odp's capabilities. Exit 3 naming what
+ * the device lacks. */
 int rt_pt_res_device(struct rt_pt_conn *c);
+/* Once the path is chosen (c->spec): the P_Key index into it, and --ipv6's
+ * GID in place of an IPv4 one. */
+int rt_pt_res_path(struct rt_pt_conn *c);
 /* --bind_source_ip's address is one this host has (exit 3 otherwise). */
 int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err);
 /* The test's buffer (c->buf, c->buf_size) and its MR(s) as the options
