@@ -218,6 +218,7 @@ static int queues(struct rt_pt_conn *c)
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
 		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
 		.max_inline = p->inline_size, .busy_poll = !p->events,
+		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,
 		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
 	};

@@ -69,6 +69,9 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'O', "dualport", "bandwidth tests only (perftest: Dual-port mode only "
 	  "supports BW tests)" },
 	{ 0, "mr_per_qp", "bandwidth tests only, as in perftest" },
+	{ 0, "recv_post_list", "bandwidth tests only (perftest: Receive post list is "
+	  "supported in BW tests only)" },
+	{ 0, "use-srq", "the SEND tests only: the others post no receives" },
 	{ 'M', "MGID", NULL }, { 'A', "atomic_type", NULL },
 	{ 'B', "source_mac", NULL },
 	{ 'E', "dest_mac", NULL },
@@ -81,7 +84,6 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'U', "report-unsorted", NULL }, { 'Z', "server", NULL },
 	{ 'P', "client", NULL }, { 0, "run_infinitely", NULL },
 	{ 0, "reversed", NULL }, { 0, "report-both", NULL },
-	{ 0, "use-srq", NULL },
 	{ 0, "latency_gap", NULL },
 	{ 0, "cpu_util", NULL },
 	{ 0, "rate_limit", NULL }, { 0, "burst_size", NULL },
@@ -89,7 +91,7 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "rate_limit_type", NULL },
 	{ 0, "report-per-port", NULL }, { 0, "flows", NULL },
 	{ 0, "flows_burst", NULL },
-	{ 0, "use-null-mr", NULL }, { 0, "recv_post_list", NULL },
+	{ 0, "use-null-mr", NULL },
 	{ 0, "payload_file_path", NULL }, { 0, "tx_depth", NULL },
 	{ 0, "vlan_en", NULL }, { 0, "vlan_pcp", NULL },
 	{ 0, "promiscuous", NULL }, { 0, "sniffer", NULL },

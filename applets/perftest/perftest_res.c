@@ -84,6 +84,37 @@ static int source(struct rt_pt_res *r, struct rt_error *err)
 	return 0;
 }
 
+/* perftest: "Using SRQ depth should be greater than number of QPs";
+ * -n a multiple of --recv_post_list; -r at least it, so that a list
+ * fits (perftest would post none and wait). */
+static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		      const struct rt_opt_table *tab, struct rt_error *err)
+{
+	unsigned l = p->res.recv_post_list;
+
+	if (p->res.srq && p->qps > (unsigned)c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %u is more than the "
+			       "SRQ's depth, -r %lld", p->qps, c->rx_depth);
+	if (l > 1 && p->t.verb != RT_PT_SEND)
+		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list: the %s test posts "
+			       "no receives; it is for the SEND tests",
+			       rt_pt_verb_name(p->t.verb));
+	if (!rt_opt_was_given(tab, "recv_post_list") || l == 1)
+		return 0;
+	if (!c->duration && c->iters % l)
+		return rt_fail(err, RT_EXIT_USAGE, "-n %lld must be a multiple of "
+			       "--recv_post_list %u", c->iters, l);
+	if (l > (unsigned)c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list %u is more than "
+			       "-r %lld receives", l, c->rx_depth);
+	return 0;
+}
+
+bool rt_pt_res_srq(const struct rt_pt_params *p)
+{
+	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->bidir);
+}
+
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err)
 {
@@ -94,13 +125,14 @@ int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		.mmap_offset = (uint64_t)k->mmap_offset,
 		.pkey_index = (uint16_t)k->pkey_index, .dlid = (uint16_t)k->dlid,
 		.ipv6 = k->ipv6, .hugepages = k->hugepages, .odp = k->odp,
-		.mr_per_qp = k->mr_per_qp, .dualport = k->dualport,
+		.mr_per_qp = k->mr_per_qp, .dualport = k->dualport, .srq = k->srq,
+		.recv_post_list = k->recv_post_list ? (unsigned)k->recv_post_list : 1,
 	};
 	if (c->conn == RT_PT_CONN_DC)
 		return rt_fail(err, RT_EXIT_USAGE, "-c DC is not supported by rdmatest: "
 			       "needs mlx5's Dynamically Connected transport");
 	if (link_layer(k->force_link, &p->res.link_layer, err) ||
-	    source(&p->res, err) ||
+	    source(&p->res, err) || recv_rules(p, c, tab, err) ||
 	    cm_rules(p, tab, err) || mmap_rules(&p->res, tab, err))
 		return -1;
 	return 0;

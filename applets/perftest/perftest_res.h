@@ -29,8 +29,8 @@
 /* The table's fields (struct rt_pt_cfg's `res`). */
 struct rt_pt_res_cfg {
 	const char *source, *mmap_file, *force_link;
-	long long pkey_index, mmap_offset, dlid;
-	int ipv6, hugepages, odp, mr_per_qp, dualport;
+	long long pkey_index, mmap_offset, dlid, recv_post_list;
+	int ipv6, hugepages, odp, mr_per_qp, dualport, srq;
 };
 
 /* The checked values (struct rt_pt_params's `res`). */
@@ -41,7 +41,9 @@ struct rt_pt_res {
 	uint64_t mmap_offset;
 	int link_layer;          /* --force-link: IBV_LINK_LAYER_*, or -1 */
 	uint16_t pkey_index, dlid; /* dlid 0: the peer's */
+	unsigned recv_post_list; /* receives per post call (1: single posts) */
 	bool ipv6, hugepages, odp, mr_per_qp, dualport;
+	bool srq;                /* --use-srq: the send tests' QPs share one */
 };
 
 /* Rows every ib_* applet has (the file defines RT_CFG as struct rt_pt_cfg). */
@@ -75,8 +77,8 @@ struct rt_pt_res {
 	  "a device without RC ODP for the test's operations exits 3 naming it", \
 	  NULL }, \
 	{ 0, "dlid", RT_OPT_INT, RT_L(res.dlid), 0, 65535, "0", "LID", \
-	  "IB: the destination LID of the test QPs instead of the peer's (0: the peer's); RoCE " \
-	  "(no LIDs) and -R refuse it", NULL }, \
+	  "IB: the destination LID of the test QPs instead of the peer's (0: " \
+	  "the peer's); RoCE (no LIDs) and -R refuse it", NULL }, \
 	{ 0, "force-link", RT_OPT_STRING, RT_S(res.force_link), 0, 0, NULL, "TYPE", \
 	  "IB or Ethernet: the port's link layer must be that one (exit 3 " \
 	  "otherwise); rdmatest connects by the port's real link layer", NULL }
@@ -88,7 +90,17 @@ struct rt_pt_res {
 	  "runs are not implemented (exit 2); -R refuses it, as perftest", NULL }, \
 	{ 0, "mr_per_qp", RT_OPT_FLAG, RT_I(res.mr_per_qp), 0, 0, NULL, NULL, \
 	  "one memory region per QP over its own two slots, instead of one for " \
-	  "the whole buffer", NULL }
+	  "the whole buffer", NULL }, \
+	{ 0, "recv_post_list", RT_OPT_INT, RT_L(res.recv_post_list), 1, 4096, "1", \
+	  "N", "send test: post receives N at a time in one call (-n a multiple " \
+	  "of N, N at most -r); the other tests post none and refuse it", NULL }
+
+/* The send tests' row. */
+#define RT_PT_OPT_SRQ \
+	{ 0, "use-srq", RT_OPT_FLAG, RT_I(res.srq), 0, 0, NULL, NULL, \
+	  "the receiving side's QPs share one shared receive queue of -r " \
+	  "entries (-q at most -r; a unidirectional BW client, which receives " \
+	  "nothing, makes none, as perftest)", NULL }
 
 /* The buffer's memory and MRs (struct rt_pt_conn's `mem`). */
 enum rt_pt_mem_kind { RT_PT_MEM_HEAP, RT_PT_MEM_HUGE, RT_PT_MEM_FILE };
@@ -111,6 +123,9 @@ struct rt_pt_conn;
  * (mlx5 only) is refused. */
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err);
+/* The side makes an SRQ: --use-srq where it receives (perftest: latency,
+ * a server, or -b). */
+bool rt_pt_res_srq(const struct rt_pt_params *p);
 /* Once the device is open, before any peer: -O, --force-link, --dlid,
  * --pkey_index (its entry) and --odp's capabilities. Exit 3 naming what
  * the device lacks. */

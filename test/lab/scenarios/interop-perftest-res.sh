@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
-# timeout: 240
+# timeout: 300
 # The ib_* applets' addressing and resource options (perftest_res.h)
 # against perftest 25.01 (Debian 13), both directions where perftest runs
 # the option on Soft-RoCE: --bind_source_ip (a second address on each
 # host; with -R too), --ipv6 (the guests' eth0 gains a ULA: the GID is
 # its RoCE v2 GID though the exchange runs over IPv4), --mr_per_qp -q 2,
+# --use-srq (send BW -q 2, send latency), --recv_post_list 4 (send BW -b),
 # --use_hugepages (none free: exit 3 naming them; then with 64 of 2 MiB),
 # --mmap with --mmap-offset, --force-link Ethernet. What the guests'
 # rxe (kernel 6.1) lacks exits 3 naming it before any peer: --odp (no
@@ -95,6 +96,26 @@ failed || [ "$(grep -c 'RKey' "$OUT")" -ge 4 ] || fail "client: fewer than 4 add
 pass
 ROW=$(bw_row 65536 200)
 
+# ---- --use-srq (send tests) and --recv_post_list (send BW) --------------------
+ROW=$(bw_row 65536 400)
+pair rt pt ib_send_bw "--use-srq -q 2" "--use-srq -q 2"
+failed || grep -q 'Using SRQ      : ON' /tmp/res.srv || fail "server: no 'Using SRQ : ON'"
+pass
+pair pt rt ib_send_bw "--use-srq -q 2" "--use-srq -q 2"
+pass
+ROW="^ 2 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}"
+pair rt pt ib_send_lat "--use-srq" "--use-srq"
+failed || grep -q 'Using SRQ      : ON' /tmp/res.srv || fail "server: no 'Using SRQ : ON'"
+pass
+pair pt rt ib_send_lat "--use-srq" "--use-srq"
+pass
+ROW=$(bw_row 65536 "[0-9]+")
+pair rt pt ib_send_bw "-b --recv_post_list 4" "-b --recv_post_list 4"
+pass
+pair pt rt ib_send_bw "-b --recv_post_list 4" "-b --recv_post_list 4"
+pass
+ROW=$(bw_row 65536 200)
+
 # ---- --use_hugepages -----------------------------------------------------------
 case_begin "--use_hugepages with none free: exit 3 naming them" 20
 run_on -t 15 a $RT/ib_write_bw --timeout 5 -d "$DEV_A" --use_hugepages
@@ -137,10 +158,10 @@ pass
 # ---- what rxe lacks: exit 3 (2 for --dlid), before any peer ----------------------
 # expect3 CODE REGEX CMD...: the applet exits CODE naming REGEX, at once
 expect3() {
-	local want=$1 re=$2
-	shift 2
-	case_begin "${1##*/} ${*:2} on rxe: exit $want naming it" 20
-	run_on -t 15 a "$@"
+	local want=$1 re=$2 exe=$3
+	shift 3
+	case_begin "${exe##*/} $* on rxe: exit $want naming it" 20
+	run_on -t 15 a "$exe" "$@"
 	rc=$?
 	[ "$rc" = "$want" ] || fail "exit $rc, wanted $want"
 	failed || output_has "$re" || fail "no /$re/"
@@ -151,3 +172,10 @@ expect3 3 "odp: $DEV_A has no On-Demand Paging" $RT/ib_send_lat -d "$DEV_A" --od
 expect3 3 "dualport\\): $DEV_A has 1 port, a dual-port run needs two" $RT/ib_send_bw -d "$DEV_A" -O
 expect3 2 "dlid: $DEV_A port 1 is RoCE" $RT/ib_write_bw -d "$DEV_A" --dlid 5
 expect3 3 "pkey_index 1: $DEV_A port 1 has no P_Key there" $RT/ib_write_bw -d "$DEV_A" --pkey_index 1
+
+# leave the hosts as they were for the scenarios after this one
+for h in a b; do
+	n=1; [ "$h" = a ] || n=2
+	run_on $h sh -c "ip addr del 192.0.2.10$n/24 dev eth0; ip -6 addr del fd00:77::$n/64 dev eth0;
+		echo 0 > /proc/sys/vm/nr_hugepages; rm -f /tmp/res.map /tmp/res.short" > /dev/null
+done
