@@ -309,12 +309,14 @@ static void earlier_table_owns_a_shared_letter(void **state)
 static void refused_options_are_named(void **state)
 {
 	static const struct rt_opt_refused refused[] = {
-		{ 'R', "rdma_cm" }, { 0, "use_cuda" }, { 'q', NULL }, { 0, NULL },
+		{ 'R', "rdma_cm", NULL }, { 0, "use_cuda", "needs GPU memory (CUDA)" },
+		{ 'q', NULL, NULL }, { 0, NULL, NULL },
 	};
 	static const struct { const char *arg, *want; } cases[] = {
 		{ "-R", "option -R (--rdma_cm) is not supported by rdmatest" },
 		{ "--rdma_cm", "option -R (--rdma_cm) is not supported by rdmatest" },
-		{ "--use_cuda=0", "option --use_cuda is not supported by rdmatest" },
+		{ "--use_cuda=0", "option --use_cuda is not supported by rdmatest: "
+		  "needs GPU memory (CUDA)" },
 		{ "-sq", "option -q is not supported by rdmatest" },
 	};
 	struct cfg c;
@@ -354,8 +356,8 @@ static int parse_prefixed(const char *arg, bool prefixes, struct cfg *c,
 			  struct common *k, struct rt_error *e)
 {
 	static const struct rt_opt_refused refused[] = {
-		{ 'R', "rdma_cm" }, { 'Z', "zcopy" }, { 'Z', "zcopy-old" },
-		{ 0, "size" }, { 0, "countdown" }, { 0, NULL },
+		{ 'R', "rdma_cm", NULL }, { 'Z', "zcopy", NULL }, { 'Z', "zcopy-old", NULL },
+		{ 0, "size", NULL }, { 0, "countdown", NULL }, { 0, NULL, NULL },
 	};
 	struct rt_opt_table t[2] = { { opts, c, 0, refused, prefixes },
 				     { common_opts, k, 0, NULL, prefixes } };
