@@ -11,8 +11,9 @@
 # --mmap with --mmap-offset, --force-link Ethernet. What the guests'
 # rxe (kernel 6.1) lacks exits 3 naming it before any peer: --odp (no
 # On-Demand Paging: empty odp_caps), -O (one port), --pkey_index 1 (one
-# P_Key); --dlid on RoCE exits 2. perftest is not paired there: it fails
-# the same way, later (its own messages). -n 200: a second or two each.
+# P_Key); --dlid on RoCE exits 2. No perftest peer there: rdmatest stops
+# before it would need one (how perftest 25.01 fails these on rxe was not
+# checked). -n 200: a second or two each; the whole file about 80 s.
 . "$LAB_SCEN/faults.inc"
 
 UP=/opt/peers/up13
