@@ -35,9 +35,9 @@ size_t rt_applet_count(void)
 void rt_applet_tables(const struct rt_applet *a, void *cfg, struct rt_common *common,
 		      struct rt_opt *common_rows, struct rt_opt_table tabs[2])
 {
-	tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused, a->long_prefixes };
+	tabs[0] = (struct rt_opt_table){ a->opts, cfg, { 0 }, a->refused, a->long_prefixes };
 	tabs[1] = (struct rt_opt_table){
-		rt_opt_without(common_rows, rt_common_opts, a->common_unused), common, 0, NULL,
+		rt_opt_without(common_rows, rt_common_opts, a->common_unused), common, { 0 }, NULL,
 		a->long_prefixes
 	};
 }

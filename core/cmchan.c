@@ -98,7 +98,8 @@ static int peer_left(struct rt_cmchan *ch, const char *before)
 
 static int establish(struct rt_cmchan *ch, const struct rt_cmchan_spec *s)
 {
-	struct rt_addr_query q = { .node = s->server, .port = s->port,
+	struct rt_addr_query q = { .node = s->server ? s->server : s->source,
+				   .src = s->server ? s->source : NULL, .port = s->port,
 				   .ps = RDMA_PS_TCP, .format = RT_FMT_NAME,
 				   .passive = !s->server, .what = "the server address" };
 	unsigned one = 1;

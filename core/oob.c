@@ -78,7 +78,8 @@ static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 		    ai->ai_protocol);
 	if (fd < 0)
 		return errno;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+	if ((o->source && bind(fd, o->source, rt_addr_len(o->source))) ||
+	    (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
 		e = errno;
 		close(fd);
 		return e;
@@ -99,10 +100,10 @@ static int attempt(struct rt_oob *o, const struct addrinfo *ai)
 	return 0;
 }
 
-static int resolve(const char *host, unsigned port, bool passive,
+static int resolve(const char *host, unsigned port, bool passive, int family,
 		   struct addrinfo **res, struct rt_error *err)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) };
 	char serv[8];
 	int rc;
@@ -147,7 +148,8 @@ int rt_oob_connect(struct rt_oob *o, const char *host, unsigned port,
 	struct addrinfo *res;
 	int e = ECONNREFUSED;
 
-	if (resolve(host, port, false, &res, err))
+	if (resolve(host, port, false, o->source ? o->source->sa_family : AF_UNSPEC,
+		    &res, err))
 		return -1;
 	for (;;) {
 		for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -222,7 +224,7 @@ int rt_oob_listen(struct rt_oob *o, const char *bind_host, unsigned port,
 		else if (rc && !err->set)
 			*err = quiet;
 	} else {
-		if (resolve(bind_host, port, true, &res, err))
+		if (resolve(bind_host, port, true, AF_UNSPEC, &res, err))
 			return -1;
 		rc = bind_listen(o, res->ai_addr, res->ai_addrlen, err);
 		freeaddrinfo(res);

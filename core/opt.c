@@ -331,7 +331,7 @@ int rt_opt_apply_defaults(struct rt_opt_table *tabs, size_t ntabs,
 			if (o->def && rt_opt_parse_value(o, o->def, tabs[t].base, err))
 				return -1;
 		}
-		tabs[t].given = 0;
+		memset(tabs[t].given, 0, sizeof(tabs[t].given));
 	}
 	return 0;
 }
@@ -488,24 +488,26 @@ static struct hit find_letter(struct rt_opt_table *tabs, size_t ntabs, char c)
 
 static int refuse(const struct rt_opt_refused *r, struct rt_error *err)
 {
+	const char *sep = r->why ? ": " : "", *why = r->why ? r->why : "";
+
 	if (r->letter && r->name)
 		return rt_fail(err, RT_EXIT_USAGE, "option -%c (--%s) is not "
-			       "supported by rdmatest", r->letter, r->name);
+			       "supported by rdmatest%s%s", r->letter, r->name, sep, why);
 	if (r->letter)
 		return rt_fail(err, RT_EXIT_USAGE, "option -%c is not supported by "
-			       "rdmatest", r->letter);
+			       "rdmatest%s%s", r->letter, sep, why);
 	return rt_fail(err, RT_EXIT_USAGE, "option --%s is not supported by "
-		       "rdmatest", r->name);
+		       "rdmatest%s%s", r->name, sep, why);
 }
 
 static int take(struct hit h, const char *value, struct rt_error *err)
 {
-	uint64_t bit = 1ULL << (h.opt - h.tab->opts);
+	size_t row = (size_t)(h.opt - h.tab->opts);
 
 	/* a flag set's first occurrence replaces the default, later ones add */
-	if (h.opt->kind == RT_OPT_FLAGS && !(h.tab->given & bit))
+	if (h.opt->kind == RT_OPT_FLAGS && !rt_opt_row_given(h.tab, row))
 		*(int *)((char *)h.tab->base + h.opt->offset) = 0;
-	h.tab->given |= bit;
+	h.tab->given[row / 64] |= 1ULL << (row % 64);
 	return rt_opt_parse_value(h.opt, value, h.tab->base, err);
 }
 
@@ -528,7 +530,7 @@ static int take_operand(struct rt_opt_table *tabs, size_t ntabs,
 {
 	for (size_t t = 0; t < ntabs; t++)
 		for (const struct rt_opt *o = tabs[t].opts; o && o->name; o++) {
-			bool given = tabs[t].given & (1ULL << (o - tabs[t].opts));
+			bool given = rt_opt_row_given(&tabs[t], (size_t)(o - tabs[t].opts));
 			const char **slot;
 
 			if (o->kind != RT_OPT_OPERAND)
@@ -635,6 +637,6 @@ bool rt_opt_was_given(const struct rt_opt_table *t, const char *name)
 {
 	for (size_t i = 0; t->opts && t->opts[i].name; i++)
 		if (!strcmp(t->opts[i].name, name))
-			return t->given & (1ULL << i);
+			return rt_opt_row_given(t, i);
 	return false;
 }

@@ -158,7 +158,7 @@ static bool unset(const struct rt_opt_table *t, size_t row)
 {
 	const struct rt_opt *o = &t->opts[row];
 
-	return !o->def && !(t->given & (1ULL << row)) &&
+	return !o->def && !rt_opt_row_given(t, row) &&
 	       o->kind != RT_OPT_FLAG && o->kind != RT_OPT_COUNTER &&
 	       o->kind != RT_OPT_FLAGS; /* an empty set is a value */
 }

@@ -307,7 +307,7 @@ static void man_rdmatest(FILE *f)
 	      ".TP\n.B \\-\\-help\nprint the applets and usage.\n", f);
 	fputs(".SH COMMON OPTIONS\nEvery applet takes these, besides its own.\n", f);
 	{
-		struct rt_opt_table tabs[1] = { { rt_common_opts, NULL, 0, NULL, false } };
+		struct rt_opt_table tabs[1] = { { rt_common_opts, NULL, { 0 }, NULL, false } };
 
 		man_options(f, tabs, 1, 0, NULL);
 	}

@@ -11,7 +11,8 @@
 static const struct rt_opt ib_atomic_lat_opts[] = {
 	RT_PT_OPTS_CONN, RT_PTL_OPT_QP, RT_PT_OPTS_ATOMIC, RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPTS_TIMING, RT_PT_OPTS_LAT,
-	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG, { 0 },
+	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
+	RT_PT_OPTS_RES, { 0 },
 };
 
 RT_PTL_APPLET(ib_atomic_lat, RT_PT_ATOMIC, rt_ptl_read_session,

@@ -11,7 +11,8 @@ static const struct rt_opt ib_send_lat_opts[] = {
 	RT_PT_OPTS_CONN, RT_PTL_OPT_QP, RT_PT_OPT_SIZE("2"), RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPT_RX_DEPTH("512"), RT_PT_OPT_INLINE("0"),
 	RT_PT_OPTS_RUN, RT_PT_OPTS_LAT,
-	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG, { 0 },
+	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
+	RT_PT_OPTS_RES, RT_PT_OPT_SRQ, { 0 },
 };
 
 RT_PTL_APPLET(ib_send_lat, RT_PT_SEND, rt_ptl_send_session,

@@ -42,7 +42,10 @@ struct bwr {
 	uint64_t iters;          /* -n, or the warm-up's */
 	bool sends, recvs;       /* this side posts sends / counts receives */
 	bool timed;              /* -D */
-	uint64_t *scnt, *ccnt, *rcnt, *rpost; /* per QP */
+	uint64_t *scnt, *ccnt, *rcnt, *rpost, *unused; /* per QP */
+	unsigned rlist;          /* --recv_post_list */
+	struct ibv_recv_wr *rwr; /* rlist of them */
+	struct ibv_sge *rsge;
 	uint64_t tot_s, tot_c, tot_r, want_r;
 	struct ibv_send_wr *wr;  /* -l of them */
 	struct ibv_sge *sge;
@@ -104,7 +107,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	enum rt_pt_verb v = b->p->t.verb;
 
 	b->sge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_local(c, i) + off,
-				      (uint32_t)b->size, c->mr->lkey };
+				      (uint32_t)b->size, rt_pt_conn_mr(c, i)->lkey };
 	*w = (struct ibv_send_wr){ .wr_id = (uint64_t)i << QP_SHIFT | k,
 				   .sg_list = &b->sge[j], .num_sge = 1 };
 	w->next = j + 1 < b->p->post_list ? &b->wr[j + 1] : NULL;
@@ -199,28 +202,40 @@ static int send_done(struct bwr *b, const struct ibv_wc *wc)
 	return 0;
 }
 
+/* --recv_post_list receives for QP i in one call, on its own queue or
+ * with --use-srq the shared one (upstream counts them by the QP they were
+ * posted for, whichever consumes them). */
 static int post_recv(struct bwr *b, unsigned i)
 {
 	const struct rt_pt_conn *c = b->c;
-	uint64_t off = rt_pt_msg_offset(b->rpost[i], walk_size(b), c->sys.cycle_buffer,
-					c->sys.cache_line, 1);
-	/* UD: the GRH lands in front of the message */
-	struct ibv_sge s = { (uintptr_t)rt_pt_conn_target(c, i) + off,
-			     (uint32_t)b->size + rt_pt_ud_grh(c), c->mr->lkey };
-	struct ibv_recv_wr w = { .wr_id = (uint64_t)i << QP_SHIFT | b->rpost[i],
-				 .sg_list = &s, .num_sge = 1 }, *bad;
-	int rc = ibv_post_recv(c->qp[i], &w, &bad);
+	struct ibv_recv_wr *bad;
+	int rc;
 
+	for (unsigned j = 0; j < b->rlist; j++) {
+		uint64_t off = rt_pt_msg_offset(b->rpost[i] + j, walk_size(b),
+						c->sys.cycle_buffer, c->sys.cache_line, 1);
+
+		/* UD: the GRH lands in front of the message */
+		b->rsge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_target(c, i) + off,
+					       (uint32_t)b->size + rt_pt_ud_grh(c),
+					       rt_pt_conn_mr(c, i)->lkey };
+		b->rwr[j] = (struct ibv_recv_wr){
+			.wr_id = (uint64_t)i << QP_SHIFT | (b->rpost[i] + j),
+			.sg_list = &b->rsge[j], .num_sge = 1,
+			.next = j + 1 < b->rlist ? &b->rwr[j + 1] : NULL };
+	}
+	rc = c->res.srq ? ibv_post_srq_recv(c->res.srq, b->rwr, &bad) :
+	     ibv_post_recv(c->qp[i], b->rwr, &bad);
 	if (rc)
-		return rt_fail(&c->run->err, RT_EXIT_FAIL, "ibv_post_recv on QP %u: %s",
-			       i, strerror(rc));
-	b->rpost[i]++;
+		return rt_fail(&c->run->err, RT_EXIT_FAIL, "ibv_post_%srecv for QP %u: %s",
+			       c->res.srq ? "srq_" : "", i, strerror(rc));
+	b->rpost[i] += b->rlist;
 	return 0;
 }
 
 static bool want_recv(const struct bwr *b, unsigned i)
 {
-	return b->timed || b->rpost[i] < b->iters;
+	return b->timed || b->rpost[i] + b->rlist <= b->iters;
 }
 
 static int recv_done(struct bwr *b, const struct ibv_wc *wc)
@@ -242,7 +257,10 @@ static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 	b->tot_r++;
 	if (!b->sends)
 		count_window(b, t, 1);
-	return want_recv(b, i) ? post_recv(b, i) : 0;
+	if (++b->unused[i] < b->rlist || !want_recv(b, i))
+		return 0;
+	b->unused[i] -= b->rlist;
+	return post_recv(b, i);
 }
 
 typedef int wc_fn(struct bwr *b, const struct ibv_wc *wc);
@@ -361,6 +379,8 @@ static void bwr_free(struct bwr *b)
 	free(b->scnt);
 	free(b->wr);
 	free(b->sge);
+	free(b->rwr);
+	free(b->rsge);
 	free(b->tpost);
 	free(b->tcomp);
 }
@@ -391,10 +411,14 @@ static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
 	*b = (struct bwr){ .c = c, .p = p, .size = size, .cq_mod = rt_pt_cq_mod(p, size),
 			   .iters = r->iters, .timed = r->timed, .sends = r->sends,
 			   .recvs = r->recvs };
-	b->scnt = rt_xcalloc(4 * (size_t)q, sizeof(*b->scnt));
+	b->scnt = rt_xcalloc(5 * (size_t)q, sizeof(*b->scnt));
 	b->ccnt = b->scnt + q;
 	b->rcnt = b->ccnt + q;
 	b->rpost = b->rcnt + q;
+	b->unused = b->rpost + q;
+	b->rlist = p->res.recv_post_list;
+	b->rwr = rt_xcalloc(b->rlist, sizeof(*b->rwr));
+	b->rsge = rt_xcalloc(b->rlist, sizeof(*b->rsge));
 	b->want_r = r->iters * q;
 	b->wr = rt_xcalloc(p->post_list, sizeof(*b->wr));
 	b->sge = rt_xcalloc(p->post_list, sizeof(*b->sge));
@@ -408,8 +432,14 @@ static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
  * peer send. */
 static int prepost(struct bwr *b)
 {
+	/* perftest's: -r / --recv_post_list lists per QP, with an SRQ its
+	 * depth shared among the QPs */
+	unsigned lists = b->p->rx_depth / b->rlist;
+
+	if (b->c->res.srq)
+		lists = RT_MAX(lists / b->p->qps, 1u);
 	for (unsigned i = 0; b->recvs && i < b->p->qps; i++)
-		for (unsigned k = 0; k < b->p->rx_depth && want_recv(b, i); k++)
+		for (unsigned k = 0; k < lists && want_recv(b, i); k++)
 			if (post_recv(b, i))
 				return -1;
 	return 0;

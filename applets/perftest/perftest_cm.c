@@ -173,7 +173,9 @@ static int resolve(struct rt_pt_cm *cm, unsigned i, struct rt_error *err)
 
 	if (rdma_create_id(cm->ch, &cm->q[i].id, NULL, RDMA_PS_TCP))
 		return rt_fail_errno(err, RT_EXIT_ENV, errno, "rdma_create_id");
-	if (rdma_resolve_addr(cm->q[i].id, NULL, (struct sockaddr *)&cm->s.addr, ms))
+	if (rdma_resolve_addr(cm->q[i].id, cm->s.src.ss_family ?
+			      (struct sockaddr *)&cm->s.src : NULL,
+			      (struct sockaddr *)&cm->s.addr, ms))
 		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "rdma_resolve_addr %s",
 				     cm->peer);
 	if ((rc = expect(cm, RDMA_CM_EVENT_ADDR_RESOLVED, "address", &ev, err)) ||

@@ -32,6 +32,8 @@ struct rt_pt_cm_spec {
 	/* client: the server's address; server: the local address to listen
 	 * on; both with the CM port (perftest's -p) */
 	struct sockaddr_storage addr;
+	/* client: the source to resolve from (--bind_source_ip), family 0: none */
+	struct sockaddr_storage src;
 	const char *dev;       /* the QPs' device and port: the CM must route there */
 	unsigned ib_port;
 	struct ibv_qp **qp;    /* n QPs in INIT */

@@ -34,6 +34,7 @@ static int open_cm_chan(struct rt_pt_conn *c)
 {
 	struct rt_cmchan_spec s = {
 		.server = c->client ? c->p->server : NULL, .port = c->p->tcp_port,
+		.source = c->p->res.source,
 		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->retry_count,
 		.ack_timeout = (int)c->p->qp_timeout,
 	};
@@ -54,13 +55,17 @@ static int open_chan(struct rt_pt_conn *c)
 
 	rt_oob_init(o, k->timeout_ms);
 	rt_error_phase(err, "connect");
+	if (c->p->res.source && rt_pt_res_source(c->p, err))
+		return -1;
 	if (c->p->comm_cm)
 		return open_cm_chan(c);
+	if (c->p->res.source)
+		o->source = (const struct sockaddr *)&c->p->res.source_addr;
 	if (c->client)
 		return rt_oob_connect(o, c->p->server, c->p->tcp_port,
 				      k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
 				      err);
-	if (rt_oob_listen(o, NULL, c->p->tcp_port, err))
+	if (rt_oob_listen(o, c->p->res.source, c->p->tcp_port, err))
 		return -1;
 	banner(c);
 	o->timeout_ms = rt_run_accept_bound(c->run);
@@ -187,8 +192,6 @@ static int buffer(struct rt_pt_conn *c)
 	 * ignores it) */
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ;
-	struct rt_buf *b;
-
 	if (c->p->relaxed)
 		access |= IBV_ACCESS_RELAXED_ORDERING;
 	if (c->p->t.verb == RT_PT_ATOMIC)
@@ -203,11 +206,10 @@ static int buffer(struct rt_pt_conn *c)
 			       "%llu-byte buffer, above rdmatest's bound of %llu",
 			       rt_pt_peer(&c->ch), c->sys.cycle_buffer, c->sys.cache_line,
 			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
-	b = rt_res_buf(&c->res, (size_t)c->buf_size, access, err);
-	if (!b)
+	if (rt_pt_mem_alloc(c, access))
 		return -1;
-	c->buf = b->addr;
-	c->mr = b->mr;
+	c->buf = c->mem.addr;
+	c->mr = c->mem.mrs[0];
 	return 0;
 }
 
@@ -222,6 +224,7 @@ static int queues(struct rt_pt_conn *c)
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
 		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
 		.max_inline = p->inline_size, .busy_poll = !p->events,
+		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,
 		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
 	};
@@ -242,7 +245,8 @@ static int qp_init(struct rt_pt_conn *c, unsigned i)
 	c->mine[i] = (struct rt_pt_key){
 		.lid = c->spec.local.lid, .out_reads = (uint16_t)c->out_reads,
 		.qpn = c->qp[i]->qp_num, .psn = (uint32_t)lrand48() & 0xffffff,
-		.rkey = c->mr->rkey, .vaddr = (uintptr_t)rt_pt_conn_target(c, i),
+		.rkey = rt_pt_conn_mr(c, i)->rkey,
+		.vaddr = (uintptr_t)rt_pt_conn_target(c, i),
 	};
 	if (c->gid)
 		c->mine[i].gid = c->spec.local.gid;
@@ -282,6 +286,12 @@ static int cm_connect(struct rt_pt_conn *c)
 
 	memcpy(&s.addr, at, rt_addr_len(at));
 	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->tcp_port);
+	/* --bind_source_ip: the test QPs leave from the channel's address
+	 * (any port: the channel holds its own) */
+	if (c->client && c->p->res.source) {
+		memcpy(&s.src, chan_local(c), rt_addr_len(chan_local(c)));
+		rt_addr_set_port((struct sockaddr *)&s.src, 0);
+	}
 	if (!c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
 		return -1;
 	if (rt_pt_conn_barrier(c, "rdma_cm"))
@@ -308,7 +318,8 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
-	    open_chan(c) || path(c) || handshake(c))
+	    rt_pt_res_device(c) || open_chan(c) || path(c) || rt_pt_res_path(c) ||
+	    handshake(c))
 		return -1;
 	rt_pt_ud_clip(c, p);
 	rt_error_phase(&run->err, "setup");
@@ -380,7 +391,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 	for (unsigned i = 0; i < c->p->qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
 
-		s.remote.lid = k->lid;
+		s.remote.lid = c->p->res.dlid ? c->p->res.dlid : k->lid;
 		s.remote.gid = k->gid;
 		s.remote_qpn = k->qpn;
 		s.remote_psn = k->psn;
@@ -443,6 +454,7 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	if (c->rcq)
 		rt_cqwait_done(&c->rw);
 	rt_res_destroy(&c->res);
+	rt_pt_mem_free(c);
 	free(c->mine);
 	free(c->theirs);
 	rt_cmchan_close(c->ch.cm);

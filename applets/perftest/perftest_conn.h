@@ -17,7 +17,8 @@
  *   reports rows through rt_pt_out_* (struct rt_pt_out). Errors set
  *   run->err and return -1; rt_pt_main cleans up whatever was built.
  *
- * Memory: one registered buffer of 2 × Q slots, a slot being
+ * Memory: one buffer of 2 × Q slots (heap, huge pages or a mapped file,
+ * one MR or one per QP: perftest_res.h), a slot being
  * round_up(max(size, page), cache line) with the negotiated page and
  * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
  * would exceed it is refused); key arrays of Q records; the JSON rows grow
@@ -53,13 +54,16 @@ struct rt_pt_conn {
 	struct rt_pt_sys sys;     /* after the handshake: the agreed values */
 	unsigned out_reads;       /* this side's: 1, or -o / the device's for read */
 	unsigned max_inline;
+	uint16_t pkey_index;      /* --pkey_index in force (perftest_res.h) */
 	struct rt_res res;        /* owns the CQs (-e: each on its channel),
 				   * QPs and buffer below */
 	struct ibv_cq *scq, *rcq; /* res's */
 	struct rt_cqwait sw, rw;  /* bounded by --timeout */
 	struct ibv_qp **qp;       /* res's p->qps */
-	struct ibv_mr *mr;        /* res's, of buf */
-	uint8_t *buf;             /* 2 × Q slots: send halves, then targets */
+	struct ibv_mr *mr;        /* mem's first (the only one without --mr_per_qp) */
+	struct rt_pt_mem mem;     /* the buffer's memory and MRs (perftest_res.h) */
+	uint8_t *buf;             /* 2 × Q slots: send halves, then targets
+				   * (--mr_per_qp: each QP's two side by side) */
 	uint64_t slot, buf_size;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
@@ -68,14 +72,23 @@ struct rt_pt_conn {
 	char name[96];            /* "RDMA_Write BW Test" */
 };
 
-/* Local send area and advertised target area of QP i. */
+/* Local send area and advertised target area of QP i, and the MR that
+ * holds both. */
 static inline uint8_t *rt_pt_conn_local(const struct rt_pt_conn *c, unsigned i)
 {
+	if (c->p->res.mr_per_qp)
+		return c->buf + 2ull * i * c->slot;
 	return c->buf + (uint64_t)i * c->slot;
 }
 static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
 {
+	if (c->p->res.mr_per_qp)
+		return c->buf + (2ull * i + 1) * c->slot;
 	return c->buf + ((uint64_t)c->p->qps + i) * c->slot;
+}
+static inline struct ibv_mr *rt_pt_conn_mr(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->mem.mrs[c->p->res.mr_per_qp ? i : 0];
 }
 
 /* Device, port, out-of-band channel (the server prints perftest's

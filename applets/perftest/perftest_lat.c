@@ -262,7 +262,8 @@ static int post_recv(struct lat *l, struct rt_error *err)
 	struct ibv_sge sge = { .addr = (uintptr_t)p->target,
 			       .length = (uint32_t)l->plan->size + p->grh, .lkey = p->lkey };
 	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
-	int rc = ibv_post_recv(p->qp, &wr, &bad);
+	int rc = p->srq ? ibv_post_srq_recv(p->srq, &wr, &bad) :
+		 ibv_post_recv(p->qp, &wr, &bad);
 
 	if (rc)
 		return rt_fail_errno(err, RT_EXIT_FAIL, rc, "ibv_post_recv after %" PRIu64

@@ -118,6 +118,7 @@ struct rt_ptl_path {
 	enum rt_pt_atomic atomic;  /* atomic: which one */
 	bool client;
 	struct ibv_qp *qp;
+	struct ibv_srq *srq;       /* --use-srq: receives go there; else NULL */
 	struct rt_cqwait *sw, *rw; /* qp's send and receive completions (may be one) */
 	uint8_t *local;            /* what is sent or read (or fetched) into: size bytes */
 	volatile uint8_t *target;  /* this side's advertised area: the peer

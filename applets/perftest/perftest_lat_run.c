@@ -50,7 +50,7 @@ static void make_path(struct ptl *x)
 
 	x->path = (struct rt_ptl_path){
 		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
-		.qp = c->qp[0],
+		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
 		.target = rt_pt_conn_target(c, 0), .lkey = c->mr->lkey,
 		.raddr = c->theirs[0].vaddr, .rkey = c->theirs[0].rkey,

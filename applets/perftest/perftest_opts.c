@@ -54,49 +54,86 @@ const struct rt_enum rt_pt_rate_types[] = {
 	{ NULL, 0, NULL },
 };
 
-/* Every other option of perftest 4.5's parser (§2.1): refusing them by
- * name keeps a script's intent from being ignored. */
+/* Every other option of perftest 4.5's and 25.01's parsers (§2.1):
+ * refusing them by name keeps a script's intent from being ignored.
+ * The GPU-memory and mlx5-only ones say what they need. */
+#define RT_PT_GPU(name, what) { 0, name, "needs GPU memory (" what ")" }
+#define RT_PT_MLX5(name, what) { 0, name, "needs " what }
 const struct rt_opt_refused rt_pt_refused[] = {
-	{ 'A', "atomic_type" }, { 'B', "source_mac" },
-	{ 'E', "dest_mac" },
-	{ 'J', "dest_ip" }, { 'j', "source_ip" }, { 'K', "dest_port" },
-	{ 'k', "source_port" }, { 'X', "vector" }, { 'W', "report-counters" },
-	{ 'g', "mcg" }, { 'M', "MGID" },
-	{ 'v', "mac_fwd" }, { 'C', "report-cycles" }, { 'H', "report-histogrm" },
-	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 'Z', "server" },
-	{ 'P', "client" }, { 0, "run_infinitely" },
-	{ 0, "reversed" }, { 0, "report-both" }, { 0, "use-srq" }, { 0, "odp" },
-	{ 0, "use_hugepages" }, { 0, "ipv6" },
-	{ 0, "dlid" }, { 0, "pkey_index" },
-	{ 0, "latency_gap" }, { 0, "mmap" }, { 0, "mmap-offset" },
-	{ 0, "mr_per_qp" }, { 0, "cpu_util" },
-	{ 0, "use_cuda" }, { 0, "use_cuda_bus_id" },
-	{ 0, "use_cuda_dmabuf" }, { 0, "use_rocm" }, { 0, "use_neuron" },
-	{ 0, "use_hl" }, { 0, "use_mlu" },
-	{ 0, "report-per-port" }, { 0, "flows" }, { 0, "flows_burst" },
-	{ 0, "force-link" }, { 0, "use-null-mr" }, { 0, "recv_post_list" },
-	{ 0, "payload_file_path" }, { 0, "inline_recv" }, { 0, "tx_depth" },
-	{ 0, "aes_xts" }, { 0, "encrypt_on_tx" }, { 0, "sig_before" },
-	{ 0, "aes_block_size" }, { 0, "data_enc_keys_number" },
-	{ 0, "kek_path" }, { 0, "credentials_path" }, { 0, "data_enc_key_app_path" },
-	{ 0, "vlan_en" }, { 0, "vlan_pcp" }, { 0, "promiscuous" }, { 0, "sniffer" },
-	{ 0, "raw_ipv6" }, { 0, "no_lock" }, { 0, "flow_label" }, { 0, "dct" },
-	{ 0, "log_dci_streams" }, { 0, "log_active_dci_streams" },
-	{ 0, "connectionless" },
+	RT_PT_GPU("use_cuda", "CUDA"),
+	RT_PT_GPU("use_cuda_bus_id", "CUDA"),
+	RT_PT_GPU("use_cuda_dmabuf", "CUDA dma-buf"),
+	RT_PT_GPU("use_rocm", "ROCm"),
+	RT_PT_GPU("use_neuron", "AWS Neuron"),
+	RT_PT_GPU("use_neuron_dmabuf", "AWS Neuron dma-buf"),
+	RT_PT_GPU("use_hl", "Habana Gaudi"),
+	RT_PT_GPU("use_mlu", "Cambricon MLU"),
+	RT_PT_MLX5("aes_xts", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("encrypt_on_tx", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("sig_before", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("aes_block_size", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("data_enc_keys_number", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("kek_path", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("credentials_path", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("data_enc_key_app_path", "mlx5 crypto (AES-XTS)"),
+	RT_PT_MLX5("log_dci_streams", "mlx5 DC transport (DCI streams)"),
+	RT_PT_MLX5("log_active_dci_streams", "mlx5 DC transport (DCI streams)"),
+	RT_PT_MLX5("dct", "mlx5 DC transport"),
+	RT_PT_MLX5("use_data_direct", "mlx5 Data Direct (mlx5dv)"),
+	RT_PT_MLX5("use_ooo", "mlx5 out-of-order data placement (mlx5dv)"),
+	{ 0, "inline_recv", "neither perftest 4.5 nor 25.01 takes it (it needed "
+	  "MLNX_OFED's experimental verbs)" },
+	/* bandwidth-test rows the latency tests lack */
+	{ 'O', "dualport", "bandwidth tests only (perftest: Dual-port mode only "
+	  "supports BW tests)" },
+	{ 0, "mr_per_qp", "bandwidth tests only, as in perftest" },
+	{ 0, "recv_post_list", "bandwidth tests only (perftest: Receive post list is "
+	  "supported in BW tests only)" },
+	{ 0, "use-srq", "the SEND tests only: the others post no receives" },
+	{ 'M', "MGID", NULL }, { 'A', "atomic_type", NULL },
+	{ 'B', "source_mac", NULL },
+	{ 'E', "dest_mac", NULL },
+	{ 'J', "dest_ip", NULL }, { 'K', "dest_port", NULL },
+	{ 'k', "source_port", NULL }, { 'X', "vector", NULL },
+	{ 'W', "report-counters", NULL },
+	{ 'g', "mcg", NULL },
+	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", NULL },
+	{ 'H', "report-histogrm", NULL },
+	{ 'U', "report-unsorted", NULL }, { 'Z', "server", NULL },
+	{ 'P', "client", NULL }, { 0, "run_infinitely", NULL },
+	{ 0, "reversed", NULL }, { 0, "report-both", NULL },
+	{ 0, "latency_gap", NULL },
+	{ 0, "cpu_util", NULL },
+	{ 0, "rate_limit", NULL }, { 0, "burst_size", NULL },
+	{ 0, "typical_pkt_size", NULL }, { 0, "rate_units", NULL },
+	{ 0, "rate_limit_type", NULL },
+	{ 0, "report-per-port", NULL }, { 0, "flows", NULL },
+	{ 0, "flows_burst", NULL },
+	{ 0, "use-null-mr", NULL },
+	{ 0, "payload_file_path", NULL }, { 0, "tx_depth", NULL },
+	{ 0, "vlan_en", NULL }, { 0, "vlan_pcp", NULL },
+	{ 0, "promiscuous", NULL }, { 0, "sniffer", NULL },
+	{ 0, "raw_ipv6", NULL }, { 0, "no_lock", NULL },
+	{ 0, "flow_label", NULL },
+	{ 0, "connectionless", NULL },
 	/* rows some tests have and others not (bandwidth only; send and
 	 * write only), so that each is refused by name where it is missing */
-	{ 'b', "bidirectional" }, { 'Q', "cq-mod" }, { 'N', "noPeak" },
-	{ 'l', "post_list" }, { 'w', "limit_bw" }, { 'y', "limit_msgrate" },
-	{ 'I', "inline_size" }, { 'r', "rx-depth" },
-	/* added after 4.5, up to 25.01 (Debian 13's); --bind_source_ip is
-	 * 4.5's second --source_ip, which its first one shadowed */
-	{ 0, "bind_source_ip" }, { 0, "write_with_imm" }, { 0, "congest_type" },
-	{ 0, "unsolicited_write" }, { 0, "no_ddp" }, { 0, "use_data_direct" },
-	{ 0, "use_neuron_dmabuf" }, { 0, "use_ooo" }, { 0, "tcp" },
-	{ 0, "reply_every" }, { 0, "raw_mcast" }, { 0, "ethertype" },
-	{ 0, "use_rss" }, { 0, "remote_mac" }, { 0, "local_mac" },
-	{ 0, "remote_ip" }, { 0, "local_ip" }, { 0, "remote_port" },
-	{ 0, "local_port" }, { 0, 0 },
+	{ 'b', "bidirectional", NULL }, { 'Q', "cq-mod", NULL },
+	{ 'N', "noPeak", NULL },
+	{ 'l', "post_list", NULL }, { 'w', "limit_bw", NULL },
+	{ 'y', "limit_msgrate", NULL },
+	{ 'I', "inline_size", NULL }, { 'r', "rx-depth", NULL },
+	/* added after 4.5, up to 25.01 (Debian 13's) */
+	{ 0, "write_with_imm", NULL }, { 0, "congest_type", NULL },
+	{ 0, "unsolicited_write", NULL }, { 0, "no_ddp", NULL },
+	{ 0, "tcp", NULL },
+	{ 0, "reply_every", NULL }, { 0, "raw_mcast", NULL },
+	{ 0, "ethertype", NULL },
+	{ 0, "use_rss", NULL }, { 0, "remote_mac", NULL },
+	{ 0, "local_mac", NULL },
+	{ 0, "remote_ip", NULL }, { 0, "local_ip", NULL },
+	{ 0, "remote_port", NULL },
+	{ 0, "local_port", NULL }, { 0, 0, NULL },
 };
 
 uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line)
@@ -313,6 +350,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
 	    rt_pt_ud_rules(p, c, tab, err) ||
+	    rt_pt_res_rules(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

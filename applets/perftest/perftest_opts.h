@@ -18,6 +18,7 @@
 
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
+#include "perftest/perftest_res.h"
 
 #define RT_PT_MAX_QPS 1024
 #define RT_PT_MAX_BUF (1ull << 30)
@@ -69,6 +70,7 @@ struct rt_pt_cfg {
 	const char *rate_limit, *mgid;
 	long long burst_size, typical_pkt_size;
 	int rate_units, rate_type, mcg;
+	struct rt_pt_res_cfg res; /* perftest_res.h's rows */
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -291,6 +293,7 @@ struct rt_pt_params {
 	unsigned burst_size;  /* messages, rate limiter */
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
+	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
 };
 
 /* Checks the combination (perftest's dependencies: -D with -a refused,

@@ -54,8 +54,8 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	rt_say(l, " Dual-port       : OFF\t\tDevice         : %s", c->d.name);
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
-	rt_say(l, " Connection type : %s\t\tUsing SRQ      : OFF",
-	       rt_pt_conn_name(p->conn));
+	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
+	       rt_pt_conn_name(p->conn), c->res.srq ? "ON" : "OFF");
 	rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
 	       p->relaxed ? "ON" : "OFF");
 	depths(c, l);

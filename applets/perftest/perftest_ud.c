@@ -31,11 +31,11 @@ static int conn_rules(const struct rt_pt_params *p, struct rt_error *err)
 		return rt_fail(err, RT_EXIT_USAGE, "-c XRC is not supported by rdmatest's "
 			       "ib_* tests (ibv_xsrq_pingpong has XRC)");
 	case RT_PT_DC:
-		return rt_fail(err, RT_EXIT_USAGE, "-c DC needs mlx5 (mlx5dv), which "
-			       "rdmatest does not use");
+		return rt_fail(err, RT_EXIT_USAGE, "-c DC is not supported by rdmatest: "
+			       "needs mlx5's Dynamically Connected transport (mlx5dv)");
 	case RT_PT_SRD:
-		return rt_fail(err, RT_EXIT_USAGE, "-c SRD needs EFA (efadv), which "
-			       "rdmatest does not use");
+		return rt_fail(err, RT_EXIT_USAGE, "-c SRD is not supported by rdmatest: "
+			       "needs EFA's Scalable Reliable Datagram (efadv)");
 	case RT_PT_UC:
 		if (v == RT_PT_READ || v == RT_PT_ATOMIC)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UC: a UC connection is not "

@@ -36,6 +36,8 @@ struct rt_cmchan;
 
 struct rt_cmchan_spec {
 	const char *server;   /* the client's server; NULL: be the server */
+	const char *source;   /* NULL, or the client's source address, the
+			       * server's address to listen on */
 	unsigned port;
 	size_t msg_max;       /* the largest message (the receive's length) */
 	uint8_t retry_count;  /* the connection's transport retries */

@@ -21,6 +21,9 @@ struct rt_oob {
 	int backlog;           /* rt_oob_listen's backlog: 1 (one peer) unless set */
 	long long timeout_ms;  /* bound of each connect attempt, accept, read, write */
 	struct sockaddr_storage local, peer; /* v4-mapped addresses unmapped */
+	/* NULL, or the address a client binds before connecting (its family
+	 * only reaches the server's addresses of that family) */
+	const struct sockaddr *source;
 	char peer_name[64];    /* "192.0.2.2:18515", for errors */
 };
 

@@ -76,21 +76,25 @@ struct rt_opt {
 #define RT_L(field) RT_OFF_LL(RT_CFG, field)
 #define RT_S(field) RT_OFF_STR(RT_CFG, field)
 
-/* One table and the struct it writes into. `given` records which rows the
- * command line set (bit i = row i). */
 /* An upstream option that rdmatest does not implement (letter, long name
  * or both). The parser refuses it by name, exit 2 "not supported by
  * rdmatest", instead of ignoring it or calling it unknown. A list ends
- * with a row of neither. */
+ * with a row of neither. A row's `why` says what the option needs. */
 struct rt_opt_refused {
 	char letter;
 	const char *name;
+	const char *why; /* NULL, or the reason, appended: "...: needs GPU memory" */
 };
 
+#define RT_OPT_MAX_ROWS 128 /* rows of one table (perftest's ib_send_bw has 66) */
+#define RT_OPT_GIVEN_WORDS (RT_OPT_MAX_ROWS / 64)
+
+/* One table and the struct it writes into. `given` records which rows the
+ * command line set (bit i % 64 of word i / 64 = row i). */
 struct rt_opt_table {
 	const struct rt_opt *opts; /* terminated by a row with name == NULL */
 	void *base;
-	uint64_t given;
+	uint64_t given[RT_OPT_GIVEN_WORDS];
 	const struct rt_opt_refused *refused; /* NULL: none */
 	/* Its long names (rows and refusals) may be abbreviated to a unique
 	 * prefix, as getopt_long allows: set for applets whose upstream
@@ -100,7 +104,11 @@ struct rt_opt_table {
 	bool prefixes;
 };
 
-#define RT_OPT_MAX_ROWS 64
+/* Whether the command line set row i of t. */
+static inline bool rt_opt_row_given(const struct rt_opt_table *t, size_t i)
+{
+	return t->given[i / 64] >> (i % 64) & 1;
+}
 
 /* Applies every default, then parses argv[1..]. When two tables use the
  * same letter, the earlier table owns it (the later one keeps its long

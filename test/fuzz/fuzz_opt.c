@@ -69,8 +69,8 @@ static void check_values(const char *applet, const struct rt_opt_table *t)
 				   o->name, v, min, max);
 		}
 	}
-	FUZZ_CHECK(!(t->given >> rt_opt_count(t->opts)), "%s: given bits past the table",
-		   applet);
+	for (size_t i = rt_opt_count(t->opts); i < RT_OPT_MAX_ROWS; i++)
+		FUZZ_CHECK(!rt_opt_row_given(t, i), "%s: given bits past the table", applet);
 }
 
 static void check_json(const struct rt_opt_table *tabs, const struct rt_error *e)
@@ -100,8 +100,8 @@ static int parse(const struct rt_applet *a, int argc, char **argv, void *cfg,
 	memset(cfg, 0, a->cfg_size ? a->cfg_size : 1);
 	memset(common, 0, sizeof(*common));
 	memset(e, 0, sizeof(*e));
-	tabs[0] = (struct rt_opt_table){ a->opts, cfg, 0, a->refused, false };
-	tabs[1] = (struct rt_opt_table){ rt_common_opts, common, 0, NULL, false };
+	tabs[0] = (struct rt_opt_table){ a->opts, cfg, { 0 }, a->refused, false };
+	tabs[1] = (struct rt_opt_table){ rt_common_opts, common, { 0 }, NULL, false };
 	return rt_opt_parse(tabs, 2, argc, argv, e);
 }
 
@@ -133,7 +133,8 @@ static void one_applet(const struct rt_applet *a, int argc, char **argv)
 	rc2 = parse(a, argc, argv, cfg2, &common2, tabs2, &e2);
 	FUZZ_CHECK(rc2 == rc && !memcmp(cfg, cfg2, size) &&
 		   !memcmp(&common, &common2, sizeof(common)) &&
-		   tabs[0].given == tabs2[0].given && tabs[1].given == tabs2[1].given &&
+		   !memcmp(tabs[0].given, tabs2[0].given, sizeof(tabs[0].given)) &&
+		   !memcmp(tabs[1].given, tabs2[1].given, sizeof(tabs[1].given)) &&
 		   !strcmp(e.reason, e2.reason), "%s: second parse differs", a->name);
 	check_json(tabs, &e);
 	free(cfg);

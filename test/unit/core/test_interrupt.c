@@ -30,8 +30,8 @@ static void run_init(struct rt_run *run, bool json)
 {
 	memset(run, 0, sizeof(*run));
 	run->name = fake.name;
-	run->tabs[0] = (struct rt_opt_table){ no_opts, NULL, 0, NULL, false };
-	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, 0, NULL, false };
+	run->tabs[0] = (struct rt_opt_table){ no_opts, NULL, { 0 }, NULL, false };
+	run->tabs[1] = (struct rt_opt_table){ rt_common_opts, &run->common, { 0 }, NULL, false };
 	run->common.json = json;
 	run->common.timeout_ms = 10000;
 	rt_log_init(&run->log, "fake", json, false, false);

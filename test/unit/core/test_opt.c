@@ -52,7 +52,7 @@ static int parse(struct cfg *c, struct rt_error *e, struct rt_opt_table *t,
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ opts, c, 0, NULL, false };
+	*t = (struct rt_opt_table){ opts, c, { 0 }, NULL, false };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -239,7 +239,7 @@ static const struct rt_opt word_opts[] = {
 
 static int parse_words(struct words *w, struct rt_error *e, int argc, const char **argv)
 {
-	struct rt_opt_table t = { word_opts, w, 0, NULL, false };
+	struct rt_opt_table t = { word_opts, w, { 0 }, NULL, false };
 
 	memset(w, 0, sizeof(*w));
 	memset(e, 0, sizeof(*e));
@@ -292,7 +292,7 @@ static void earlier_table_owns_a_shared_letter(void **state)
 	struct cfg c = { 0 };
 	struct common k = { 0 };
 	struct rt_error e = { 0 };
-	struct rt_opt_table t[2] = { { opts, &c, 0, NULL, false }, { common_opts, &k, 0, NULL, false } };
+	struct rt_opt_table t[2] = { { opts, &c, { 0 }, NULL, false }, { common_opts, &k, { 0 }, NULL, false } };
 	const char *argv[] = { "prog", "-s", "-q", "--json" };
 
 	(void)state;
@@ -309,12 +309,14 @@ static void earlier_table_owns_a_shared_letter(void **state)
 static void refused_options_are_named(void **state)
 {
 	static const struct rt_opt_refused refused[] = {
-		{ 'R', "rdma_cm" }, { 0, "use_cuda" }, { 'q', NULL }, { 0, NULL },
+		{ 'R', "rdma_cm", NULL }, { 0, "use_cuda", "needs GPU memory (CUDA)" },
+		{ 'q', NULL, NULL }, { 0, NULL, NULL },
 	};
 	static const struct { const char *arg, *want; } cases[] = {
 		{ "-R", "option -R (--rdma_cm) is not supported by rdmatest" },
 		{ "--rdma_cm", "option -R (--rdma_cm) is not supported by rdmatest" },
-		{ "--use_cuda=0", "option --use_cuda is not supported by rdmatest" },
+		{ "--use_cuda=0", "option --use_cuda is not supported by rdmatest: "
+		  "needs GPU memory (CUDA)" },
 		{ "-sq", "option -q is not supported by rdmatest" },
 	};
 	struct cfg c;
@@ -323,8 +325,8 @@ static void refused_options_are_named(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rt_opt_table t[2] = { { opts, &c, 0, refused, false },
-					     { common_opts, &k, 0, NULL, false } };
+		struct rt_opt_table t[2] = { { opts, &c, { 0 }, refused, false },
+					     { common_opts, &k, { 0 }, NULL, false } };
 		const char *argv[] = { "prog", cases[i].arg };
 
 		memset(&c, 0, sizeof(c));
@@ -335,8 +337,8 @@ static void refused_options_are_named(void **state)
 		assert_int_equal(k.quiet, 0);
 	}
 	{
-		struct rt_opt_table t[2] = { { opts, &c, 0, refused, false },
-					     { common_opts, &k, 0, NULL, false } };
+		struct rt_opt_table t[2] = { { opts, &c, { 0 }, refused, false },
+					     { common_opts, &k, { 0 }, NULL, false } };
 		const char *argv[] = { "prog", "--cuda" };
 
 		memset(&e, 0, sizeof(e));
@@ -354,11 +356,11 @@ static int parse_prefixed(const char *arg, bool prefixes, struct cfg *c,
 			  struct common *k, struct rt_error *e)
 {
 	static const struct rt_opt_refused refused[] = {
-		{ 'R', "rdma_cm" }, { 'Z', "zcopy" }, { 'Z', "zcopy-old" },
-		{ 0, "size" }, { 0, "countdown" }, { 0, NULL },
+		{ 'R', "rdma_cm", NULL }, { 'Z', "zcopy", NULL }, { 'Z', "zcopy-old", NULL },
+		{ 0, "size", NULL }, { 0, "countdown", NULL }, { 0, NULL, NULL },
 	};
-	struct rt_opt_table t[2] = { { opts, c, 0, refused, prefixes },
-				     { common_opts, k, 0, NULL, prefixes } };
+	struct rt_opt_table t[2] = { { opts, c, { 0 }, refused, prefixes },
+				     { common_opts, k, { 0 }, NULL, prefixes } };
 	const char *argv[] = { "prog", arg, "9" };
 
 	memset(c, 0, sizeof(*c));
@@ -527,7 +529,7 @@ static int parse_flags_argv(struct fcfg *c, struct rt_error *e, struct rt_opt_ta
 {
 	memset(c, 0, sizeof(*c));
 	memset(e, 0, sizeof(*e));
-	*t = (struct rt_opt_table){ flag_opts, c, 0, NULL, false };
+	*t = (struct rt_opt_table){ flag_opts, c, { 0 }, NULL, false };
 	return rt_opt_parse(t, 1, argc, (char **)argv, e);
 }
 
@@ -603,7 +605,7 @@ static void help_wraps_hides_and_drops(void **state)
 	};
 	static const char *const hidden[] = { "command", NULL };
 	struct rt_opt rows[RT_OPT_MAX_ROWS + 1];
-	struct rt_opt_table t = { opts, NULL, 0, NULL, false };
+	struct rt_opt_table t = { opts, NULL, { 0 }, NULL, false };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

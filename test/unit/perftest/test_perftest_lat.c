@@ -156,7 +156,7 @@ static int parse_send_lat(struct rt_pt_params *p, struct rt_error *err,
 			  int argc, char **argv)
 {
 	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { send_lat_opts, &cfg, 0, rt_pt_refused, true };
+	struct rt_opt_table tab = { send_lat_opts, &cfg, { 0 }, rt_pt_refused, true };
 
 	memset(&cfg, 0, sizeof(cfg));
 	if (rt_opt_parse(&tab, 1, argc, argv, err))

@@ -38,7 +38,7 @@ static int vparse(struct rt_pt_params *p, struct rt_error *err, const struct rt_
 		  char *name, struct rt_pt_test test, va_list ap)
 {
 	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { opts, &cfg, 0, rt_pt_refused, true };
+	struct rt_opt_table tab = { opts, &cfg, { 0 }, rt_pt_refused, true };
 	char *argv[32] = { name };
 	int argc = 1;
 

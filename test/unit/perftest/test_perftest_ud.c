@@ -25,7 +25,7 @@ static const struct rt_opt send_opts[] = {
 static int parse(struct rt_pt_params *p, struct rt_error *err, struct rt_pt_test t, ...)
 {
 	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { send_opts, &cfg, 0, rt_pt_refused, true };
+	struct rt_opt_table tab = { send_opts, &cfg, { 0 }, rt_pt_refused, true };
 	char *argv[32] = { "ib_send_bw" };
 	int argc = 1;
 	va_list ap;

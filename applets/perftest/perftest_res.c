@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The addressing and resource options of the ib_* applets (perftest_res.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perftest/perftest_conn.h"
+#include "perftest/perftest_res.h"
+#include "rdmatest/addr.h"
+#include "rdmatest/util.h"
+
+/* ---- the command line ----------------------------------------------------- */
+
+static int link_layer(const char *word, int *out, struct rt_error *err)
+{
+	*out = -1;
+	if (!word)
+		return 0;
+	if (!strcmp(word, "IB"))
+		*out = IBV_LINK_LAYER_INFINIBAND;
+	else if (!strcmp(word, "Ethernet"))
+		*out = IBV_LINK_LAYER_ETHERNET;
+	else
+		return rt_fail(err, RT_EXIT_USAGE, "--force-link '%s': IB or Ethernet",
+			       word);
+	return 0;
+}
+
+/* What -R leaves to the RDMA CM (perftest: "doesn't support Dual Port with
+ * rdma_cm"; the CM takes the P_Key and the LID from the path it resolves). */
+static int cm_rules(const struct rt_pt_params *p, const struct rt_opt_table *tab,
+		    struct rt_error *err)
+{
+	if (!p->rdma_cm)
+		return 0;
+	if (p->res.dualport)
+		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -R exclude each "
+			       "other (as in perftest)");
+	if (rt_opt_was_given(tab, "pkey_index"))
+		return rt_fail(err, RT_EXIT_USAGE, "--pkey_index and -R exclude each "
+			       "other: with -R the RDMA CM takes the P_Key of the path");
+	if (p->res.dlid)
+		return rt_fail(err, RT_EXIT_USAGE, "--dlid and -R exclude each other: "
+			       "with -R the RDMA CM takes the LID of the path");
+	return 0;
+}
+
+static int mmap_rules(const struct rt_pt_res *r, const struct rt_opt_table *tab,
+		      struct rt_error *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!r->mmap_file && rt_opt_was_given(tab, "mmap-offset"))
+		return rt_fail(err, RT_EXIT_USAGE, "--mmap-offset needs --mmap");
+	if (r->mmap_file && r->hugepages)
+		return rt_fail(err, RT_EXIT_USAGE, "--mmap and --use_hugepages exclude "
+			       "each other: the buffer is the file's mapping");
+	if (page > 0 && r->mmap_offset % (uint64_t)page)
+		return rt_fail(err, RT_EXIT_USAGE, "--mmap-offset %llu: not a multiple "
+			       "of the page size, %ld", (unsigned long long)r->mmap_offset,
+			       page);
+	return 0;
+}
+
+static int source(struct rt_pt_res *r, struct rt_error *err)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_PASSIVE }, *ai;
+
+	if (!r->source)
+		return 0;
+	if (getaddrinfo(r->source, NULL, &hints, &ai))
+		return rt_fail(err, RT_EXIT_USAGE, "--bind_source_ip '%s': not an IPv4 "
+			       "or IPv6 address", r->source);
+	memcpy(&r->source_addr, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* perftest: "Using SRQ depth should be greater than number of QPs";
+ * -n a multiple of --recv_post_list; -r at least it, so that a list
+ * fits (perftest would post none and wait). */
+static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		      const struct rt_opt_table *tab, struct rt_error *err)
+{
+	unsigned l = p->res.recv_post_list;
+
+	if (p->res.srq && p->qps > (unsigned)c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %u is more than the "
+			       "SRQ's depth, -r %lld", p->qps, c->rx_depth);
+	if (l > 1 && p->t.verb != RT_PT_SEND)
+		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list: the %s test posts "
+			       "no receives; it is for the SEND tests",
+			       rt_pt_verb_name(p->t.verb));
+	if (!rt_opt_was_given(tab, "recv_post_list") || l == 1)
+		return 0;
+	if (!c->duration && c->iters % l)
+		return rt_fail(err, RT_EXIT_USAGE, "-n %lld must be a multiple of "
+			       "--recv_post_list %u", c->iters, l);
+	if (l > (unsigned)c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list %u is more than "
+			       "-r %lld receives", l, c->rx_depth);
+	return 0;
+}
+
+bool rt_pt_res_srq(const struct rt_pt_params *p)
+{
+	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->bidir);
+}
+
+int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		    const struct rt_opt_table *tab, struct rt_error *err)
+{
+	const struct rt_pt_res_cfg *k = &c->res;
+
+	p->res = (struct rt_pt_res){
+		.source = k->source, .mmap_file = k->mmap_file,
+		.mmap_offset = (uint64_t)k->mmap_offset,
+		.pkey_index = (uint16_t)k->pkey_index, .dlid = (uint16_t)k->dlid,
+		.ipv6 = k->ipv6, .hugepages = k->hugepages, .odp = k->odp,
+		.mr_per_qp = k->mr_per_qp, .dualport = k->dualport, .srq = k->srq,
+		.recv_post_list = k->recv_post_list ? (unsigned)k->recv_post_list : 1,
+	};
+	if (link_layer(k->force_link, &p->res.link_layer, err) ||
+	    source(&p->res, err) || recv_rules(p, c, tab, err) ||
+	    cm_rules(p, tab, err) || mmap_rules(&p->res, tab, err))
+		return -1;
+	return 0;
+}
+
+int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&p->res.source_addr;
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0), e = 0;
+
+	/* an address no interface has would fail at connect, less clearly */
+	if (fd < 0 || bind(fd, sa, rt_addr_len(sa)))
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		return rt_fail_errno(err, RT_EXIT_ENV, e, "--bind_source_ip %s: no "
+				     "interface of this host can bind it", p->res.source);
+	return 0;
+}
+
+/* ---- the device ------------------------------------------------------------ */
+
+static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);
+static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
+		    struct rt_error *err);
+
+static int dualport(struct rt_pt_conn *c)
+{
+	struct ibv_device_attr a;
+
+	if (!c->p->res.dualport)
+		return 0;
+	if (ibv_query_device(c->d.ctx, &a))
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
+				     "ibv_query_device on %s", c->d.name);
+	if (a.phys_port_cnt < 2)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s has %u "
+			       "port, a dual-port run needs two", c->d.name,
+			       (unsigned)a.phys_port_cnt);
+	return rt_fail(&c->run->err, RT_EXIT_USAGE, "-O (--dualport) on a two-port "
+		       "device is not supported by rdmatest yet");
+}
+
+static int forced_link(struct rt_pt_conn *c)
+{
+	int have = c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET ?
+		   IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
+	int want = c->p->res.link_layer;
+
+	if (want < 0 || want == have)
+		return 0;
+	return rt_fail(&c->run->err, RT_EXIT_ENV, "--force-link %s: %s port %u is %s",
+		       rt_link_layer_name((uint8_t)want), c->d.name, c->d.port,
+		       rt_link_layer_name((uint8_t)have));
+}
+
+static int dlid(const struct rt_pt_conn *c)
+{
+	if (c->p->res.dlid && c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--dlid: %s port %u is RoCE "
+			       "(Ethernet), which has no LIDs: IB only", c->d.name,
+			       c->d.port);
+	return 0;
+}
+
+/* perftest's check: an index beyond the device's table is 0, with its
+ * warning; an empty entry would fail at INIT, so it is named here. */
+static int pkey(struct rt_pt_conn *c)
+{
+	unsigned idx = c->p->res.pkey_index;
+	struct ibv_device_attr a;
+	__be16 key = 0;
+
+	if (!idx)
+		return 0;
+	if (ibv_query_device(c->d.ctx, &a))
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
+				     "ibv_query_device on %s", c->d.name);
+	if (idx > (unsigned)a.max_pkeys - 1) {
+		rt_say(&c->run->log, " Specified PKey Index, %u, greater than allowed "
+		       "max, %d\n Changing to 0", idx, a.max_pkeys - 1);
+		idx = 0;
+	}
+	if (idx && (ibv_query_pkey(c->d.ctx, c->d.port, (int)idx, &key) || !key))
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "--pkey_index %u: %s port %u "
+			       "has no P_Key there", idx, c->d.name, c->d.port);
+	c->pkey_index = (uint16_t)idx;
+	return 0;
+}
+
+static bool v4_mapped(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, prefix, sizeof(prefix));
+}
+
+/* 2: global or ULA, 1: link-local, 0: not an IPv6 RoCE v2 GID of ifindex. */
+static int v6_score(const struct ibv_gid_entry *e, uint32_t ifindex)
+{
+	if (e->gid_type != IBV_GID_TYPE_ROCE_V2 || e->ndev_ifindex != ifindex ||
+	    v4_mapped(&e->gid))
+		return 0;
+	return e->gid.raw[0] == 0xfe && (e->gid.raw[1] & 0xc0) == 0x80 ? 1 : 2;
+}
+
+/* --ipv6 on an IPv4 exchange: an IPv6 RoCE v2 GID of the same netdev. */
+static int ipv6_gid(struct rt_pt_conn *c)
+{
+	struct rt_vaddr *l = &c->spec.local;
+	struct ibv_gid_entry cur, e;
+	int best = 0, at = -1;
+
+	if (!c->p->res.ipv6 || (c->gid && !c->gid_auto) || (c->gid && !v4_mapped(&l->gid)))
+		return 0;
+	if (!c->gid)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 chooses a RoCE v2 "
+			       "GID: %s port %u is IB", c->d.name, c->d.port);
+	if (c->p->rdma_cm)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 with -R: the RDMA CM "
+			       "takes the GID of the addresses it connects; give the "
+			       "server's IPv6 address");
+	if (ibv_query_gid_ex(c->d.ctx, c->d.port, l->gid_index, &cur, 0))
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno, "ibv_query_gid_ex "
+				     "%u on %s", l->gid_index, c->d.name);
+	for (int i = 0; i < c->d.attr.gid_tbl_len && i < 256; i++) {
+		int s = ibv_query_gid_ex(c->d.ctx, c->d.port, (uint32_t)i, &e, 0) ? 0 :
+			v6_score(&e, cur.ndev_ifindex);
+
+		if (s > best) {
+			best = s;
+			at = i;
+			l->gid = e.gid;
+		}
+	}
+	if (at < 0)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "--ipv6: %s port %u has no IPv6 "
+			       "RoCE v2 GID on the netdev of GID %u (give it an IPv6 "
+			       "address)", c->d.name, c->d.port, l->gid_index);
+	l->gid_index = (uint8_t)at;
+	return 0;
+}
+
+/* perftest's check_odp_transport_caps: what the RC side of this test
+ * does with the buffer. */
+static uint32_t odp_need(const struct rt_pt_params *p)
+{
+	switch (p->t.verb) {
+	case RT_PT_SEND:
+		if (p->t.kind == RT_PT_LAT || p->bidir)
+			return IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
+		return p->client ? IBV_ODP_SUPPORT_SEND : IBV_ODP_SUPPORT_RECV;
+	case RT_PT_WRITE:
+		return IBV_ODP_SUPPORT_WRITE;
+	case RT_PT_READ:
+		return IBV_ODP_SUPPORT_READ;
+	default:
+		return IBV_ODP_SUPPORT_ATOMIC;
+	}
+}
+
+static int odp(struct rt_pt_conn *c)
+{
+	struct ibv_device_attr_ex a;
+	uint32_t need = odp_need(c->p), rc;
+
+	if (!c->p->res.odp)
+		return 0;
+	if (ibv_query_device_ex(c->d.ctx, NULL, &a))
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
+				     "ibv_query_device_ex on %s", c->d.name);
+	if (!(a.odp_caps.general_caps & IBV_ODP_SUPPORT))
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "--odp: %s has no On-Demand "
+			       "Paging (odp_caps without IBV_ODP_SUPPORT)", c->d.name);
+	rc = a.odp_caps.per_transport_caps.rc_odp_caps;
+	if ((rc & need) != need)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "--odp: %s has no RC On-Demand "
+			       "Paging for this test's %s (rc_odp_caps 0x%x, needs 0x%x)",
+			       c->d.name, rt_pt_verb_name(c->p->t.verb), rc, need);
+	return 0;
+}
+
+/* The buffer this side would make with its own page size (the peer's may
+ * make it larger; rt_pt_mem_alloc checks again), so that missing huge
+ * pages or a short file are named before any peer is waited for. */
+static int early_mem(struct rt_pt_conn *c)
+{
+	const struct rt_pt_res *r = &c->p->res;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t slot = rt_pt_slot(c->p->size, page > 0 ? (uint32_t)page : 4096,
+				   RT_PT_CACHE_LINE);
+	size_t len = (size_t)(slot * 2 * c->p->qps);
+	struct rt_pt_mem m = { 0 };
+	int rc;
+
+	if (r->mmap_file)
+		rc = file_map(&m, len, r, &c->run->err);
+	else if (r->hugepages)
+		rc = huge(&m, len, &c->run->err);
+	else
+		return 0;
+	if (!rc)
+		munmap(m.addr, m.len);
+	return rc;
+}
+
+int rt_pt_res_device(struct rt_pt_conn *c)
+{
+	return dualport(c) || forced_link(c) || dlid(c) || pkey(c) || odp(c) ||
+	       early_mem(c) ? -1 : 0;
+}
+
+int rt_pt_res_path(struct rt_pt_conn *c)
+{
+	c->spec.pkey_index = c->pkey_index;
+	return ipv6_gid(c);
+}
+
+/* ---- the buffer ------------------------------------------------------------ */
+
+static int heap(struct rt_pt_mem *m, size_t len, struct rt_error *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *at;
+
+	if (posix_memalign(&at, page > 0 ? (size_t)page : 4096, len))
+		return rt_fail(err, RT_EXIT_ENV, "cannot allocate a %zu-byte buffer", len);
+	m->addr = at;
+	m->len = len;
+	m->kind = RT_PT_MEM_HEAP;
+	return 0;
+}
+
+static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err)
+{
+	size_t n = (len + RT_PT_HUGE_PAGE - 1) / RT_PT_HUGE_PAGE * RT_PT_HUGE_PAGE;
+	void *at = mmap(NULL, n, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (at == MAP_FAILED)
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "--use_hugepages: no %zu "
+				     "bytes of huge pages (vm.nr_hugepages; perftest "
+				     "fails the same way)", n);
+	m->addr = at;
+	m->len = n;
+	m->kind = RT_PT_MEM_HUGE;
+	return 0;
+}
+
+static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
+		    struct rt_error *err)
+{
+	int fd = open(r->mmap_file, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	void *at;
+
+	if (fd < 0)
+		return rt_fail_errno(err, RT_EXIT_USAGE, errno, "--mmap %s", r->mmap_file);
+	/* a mapping past a regular file's end faults at the first access */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size < r->mmap_offset + len) {
+		close(fd);
+		return rt_fail(err, RT_EXIT_USAGE, "--mmap %s: %lld bytes, the buffer "
+			       "needs %zu from offset %llu", r->mmap_file,
+			       (long long)st.st_size, len,
+			       (unsigned long long)r->mmap_offset);
+	}
+	at = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  (off_t)r->mmap_offset);
+	close(fd);
+	if (at == MAP_FAILED)
+		return rt_fail_errno(err, RT_EXIT_ENV, errno, "--mmap %s: mmap of %zu "
+				     "bytes", r->mmap_file, len);
+	m->addr = at;
+	m->len = len;
+	m->kind = RT_PT_MEM_FILE;
+	return 0;
+}
+
+static int reg(struct rt_pt_conn *c, int access)
+{
+	struct rt_pt_mem *m = &c->mem;
+	bool per_qp = c->p->res.mr_per_qp;
+	size_t len = per_qp ? (size_t)(2 * c->slot) : (size_t)c->buf_size;
+
+	m->nmr = per_qp ? c->p->qps : 1;
+	m->mrs = rt_xcalloc(m->nmr, sizeof(*m->mrs));
+	for (unsigned i = 0; i < m->nmr; i++) {
+		m->mrs[i] = ibv_reg_mr(c->d.pd, m->addr + (size_t)i * len, len, access);
+		if (!m->mrs[i])
+			return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno, "ibv_reg_mr "
+					     "of %zu bytes on %s%s", len, c->d.name,
+					     c->p->res.odp ? " with ODP" : "");
+	}
+	return 0;
+}
+
+int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
+{
+	const struct rt_pt_res *r = &c->p->res;
+	size_t len = (size_t)c->buf_size;
+	int rc;
+
+	if (r->mmap_file)
+		rc = file_map(&c->mem, len, r, &c->run->err);
+	else if (r->hugepages)
+		rc = huge(&c->mem, len, &c->run->err);
+	else
+		rc = heap(&c->mem, len, &c->run->err);
+	if (rc)
+		return -1;
+	memset(c->mem.addr, 0, len);
+	if (r->odp)
+		access |= IBV_ACCESS_ON_DEMAND;
+	return reg(c, access);
+}
+
+void rt_pt_mem_free(struct rt_pt_conn *c)
+{
+	struct rt_pt_mem *m = &c->mem;
+
+	for (unsigned i = 0; i < m->nmr; i++)
+		if (m->mrs[i])
+			ibv_dereg_mr(m->mrs[i]);
+	free(m->mrs);
+	if (m->addr && m->kind == RT_PT_MEM_HEAP)
+		free(m->addr);
+	else if (m->addr)
+		munmap(m->addr, m->len);
+	*m = (struct rt_pt_mem){ 0 };
+}
