@@ -116,41 +116,75 @@ static uint32_t ends_of(const struct rt_mesh_agg *g, uint32_t *ends, uint8_t *is
 	return ne;
 }
 
-/* Good partners: ok hosts, still there, not an end, with no bad link
- * that a bad host does not explain (a link to a host found bad does not
- * count against them). */
-static void good_hosts(const struct rt_mesh_agg *g, const uint8_t *is_end, uint8_t *good)
+/* Good partners: ok hosts, still there, with no bad link that a bad
+ * host does not explain (a link to a host found bad does not count
+ * against them). An end may be one for another end. */
+static void good_hosts(const struct rt_mesh_agg *g, uint8_t *good)
 {
 	struct rt_mesh_iter it;
 	struct rt_mesh_link l;
 
 	for (uint32_t i = 0; i < g->n; i++)
-		good[i] = !is_end[i] && rt_mesh_node_clean(g, i);
+		good[i] = rt_mesh_node_clean(g, i);
 	rt_mesh_links(g, &it);
 	while (rt_mesh_link_next(&it, &l))
 		if (rt_mesh_link_blamed(g, &l))
 			good[l.r.a] = good[l.r.b] = 0;
 }
 
+/* Never the other end of an end's re-tested link still bad: that pairing
+ * is the one in question (at most RT_MESH_RETEST_PER_HOST of them). */
+static bool other_end(const void *ctx, uint32_t end, uint32_t rank)
+{
+	const struct rt_mesh_blame *b = ctx;
+
+	for (uint32_t i = 0; i < b->nre; i++) {
+		const struct rt_pair p = {b->re[i].first.r.a, b->re[i].first.r.b};
+
+		if (b->re[i].state == RT_RETEST_BAD &&
+		    ((p.a == end && p.b == rank) || (p.b == end && p.a == rank)))
+			return true;
+	}
+	return false;
+}
+
+/* The pairs to run: each unordered pair once (two ends may be each
+ * other's partner). */
+static uint32_t unique_pairs(const struct rt_pair *in, uint32_t k, struct rt_pair *out)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < k; i++) {
+		bool dup = false;
+
+		for (uint32_t j = 0; j < m && !dup; j++)
+			dup = (out[j].a == in[i].a && out[j].b == in[i].b) ||
+			      (out[j].a == in[i].b && out[j].b == in[i].a);
+		if (!dup)
+			out[m++] = in[i];
+	}
+	return m;
+}
+
 uint32_t rt_mesh_blame_pairings(struct rt_mesh_agg *g, uint64_t seed, struct rt_pair *out)
 {
 	uint32_t n = RT_MAX(g->n, 1u), ends[RT_MESH_BLAME_ENDS], ne, k;
+	struct rt_pair all[RT_MESH_BLAME_PARTNERS * RT_MESH_BLAME_ENDS];
 	uint8_t *is_end = rt_xcalloc(n, 1), *good = rt_xcalloc(n, 1);
 
 	ne = ends_of(g, ends, is_end);
-	good_hosts(g, is_end, good);
-	k = rt_sched_blame(ends, ne, good, g->n, seed, out);
-	/* the pairs come end by end, each end's partners in a row */
-	for (uint32_t i = 0; i < k;) {
-		uint32_t p[RT_MESH_BLAME_PARTNERS], np = 0, end = out[i].b;
+	good_hosts(g, good);
+	k = rt_sched_blame(ends, ne, good, g->n, seed, other_end, &g->blame, all);
+	for (uint32_t e = 0, i = 0; e < ne; e++) {
+		uint32_t p[RT_MESH_BLAME_PARTNERS], np = 0;
 
-		while (i < k && out[i].b == end && np < RT_MESH_BLAME_PARTNERS)
-			p[np++] = out[i++].a;
-		rt_mesh_blame_end_add(g, end, p, (uint8_t)np);
+		while (i < k && all[i].b == ends[e] && np < RT_MESH_BLAME_PARTNERS)
+			p[np++] = all[i++].a;
+		rt_mesh_blame_end_add(g, ends[e], p, (uint8_t)np);
 	}
 	free(is_end);
 	free(good);
-	return k;
+	return unique_pairs(all, k, out);
 }
 
 void rt_mesh_blame_conclude(struct rt_mesh_agg *g)
@@ -180,11 +214,14 @@ const struct rt_mesh_blame_end *rt_mesh_blame_end_of(const struct rt_mesh_agg *g
 	return NULL;
 }
 
-/* -1: its pairings all bad, 1: all good, 0: mixed or none. */
-static int end_says(const struct rt_mesh_blame_end *e)
+/* -1: its pairings all bad, 1: all good, 0: mixed; without pairings (no
+ * good host left that it was not tested against) its node's verdict: -1
+ * bad, else 0. */
+static int end_says(const struct rt_mesh_agg *g, uint32_t rank,
+		    const struct rt_mesh_blame_end *e)
 {
 	if (!e || !e->tested)
-		return 0;
+		return g->nodes[rank].verdict == RT_NODE_BAD ? -1 : 0;
 	return e->bad == e->tested ? -1 : e->bad == 0 ? 1 : 0;
 }
 
@@ -192,7 +229,7 @@ enum rt_blame_verdict rt_mesh_blame_link(const struct rt_mesh_agg *g, uint32_t a
 {
 	const struct rt_mesh_blame_end *ea = rt_mesh_blame_end_of(g, a);
 	const struct rt_mesh_blame_end *eb = rt_mesh_blame_end_of(g, b);
-	int x = end_says(ea), y = end_says(eb);
+	int x = end_says(g, a, ea), y = end_says(g, b, eb);
 
 	if (!ea && !eb)
 		return RT_BLAME_NONE;

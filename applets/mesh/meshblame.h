@@ -14,11 +14,14 @@
  *              suspect host (no link passed), at most RT_MESH_BLAME_ENDS
  *              of them, each with RT_MESH_BLAME_PARTNERS distinct hosts
  *              whose links all passed, a link to a host found bad aside
- *              (sched.h's rt_sched_blame; a good host is never an end, so
- *              never the other end), in rounds of disjoint pairs.
+ *              (sched.h's rt_sched_blame), never the other end of its bad
+ *              link (an end with no such host left, e.g. a host bad with
+ *              every other, keeps its first-pass verdict), each pair run
+ *              once, in rounds of disjoint pairs.
  *   conclusion an end all of whose pairings are bad is named a bad host
  *              (meshagg.h's rt_mesh_agg_name); a still-bad link both of
- *              whose ends passed with good hosts is a bad link on its own.
+ *              whose ends passed with good hosts is a bad link on its own;
+ *              an end without pairings counts as bad when its node is.
  * Pairs: at most min(RT_MESH_RETEST_MAX, 2n) re-tests and 2 x
  * RT_MESH_BLAME_ENDS pairings; rounds, by rt_sched_disjoint's bound with
  * at most D pairs of one rank and bound B on concurrent pairs: at most
@@ -60,7 +63,7 @@ void rt_mesh_blame_conclude(struct rt_mesh_agg *g);
 
 enum rt_blame_verdict {
 	RT_BLAME_NONE,     /* no evidence: not paired */
-	RT_BLAME_HOST_A,   /* a's pairings all bad, b's not */
+	RT_BLAME_HOST_A,   /* a's pairings all bad (or a bad, unpaired), b's not */
 	RT_BLAME_HOST_B,
 	RT_BLAME_HOSTS,    /* both ends' pairings all bad */
 	RT_BLAME_LINK,     /* both ends passed with good hosts: the link */

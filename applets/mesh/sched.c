@@ -231,7 +231,8 @@ uint32_t rt_sched_disjoint(const struct rt_pair *p, uint32_t k, uint32_t n,
 }
 
 uint32_t rt_sched_blame(const uint32_t *ends, uint32_t ne, const uint8_t *good,
-			uint32_t n, uint64_t seed, struct rt_pair *out)
+			uint32_t n, uint64_t seed, rt_sched_avoid_fn *avoid,
+			const void *ctx, struct rt_pair *out)
 {
 	uint32_t *g = rt_xmalloc(RT_MAX(n, 1u) * sizeof(*g)), ng = 0, k = 0;
 
@@ -239,10 +240,17 @@ uint32_t rt_sched_blame(const uint32_t *ends, uint32_t ne, const uint8_t *good,
 		if (good[i])
 			g[ng++] = i;
 	shuffle(g, ng, seed);
-	for (uint32_t e = 0; ng && e < ne; e++) {
-		out[k++] = (struct rt_pair){g[(2 * (uint64_t)e) % ng], ends[e]};
-		if (ng > 1)
-			out[k++] = (struct rt_pair){g[(2 * (uint64_t)e + 1) % ng], ends[e]};
+	for (uint32_t e = 0; e < ne; e++) {
+		uint32_t got = 0;
+
+		for (uint32_t t = 0; t < ng && got < 2; t++) {
+			uint32_t p = g[(2 * (uint64_t)e + t) % ng];
+
+			if (p == ends[e] || (avoid && avoid(ctx, ends[e], p)))
+				continue;
+			out[k++] = (struct rt_pair){p, ends[e]};
+			got++;
+		}
 	}
 	free(g);
 	return k;

@@ -85,13 +85,17 @@ uint32_t rt_sched_disjoint(const struct rt_pair *p, uint32_t k, uint32_t n,
 			   uint32_t bound, uint32_t *round_of);
 
 /* The blame pass's partners: good[i] != 0 for a rank whose links all
- * passed. Every end (ends[0..ne), none of them good) gets two distinct
- * good partners (one when only one rank is good, none when no rank is),
- * chosen from the good ranks shuffled with the seed and spread over them
- * (end i takes the (2i)th and (2i+1)th, modulo their count). out (room
- * for 2 ne) gets (partner, end) pairs; returns their number. */
+ * passed. Every end (ends[0..ne)) gets two distinct good partners (one
+ * when only one is left, none when none is), never itself nor a rank
+ * avoid(ctx, end, rank) refuses (the other end of its bad link), chosen
+ * from the good ranks shuffled with the seed and spread over them (end i
+ * starts at the (2i)th, modulo their count, and takes the next ones that
+ * fit). out (room for 2 ne) gets (partner, end) pairs, an end's in a
+ * row; returns their number. */
+typedef bool rt_sched_avoid_fn(const void *ctx, uint32_t end, uint32_t rank);
 uint32_t rt_sched_blame(const uint32_t *ends, uint32_t ne, const uint8_t *good,
-			uint32_t n, uint64_t seed, struct rt_pair *out);
+			uint32_t n, uint64_t seed, rt_sched_avoid_fn *avoid,
+			const void *ctx, struct rt_pair *out);
 
 /* Distinct pairs seen (a budget run's coverage): one bit per pair. */
 #define RT_PAIRSET_MAX_N 8192u

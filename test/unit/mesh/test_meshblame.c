@@ -194,10 +194,14 @@ static void retests_are_bounded(void **state)
 	assert_int_equal(per[0], RT_MESH_RETEST_PER_HOST);
 	assert_int_equal(g.nodes[0].verdict, RT_NODE_BAD);
 	rt_mesh_blame_retested(&g, k);
-	assert_int_equal(rt_mesh_blame_pairings(&g, 1, p), 2 * (1 + RT_MESH_RETEST_PER_HOST));
+	k = rt_mesh_blame_pairings(&g, 1, p);
+	/* 5 ends, 2 partners each; two ends that are each other's partner run once */
+	assert_true(k >= 6 && k <= 2 * (1 + RT_MESH_RETEST_PER_HOST));
 	assert_int_equal(g.blame.nends, 1 + RT_MESH_RETEST_PER_HOST);
-	for (uint32_t i = 0; i < 2 * (1 + RT_MESH_RETEST_PER_HOST); i++)
-		assert_true(p[i].a != 0 && per[p[i].a] == 0);
+	for (uint32_t i = 0; i < g.blame.nends; i++)
+		assert_int_equal(g.blame.ends[i].np, 2);
+	for (uint32_t i = 0; i < k; i++) /* never 0 with the other end of its link */
+		assert_false((p[i].a == 0 && per[p[i].b]) || (p[i].b == 0 && per[p[i].a]));
 	rt_mesh_agg_free(&g);
 }
 
@@ -232,6 +236,55 @@ static void pairing_rules(void **state)
 			if (round_of[i] == round_of[j])
 				assert_true(p[i].a != p[j].a && p[i].a != p[j].b &&
 					    p[i].b != p[j].a && p[i].b != p[j].b);
+	rt_mesh_agg_free(&g);
+}
+
+/* The lab's four hosts, a tournament, host 3 slow with all: its three
+ * links are re-tested, still bad; 3 has no good host left that is not
+ * the other end of one of them, so it keeps its verdict (bad by its
+ * counts); 0, 1 and 2 pair with each other (each pair once), pass, and
+ * every link of 3 is 3's. */
+static void host_bad_with_all(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_pair p[RT_MESH_RETEST_MAX];
+	const struct rt_mesh_blame_end *e;
+	uint32_t k;
+
+	(void)state;
+	setup(&g, 4);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			put(&g, a, b, a + b, b == 3);
+	judge(&g);
+	assert_int_equal(rt_mesh_blame_retests(&g, p), 3);
+	for (uint32_t i = 0; i < 3; i++)
+		put(&g, p[i].a, p[i].b, 10, true);
+	judge(&g);
+	rt_mesh_blame_retested(&g, 3);
+	k = rt_mesh_blame_pairings(&g, 5, p);
+	assert_int_equal(k, 3); /* 0-1, 0-2, 1-2 */
+	for (uint32_t i = 0; i < k; i++) {
+		assert_true(p[i].a != 3 && p[i].b != 3);
+		put(&g, p[i].a, p[i].b, 20, false);
+	}
+	assert_int_equal(g.blame.nends, 4);
+	e = rt_mesh_blame_end_of(&g, 3);
+	assert_non_null(e);
+	assert_int_equal(e->np, 0);
+	judge(&g);
+	rt_mesh_blame_conclude(&g);
+	judge(&g);
+	for (uint32_t i = 0; i < 3; i++) {
+		e = rt_mesh_blame_end_of(&g, i);
+		assert_int_equal(e->np, 2);
+		assert_int_equal(e->tested, 2);
+		assert_int_equal(e->bad, 0);
+		assert_int_equal(rt_mesh_blame_link(&g, i, 3), RT_BLAME_HOST_B);
+	}
+	assert_int_equal(g.nodes[3].verdict, RT_NODE_BAD);
+	assert_int_equal(g.bad_nodes, 1);
+	assert_int_equal(g.bad_links, 0);
 	rt_mesh_agg_free(&g);
 }
 
@@ -274,6 +327,7 @@ int main(void)
 		cmocka_unit_test(flaky_link_is_not_a_verdict),
 		cmocka_unit_test(retests_are_bounded),
 		cmocka_unit_test(pairing_rules),
+		cmocka_unit_test(host_bad_with_all),
 		cmocka_unit_test(report_rebuilds_the_verdict),
 	};
 

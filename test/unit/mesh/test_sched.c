@@ -288,13 +288,22 @@ static void disjoint_rounds(void **state)
 	}
 }
 
-/* Blame partners: two distinct good ones per end, none an end, spread. */
+/* The test's other ends: 0's bad link is to 4. */
+static bool avoid_0_4(const void *ctx, uint32_t end, uint32_t rank)
+{
+	(void)ctx;
+	return (end == 0 && rank == 4) || (end == 4 && rank == 0);
+}
+
+/* Blame partners: two distinct good ones per end, spread; never itself
+ * (an end may be good, a partner of another end), never what avoid
+ * refuses (the other end). */
 static void blame_partners(void **state)
 {
 	uint8_t good[10] = {0, 1, 1, 0, 1, 1, 1, 0, 0, 1};
 	uint32_t ends[3] = {0, 3, 7}, uses[10] = {0};
 	struct rt_pair out[6];
-	uint32_t k = rt_sched_blame(ends, 3, good, 10, 5, out);
+	uint32_t k = rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out);
 
 	(void)state;
 	assert_int_equal(k, 6);
@@ -310,9 +319,22 @@ static void blame_partners(void **state)
 	/* one good rank: one partner each; none: no pairs */
 	memset(good, 0, sizeof(good));
 	good[4] = 1;
-	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, out), 3);
+	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out), 3);
 	good[4] = 0;
-	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, out), 0);
+	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out), 0);
+	/* ranks 0 and 4 are ends of one bad link and good otherwise; 3 too */
+	memset(good, 1, sizeof(good));
+	for (uint64_t seed = 1; seed < 50; seed++) {
+		uint32_t e2[3] = {0, 4, 3};
+
+		k = rt_sched_blame(e2, 3, good, 10, seed, avoid_0_4, NULL, out);
+		assert_int_equal(k, 6);
+		for (uint32_t i = 0; i < k; i++) {
+			assert_int_equal(out[i].b, e2[i / 2]);
+			assert_int_not_equal(out[i].a, out[i].b);
+			assert_false(avoid_0_4(NULL, out[i].b, out[i].a));
+		}
+	}
 }
 
 static void bad_input(void **state)
