@@ -231,7 +231,9 @@ enum rt_blame_verdict rt_mesh_blame_link(const struct rt_mesh_agg *g, uint32_t a
 	const struct rt_mesh_blame_end *eb = rt_mesh_blame_end_of(g, b);
 	int x = end_says(g, a, ea), y = end_says(g, b, eb);
 
-	if (!ea && !eb)
+	/* neither end paired, or no pairing ran and neither is bad: no evidence */
+	if ((!ea && !eb) ||
+	    ((!ea || !ea->tested) && (!eb || !eb->tested) && x == 0 && y == 0))
 		return RT_BLAME_NONE;
 	if (x < 0 && y < 0)
 		return RT_BLAME_HOSTS;

@@ -62,7 +62,7 @@ void rt_mesh_blame_flaky_add(struct rt_mesh_agg *g, const struct rt_mesh_link *f
 void rt_mesh_blame_conclude(struct rt_mesh_agg *g);
 
 enum rt_blame_verdict {
-	RT_BLAME_NONE,     /* no evidence: not paired */
+	RT_BLAME_NONE,     /* no evidence: neither end paired nor bad */
 	RT_BLAME_HOST_A,   /* a's pairings all bad (or a bad, unpaired), b's not */
 	RT_BLAME_HOST_B,
 	RT_BLAME_HOSTS,    /* both ends' pairings all bad */
