@@ -101,7 +101,7 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
 	  "seed of the random schedules and of the blame pass's partners (the same seed "
 	  "gives the same pairs)", NULL },
-	{ 0, "budget", RT_OPT_DECIMAL, RT_L(budget), 1, 10080000, NULL, "MINUTES",
+	{ 0, "budget", RT_OPT_DECIMAL, RT_L(budget), 0, 10080000, NULL, "MINUTES",
 	  "random perfect matchings, round after round, until MINUTES (decimals allowed) "
 	  "are spent: a round is started only when it and a reserve of 4 rounds for the "
 	  "blame pass would end within them, as long as the longest round so far; every "
@@ -415,6 +415,9 @@ struct mesh_run {
  * with --quick's ring. */
 static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 {
+	if (!cfg->budget)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--budget: 0 minutes: give a budget "
+			       "above 0 (0.001 to 10080)");
 	if (cfg->quick)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--budget: not with --quick (a ring)");
 	if (rt_opt_was_given(&run->tabs[0], "schedule") && cfg->schedule != RT_SCHED_RANDOM)
@@ -430,7 +433,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
-	if (cfg->budget && budget_ok(run, cfg))
+	if (rt_opt_was_given(&run->tabs[0], "budget") && budget_ok(run, cfg))
 		return -1;
 	if (cfg->coordinator &&
 	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
