@@ -121,7 +121,7 @@ struct rt_mesh_link {
 /* The blame pass's evidence (meshblame.h fills it, at rank 0 from its
  * rounds, in `mesh report` from rank 0's lines). Bounds: at most
  * RT_MESH_RETEST_PER_HOST bad links of a host and RT_MESH_RETEST_MAX in
- * all are re-tested (64 B each: 256 KiB), at most RT_MESH_BLAME_ENDS
+ * all are re-tested (72 B each: 288 KiB), at most RT_MESH_BLAME_ENDS
  * hosts paired with RT_MESH_BLAME_PARTNERS good ones each (16 B each). */
 #define RT_MESH_RETEST_PER_HOST 4u
 #define RT_MESH_RETEST_MAX 4096u

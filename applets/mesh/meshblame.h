@@ -26,8 +26,8 @@
  * RT_MESH_BLAME_ENDS pairings; rounds, by rt_sched_disjoint's bound with
  * at most D pairs of one rank and bound B on concurrent pairs: at most
  * 2 x 4 - 1 + 4096 / B re-test rounds and 2D - 1 + 128 / B pairing
- * rounds (D = 2 when there are at least 2 x ends good hosts; 2 rounds
- * then without B). Each round keeps meshrun.h's bound (round_ms).
+ * rounds, D at most 128 (one good host left for every end), 2 or 3 when
+ * good hosts are plenty. Each round keeps meshrun.h's bound (round_ms).
  * Whether a pair is bad comes from meshagg.h's rt_mesh_pair_bad alone.
  * The evidence is kept in the aggregate (g->blame), at rank 0 and in
  * `mesh report`, which rebuilds it from rank 0's "flaky" and "blame"
