@@ -18,6 +18,7 @@
 #include "doctor/diag.h"
 #include "rdmatest/interrupt.h"
 #include "mesh/launch.h"
+#include "mesh/meshblame.h"
 #include "mesh/meshheat.h"
 #include "mesh/meshjson.h"
 #include "mesh/meshnode.h"
@@ -51,6 +52,8 @@ struct mesh_cfg {
 	long long bw_fraction;
 	long long min_line_rate;
 	long long min_links;
+	long long budget;      /* thousandths of a minute; 0: none */
+	int no_blame;
 	int lines;
 	int quick;
 	const char *heatmap;
@@ -63,7 +66,7 @@ struct mesh_cfg {
 static const struct rt_enum schedules[] = {
 	{ "ring", RT_SCHED_RING, "each host with the next: 2 rounds (3 for an odd count)" },
 	{ "tournament", RT_SCHED_TOURNAMENT, "every pair once: n-1 rounds of n/2 pairs" },
-	{ "random", RT_SCHED_RANDOM, "one random round, then every suspect again with a host that passed" },
+	{ "random", RT_SCHED_RANDOM, "one random round (with --budget: random rounds until the budget is spent)" },
 	{ NULL, 0, NULL },
 };
 
@@ -96,7 +99,17 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "max-pairs", RT_OPT_INT, RT_L(max_pairs), 0, 65536, "0", "N",
 	  "at most N pairs tested at once (0: no bound)", NULL },
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
-	  "seed of the random schedule", NULL },
+	  "seed of the random schedules and of the blame pass's partners (the same seed "
+	  "gives the same pairs)", NULL },
+	{ 0, "budget", RT_OPT_DECIMAL, RT_L(budget), 0, 10080000, NULL, "MINUTES",
+	  "random perfect matchings, round after round, until MINUTES (decimals allowed) "
+	  "are spent: a round is started only when it and a reserve of 4 rounds for the "
+	  "blame pass would end within them, as long as the longest round so far; every "
+	  "host is tested at least once whatever the budget; the summary says how many "
+	  "distinct pairs were covered (--schedule random only)", NULL },
+	{ 0, "no-blame", RT_OPT_FLAG, RT_I(no_blame), 0, 0, NULL, NULL,
+	  "no blame pass: bad links are not re-tested and their ends not paired with good "
+	  "hosts to tell a bad host from a bad link", NULL },
 	{ 0, "pings", RT_OPT_INT, RT_L(pings), 1, RT_MESH_PINGS_MAX, "1000", "N",
 	  "round trips timed per pair (RTT median and p99)", NULL },
 	{ 0, "bw", RT_OPT_SIZE, RT_L(bw), 0, 1LL << 36, "0", "SIZE",
@@ -143,7 +156,8 @@ static const struct rt_opt mesh_opts[] = {
 
 RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdict",
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
-	  "[--schedule ring|tournament|random] [--max-pairs N] [--pings N] [--bw SIZE] "
+	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
+	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--lines] [--prom FILE] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -152,7 +166,9 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "connection and --pings round trips (and with --bw its bandwidth both ways, RDMA WRITE and READ), and rank 0 judges links and hosts "
 	  "against the thresholds and prints a summary ending in READY (exit 0) or "
 	  "NOT READY (exit 1) with the bad hosts and links, absent hosts (not started "
-	  "within --timeout) included; --json gives the whole run (pairs, matrix, "
+	  "within --timeout) included; a blame pass re-tests every bad link once (a link "
+	  "good then is flaky, not bad) and pairs the ends of those still bad with two "
+	  "good hosts each, naming the bad host or the bad link; --json gives the whole run (pairs, matrix, "
 	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
 	  "--timeout bounds each pair's test and the wait for every host; a round "
 	  "takes at most twice that plus 2 s. `mesh report [FILE...]` judges the "
@@ -336,7 +352,15 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
 			     cfg->files[0] ? "the input" : "standard input");
 	if (!rc)
-		rc = rt_mesh_judge(&d->g, &lim, &run->err) || conclude(run, d, cfg->heatmap, cfg->prom);
+		rc = rt_mesh_judge(&d->g, &lim, &run->err);
+	/* rank 0's blame lines: its conclusion again, from the results here */
+	d->g.blame.ran = d->g.blame.nre || d->g.blame.nends;
+	if (!rc && d->g.blame.nends) {
+		rt_mesh_blame_conclude(&d->g);
+		rc = rt_mesh_judge(&d->g, &lim, &run->err);
+	}
+	if (!rc)
+		rc = conclude(run, d, cfg->heatmap, cfg->prom);
 	return rc ? -1 : 0;
 }
 
@@ -387,6 +411,21 @@ struct mesh_run {
 	const char *prom;
 };
 
+/* --budget runs random matchings: with --schedule random or none, never
+ * with --quick's ring. */
+static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
+{
+	if (!cfg->budget)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--budget: 0 minutes: give a budget "
+			       "above 0 (0.001 to 10080)");
+	if (cfg->quick)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--budget: not with --quick (a ring)");
+	if (rt_opt_was_given(&run->tabs[0], "schedule") && cfg->schedule != RT_SCHED_RANDOM)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--budget: random matchings, not with "
+			       "--schedule %s", rt_sched_kind_name((enum rt_sched_kind)cfg->schedule));
+	return 0;
+}
+
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
 	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
@@ -394,6 +433,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
+	if (rt_opt_was_given(&run->tabs[0], "budget") && budget_ok(run, cfg))
+		return -1;
 	if (cfg->coordinator &&
 	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
 		return -1;
@@ -413,11 +454,13 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
-		.test_port = (unsigned)m->port + 1, .kind = (enum rt_sched_kind)cfg->schedule,
+		.test_port = (unsigned)m->port + 1,
+		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
 		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
+		.no_blame = cfg->no_blame, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL };
 	return 0;
 }
@@ -506,6 +549,8 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	rt_say(&run->log, "coordinator: %s", p->coord_host);
 	rt_say(&run->log, "port: %u", p->coord_port);
 	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
+	if (p->budget_ms)
+		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
 	/* a fingerprint that the ranks can compare, never the token itself */
 	if (l->token)
 		rt_say(&run->log, "token: %08x (%s)", (unsigned)(l->token >> 32), l->token_from);

@@ -76,7 +76,8 @@ struct rt_mesh_cell {
 
 struct rt_mesh_sparse {
 	uint32_t pair; /* a << 16 | b, a < b: sorted, it is the (a, b) order */
-	uint32_t seq;  /* arrival, so that the last result of a pair wins */
+	uint32_t seq;  /* its round, so that a re-test wins whatever the order
+			* the lines came in (mesh report) */
 	struct rt_mesh_cell c;
 };
 
@@ -166,14 +167,14 @@ void rt_mesh_agg_plan(struct rt_mesh_agg *g, uint64_t results)
 	g->dense = rt_xcalloc(pairs, sizeof(*g->dense));
 }
 
-static void sparse_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+static void sparse_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint32_t round,
 		       struct rt_mesh_cell c)
 {
 	if (g->nsparse == g->cap) {
 		g->cap = (uint32_t)RT_MIN(g->cap ? 2ull * g->cap : 1024u, g->max_results);
 		g->sparse = rt_xrealloc(g->sparse, (size_t)g->cap * sizeof(*g->sparse));
 	}
-	g->sparse[g->nsparse] = (struct rt_mesh_sparse){a << 16 | b, g->nsparse, c};
+	g->sparse[g->nsparse] = (struct rt_mesh_sparse){a << 16 | b, round, c};
 	g->nsparse++;
 }
 
@@ -182,7 +183,7 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 {
 	uint32_t a = RT_MIN(r->a, r->b), b = RT_MAX(r->a, r->b);
 
-	if (g->nres == g->max_results)
+	if (!g->dense && g->nres >= g->max_results) /* dense: a cell per pair */
 		return rt_fail(err, RT_EXIT_FAIL, "mesh: more than %u results", g->max_results);
 	if (a == b || (g->n && b >= g->n))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u in a mesh of %u",
@@ -194,10 +195,12 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);
 	else
-		sparse_add(g, a, b, encode(r, a != r->a));
+		sparse_add(g, a, b, r->round, encode(r, a != r->a));
 	return 0;
 }
 
+/* By pair, then round (a pair twice in one round comes only from a
+ * report's duplicated lines: either is kept). */
 static int cmp_sparse(const void *x, const void *y)
 {
 	const struct rt_mesh_sparse *p = x, *q = y;
@@ -207,8 +210,8 @@ static int cmp_sparse(const void *x, const void *y)
 	return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
-/* The sparse entries by pair, the last result of each pair alone; their
- * arrival renumbered, so that results added later still come after. */
+/* The sparse entries by pair, the result of the latest round of each
+ * pair alone (a re-test after the first pass). */
 static void settle(struct rt_mesh_agg *g)
 {
 	uint32_t k = 0;
@@ -219,9 +222,7 @@ static void settle(struct rt_mesh_agg *g)
 	for (uint32_t i = 0; i < g->nsparse; i++) {
 		if (i + 1 < g->nsparse && g->sparse[i + 1].pair == g->sparse[i].pair)
 			continue;
-		g->sparse[k] = g->sparse[i];
-		g->sparse[k].seq = k;
-		k++;
+		g->sparse[k++] = g->sparse[i];
 	}
 	g->nsparse = k;
 }
@@ -462,6 +463,12 @@ static bool blamed(bool lost, uint32_t bad, uint32_t tested)
 	return (lost && bad >= 1) || (bad >= 2 && bad * 2 > tested);
 }
 
+/* Named by the blame pass: bad whatever its counts, blamed first. */
+static bool named_bad(const struct rt_mesh_node *nd)
+{
+	return nd->named && nd->present;
+}
+
 static bool bad_link(uint8_t why)
 {
 	return why && why != RT_LINK_ABSENT;
@@ -505,7 +512,7 @@ static void blame_nodes(struct rt_mesh_agg *g)
 
 	for (uint32_t i = 0; i < g->n; i++) {
 		order[i] = (struct blame){i, g->nodes[i].bad, g->nodes[i].tested,
-					 g->nodes[i].lost};
+					 g->nodes[i].lost || named_bad(&g->nodes[i])};
 		bad[i] = g->nodes[i].bad;
 		tested[i] = g->nodes[i].tested;
 		g->nodes[i].verdict = RT_NODE_OK;
@@ -514,7 +521,7 @@ static void blame_nodes(struct rt_mesh_agg *g)
 	for (uint32_t k = 0; k < g->n; k++) {
 		uint32_t x = order[k].rank;
 
-		if (!blamed(order[k].lost, bad[x], tested[x]))
+		if (!named_bad(&g->nodes[x]) && !blamed(order[k].lost, bad[x], tested[x]))
 			continue;
 		g->nodes[x].verdict = RT_NODE_BAD;
 		for (uint32_t e = off[x]; e < off[x + 1]; e++)
@@ -622,15 +629,32 @@ bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link 
 	return link_blamed(g, l->r.a, l->r.b, l->why);
 }
 
-void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state)
+int rt_mesh_pair_bad(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
 {
-	for (uint32_t i = 0; i < g->n; i++)
-		state[i] = g->nodes[i].verdict == RT_NODE_SUSPECT ? 'S' :
-			   g->nodes[i].verdict == RT_NODE_OK ? 'P' : '-';
+	struct rt_mesh_link l;
+
+	if (!rt_mesh_link_of(g, a, b, &l) || l.why == RT_LINK_ABSENT)
+		return -1;
+	return (int)l.why;
+}
+
+bool rt_mesh_node_clean(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	const struct rt_mesh_node *nd = &g->nodes[rank];
+
+	return nd->present && !nd->lost && !nd->named && nd->verdict == RT_NODE_OK;
+}
+
+void rt_mesh_agg_name(struct rt_mesh_agg *g, uint32_t rank)
+{
+	if (rank < g->n)
+		g->nodes[rank].named = true;
 }
 
 void rt_mesh_agg_free(struct rt_mesh_agg *g)
 {
+	free(g->blame.re);
+	free(g->blame.ends);
 	free(g->nodes);
 	free(g->dense);
 	free(g->sparse);

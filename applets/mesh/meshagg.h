@@ -12,7 +12,8 @@
  *         that fraction of the smaller payload rate its ends' hellos
  *         give (linerate.h): a link every link of which is as slow.
  *   node  absent  never said hello (its pairs count against nobody)
- *         bad     lost during the run with a failed pair, or
+ *         bad     lost during the run with a failed pair, or named by
+ *                 the blame pass (every pairing with a good host bad), or
  *                 at least 2 bad links, more than half of its tested ones,
  *                 not counting bad links to nodes found bad before it
  *                 (worst first): a broken node does not make its
@@ -38,8 +39,9 @@
  *           pair, a, b and the round implied; chosen by rt_mesh_agg_plan
  *           when the plan's results would take at least as much sparse
  *           (a tournament: 8,386,560 pairs of 4,096 hosts in 192 MiB)
- *   sparse  32 B a result (pair, arrival, cell), sorted by pair when
- *           judged, the last result of a pair kept: otherwise (random and
+ *   sparse  32 B a result (pair, round, cell), sorted by pair when
+ *           judged, the result of a pair's latest round kept (arrival
+ *           breaks ties): otherwise (random and
  *           ring schedules on many hosts, `mesh report`, where n is known
  *           only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
@@ -94,6 +96,7 @@ struct rt_mesh_node {
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
 	uint8_t verdict;  /* enum rt_node_verdict, after judging */
+	bool named;       /* the blame pass found it bad (meshblame.h) */
 	uint32_t tested, bad;
 };
 
@@ -113,6 +116,50 @@ struct rt_mesh_refusal {
 struct rt_mesh_link {
 	struct rt_mesh_result r;
 	uint32_t why;            /* RT_LINK_*, after judging */
+};
+
+/* The blame pass's evidence (meshblame.h fills it, at rank 0 from its
+ * rounds, in `mesh report` from rank 0's lines). Bounds: at most
+ * RT_MESH_RETEST_PER_HOST bad links of a host and RT_MESH_RETEST_MAX in
+ * all are re-tested (72 B each: 288 KiB), at most RT_MESH_BLAME_ENDS
+ * hosts paired with RT_MESH_BLAME_PARTNERS good ones each (16 B each). */
+#define RT_MESH_RETEST_PER_HOST 4u
+#define RT_MESH_RETEST_MAX 4096u
+#define RT_MESH_BLAME_ENDS 64u
+#define RT_MESH_BLAME_PARTNERS 2u
+
+enum rt_retest_state { RT_RETEST_PENDING, RT_RETEST_FLAKY, RT_RETEST_BAD };
+
+struct rt_mesh_retest {
+	struct rt_mesh_link first; /* the first pass's result, as judged then */
+	uint8_t state;             /* enum rt_retest_state */
+};
+
+struct rt_mesh_blame_end {
+	uint32_t rank;
+	uint32_t partner[RT_MESH_BLAME_PARTNERS];
+	uint8_t np;          /* partners given (fewer good hosts than 2) */
+	uint8_t tested, bad; /* of its pairings with them, once concluded */
+};
+
+struct rt_mesh_blame {
+	bool ran;            /* the pass ran (not --no-blame, not interrupted) */
+	bool cut;            /* --budget ran out before all its rounds */
+	uint32_t rounds, pairs;
+	struct rt_mesh_retest *re;
+	uint32_t nre, flaky;
+	struct rt_mesh_blame_end *ends;
+	uint32_t nends;
+};
+
+/* A --budget run's coverage (meshrun.h). */
+struct rt_mesh_cover {
+	double minutes;      /* 0: no budget */
+	double elapsed_s;    /* the matchings and the blame pass */
+	uint32_t rounds;     /* rounds of matchings run */
+	uint32_t matchings;  /* whole matchings among them */
+	uint64_t distinct;   /* distinct pairs tested by them */
+	bool counted;        /* distinct is known (sched.h's rt_pairset) */
 };
 
 struct rt_mesh_cell;   /* meshagg.c's stored result */
@@ -136,6 +183,8 @@ struct rt_mesh_agg {
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
 	bool ready;
+	struct rt_mesh_blame blame;
+	struct rt_mesh_cover cover;
 };
 
 /* A walk over the tested links in (a, b) order, after judging. */
@@ -189,8 +238,18 @@ bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		     struct rt_mesh_link *l);
 /* After judging: a bad link that no bad node at either end explains. */
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
-/* After judging: state[i] for rt_sched_recheck ('S', 'P' or '-'). */
-void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state);
+/* After judging, whether the pair of ranks a and b is bad: its RT_LINK_*
+ * reasons (0: good), or -1 when it was not tested or an end is absent.
+ * The one question the blame pass asks of a pair (a pair of several rails
+ * is bad when any rail is). */
+int rt_mesh_pair_bad(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* After judging: an ok host, still there and not named bad: one the
+ * blame pass may pair a suspect with if no bad link of it is left
+ * unexplained (meshblame.h). */
+bool rt_mesh_node_clean(const struct rt_mesh_agg *g, uint32_t rank);
+/* The blame pass names rank bad: bad at the next judging whatever its
+ * counts, and its links explained by it. */
+void rt_mesh_agg_name(struct rt_mesh_agg *g, uint32_t rank);
 void rt_mesh_agg_free(struct rt_mesh_agg *g);
 const char *rt_node_verdict_name(unsigned v);
 /* The run's verdict in the document and the JSON of every rank. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/meshblame.h"
 #include "mesh/meshjson.h"
 #include "rdmatest/util.h"
 
@@ -20,10 +21,41 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 	rt_json_object_end(j);
 }
 
+static void result_members(struct rt_json *j, const struct rt_mesh_result *r);
+
 void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r)
 {
 	rt_json_object_begin(j);
 	rt_json_kv_string(j, "mesh", "result");
+	result_members(j, r);
+	if (r->round)
+		rt_json_kv_uint(j, "round", r->round);
+	rt_json_object_end(j);
+}
+
+void rt_mesh_line_flaky(struct rt_json *j, const struct rt_mesh_link *first)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "mesh", "flaky");
+	result_members(j, &first->r);
+	rt_json_kv_uint(j, "why", first->why);
+	rt_json_object_end(j);
+}
+
+void rt_mesh_line_blame(struct rt_json *j, const struct rt_mesh_blame_end *e)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "mesh", "blame");
+	rt_json_kv_uint(j, "rank", e->rank);
+	if (e->np >= 1)
+		rt_json_kv_uint(j, "p1", e->partner[0]);
+	if (e->np >= 2)
+		rt_json_kv_uint(j, "p2", e->partner[1]);
+	rt_json_object_end(j);
+}
+
+static void result_members(struct rt_json *j, const struct rt_mesh_result *r)
+{
 	rt_json_kv_uint(j, "a", r->a);
 	rt_json_kv_uint(j, "b", r->b);
 	rt_json_kv_string(j, "status", rt_mesh_status_name(r->status));
@@ -37,7 +69,6 @@ void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r)
 		rt_json_kv_uint(j, "mbps", r->mbps);
 		rt_json_kv_uint(j, "mbps_rev", r->mbps_rev);
 	}
-	rt_json_object_end(j);
 }
 
 /* ---- the line reader: one flat object of strings and integers ---- */
@@ -204,9 +235,11 @@ static int parse_status(const struct kv *e, uint8_t *status)
 static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	struct rt_mesh_result *r = &m->u.result;
-	bool c, p50, p99, bw, rev;
+	bool c, p50, p99, bw, rev, round = find(kv, n, "round") != NULL;
 
 	m->type = RT_MESHMSG_RESULT;
+	if (round && !get_u32(kv, n, "round", &r->round))
+		return -1;
 	if (!get_u32(kv, n, "a", &r->a) || !get_u32(kv, n, "b", &r->b) ||
 	    parse_status(find(kv, n, "status"), &r->status) ||
 	    !get_num(kv, n, "connect_ns", &r->connect_ns, &c) ||
@@ -218,7 +251,7 @@ static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 		return -1;
 	r->flags = (uint8_t)((p50 ? RT_MESH_HAS_RTT : 0) | (bw ? RT_MESH_HAS_BW : 0));
 	/* every key known: the four required ones and the figures given */
-	return n == 4u + c + p50 + p99 + bw + rev ? 0 : -1;
+	return n == 4u + c + p50 + p99 + bw + rev + round ? 0 : -1;
 }
 
 int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
@@ -246,12 +279,70 @@ int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
 	return rt_meshmsg_decode(buf, rt_meshmsg_encode(m, buf), 0, m, err) ? -1 : 1;
 }
 
+/* A "flaky" line: a result's members (checked as a result line's) and
+ * the first pass's reasons. */
+static int evidence_flaky(struct rt_mesh_agg *g, const char *line, size_t len,
+			  struct rt_error *err)
+{
+	char buf[RT_MESH_LINE_MAX + 1];
+	const char *at = strstr(line, "\"flaky\"");
+	const char *why = strstr(line, ",\"why\":");
+	struct rt_mesh_link l = {0};
+	struct rt_meshmsg m;
+	char *end;
+	unsigned long w;
+
+	/* the same line as a result, its why member taken off */
+	if (!at || !why || len > RT_MESH_LINE_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "not a mesh flaky line");
+	w = strtoul(why + 7, &end, 10);
+	if (end == why + 7 || *end != '}' || w == 0 || w > 127)
+		return rt_fail(err, RT_EXIT_FAIL, "a flaky line's why is a mask of 1 to 127");
+	snprintf(buf, sizeof(buf), "%.*s\"result\"%.*s}", (int)(at - line), line,
+		 (int)(why - at - 7), at + 7);
+	if (rt_mesh_line_parse(buf, strlen(buf), &m, err) != 1 ||
+	    m.type != RT_MESHMSG_RESULT)
+		return -1;
+	l.r = m.u.result;
+	l.why = (uint32_t)w;
+	rt_mesh_blame_flaky_add(g, &l);
+	return 0;
+}
+
+/* A "blame" line: an end and its partners. */
+static int evidence_blame(struct rt_mesh_agg *g, const struct kv *kv, size_t n,
+			  struct rt_error *err)
+{
+	uint32_t rank, p[2];
+	bool h1 = find(kv, n, "p1") != NULL, h2 = find(kv, n, "p2") != NULL;
+
+	if (!get_u32(kv, n, "rank", &rank) || (h1 && !get_u32(kv, n, "p1", &p[0])) ||
+	    (h2 && !get_u32(kv, n, "p2", &p[1])) || (h2 && !h1) || n != 2u + h1 + h2 ||
+	    (g->n && (rank >= g->n || (h1 && p[0] >= g->n) || (h2 && p[1] >= g->n))) ||
+	    (h1 && p[0] == rank) || (h2 && (p[1] == rank || p[1] == p[0])))
+		return rt_fail(err, RT_EXIT_FAIL, "not a mesh blame line (rank, p1, p2: "
+			       "distinct ranks of the mesh)");
+	rt_mesh_blame_end_add(g, rank, p, (uint8_t)(h1 + h2));
+	return 0;
+}
+
 static int report_line(struct rt_mesh_agg *g, const char *line, size_t len,
 		       struct rt_error *err)
 {
+	const char *brace = memchr(line, '{', len);
+	struct lex x = {brace, line + len};
+	struct kv kv[KV_MAX];
 	struct rt_meshmsg m;
-	int rc = rt_mesh_line_parse(line, len, &m, err);
+	size_t n;
+	int rc;
 
+	if (brace && !lex_object(&x, kv, &n)) {
+		if (is(find(kv, n, "mesh"), "flaky"))
+			return evidence_flaky(g, brace, (size_t)(line + len - brace), err);
+		if (is(find(kv, n, "mesh"), "blame"))
+			return evidence_blame(g, kv, n, err);
+	}
+	rc = rt_mesh_line_parse(line, len, &m, err);
 	if (rc <= 0)
 		return rc;
 	return m.type == RT_MESHMSG_HELLO ? rt_mesh_agg_hello(g, &m.u.hello, err) :
@@ -495,6 +586,115 @@ static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *o
 	rt_json_array_end(j);
 }
 
+static void doc_pairing(struct rt_json *j, const struct rt_mesh_agg *g, uint32_t end,
+			uint32_t partner)
+{
+	struct rt_mesh_link l;
+	bool tested = rt_mesh_link_of(g, end, partner, &l);
+
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "partner", partner);
+	rt_json_kv_string(j, "verdict", !tested || l.why == RT_LINK_ABSENT ? "untested" :
+			  l.why ? "bad" : "ok");
+	rt_json_kv_double(j, "rtt_p50_us", tested && (l.r.flags & RT_MESH_HAS_RTT) ?
+			  (double)l.r.rtt_p50_ns / 1e3 : NAN);
+	rt_json_kv_double(j, "gbps", tested && (l.r.flags & RT_MESH_HAS_BW) ?
+			  rt_mesh_gbps(&l.r) : NAN);
+	doc_why(j, tested ? l.why : 0);
+	rt_json_object_end(j);
+}
+
+/* The blame pass's evidence: flaky links with their first figures, the
+ * ends paired with good hosts, and what the pairings say of each bad
+ * link left. */
+static void doc_blame(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
+{
+	const struct rt_mesh_blame *b = &g->blame;
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
+
+	rt_json_key(j, "blame");
+	if (!b->ran) {
+		rt_json_null(j);
+		return;
+	}
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "rounds", b->rounds);
+	rt_json_kv_uint(j, "pairs", b->pairs);
+	rt_json_kv_bool(j, "cut_by_budget", b->cut);
+	rt_json_kv_uint(j, "retested", b->nre);
+	rt_json_key(j, "flaky");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < b->nre; i++)
+		if (b->re[i].state == RT_RETEST_FLAKY)
+			doc_pair(j, &b->re[i].first);
+	rt_json_array_end(j);
+	rt_json_key(j, "hosts");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < b->nends; i++) {
+		const struct rt_mesh_blame_end *e = &b->ends[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "rank", e->rank);
+		rt_json_kv_string(j, "verdict", e->tested && e->bad == e->tested ? "bad" :
+				  !e->tested ? "untested" : e->bad ? "unsure" : "ok");
+		rt_json_key(j, "pairings");
+		rt_json_array_begin(j);
+		for (uint8_t p = 0; p < e->np; p++)
+			doc_pairing(j, g, e->rank, e->partner[p]);
+		rt_json_array_end(j);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+	rt_json_key(j, "links");
+	rt_json_array_begin(j);
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		enum rt_blame_verdict v;
+
+		if (!l.why || l.why == RT_LINK_ABSENT ||
+		    (v = rt_mesh_blame_link(g, l.r.a, l.r.b)) == RT_BLAME_NONE)
+			continue;
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "a", l.r.a);
+		rt_json_kv_uint(j, "b", l.r.b);
+		rt_json_kv_string(j, "verdict", rt_blame_verdict_name(v));
+		rt_json_key(j, "host");
+		if (v == RT_BLAME_HOST_A || v == RT_BLAME_HOST_B)
+			rt_json_uint(j, v == RT_BLAME_HOST_A ? l.r.a : l.r.b);
+		else
+			rt_json_null(j);
+		rt_json_object_end(j);
+		drain(j, out);
+	}
+	rt_json_array_end(j);
+	rt_json_object_end(j);
+}
+
+/* A --budget run's coverage, or null. */
+static void doc_budget(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	const struct rt_mesh_cover *cv = &g->cover;
+
+	rt_json_key(j, "budget");
+	if (cv->minutes <= 0) {
+		rt_json_null(j);
+		return;
+	}
+	rt_json_object_begin(j);
+	rt_json_kv_double(j, "minutes", cv->minutes);
+	rt_json_kv_double(j, "elapsed_s", cv->elapsed_s);
+	rt_json_kv_uint(j, "rounds", cv->rounds);
+	rt_json_kv_uint(j, "matchings", cv->matchings);
+	rt_json_key(j, "distinct_pairs");
+	if (cv->counted)
+		rt_json_uint(j, cv->distinct);
+	else
+		rt_json_null(j);
+	rt_json_kv_uint(j, "all_pairs", (uint64_t)g->n * (g->n ? g->n - 1 : 0) / 2);
+	rt_json_object_end(j);
+}
+
 void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 		      const struct rt_mesh_limits *lim, FILE *out)
 {
@@ -521,6 +721,8 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_lists(j, g, out);
 	doc_refused(j, g);
 	doc_outliers(j, g, out);
+	doc_blame(j, g, out);
+	doc_budget(j, g);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
 	rt_json_key(j, "not_judged");

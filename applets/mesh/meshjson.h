@@ -5,9 +5,16 @@
  * --output, pdsh, kubectl logs).
  *   {"mesh":"hello","rank":R,"size":N,"host":"H"}
  *   {"mesh":"result","a":A,"b":B,"status":"ok","connect_ns":C,
- *    "rtt_p50_ns":P,"rtt_p99_ns":Q,"mbps":M,"mbps_rev":R}
+ *    "rtt_p50_ns":P,"rtt_p99_ns":Q,"mbps":M,"mbps_rev":R,"round":N}
  *   (figures only when measured; mbps a to b and mbps_rev b to a, both
- *   or neither)
+ *   or neither; round only above 0: a pair's result of the latest round
+ *   wins, so a re-test replaces the first pass's in any order)
+ *   rank 0's blame pass's evidence (meshblame.h):
+ *   {"mesh":"flaky","a":A,"b":B,"status":...,"why":W} a link bad in the
+ *    first pass (its figures as a result's, W its RT_LINK_* reasons)
+ *    and good on re-test
+ *   {"mesh":"blame","rank":R,"p1":X,"p2":Y} host R was paired with the
+ *    good hosts X and Y (p2, p1 absent with fewer good hosts)
  * The reader is strict about lines that hold a '{' (every key known and
  * given once, integers only, values checked as meshwire.h checks the
  * binary messages) and skips any text before the '{' (srun --label's
@@ -34,6 +41,9 @@
 /* One line (no newline) for a hello or a result. */
 void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h);
 void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r);
+/* Rank 0's evidence lines of the blame pass. */
+void rt_mesh_line_flaky(struct rt_json *j, const struct rt_mesh_link *first);
+void rt_mesh_line_blame(struct rt_json *j, const struct rt_mesh_blame_end *e);
 /* Parses one line into m (a hello or a result). 1: parsed, 0: no '{' on
  * the line (skipped), -1: malformed (exit 1, message in err). */
 int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,

@@ -13,6 +13,7 @@
 #ifndef RDMATEST_MESHNODE_H
 #define RDMATEST_MESHNODE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "mesh/hostlist.h"
@@ -42,6 +43,8 @@ struct rt_mesh_plan {
 	 * hello host), Mbit/s, 0 unknown: in the hello for --min-line-rate;
 	 * NULL: none sent */
 	uint32_t (*payload_of)(const char *host);
+	bool no_blame;        /* rank 0: no blame pass (meshblame.h) */
+	long long budget_ms;  /* rank 0: a budget schedule's budget; 0: none */
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

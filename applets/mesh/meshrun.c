@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "mesh/meshblame.h"
+#include "mesh/meshjson.h"
 #include "mesh/meshrun.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/oob.h"
@@ -225,31 +227,163 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 	return rc;
 }
 
-/* The second pass of a random schedule: every suspect with a rank that
- * passed, in rounds of at most the schedule's bound. */
-static int second_pass(struct rt_mesh_coord *c, struct round *rd,
-		       struct rt_pair *pairs, struct rt_error *err)
+static uint64_t ms_since(uint64_t t0)
 {
-	uint32_t n = c->s->n, np, nr = 0;
-	char *state = rt_xmalloc(n);
-	struct rt_pair *all = rt_xmalloc(n * sizeof(*all));
-	uint32_t *round_of = rt_xmalloc(n * sizeof(*round_of));
-	int rc = rt_mesh_judge(c->g, c->lim, err);
+	return (rt_now_ns() - t0) / 1000000u;
+}
 
-	rt_mesh_recheck_state(c->g, state);
-	np = rc ? 0 : rt_sched_recheck(state, n, c->s->bound, c->seed, all, round_of, &nr);
+/* Whether `rounds` more rounds as long as the longest so far still end
+ * within the budget (always, without one). */
+static bool budget_fits(const struct rt_mesh_coord *c, uint64_t longest_ms,
+			uint32_t rounds)
+{
+	return c->budget_ms <= 0 ||
+	       ms_since(c->start) + longest_ms * rounds <= (uint64_t)c->budget_ms;
+}
+
+static int timed_round(struct rt_mesh_coord *c, struct round *rd, struct rt_error *err)
+{
+	uint64_t t0 = rt_now_ns();
+	int rc = run_round(c, rd, err);
+
+	c->longest_ms = RT_MAX(c->longest_ms, ms_since(t0));
+	return rc;
+}
+
+/* The pairs all[0..np) in rounds of disjoint pairs of at most the
+ * schedule's bound, numbered on from the rounds run. Returns 0 or the
+ * round's error; *ran the rounds run (fewer when the budget ran out:
+ * c->g->blame.cut), round_of[] which round each pair had. */
+static int run_pairs(struct rt_mesh_coord *c, struct round *rd, struct rt_pair *pairs,
+		     const struct rt_pair *all, uint32_t np, uint32_t *round_of,
+		     uint32_t *ran, struct rt_error *err)
+{
+	uint32_t nr = rt_sched_disjoint(all, np, c->s->n, c->s->bound, round_of);
+	uint32_t base = c->rounds;
+	int rc = 0;
+
+	*ran = 0;
 	for (uint32_t r = 0; !rc && r < nr; r++) {
+		if (!budget_fits(c, c->longest_ms, 1)) {
+			c->g->blame.cut = true;
+			break;
+		}
 		rd->k = 0;
 		for (uint32_t i = 0; i < np; i++)
 			if (round_of[i] == r)
 				pairs[rd->k++] = all[i];
-		rd->r = c->s->rounds + r;
-		rd->rounds = c->s->rounds + nr;
-		rc = run_round(c, rd, err);
+		rd->r = base + r;
+		rd->rounds = base + nr;
+		rc = timed_round(c, rd, err);
+		*ran = r + 1;
+		c->g->blame.rounds++;
+		c->g->blame.pairs += rd->k;
 	}
-	free(state);
+	return rc;
+}
+
+/* The re-tests that ran: those of the rounds before `ran`, in order. */
+static uint32_t keep_run(struct rt_mesh_blame *b, const uint32_t *round_of, uint32_t ran)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < b->nre; i++)
+		if (round_of[i] < ran)
+			b->re[k++] = b->re[i];
+	return k;
+}
+
+static void put_json(FILE *f, struct rt_json *j)
+{
+	rt_json_finish(j);
+	fprintf(f, "%s\n", rt_json_text(j));
+	rt_json_free(j);
+}
+
+/* Rank 0's evidence lines, for `mesh report` (meshjson.h). */
+static void evidence_lines(const struct rt_mesh_coord *c)
+{
+	const struct rt_mesh_blame *b = &c->g->blame;
+	struct rt_json j;
+
+	if (!c->lines)
+		return;
+	for (uint32_t i = 0; i < b->nre; i++)
+		if (b->re[i].state == RT_RETEST_FLAKY) {
+			rt_json_init(&j);
+			rt_mesh_line_flaky(&j, &b->re[i].first);
+			put_json(c->lines, &j);
+		}
+	for (uint32_t i = 0; i < b->nends; i++) {
+		rt_json_init(&j);
+		rt_mesh_line_blame(&j, &b->ends[i]);
+		put_json(c->lines, &j);
+	}
+	fflush(c->lines);
+}
+
+/* The blame pass (meshblame.h): the bad links re-tested, then the ends
+ * of those still bad and the suspects each paired with good hosts. */
+static int blame_pass(struct rt_mesh_coord *c, struct round *rd, struct rt_pair *pairs,
+		      struct rt_error *err)
+{
+	uint32_t cap = RT_MESH_RETEST_MAX + RT_MESH_BLAME_PARTNERS * RT_MESH_BLAME_ENDS;
+	struct rt_pair *all = rt_xmalloc(cap * sizeof(*all));
+	uint32_t *round_of = rt_xmalloc(cap * sizeof(*round_of)), np, ran = 0;
+	struct rt_mesh_agg *g = c->g;
+	int rc = rt_mesh_judge(g, c->lim, err);
+
+	g->blame.ran = true;
+	np = rc ? 0 : rt_mesh_blame_retests(g, all);
+	if (np && !rc)
+		rc = run_pairs(c, rd, pairs, all, np, round_of, &ran, err);
+	g->blame.nre = keep_run(&g->blame, round_of, ran);
+	if (!rc && np)
+		rc = rt_mesh_judge(g, c->lim, err);
+	if (!rc)
+		rt_mesh_blame_retested(g, g->blame.nre);
+	np = rc || g->blame.cut ? 0 : rt_mesh_blame_pairings(g, c->seed, all);
+	if (np && !rc)
+		rc = run_pairs(c, rd, pairs, all, np, round_of, &ran, err);
+	if (!rc && np)
+		rc = rt_mesh_judge(g, c->lim, err);
+	if (!rc)
+		rt_mesh_blame_conclude(g);
+	if (!rc)
+		evidence_lines(c);
 	free(all);
 	free(round_of);
+	return rc;
+}
+
+/* The first pass: the schedule's rounds; a budget's matchings while the
+ * next one and the blame pass's reserve still fit, every rank once
+ * whatever the budget (cover_rounds). */
+static int first_pass(struct rt_mesh_coord *c, struct round *rd, struct rt_pair *pairs,
+		      struct rt_error *err)
+{
+	struct rt_mesh_cover *cv = &c->g->cover;
+	struct rt_pairset ps;
+	int rc = 0;
+
+	cv->counted = c->budget_ms > 0 && rt_pairset_init(&ps, c->s->n);
+	for (uint32_t r = 0; !rc && r < c->s->rounds; r++) {
+		if (r >= c->s->cover_rounds &&
+		    !budget_fits(c, c->longest_ms, 1 + RT_MESH_BUDGET_RESERVE))
+			break;
+		rd->r = r;
+		rd->rounds = c->s->rounds;
+		rd->k = rt_sched_round(c->s, r, pairs);
+		rc = timed_round(c, rd, err);
+		for (uint32_t i = 0; cv->counted && i < rd->k; i++)
+			rt_pairset_add(&ps, pairs[i].a, pairs[i].b);
+		cv->rounds = r + 1;
+	}
+	if (c->budget_ms > 0) {
+		cv->matchings = cv->rounds / c->s->split;
+		cv->distinct = cv->counted ? ps.count : 0;
+		rt_pairset_free(&ps);
+	}
 	return rc;
 }
 
@@ -269,17 +403,20 @@ static void send_verdict(struct rt_mesh_coord *c)
 	}
 }
 
-/* The results a run of s adds at most: its pairs, and with a random
- * schedule one re-test per rank in the second pass. */
+/* The results a run of s adds at most: its pairs, and unless the table
+ * is dense (a tournament: a re-test overwrites its pair's cell) the blame
+ * pass's. */
 static uint64_t results_of(const struct rt_sched *s)
 {
-	uint64_t n = s->n;
+	uint64_t n = s->n, blame = rt_mesh_blame_max_pairs(s->n);
 
 	if (s->kind == RT_SCHED_TOURNAMENT)
 		return n * (n - 1) / 2;
 	if (s->kind == RT_SCHED_RING)
-		return n == 2 ? 1 : n;
-	return n / 2 + n;
+		return (n == 2 ? 1 : n) + blame;
+	if (s->kind == RT_SCHED_BUDGET)
+		return (uint64_t)s->base_rounds * (n / 2) + blame;
+	return n / 2 + blame;
 }
 
 int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
@@ -313,14 +450,14 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	if (!rc)
 		rc = rt_mesh_plan_fits(c->s, c->g, err);
 	c->lost = c->rounds = 0;
-	for (uint32_t r = 0; !rc && r < c->s->rounds; r++) {
-		rd.r = r;
-		rd.rounds = c->s->rounds;
-		rd.k = rt_sched_round(c->s, r, pairs);
-		rc = run_round(c, &rd, err);
-	}
-	if (!rc && c->s->kind == RT_SCHED_RANDOM)
-		rc = second_pass(c, &rd, pairs, err);
+	c->longest_ms = 0;
+	c->start = rt_now_ns();
+	c->g->cover.minutes = (double)RT_MAX(c->budget_ms, 0) / 60000.0;
+	if (!rc)
+		rc = first_pass(c, &rd, pairs, err);
+	if (!rc && !c->no_blame && !rt_interrupt_pending())
+		rc = blame_pass(c, &rd, pairs, err);
+	c->g->cover.elapsed_s = (double)ms_since(c->start) / 1e3;
 	if (!rc && rt_interrupt_pending())
 		rc = RT_INTERRUPTED; /* after the last wait: still not a clean run */
 	/* a verdict on what came, sent within bounds; the pairs not run vouch

@@ -2,9 +2,18 @@
 /* The rounds of a mesh run, both sides of the coordination (meshwire.h):
  *   rank 0  rt_mesh_coordinate: per round an ASSIGN to every rank still
  *           there (listen, connect or rest), then the connecting side's
- *           RESULT of every pair within round_ms; random schedules get
- *           sched.h's second pass; then judging and a VERDICT to every
- *           rank still there.
+ *           RESULT of every pair within round_ms; then the blame pass
+ *           (meshblame.h) unless no_blame; then judging and a VERDICT to
+ *           every rank still there.
+ * With budget_ms (--budget, a budget schedule) the matchings go on while
+ * the time since the first round plus (1 + RT_MESH_BUDGET_RESERVE) times
+ * the longest round so far stays within it: the next matching's round
+ * and a reserve for the blame pass, whose rounds are inside the budget
+ * too (each is started only while one more of the longest round fits;
+ * the pass is cut short, and says so, when none does). The rounds that
+ * test every rank once (sched.h's cover_rounds) run whatever the budget.
+ * The budget counts from the first round: the gathering (at most the
+ * pair timeout) comes before it, the judging after.
  *   a rank  rt_mesh_join (connect, HELLO) and rt_mesh_follow (run each
  *           assigned test through a callback, answer with its RESULT,
  *           return at the VERDICT). A RESULT's a is the listener, b the
@@ -26,6 +35,7 @@
 #define RDMATEST_MESHRUN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rdmatest/error.h"
 #include "mesh/meshagg.h"
@@ -38,10 +48,18 @@ struct rt_mesh_coord {
 	struct rt_sched *s;
 	const struct rt_mesh_limits *lim;
 	long long round_ms; /* bound on one round's results (> 0) */
-	uint64_t seed;      /* of the second pass */
+	uint64_t seed;      /* of the blame pass's partners */
+	bool no_blame;      /* --no-blame: the first pass alone */
+	long long budget_ms; /* --budget; 0: none */
+	FILE *lines;        /* rank 0's evidence lines (--lines), or NULL */
 	uint32_t lost;      /* ranks lost during the run (after the call) */
-	uint32_t rounds;    /* rounds run, second pass included */
+	uint32_t rounds;    /* rounds run, blame pass included */
+	uint64_t start, longest_ms; /* the first round's start; the longest */
 };
+
+/* Rounds of the longest so far kept for the blame pass in a budget: a
+ * re-test round and the two pairing rounds of one bad link, one spare. */
+#define RT_MESH_BUDGET_RESERVE 4u
 
 /* Whether every result a run of s can make fits g (its max_results):
  * exit 2 naming the size and schedule when not, so that a size that

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The human summary of a mesh run (meshtext.h). */
+#include "mesh/meshblame.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/util.h"
 
@@ -113,6 +114,107 @@ static void links(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, "... and %u more bad links\n", total - shown);
 }
 
+/* Links bad in the first pass and good on re-test: not a verdict. */
+static void flaky(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_blame *b = &g->blame;
+	uint32_t shown = 0;
+
+	for (uint32_t i = 0; i < b->nre; i++) {
+		const struct rt_mesh_link *l = &b->re[i].first;
+
+		if (b->re[i].state != RT_RETEST_FLAKY || shown++ >= RT_MESH_TEXT_LIST)
+			continue;
+		fprintf(out, "flaky link %u (%s) - %u (%s), good on re-test; first:", l->r.a,
+			host_of(g, l->r.a), l->r.b, host_of(g, l->r.b));
+		why(out, g, l, lim);
+		fputc('\n', out);
+	}
+	if (shown > RT_MESH_TEXT_LIST)
+		fprintf(out, "... and %u more flaky links\n", shown - RT_MESH_TEXT_LIST);
+}
+
+/* One end's pairings with good hosts, each with its figures or reasons. */
+static void pairings(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
+		     const struct rt_mesh_blame_end *e)
+{
+	for (uint8_t p = 0; p < e->np; p++) {
+		struct rt_mesh_link l;
+
+		fprintf(out, "%swith %u (%s):", p ? "; " : " (", e->partner[p],
+			host_of(g, e->partner[p]));
+		if (!rt_mesh_link_of(g, e->rank, e->partner[p], &l) || l.why == RT_LINK_ABSENT)
+			fputs(" untested", out);
+		else if (l.why)
+			why(out, g, &l, lim);
+		else if (l.r.flags & RT_MESH_HAS_RTT)
+			fprintf(out, " ok, RTT %.1f us", (double)l.r.rtt_p50_ns / 1e3);
+		else
+			fputs(" ok", out);
+	}
+	fputs(e->np ? ")\n" : " (no host with every link good to pair it with)\n", out);
+}
+
+/* The blame pass's pairings: each end's, then what they say of each bad
+ * link left (the host, or the link alone). */
+static void blame(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_blame *b = &g->blame;
+	uint32_t shown = 0;
+	struct rt_mesh_iter it;
+	struct rt_mesh_link l;
+
+	for (uint32_t i = 0; i < RT_MIN(b->nends, RT_MESH_TEXT_LIST); i++) {
+		const struct rt_mesh_blame_end *e = &b->ends[i];
+
+		fprintf(out, "blame: host %u (%s): %u of %u pairings with good hosts bad", e->rank,
+			host_of(g, e->rank), e->bad, e->tested);
+		pairings(out, g, lim, e);
+	}
+	rt_mesh_links(g, &it);
+	while (rt_mesh_link_next(&it, &l)) {
+		enum rt_blame_verdict v = l.why && l.why != RT_LINK_ABSENT ?
+					  rt_mesh_blame_link(g, l.r.a, l.r.b) : RT_BLAME_NONE;
+		uint32_t h = v == RT_BLAME_HOST_A ? l.r.a : l.r.b;
+
+		if (v == RT_BLAME_NONE || shown++ >= RT_MESH_TEXT_LIST)
+			continue;
+		fprintf(out, "blame: link %u (%s) - %u (%s): ", l.r.a, host_of(g, l.r.a), l.r.b,
+			host_of(g, l.r.b));
+		if (v == RT_BLAME_HOST_A || v == RT_BLAME_HOST_B)
+			fprintf(out, "bad host %u (%s): all its pairings bad, the other end's not\n",
+				h, host_of(g, h));
+		else if (v == RT_BLAME_HOSTS)
+			fputs("bad hosts: both ends' pairings all bad\n", out);
+		else if (v == RT_BLAME_LINK)
+			fputs("bad link: only this pairing is bad, both ends passed with good hosts\n",
+			      out);
+		else
+			fputs("unsure: an end's pairings disagree\n", out);
+	}
+	if (b->cut)
+		fputs("blame: cut short by --budget\n", out);
+}
+
+/* A --budget run: its rounds and the pairs they covered. */
+static void budget(FILE *out, const struct rt_mesh_agg *g)
+{
+	const struct rt_mesh_cover *cv = &g->cover;
+	uint64_t all = (uint64_t)g->n * (g->n ? g->n - 1 : 0) / 2;
+
+	if (cv->minutes <= 0)
+		return;
+	fprintf(out, "budget: %u rounds (%u random matchings) and the blame pass in %.1f s of "
+		"%.4g minutes, %.2f s a round", cv->rounds, cv->matchings, cv->elapsed_s,
+		cv->minutes, cv->elapsed_s / RT_MAX(cv->rounds + g->blame.rounds, 1u));
+	if (cv->counted)
+		fprintf(out, ", %llu of %llu distinct pairs (%.2f %%)\n",
+			(unsigned long long)cv->distinct, (unsigned long long)all,
+			all ? 100.0 * (double)cv->distinct / (double)all : 0.0);
+	else
+		fprintf(out, ", distinct pairs not counted above %u hosts\n", RT_PAIRSET_MAX_N);
+}
+
 /* Peers turned away at the gathering: someone else spoke for a rank. */
 static void refusals(FILE *out, const struct rt_mesh_agg *g)
 {
@@ -156,12 +258,15 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	if (g->median_gbps > 0)
 		fprintf(out, ", median %.2f Gb/s", g->median_gbps);
 	fputc('\n', out);
+	budget(out, g);
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);
 	nodes(out, g, RT_NODE_UNTESTED);
 	refusals(out, g);
 	links(out, g, lim);
+	flaky(out, g, lim);
+	blame(out, g, lim);
 	unjudged(out, g, lim);
 	if (g->ready)
 		fprintf(out, "READY\n");

@@ -84,6 +84,29 @@ static uint32_t random_round(const struct rt_sched *s, struct rt_pair *out)
 	return k;
 }
 
+/* Matching m of a budget schedule: every rank but the resting one (m mod
+ * n, odd n only) shuffled with a seed of its own, paired in order. */
+static uint32_t matching_round(struct rt_sched *s, uint32_t m, struct rt_pair *out)
+{
+	uint32_t rest = s->n % 2 ? m % s->n : s->n, k = 0;
+	uint64_t x = s->seed ^ ((uint64_t)(m + 1) * 0x9e3779b97f4a7c15ull);
+
+	for (uint32_t i = 0; i < s->n; i++)
+		if (i != rest)
+			s->perm[k++] = i;
+	shuffle(s->perm, k, x ? x : 1);
+	for (uint32_t i = 0; i + 1 < k; i += 2)
+		out[i / 2] = (struct rt_pair){s->perm[i], s->perm[i + 1]};
+	return k / 2;
+}
+
+uint32_t rt_sched_matchings(uint32_t n)
+{
+	uint32_t m = n < 4 ? 65536u : (8u << 20) / (n / 2);
+
+	return RT_MAX(RT_MIN(m, 65536u), 2u);
+}
+
 int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 		  uint32_t bound, uint64_t seed, struct rt_error *err)
 {
@@ -95,12 +118,17 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 			       n, SCHED_MAX);
 	s->kind = kind;
 	s->n = n;
+	s->seed = seed;
 	switch (kind) {
 	case RT_SCHED_RING:
 		s->base_rounds = ring_base_rounds(n);
 		break;
 	case RT_SCHED_TOURNAMENT:
 		s->base_rounds = n < 2 ? 0 : n - 1 + n % 2;
+		break;
+	case RT_SCHED_BUDGET:
+		s->base_rounds = n < 2 ? 0 : rt_sched_matchings(n);
+		s->perm = rt_xmalloc(n * sizeof(*s->perm));
 		break;
 	case RT_SCHED_RANDOM:
 		s->base_rounds = n < 2 ? 0 : 1;
@@ -121,6 +149,8 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 			s->rounds += div_up(ring_round_size(n, b), s->bound);
 	}
 	s->max_pairs = RT_MIN(s->bound, RT_MAX(half, 1u));
+	s->cover_rounds = kind != RT_SCHED_BUDGET || n < 2 ? s->rounds :
+			  (n % 2 && n > 2 ? 2 : 1) * s->split;
 	s->base = rt_xmalloc(RT_MAX(half, 1u) * sizeof(*s->base));
 	return 0;
 }
@@ -139,6 +169,7 @@ uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
 	k = s->cached == b + 1 ? s->cached_k :
 	    s->kind == RT_SCHED_RING ? ring_round(s->n, b, s->base) :
 	    s->kind == RT_SCHED_TOURNAMENT ? tournament_round(s->n, b, s->base) :
+	    s->kind == RT_SCHED_BUDGET ? matching_round(s, b, s->base) :
 	    random_round(s, s->base);
 	/* the parts of one base round come in a row: compute it once */
 	s->cached = b + 1;
@@ -158,11 +189,11 @@ void rt_sched_free(struct rt_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *const kind_names[] = {"ring", "tournament", "random"};
+static const char *const kind_names[] = {"ring", "tournament", "random", "budget"};
 
 int rt_sched_kind_parse(const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(kind_names); i++)
+	for (size_t i = 0; i < RT_SCHED_BUDGET; i++)
 		if (!strcmp(name, kind_names[i]))
 			return (int)i;
 	return -1;
@@ -173,32 +204,92 @@ const char *rt_sched_kind_name(enum rt_sched_kind kind)
 	return (size_t)kind < ARRAY_SIZE(kind_names) ? kind_names[kind] : "?";
 }
 
-/* Suspects in order, each with the next passed rank of a shuffled list;
- * a round ends when the passed ranks or the bound run out. */
-uint32_t rt_sched_recheck(const char *state, uint32_t n, uint32_t bound,
-			  uint64_t seed, struct rt_pair *out,
-			  uint32_t *round_of, uint32_t *rounds)
+uint32_t rt_sched_disjoint(const struct rt_pair *p, uint32_t k, uint32_t n,
+			   uint32_t bound, uint32_t *round_of)
 {
-	uint32_t *good = rt_xmalloc(RT_MAX(n, 1u) * sizeof(*good));
-	uint32_t ng = 0, k = 0, round = 0, used = 0, per;
+	uint32_t *busy = rt_xcalloc(RT_MAX(n, 1u), sizeof(*busy)); /* round + 1 */
+	uint32_t left = k, rounds = 0;
+
+	for (uint32_t i = 0; i < k; i++)
+		round_of[i] = UINT32_MAX;
+	while (left) {
+		uint32_t in = 0;
+
+		for (uint32_t i = 0; i < k && (!bound || in < bound); i++) {
+			if (round_of[i] != UINT32_MAX || busy[p[i].a] == rounds + 1 ||
+			    busy[p[i].b] == rounds + 1)
+				continue;
+			busy[p[i].a] = busy[p[i].b] = rounds + 1;
+			round_of[i] = rounds;
+			in++;
+		}
+		left -= in;
+		rounds++;
+	}
+	free(busy);
+	return rounds;
+}
+
+uint32_t rt_sched_blame(const uint32_t *ends, uint32_t ne, const uint8_t *good,
+			uint32_t n, uint64_t seed, rt_sched_avoid_fn *avoid,
+			const void *ctx, struct rt_pair *out)
+{
+	uint32_t *g = rt_xmalloc(RT_MAX(n, 1u) * sizeof(*g)), ng = 0, k = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (state[i] == 'P')
-			good[ng++] = i;
-	shuffle(good, ng, seed);
-	per = bound && bound < ng ? bound : ng;
-	for (uint32_t i = 0; i < n && ng; i++) {
-		if (state[i] != 'S')
-			continue;
-		if (used == per) {
-			round++;
-			used = 0;
+		if (good[i])
+			g[ng++] = i;
+	shuffle(g, ng, seed);
+	for (uint32_t e = 0; e < ne; e++) {
+		uint32_t got = 0;
+
+		for (uint32_t t = 0; t < ng && got < 2; t++) {
+			uint32_t p = g[(2 * (uint64_t)e + t) % ng];
+
+			if (p == ends[e] || (avoid && avoid(ctx, ends[e], p)))
+				continue;
+			out[k++] = (struct rt_pair){p, ends[e]};
+			got++;
 		}
-		out[k] = (struct rt_pair){good[(round * per + used) % ng], i};
-		round_of[k++] = round;
-		used++;
 	}
-	*rounds = k ? round + 1 : 0;
-	free(good);
+	free(g);
 	return k;
+}
+
+static uint64_t pair_bit(uint32_t n, uint32_t a, uint32_t b)
+{
+	return (uint64_t)a * (2ull * n - a - 1) / 2 + (b - a - 1);
+}
+
+bool rt_pairset_init(struct rt_pairset *ps, uint32_t n)
+{
+	uint64_t bits = (uint64_t)n * (n ? n - 1 : 0) / 2;
+
+	*ps = (struct rt_pairset){.n = n};
+	if (n > RT_PAIRSET_MAX_N)
+		return false;
+	ps->bits = rt_xcalloc((size_t)(bits / 64 + 1), sizeof(*ps->bits));
+	return true;
+}
+
+bool rt_pairset_add(struct rt_pairset *ps, uint32_t a, uint32_t b)
+{
+	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
+	uint64_t i, m;
+
+	if (!ps->bits || lo == hi || hi >= ps->n)
+		return false;
+	i = pair_bit(ps->n, lo, hi);
+	m = 1ull << (i % 64);
+	if (ps->bits[i / 64] & m)
+		return false;
+	ps->bits[i / 64] |= m;
+	ps->count++;
+	return true;
+}
+
+void rt_pairset_free(struct rt_pairset *ps)
+{
+	free(ps->bits);
+	*ps = (struct rt_pairset){0};
 }

@@ -7,23 +7,39 @@
  *   tournament  every pair exactly once: n-1 rounds of n/2 pairs for
  *               even n; n rounds of (n-1)/2 with one rank resting (a
  *               bye) in each for odd n (the circle method)
- *   random      one round of n/2 pairs from a seeded shuffle; then
- *               rt_sched_recheck pairs every suspect with a rank that
- *               passed, so a failed pair turns into a bad node or a bad
- *               link
+ *   random      one round of n/2 pairs from a seeded shuffle
+ *   budget      (--budget) random perfect matchings, one after another,
+ *               matching m from its own shuffle of the seed and m; with an
+ *               odd n rank m mod n rests in matching m, so the rank resting
+ *               in one is in the next: the first two matchings (the first
+ *               for even n) test every rank (cover_rounds). At most
+ *               rt_sched_matchings(n) matchings; the coordinator stops
+ *               earlier, when the budget is spent
+ * The blame pass (meshrun.h) is made of rounds of disjoint pairs from
+ * rt_sched_disjoint, its partners chosen by rt_sched_blame.
  * With a bound B on concurrent pairs below a round's size, the round is
  * split into ceil(size / B) rounds of at most B pairs; no round is empty.
  * Rounds are computed on demand: memory is O(n) whatever the round count
  * (a tournament of 65536 ranks has over 2 * 10^9 pairs), at most
- * 12 bytes per rank (the shuffle and one round's pairs). */
+ * 12 bytes per rank (the shuffle and one round's pairs).
+ * Distinct pairs (rt_pairset, budget runs): one bit per pair, n(n-1)/2
+ * bits, for n up to RT_PAIRSET_MAX_N (8,192 hosts: 4 MiB; 4,096 hosts:
+ * 1 MiB); not counted above. */
 #ifndef RDMATEST_SCHED_H
 #define RDMATEST_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rdmatest/error.h"
 
-enum rt_sched_kind { RT_SCHED_RING, RT_SCHED_TOURNAMENT, RT_SCHED_RANDOM };
+enum rt_sched_kind { RT_SCHED_RING, RT_SCHED_TOURNAMENT, RT_SCHED_RANDOM,
+		     RT_SCHED_BUDGET };
+
+/* Matchings a budget schedule of n ranks holds at most: their results
+ * stay within 8 Mi (half of meshagg.h's bound, the rest is the blame
+ * pass's), at least 2 (every rank once), at most 65536. */
+uint32_t rt_sched_matchings(uint32_t n);
 
 struct rt_pair {
 	uint32_t a, b; /* ranks, a != b; a is the one that listens */
@@ -42,6 +58,8 @@ struct rt_sched {
 	struct rt_pair *base; /* one base round, n/2 pairs (scratch) */
 	uint32_t cached;      /* 1 + the base round in base, 0: none */
 	uint32_t cached_k;    /* its pairs */
+	uint64_t seed;
+	uint32_t cover_rounds; /* budget: the rounds that test every rank */
 };
 
 /* n ranks (1 to 65536); bound 0 means n/2 (no limit). Bad kind or n:
@@ -52,19 +70,45 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
  * returns their number. Not reentrant: it uses s->base. */
 uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out);
 void rt_sched_free(struct rt_sched *s);
-/* "ring", "tournament", "random" -> kind; -1 for anything else. */
+/* "ring", "tournament", "random" -> kind; -1 for anything else ("budget"
+ * is the name of --budget's matchings, not a --schedule). */
 int rt_sched_kind_parse(const char *name);
 const char *rt_sched_kind_name(enum rt_sched_kind kind);
 
-/* The second pass: state[i] is 'S' (suspect), 'P' (passed) or anything
- * else (absent, not to be paired). Pairs every suspect once with a passed
- * rank, a passed rank at most once per round and at most bound pairs per
- * round (0: no limit), choosing partners with the seed. out needs room
- * for one pair per suspect; round_of[k] gets the round of out[k]. Returns
- * the number of pairs (suspects left unpaired when no rank passed: 0)
- * and *rounds the number of rounds. */
-uint32_t rt_sched_recheck(const char *state, uint32_t n, uint32_t bound,
-			  uint64_t seed, struct rt_pair *out,
-			  uint32_t *round_of, uint32_t *rounds);
+/* Puts pairs p[0..k) into rounds of disjoint pairs (no rank twice in a
+ * round) of at most bound pairs (0: no limit), first fit in order:
+ * round_of[i] gets the round of p[i]; returns the number of rounds. A
+ * pair lands after at most 2(D - 1) rounds where an end was busy and
+ * floor(k / bound) full ones, so rounds <= 2D - 1 + k / bound, D the most
+ * pairs of one rank. Ranks below n; 4 bytes per rank of scratch. */
+uint32_t rt_sched_disjoint(const struct rt_pair *p, uint32_t k, uint32_t n,
+			   uint32_t bound, uint32_t *round_of);
+
+/* The blame pass's partners: good[i] != 0 for a rank whose links all
+ * passed. Every end (ends[0..ne)) gets two distinct good partners (one
+ * when only one is left, none when none is), never itself nor a rank
+ * avoid(ctx, end, rank) refuses (the other end of its bad link), chosen
+ * from the good ranks shuffled with the seed and spread over them (end i
+ * starts at the (2i)th, modulo their count, and takes the next ones that
+ * fit). out (room for 2 ne) gets (partner, end) pairs, an end's in a
+ * row; returns their number. */
+typedef bool rt_sched_avoid_fn(const void *ctx, uint32_t end, uint32_t rank);
+uint32_t rt_sched_blame(const uint32_t *ends, uint32_t ne, const uint8_t *good,
+			uint32_t n, uint64_t seed, rt_sched_avoid_fn *avoid,
+			const void *ctx, struct rt_pair *out);
+
+/* Distinct pairs seen (a budget run's coverage): one bit per pair. */
+#define RT_PAIRSET_MAX_N 8192u
+struct rt_pairset {
+	uint32_t n;
+	uint64_t *bits;   /* NULL: not counted (n above RT_PAIRSET_MAX_N) */
+	uint64_t count;   /* distinct pairs added */
+};
+
+/* false (and nothing held) above RT_PAIRSET_MAX_N ranks. */
+bool rt_pairset_init(struct rt_pairset *ps, uint32_t n);
+/* Adds pair (a, b), either order; true when it was new. */
+bool rt_pairset_add(struct rt_pairset *ps, uint32_t a, uint32_t b);
+void rt_pairset_free(struct rt_pairset *ps);
 
 #endif

@@ -13,7 +13,8 @@
  *     the verdict through the applet's coordinator (meshrun.h), and
  *     writes the document as the applet does, streamed (to /dev/null, or
  *     the file MESH_BENCH_DOC names). One rank has a slow NIC: the
- *     verdict must name it.
+ *     verdict must name it (the blame pass re-tests 4 of its links and
+ *     pairs the ends with good ranks, rounds the instances follow too).
  * Prints rank 0's time a round, CPU a pair, peak RSS, descriptors and
  * document size (docs/mesh.md, Scale); exit 1 when a check fails.
  * `meson test --benchmark mesh-scale` runs 256 and 1,024 ranks;
@@ -124,7 +125,7 @@ static int instances(uint32_t n, unsigned port)
 	struct rt_oob *o = rt_xcalloc(n, sizeof(*o));
 	struct rt_error err = {0};
 	struct rt_meshmsg m;
-	uint32_t rounds = 1;
+	bool done = false;
 
 	for (uint32_t i = 0; i < n; i++) {
 		rt_oob_init(&o[i], TIMEOUT_MS);
@@ -135,15 +136,20 @@ static int instances(uint32_t n, unsigned port)
 		    rt_meshmsg_write(&o[i], &m, &err))
 			goto fail;
 	}
-	for (uint32_t r = 0; r < rounds; r++) {
+	/* the tournament's rounds, then the blame pass's, until the verdict */
+	for (uint32_t r = 0; !done; r++) {
 		for (uint32_t i = 0; i < n; i++) {
 			struct rt_mesh_assign *a = &m.u.assign;
 
 			if (rt_meshmsg_read(&o[i], n, &m, &err))
 				goto fail;
-			if (m.type != RT_MESHMSG_ASSIGN || a->round != r)
+			if (m.type == RT_MESHMSG_VERDICT && (i == 0 || done)) {
+				done = true;
+				rt_oob_close(&o[i]);
+				continue;
+			}
+			if (done || m.type != RT_MESHMSG_ASSIGN || a->round != r)
 				return fprintf(stderr, "instance %u: not round %u's assignment\n", i, r), 1;
-			rounds = a->rounds;
 			if (a->role != RT_MESH_CONNECT)
 				continue;
 			/* the stubbed data path: no RDMA, a made-up measurement */
@@ -152,11 +158,6 @@ static int instances(uint32_t n, unsigned port)
 			if (rt_meshmsg_write(&o[i], &m, &err))
 				goto fail;
 		}
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (rt_meshmsg_read(&o[i], n, &m, &err))
-			goto fail;
-		rt_oob_close(&o[i]);
 	}
 	free(o);
 	return m.type == RT_MESHMSG_VERDICT ? 0 : 1;
@@ -257,10 +258,10 @@ static int verdicts(uint32_t n, const struct rt_mesh_coord *c, int status)
 	const struct rt_mesh_agg *g = c->g;
 
 	return check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "instances ended well") |
-	       check(g->nres == (uint64_t)n * (n - 1) / 2 && g->nlinks == g->nres,
+	       check(g->nres >= (uint64_t)n * (n - 1) / 2 && g->nlinks == (uint64_t)n * (n - 1) / 2,
 		     "a result for every pair") |
-	       check(c->lost == 0 && c->rounds == c->s->rounds,
-		     "no instance lost, every round run") |
+	       check(c->lost == 0 && c->rounds == c->s->rounds + g->blame.rounds,
+		     "no instance lost, every round run, the blame pass's too") |
 	       check(g->bad_nodes == 1 && g->nodes[SLOW_RANK].verdict == RT_NODE_BAD &&
 		     !g->ready, "the slow instance is the one bad node");
 }

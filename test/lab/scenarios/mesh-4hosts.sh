@@ -7,9 +7,11 @@
 # a 4-task step, one task per node, the nodes named by a hostlist
 # expression that /etc/hosts resolves). Cases: all healthy (READY, a valid
 # document), one host never started (absent), one host's link degraded by
-# netem (that host named bad), one host killed during the rounds (its pairs
-# fail, the run still ends with a verdict naming it). Every run is bounded
-# by --timeout T: hellos T, each pair T, a round 2T + 2 s.
+# netem (that host named bad, the blame pass's re-tests and pairings
+# agreeing), one host killed during the rounds (its pairs fail, the run
+# still ends with a verdict naming it), --budget (random matchings until
+# it is spent, every host tested, the pairs covered counted). Every run is
+# bounded by --timeout T: hellos T, each pair T, a round 2T + 2 s.
 M=$RT/mesh
 HOSTS="$A,$B,$C,$D"
 T=5
@@ -138,7 +140,9 @@ pass
 # netem delays every frame d sends by 50 ms, so each round trip with d
 # takes at least 50 ms whatever the emulation's speed; a healthy pair's
 # median stays far below 20 ms (see the healthy case's note). d's three
-# links are bad, and d alone is blamed for them.
+# links are bad, and d alone is blamed for them; the blame pass re-tests
+# them (bad again) and pairs a, b and c with each other (all good), so
+# each of d's links is named d's.
 case_begin "d's link delayed 50 ms by netem: d named bad, NOT READY" 120
 netem d delay 50ms || fail "netem on d: status $?"
 DARGS="--hosts $HOSTS --timeout 10 --pings 20 --max-rtt-us 20000"
@@ -150,6 +154,11 @@ failed || json_valid || fail "rank 0: no single valid JSON document"
 failed || output_has '"verdict":"NOT READY"' || fail "no NOT READY verdict"
 failed || bad_node 3 "$D"
 failed || summary_has "^bad host 3 \($D\): 3 of 3 links bad" || fail "the summary does not name $D bad"
+failed || summary_has "^blame: link 0 \($A\) - 3 \($D\): bad host 3 \($D\)" ||
+	fail "the blame pass does not name $D for its link with $A"
+failed || summary_has "^blame: host 0 \($A\): 0 of 2 pairings with good hosts bad" ||
+	fail "the blame pass did not clear $A with two good hosts"
+failed || output_has '"blame":\{"rounds":[1-9]' || fail "no blame pass in the document"
 mesh_verdicts slow 1 'NOT READY'
 netem_clear d
 pass
@@ -177,4 +186,29 @@ failed || bad_node 2 "$C"
 failed || bg_log r0 | grep -q "^bad host 2 ($C)" || fail "the summary does not name $C bad"
 failed || output_has '"status":"(failed|timeout)"' || fail "no failed pair"
 mesh_verdicts kill 1 'NOT READY' b d
+pass
+
+# --budget 0.25 (15 s): random matchings until the budget is spent, the
+# blame pass's reserve kept (a round starts only while 5 of the longest
+# fit), every host tested; the summary and the document count the rounds
+# and the distinct pairs of 6; the run ends within the budget plus the
+# gathering and one round's bound. The verdict is the links' (READY on a
+# quiet machine, 1.09 s a round: 7 matchings, 6 of 6 pairs), recorded.
+case_begin "--budget 0.25: random matchings until it is spent, the pairs counted" 90
+BARGS="$ARGS --budget 0.25"
+mesh_on bud "b c d" $BARGS
+t0=$(_now_cs)
+failed || rank0 60 $BARGS
+rc=$?
+t=$((($(_now_cs) - t0) / 100))
+failed || [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "rank 0 exited $rc"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || summary_has '^budget: [1-9][0-9]* rounds \([0-9]+ random matchings\) and the blame pass in [0-9.]+ s of 0.25 minutes, [0-9.]+ s a round, [1-6] of 6 distinct pairs' ||
+	fail "no budget line with the distinct pairs of 6"
+failed || output_has '"budget":\{"minutes":0\.25,"elapsed_s":[0-9.]+,"rounds":[1-9]' || fail "no budget in the document"
+failed || output_has '"untested":\[\]' || fail "a host untested within the budget"
+# hellos T, the budget, one round past it at most (2T + 2 s)
+failed || [ "$t" -le $((T + 15 + 2 * T + 2)) ] || fail "took ${t}s, more than the budget's bound"
+record "mesh 4 hosts --budget 0.25 --pings 200: $(grep -o '[0-9.]* s a round, [0-9] of 6' /tmp/lab/summary), exit $rc"
+mesh_verdicts bud "$rc" 'READY'
 pass

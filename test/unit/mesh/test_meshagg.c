@@ -277,44 +277,6 @@ static void absent_and_retest(void **state)
 	rt_mesh_agg_free(&g);
 }
 
-/* Random pairing, one failed pair: both nodes are suspects; the second
- * pass pairs each with a node that passed; the guilty one fails again
- * and becomes the bad node, the other is cleared. */
-static void second_pass_finds_the_node(void **state)
-{
-	struct rt_mesh_agg g;
-	struct rt_error err = {0};
-	struct rt_sched s;
-	struct rt_pair p[4], re[8];
-	uint32_t k, round_of[8], rounds, guilty;
-	char st[8];
-
-	init(&g, 8, state);
-	say_hello(&g, 8, UINT32_MAX);
-	assert_int_equal(rt_sched_init(&s, RT_SCHED_RANDOM, 8, 0, 99, &err), 0);
-	k = rt_sched_round(&s, 0, p);
-	assert_int_equal(k, 4);
-	guilty = p[1].b;
-	for (uint32_t i = 0; i < k; i++)
-		add(&g, i == 1 ? failed(p[i].a, p[i].b) : ok(p[i].a, p[i].b, 10, 100));
-	judge(&g, &relative);
-	assert_int_equal(g.suspect_nodes, 2);
-	rt_mesh_recheck_state(&g, st);
-	k = rt_sched_recheck(st, 8, 0, 1, re, round_of, &rounds);
-	assert_int_equal(k, 2);
-	assert_int_equal(rounds, 1);
-	for (uint32_t i = 0; i < k; i++)
-		add(&g, re[i].b == guilty ? failed(re[i].a, re[i].b) :
-			ok(re[i].a, re[i].b, 10, 100));
-	judge(&g, &relative);
-	assert_int_equal(g.nodes[guilty].verdict, RT_NODE_BAD);
-	assert_int_equal(g.nodes[p[1].a].verdict, RT_NODE_OK);
-	assert_int_equal(g.bad_nodes, 1);
-	assert_int_equal(g.suspect_nodes, 0);
-	rt_sched_free(&s);
-	rt_mesh_agg_free(&g);
-}
-
 /* A node lost in the last round has one failed pair among passed ones:
  * the failure alone would be a bad link; lost, the node is bad and its
  * partner and their link are not blamed. A lost node without a failed
@@ -434,16 +396,17 @@ static void dense_and_sparse_agree(void **state)
 	}
 }
 
-/* A re-test replaces the earlier result of its pair, whichever way round
- * it came, also after a judgement (the second pass adds results to a
- * judged aggregate). */
+/* A re-test (a later round) replaces the earlier result of its pair,
+ * whichever way round it came, also after a judgement (the blame pass
+ * adds results to a judged aggregate). */
 static void retest_replaces_the_earlier_result(void **state)
 {
 	struct rt_mesh_agg g;
 	struct rt_mesh_link l;
-	struct rt_mesh_result later = ok(2, 1, 12, 90);
+	struct rt_mesh_result later = ok(2, 1, 12, 90), again = ok(1, 0, 11, 100);
 
 	later.mbps_rev = 50000; /* 1 to 2 */
+	later.round = again.round = 1;
 	init(&g, 3, state);
 	say_hello(&g, 3, UINT32_MAX);
 	add(&g, ok(0, 1, 10, 100));
@@ -454,7 +417,7 @@ static void retest_replaces_the_earlier_result(void **state)
 	assert_int_equal(l.r.status, RT_MESH_FAILED);
 	assert_int_equal(g.nodes[1].bad, 1);
 	add(&g, later);
-	add(&g, ok(1, 0, 11, 100));
+	add(&g, again);
 	judge(&g, &(struct rt_mesh_limits){0});
 	assert_int_equal(g.nres, 5);
 	assert_int_equal(g.nlinks, 3);
@@ -614,8 +577,6 @@ int main(void)
 		cmocka_unit_test_prestate(line_rate, (void *)&dense),
 		cmocka_unit_test_prestate(absent_and_retest, (void *)&sparse),
 		cmocka_unit_test_prestate(absent_and_retest, (void *)&dense),
-		cmocka_unit_test_prestate(second_pass_finds_the_node, (void *)&sparse),
-		cmocka_unit_test_prestate(second_pass_finds_the_node, (void *)&dense),
 		cmocka_unit_test_prestate(lost_node_is_named, (void *)&sparse),
 		cmocka_unit_test_prestate(lost_node_is_named, (void *)&dense),
 		cmocka_unit_test(dense_and_sparse_agree),

@@ -210,6 +210,63 @@ static void report_merges_ranks(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* Rank 0's evidence lines as its writers make them, read back: the
+ * flaky link with its first figures and reasons, the paired host with
+ * its partners; a result's round; refused: a flaky line without reasons,
+ * a blame line naming its own host. */
+static void evidence_lines_round_trip(void **state)
+{
+	struct rt_mesh_link first = {.why = RT_LINK_RTT_ABS | RT_LINK_BW_REL,
+		.r = {.a = 1, .b = 2, .status = RT_MESH_OK,
+		      .flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 5,
+		      .rtt_p50_ns = 90000, .rtt_p99_ns = 91000, .mbps = 10, .mbps_rev = 20}};
+	struct rt_mesh_blame_end e = {.rank = 2, .partner = {0, 3}, .np = 2};
+	struct rt_mesh_result r = {.round = 9, .a = 0, .b = 3, .status = RT_MESH_FAILED};
+	char text[2048];
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	struct rt_json j[3];
+	FILE *f;
+
+	(void)state;
+	for (int k = 0; k < 3; k++)
+		rt_json_init(&j[k]);
+	rt_mesh_line_flaky(&j[0], &first);
+	rt_mesh_line_blame(&j[1], &e);
+	rt_mesh_line_result(&j[2], &r);
+	for (int k = 0; k < 3; k++)
+		rt_json_finish(&j[k]);
+	assert_string_equal(rt_json_text(&j[1]), "{\"mesh\":\"blame\",\"rank\":2,\"p1\":0,\"p2\":3}");
+	assert_non_null(strstr(rt_json_text(&j[2]), "\"round\":9}"));
+	snprintf(text, sizeof(text), "{\"mesh\":\"hello\",\"rank\":0,\"size\":4,\"host\":\"a\"}\n"
+		 "0: %s\n0: %s\n%s\n", rt_json_text(&j[0]), rt_json_text(&j[1]), rt_json_text(&j[2]));
+	f = text_file(text);
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), 0);
+	fclose(f);
+	assert_int_equal(g.blame.nre, 1);
+	assert_int_equal(g.blame.re[0].state, RT_RETEST_FLAKY);
+	assert_int_equal(g.blame.re[0].first.why, RT_LINK_RTT_ABS | RT_LINK_BW_REL);
+	assert_int_equal(g.blame.re[0].first.r.rtt_p50_ns, 90000);
+	assert_int_equal(g.blame.re[0].first.r.mbps_rev, 20);
+	assert_int_equal(g.blame.nends, 1);
+	assert_int_equal(g.blame.ends[0].partner[1], 3);
+	assert_int_equal(g.nres, 1);
+	rt_mesh_agg_free(&g);
+	for (int k = 0; k < 3; k++)
+		rt_json_free(&j[k]);
+	f = text_file("{\"mesh\":\"flaky\",\"a\":1,\"b\":2,\"status\":\"failed\"}\n");
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	fclose(f);
+	rt_mesh_agg_free(&g);
+	f = text_file("{\"mesh\":\"blame\",\"rank\":2,\"p1\":2}\n");
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	fclose(f);
+	rt_mesh_agg_free(&g);
+}
+
 /* A run stopped at rank 0 says so in its document: its verdict is
  * "interrupted", even when what came was all healthy. */
 static void interrupted_run_is_not_ready(void **state)
@@ -401,6 +458,7 @@ int main(void)
 		cmocka_unit_test(report_errors_name_the_line),
 		cmocka_unit_test(document_always_valid),
 		cmocka_unit_test(document_streamed_is_the_same),
+		cmocka_unit_test(evidence_lines_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

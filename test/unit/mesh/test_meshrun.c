@@ -34,6 +34,9 @@ struct cluster {
 	uint32_t dribbles; /* sends its first result a byte now and then, and exits */
 	bool interrupt;   /* rank 0 gets SIGINT before the first round */
 	double min_gbps;
+	uint32_t blip;    /* slow in the first pass's rounds only (below blip_rounds) */
+	uint32_t blip_rounds;
+	long long budget_ms; /* a budget schedule's */
 };
 
 struct stub {
@@ -92,7 +95,8 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 {
 	struct stub *st = ctx;
 	const struct cluster *cl = st->cl;
-	bool slow = self == cl->slow || a->peer == cl->slow;
+	bool slow = self == cl->slow || a->peer == cl->slow ||
+		    ((self == cl->blip || a->peer == cl->blip) && a->round < cl->blip_rounds);
 
 	if (self == cl->dies || (self == cl->dies_late && a->round + 1 == a->rounds))
 		_exit(0);
@@ -178,7 +182,7 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	 * missed a rank there); only the cases with an absent rank wait it out */
 	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, cl->n, 4000, 2000, &out->g, &err), 0);
 	out->c = (struct rt_mesh_coord){.gt = &gt, .g = &out->g, .s = &s, .lim = &lim,
-					.round_ms = ROUND_MS, .seed = 3};
+					.round_ms = ROUND_MS, .seed = 3, .budget_ms = cl->budget_ms};
 	if (cl->interrupt) {
 		assert_int_equal(rt_interrupt_install(), 0);
 		rt_interrupt_raise(SIGINT);
@@ -302,8 +306,9 @@ static void silent_rank_times_out(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
-/* A random round leaves a slow pair's two ends suspect; the second pass
- * tests each with a rank that passed and blames the slow one alone. */
+/* A random round leaves a slow pair's two ends suspect; the blame pass
+ * re-tests the pair (slow again), pairs each end with two good ranks and
+ * names the slow one alone, by its pairings. */
 static void random_second_pass(void **state)
 {
 	struct cluster cl = {.n = 6, .kind = RT_SCHED_RANDOM, .absent = 99,
@@ -322,6 +327,61 @@ static void random_second_pass(void **state)
 	assert_int_equal(o.g.suspect_nodes, 0);
 	for (uint32_t i = 0; i < 5; i++)
 		assert_int_equal(o.g.nodes[i].verdict, RT_NODE_OK);
+	assert_int_equal(o.g.blame.nre, 1);
+	assert_int_equal(o.g.blame.nends, 2);
+	assert_true(o.g.nodes[5].named);
+	assert_int_equal(o.g.bad_links, 0);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* A link slow in the first pass only: re-tested, good, reported flaky
+ * with its first figures, and the run is READY; no host is paired. */
+static void flaky_link_good_on_retest(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .min_gbps = 20, .blip = 2, .blip_rounds = 3};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_true(o.g.blame.ran);
+	assert_int_equal(o.g.blame.nre, 3); /* rank 2's three links */
+	assert_int_equal(o.g.blame.flaky, 3);
+	assert_int_equal(o.g.blame.nends, 0);
+	assert_int_equal(o.g.blame.re[0].first.why, RT_LINK_BW_ABS);
+	assert_int_equal(RT_MIN(o.g.blame.re[0].first.r.mbps, o.g.blame.re[0].first.r.mbps_rev), 5000);
+	assert_int_equal(o.c.rounds, 3 + 3); /* rank 2 in every re-test */
+	assert_true(o.g.ready);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], 10);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* A budget of 1.5 s over 5 ranks: random matchings until it is spent,
+ * every rank tested (the resting one in the next matching), every one
+ * of the 10 pairs covered by then, the budget kept to within a round. */
+static void budget_matchings(void **state)
+{
+	struct cluster cl = {.n = 5, .kind = RT_SCHED_BUDGET, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .budget_ms = 1500};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_true(o.g.cover.rounds >= 2);
+	assert_int_equal(o.g.cover.matchings, o.g.cover.rounds);
+	assert_true(o.g.cover.counted);
+	assert_int_equal(o.g.cover.distinct, 10);
+	assert_int_equal(o.g.nlinks, 10);
+	assert_true(o.coord_ns < (1500ull + ROUND_MS) * 1000000ull);
+	assert_true(o.g.cover.elapsed_s <= 1.5 + 0.5);
+	assert_true(o.g.ready);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_int_equal(o.status[i], 10);
 	rt_mesh_agg_free(&o.g);
 }
 
@@ -446,6 +506,8 @@ int main(void)
 		cmocka_unit_test(random_second_pass),
 		cmocka_unit_test(wrong_result_loses_the_rank),
 		cmocka_unit_test(random_odd_count_leaves_one_untested),
+		cmocka_unit_test(flaky_link_good_on_retest),
+		cmocka_unit_test(budget_matchings),
 		cmocka_unit_test(interrupt_ends_with_a_verdict),
 		cmocka_unit_test(dribbling_rank_cannot_stretch_a_round),
 		cmocka_unit_test(round_needs_a_bound),

@@ -141,44 +141,198 @@ static void random_pairs_each_once(void **state)
 	}
 }
 
-/* Every suspect is paired once with a rank that passed; no rank twice in
- * a round; the bound holds; absent ranks are left alone. */
-static void recheck_pairs_suspects_with_good(void **state)
+/* Budget matchings: every round disjoint (walk), every rank tested by
+ * the cover rounds, the resting rank of an odd count in the next
+ * matching, the same seed the same pairs, distinct pairs counted. */
+static void budget_covers_every_rank(void **state)
 {
-	static const char *const cases[] = {"SP", "SSSSP", "PPSSPS-S", "S-S", "PPPP",
-					    "SSPPPPPPPPSPSPSPSSSS-"};
+	(void)state;
+	for (uint32_t n = 2; n <= 41; n++) {
+		for (uint32_t bound = 0; bound <= 3; bound += 3) {
+			struct rt_sched s, t;
+			struct rt_error err = {0};
+			struct rt_pair out[32], out2[32];
+			uint32_t *seen = rt_xcalloc(n, sizeof(*seen)), rest = UINT32_MAX;
+
+			assert_int_equal(rt_sched_init(&s, RT_SCHED_BUDGET, n, bound, 42, &err), 0);
+			assert_int_equal(rt_sched_init(&t, RT_SCHED_BUDGET, n, bound, 42, &err), 0);
+			assert_int_equal(s.base_rounds, rt_sched_matchings(n));
+			assert_int_equal(s.cover_rounds, (n % 2 && n > 2 ? 2 : 1) * s.split);
+			for (uint32_t r = 0; r < s.cover_rounds; r++) {
+				uint32_t k = rt_sched_round(&s, r, out);
+
+				assert_int_equal(rt_sched_round(&t, r, out2), k);
+				assert_memory_equal(out, out2, k * sizeof(*out));
+				for (uint32_t i = 0; i < k; i++)
+					seen[out[i].a] = seen[out[i].b] = 1;
+			}
+			for (uint32_t i = 0; i < n; i++)
+				assert_int_equal(seen[i], 1);
+			/* 40 matchings: the rank resting in one plays in the next */
+			for (uint32_t m = 0; m < 40 && n % 2; m++) {
+				uint32_t in[64] = {0}, now = UINT32_MAX;
+
+				for (uint32_t part = 0; part < s.split; part++) {
+					uint32_t k = rt_sched_round(&s, m * s.split + part, out);
+
+					for (uint32_t i = 0; i < k; i++)
+						in[out[i].a] = in[out[i].b] = 1;
+				}
+				for (uint32_t i = 0; i < n; i++)
+					if (!in[i]) {
+						assert_int_equal(now, UINT32_MAX);
+						now = i;
+					}
+				assert_int_not_equal(now, rest);
+				rest = now;
+			}
+			free(seen);
+			rt_sched_free(&t);
+			rt_sched_free(&s);
+		}
+	}
+}
+
+/* Whole walks of budget schedules stay disjoint; the pair set counts
+ * each pair once, against a plain table. */
+static void budget_distinct_pairs(void **state)
+{
+	static const uint32_t sizes[] = {2, 3, 8, 17};
 
 	(void)state;
-	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
-		for (uint32_t bound = 0; bound <= 3; bound++) {
-			const char *st = cases[c];
-			uint32_t n = (uint32_t)strlen(st), rounds, k, suspects = 0, good = 0;
-			struct rt_pair out[32];
-			uint32_t round_of[32], paired[32] = {0};
+	for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+		uint32_t n = sizes[si], distinct = 0;
+		uint8_t *counts = rt_xcalloc((size_t)n * n, 1);
+		struct rt_pairset ps;
+		struct rt_sched s;
+		struct rt_error err = {0};
+		struct rt_pair out[16];
 
-			for (uint32_t i = 0; i < n; i++) {
-				suspects += st[i] == 'S';
-				good += st[i] == 'P';
+		assert_int_equal(rt_sched_init(&s, RT_SCHED_BUDGET, n, 0, 9, &err), 0);
+		assert_true(rt_pairset_init(&ps, n));
+		for (uint32_t r = 0; r < 60; r++) {
+			uint32_t k = rt_sched_round(&s, r, out);
+
+			for (uint32_t i = 0; i < k; i++) {
+				uint32_t a = RT_MIN(out[i].a, out[i].b), b = RT_MAX(out[i].a, out[i].b);
+
+				assert_int_equal(rt_pairset_add(&ps, a, b), counts[a * n + b] == 0);
+				distinct += counts[a * n + b]++ == 0;
 			}
-			k = rt_sched_recheck(st, n, bound, 5, out, round_of, &rounds);
-			assert_int_equal(k, good ? suspects : 0);
+		}
+		assert_int_equal(ps.count, distinct);
+		/* 60 random matchings of up to 17 ranks cover most pairs */
+		assert_true(distinct * 2 > n * (n - 1) / 2);
+		assert_false(rt_pairset_add(&ps, 1, 1));
+		rt_pairset_free(&ps);
+		rt_sched_free(&s);
+		free(counts);
+	}
+}
+
+/* The pair set's bound: 1 MiB at 4,096 ranks, none above 8,192. */
+static void pairset_bound(void **state)
+{
+	struct rt_pairset ps;
+
+	(void)state;
+	assert_true(rt_pairset_init(&ps, 4096));
+	assert_true(rt_pairset_add(&ps, 4095, 0));
+	assert_false(rt_pairset_add(&ps, 0, 4095));
+	assert_int_equal(ps.count, 1);
+	rt_pairset_free(&ps);
+	assert_false(rt_pairset_init(&ps, RT_PAIRSET_MAX_N + 1));
+	assert_null(ps.bits);
+	assert_false(rt_pairset_add(&ps, 0, 1));
+	assert_true(rt_sched_matchings(4096) == 4096);
+	assert_true(rt_sched_matchings(65536) == 256);
+	assert_true(rt_sched_matchings(2) == 65536);
+}
+
+/* Disjoint rounds: no rank twice in a round, the bound kept, and the
+ * rounds within 2D - 1 + k / bound. */
+static void disjoint_rounds(void **state)
+{
+	(void)state;
+	for (uint32_t seed = 1; seed <= 30; seed++) {
+		for (uint32_t bound = 0; bound <= 4; bound++) {
+			struct rt_pair p[60];
+			uint32_t round_of[60], deg[12] = {0}, d = 0, rounds, x = seed;
+
+			for (uint32_t i = 0; i < 60; i++) {
+				uint32_t a, b;
+
+				x = x * 1103515245u + 12345u;
+				a = (x >> 16) % 12;
+				x = x * 1103515245u + 12345u;
+				b = (a + 1 + (x >> 16) % 11) % 12;
+				p[i] = (struct rt_pair){a, b};
+				d = RT_MAX(d, RT_MAX(++deg[a], ++deg[b]));
+			}
+			rounds = rt_sched_disjoint(p, 60, 12, bound, round_of);
+			assert_true(rounds <= 2 * d - 1 + (bound ? 60 / bound : 0));
 			for (uint32_t r = 0; r < rounds; r++) {
-				uint32_t used[32] = {0}, in_round = 0;
+				uint32_t used[12] = {0}, in = 0;
 
-				for (uint32_t i = 0; i < k; i++) {
-					if (round_of[i] != r)
-						continue;
-					assert_int_equal(st[out[i].a], 'P');
-					assert_int_equal(st[out[i].b], 'S');
-					assert_int_equal(used[out[i].a]++, 0);
-					in_round++;
-				}
-				assert_true(in_round >= 1);
+				for (uint32_t i = 0; i < 60; i++)
+					if (round_of[i] == r) {
+						assert_int_equal(used[p[i].a]++, 0);
+						assert_int_equal(used[p[i].b]++, 0);
+						in++;
+					}
+				assert_true(in >= 1);
 				if (bound)
-					assert_true(in_round <= bound);
+					assert_true(in <= bound);
 			}
-			for (uint32_t i = 0; i < k; i++)
-				assert_int_equal(paired[out[i].b]++, 0);
+		}
+	}
+}
+
+/* The test's other ends: 0's bad link is to 4. */
+static bool avoid_0_4(const void *ctx, uint32_t end, uint32_t rank)
+{
+	(void)ctx;
+	return (end == 0 && rank == 4) || (end == 4 && rank == 0);
+}
+
+/* Blame partners: two distinct good ones per end, spread; never itself
+ * (an end may be good, a partner of another end), never what avoid
+ * refuses (the other end). */
+static void blame_partners(void **state)
+{
+	uint8_t good[10] = {0, 1, 1, 0, 1, 1, 1, 0, 0, 1};
+	uint32_t ends[3] = {0, 3, 7}, uses[10] = {0};
+	struct rt_pair out[6];
+	uint32_t k = rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out);
+
+	(void)state;
+	assert_int_equal(k, 6);
+	for (uint32_t i = 0; i < k; i++) {
+		assert_int_equal(out[i].b, ends[i / 2]);
+		assert_true(good[out[i].a]);
+		uses[out[i].a]++;
+	}
+	for (uint32_t e = 0; e < 3; e++)
+		assert_int_not_equal(out[2 * e].a, out[2 * e + 1].a);
+	for (uint32_t i = 0; i < 10; i++)
+		assert_true(uses[i] <= 2); /* 6 pairings over 6 good ranks */
+	/* one good rank: one partner each; none: no pairs */
+	memset(good, 0, sizeof(good));
+	good[4] = 1;
+	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out), 3);
+	good[4] = 0;
+	assert_int_equal(rt_sched_blame(ends, 3, good, 10, 5, NULL, NULL, out), 0);
+	/* ranks 0 and 4 are ends of one bad link and good otherwise; 3 too */
+	memset(good, 1, sizeof(good));
+	for (uint64_t seed = 1; seed < 50; seed++) {
+		uint32_t e2[3] = {0, 4, 3};
+
+		k = rt_sched_blame(e2, 3, good, 10, seed, avoid_0_4, NULL, out);
+		assert_int_equal(k, 6);
+		for (uint32_t i = 0; i < k; i++) {
+			assert_int_equal(out[i].b, e2[i / 2]);
+			assert_int_not_equal(out[i].a, out[i].b);
+			assert_false(avoid_0_4(NULL, out[i].b, out[i].a));
 		}
 	}
 }
@@ -199,6 +353,8 @@ static void bad_input(void **state)
 	assert_int_equal(rt_sched_kind_parse("ring"), RT_SCHED_RING);
 	assert_int_equal(rt_sched_kind_parse("Ring"), -1);
 	assert_string_equal(rt_sched_kind_name(RT_SCHED_RANDOM), "random");
+	assert_string_equal(rt_sched_kind_name(RT_SCHED_BUDGET), "budget");
+	assert_int_equal(rt_sched_kind_parse("budget"), -1); /* --budget, not a --schedule */
 	/* one rank: nothing to pair, no rounds */
 	assert_int_equal(rt_sched_init(&s, RT_SCHED_TOURNAMENT, 1, 0, 0, &err), 0);
 	assert_int_equal(s.rounds, 0);
@@ -212,7 +368,11 @@ int main(void)
 		cmocka_unit_test(tournament_full_rounds),
 		cmocka_unit_test(ring_neighbours),
 		cmocka_unit_test(random_pairs_each_once),
-		cmocka_unit_test(recheck_pairs_suspects_with_good),
+		cmocka_unit_test(budget_covers_every_rank),
+		cmocka_unit_test(budget_distinct_pairs),
+		cmocka_unit_test(pairset_bound),
+		cmocka_unit_test(disjoint_rounds),
+		cmocka_unit_test(blame_partners),
 		cmocka_unit_test(bad_input),
 	};
 
