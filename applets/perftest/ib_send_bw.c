@@ -11,7 +11,8 @@ static const struct rt_opt ib_send_bw_opts[] = {
 	RT_PT_OPTS_CONN, RT_PT_OPT_SIZE("65536"), RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("128"), RT_PT_OPT_RX_DEPTH("512"),
 	RT_PT_OPT_INLINE("0"),
-	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, { 0 },
+	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, RT_PT_OPTS_REPORT,
+	RT_PT_OPTS_REPORT_BW, { 0 },
 };
 
 RT_PT_APPLET(ib_send_bw, RT_PT_SEND, RT_PT_BW, rt_pt_bw_send_session,

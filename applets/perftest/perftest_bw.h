@@ -42,6 +42,16 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
  * messages of the size, outside the measurement; 0 at once otherwise. */
 int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
 
+/* --run_infinitely (write, read, atomic; the sending side): sends until
+ * SIGINT, calling fn with the figures of each -D period as it ends
+ * (perftest's row of that period); fn's failure ends it (-1). At SIGINT
+ * it stops posting, takes every completion within --timeout and returns
+ * 1: the run's normal end, the close exchange follows. -1 with the error
+ * set otherwise. Memory: a bounded run's, no peak stamps. */
+typedef int rt_pt_bw_row_fn(void *ctx, const struct rt_pt_bw_report *r);
+int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
+		      void *ctx);
+
 /* Offset of message k (0-based, per QP) in a QP's area: perftest walks
  * by round_up(size, line) and wraps after the cycle buffer, when
  * size <= cycle / 2 and no post list is used; otherwise 0. The number of
@@ -66,6 +76,6 @@ uint64_t rt_pt_msg_offset(uint64_t k, uint64_t size, uint32_t cycle,
 	"perftest 4.5, every wait is bounded by --timeout, a mismatched peer is " \
 	"named, the GID is chosen and named on RoCE, --out_json and --json are "  \
 	"valid JSON with every row of an -a sweep, -w/-y exit 1 naming the "      \
-	"figure, and " check ". perftest options rdmatest lacks exit 2."
+	"figure, and " check ". " RT_PT_REFUSED_DOC
 
 #endif

@@ -39,16 +39,16 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'M', "MGID" }, { 'A', "atomic_type" }, { 'B', "source_mac" },
 	{ 'E', "dest_mac" },
 	{ 'J', "dest_ip" }, { 'j', "source_ip" }, { 'K', "dest_port" },
-	{ 'k', "source_port" }, { 'X', "vector" }, { 'W', "report-counters" },
+	{ 'k', "source_port" }, { 'X', "vector" },
 	{ 'g', "mcg" },
-	{ 'v', "mac_fwd" }, { 'C', "report-cycles" }, { 'H', "report-histogrm" },
-	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 'Z', "server" },
-	{ 'P', "client" }, { 0, "run_infinitely" },
+	{ 'v', "mac_fwd" }, { 'C', "report-cycles" }, { 'H', "report-histogram" },
+	{ 0, "report-histogrm" },
+	{ 'U', "report-unsorted" }, { 'O', "dualport" }, { 0, "run_infinitely" },
 	{ 0, "reversed" }, { 0, "report-both" }, { 0, "use-srq" }, { 0, "odp" },
 	{ 0, "use_hugepages" }, { 0, "ipv6" },
 	{ 0, "dlid" }, { 0, "pkey_index" },
 	{ 0, "latency_gap" }, { 0, "mmap" }, { 0, "mmap-offset" },
-	{ 0, "mr_per_qp" }, { 0, "cpu_util" },
+	{ 0, "mr_per_qp" },
 	{ 0, "use_cuda" }, { 0, "use_cuda_bus_id" },
 	{ 0, "use_cuda_dmabuf" }, { 0, "use_rocm" }, { 0, "use_neuron" },
 	{ 0, "use_hl" }, { 0, "use_mlu" }, { 0, "rate_limit" }, { 0, "burst_size" },
@@ -137,6 +137,7 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 {
 	p->server = c->server;
 	p->client = c->server != NULL;
+	p->chan_client = p->client; /* --reversed swaps p->client only */
 	p->dev = c->dev;
 	p->out_json_file = c->out_json_file;
 	p->tcp_port = (unsigned)c->port;
@@ -294,7 +295,8 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
-	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err))
+	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err) ||
+	    rt_pt_report_rules(p, c, tab, err))
 		return -1;
 	if (p->all)
 		p->size = RT_PT_ALL_MAX;
