@@ -527,12 +527,20 @@ static int inf_drain(struct bwr *b)
 int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx)
 {
-	struct bw_role role = { .timed = true, .sends = true };
+	struct bw_role role = { .timed = true, .sends = c->client,
+				.recvs = c->p->t.verb == RT_PT_SEND && !c->client };
 	uint64_t period = (uint64_t)c->p->duration * 1000000000ull, from, at = 0, t;
 	struct bwr b;
 	int rc;
 
 	bwr_init(&b, c, size, &role);
+	/* the send test's receives are posted before the barrier that lets
+	 * the sender start, as perftest's */
+	if (prepost(&b) || (c->p->t.verb == RT_PT_SEND &&
+			    rt_pt_conn_barrier(c, "start of the run"))) {
+		bwr_free(&b);
+		return -1;
+	}
 	from = rt_now_ns();
 	rt_watchdog_start(&b.dog, c->run->common.timeout_ms, 1024, from);
 	b.warm = from;

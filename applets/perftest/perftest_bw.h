@@ -42,12 +42,13 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
  * messages of the size, outside the measurement; 0 at once otherwise. */
 int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
 
-/* --run_infinitely (write, read, atomic; the sending side): sends until
- * SIGINT, calling fn with the figures of each -D period as it ends
- * (perftest's row of that period); fn's failure ends it (-1). At SIGINT
- * it stops posting, takes every completion within --timeout and returns
- * 1: the run's normal end, the close exchange follows. -1 with the error
- * set otherwise. Memory: a bounded run's, no peak stamps. */
+/* --run_infinitely (the sender of every test; the receiver of the send
+ * test): runs until SIGINT, calling fn with the figures of each -D period
+ * as it ends (perftest's row of that period); fn's failure ends it (-1).
+ * At SIGINT the sender stops posting, takes every completion within
+ * --timeout and returns 1; the send test's receiver returns 1 when the
+ * channel turns readable (the sender closed it). -1 with the error set
+ * otherwise. Memory: a bounded run's, no peak stamps. */
 typedef int rt_pt_bw_row_fn(void *ctx, const struct rt_pt_bw_report *r);
 int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx);

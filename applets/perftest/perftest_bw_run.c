@@ -361,8 +361,10 @@ static int rdma_server(struct sess *s)
 	    rt_pt_conn_barrier(c, "end of the run") ||
 	    rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, &mine, &theirs,
 				 &c->run->err) ||
-	    rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
-				  rt_pt_peer(&c->ch), &c->run->err) ||
+	    /* perftest's --run_infinitely client sends a report it never filled */
+	    (!p->run_inf &&
+	     rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
+				   rt_pt_peer(&c->ch), &c->run->err)) ||
 	    check_size(s, RT_MIN(theirs.size, c->slot)) || server_row(s, &theirs) ||
 	    rt_pt_conn_close(c))
 		return -1;
@@ -453,6 +455,24 @@ static int send_size(struct sess *s, uint64_t size)
 	return c->p->all ? rt_pt_conn_barrier(c, "end of a size") : 0;
 }
 
+/* --run_infinitely in the send test, as perftest's: both sides print
+ * rows; the sender ends at SIGINT and the receiver at the sender's close
+ * of the channel, with no close exchange (perftest's has none: its
+ * sender dies of SIGINT and its receiver runs until killed). */
+static int send_infinite(struct sess *s)
+{
+	struct rt_pt_conn *c = s->c;
+	uint64_t size = c->p->size;
+
+	s->last = (struct rt_pt_bw_report){ .size = size };
+	if (rt_pt_bw_infinite(c, size, inf_row, s) < 0)
+		return -1;
+	rt_say(&c->run->log, c->client ? "\n User stopped traffic" :
+	       " Client closed connection");
+	rt_pt_out_end(s->o);
+	return c->client ? 0 : check_size(s, size);
+}
+
 int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
@@ -466,6 +486,8 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	rt_pt_print_addrs(c);
 	rt_pt_out_header(o, RT_PT_LINE);
 	print_header(o, c->p);
+	if (c->p->run_inf)
+		return finish(&s, send_infinite(&s));
 	if (sizes(&s, send_size))
 		return finish(&s, -1);
 	rt_pt_out_end(o);

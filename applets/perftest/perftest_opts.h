@@ -90,7 +90,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"--typical_pkt_size, --recv_post_list, --inline_recv, --use-srq, " \
 	"-X (--vector), --no_lock, --no_ddp, --use_ooo, -C (--report-cycles), " \
 	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
-	"and UD, and ib_send_bw's --run_infinitely."
+	"and UD, and --run_infinitely with -b."
 
 /* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
 
@@ -234,9 +234,11 @@ extern const struct rt_opt_refused rt_pt_refused[];
 /* BW-only reporting and run control rows (perftest_ropts.c). */
 #define RT_PT_OPTS_REPORT_BW \
 	{ 0, "run_infinitely", RT_OPT_FLAG, RT_I(run_inf), 0, 0, NULL, NULL, \
-	  "write, read and atomic tests: send until SIGINT, a row every -D " \
-	  "seconds (default 5) of that period's figures; SIGINT ends it with the " \
-	  "close exchange and exit 0, as perftest 25.01. --json and --out_json " \
+	  "send until SIGINT, a row every -D seconds (default 5) of that " \
+	  "period's figures; SIGINT ends the sender with exit 0, as perftest " \
+	  "25.01 (write, read, atomic: then the close exchange, the server says " \
+	  "the client closed; send: the receiver prints rows too and ends when " \
+	  "the sender closes). One direction (-b refused). --json and --out_json " \
 	  "keep the last 64 rows (rows_total counts all)", NULL }, \
 	{ 0, "report-both", RT_OPT_FLAG, RT_I(report_both), 0, 0, NULL, NULL, \
 	  "-b: after the summed row, this side's and the peer's rows apart " \

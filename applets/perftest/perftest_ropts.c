@@ -15,8 +15,8 @@
 /* ---- rules ---------------------------------------------------------------- */
 
 /* perftest 25.01's: run_infinitely is a BW mode without events; it turns
- * the run into a timed one without peak. rdmatest runs it in the write,
- * read and atomic tests, one direction. */
+ * the run into a timed one without peak. rdmatest runs it one direction
+ * (perftest also runs -b in the write and read tests). */
 static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			 const struct rt_opt_table *tab, struct rt_error *err)
 {
@@ -31,10 +31,6 @@ static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (rt_opt_was_given(tab, "margin"))
 		return rt_fail(err, RT_EXIT_USAGE, "-f (--margin): --run_infinitely's rows "
 			       "cover their whole -D period, there is no margin");
-	if (p->t.verb == RT_PT_SEND)
-		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely in ib_send_bw is not "
-			       "implemented in rdmatest yet (the write, read and atomic "
-			       "tests run it)");
 	if (p->bidir)
 		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely with -b is not "
 			       "implemented in rdmatest yet (one direction runs it)");
