@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
-# timeout: 180
+# timeout: 240
 # The run control and reporting options of issue #40 against Debian 13's
 # perftest 25.01, both directions where perftest runs the option on
 # Soft-RoCE: --run_infinitely ended by SIGINT (rows every -D second, exit
 # 0 and a valid --json document on the rdmatest side, the RSS of the
-# rdmatest sender the same at the first row and at the end), --report-both
+# rdmatest sender the same at the first row and at the end; ib_send_bw's
+# rows on both sides), --report-both
 # with -b, --reversed, -H (perftest's sample list), --latency_gap (the
 # samples include the gap), -W (rxe's hw_counters) and --cpu_util with -D.
 # -a -q 128 needs a 2 GiB buffer on each side, as perftest allocates it:
@@ -88,6 +89,31 @@ failed || exit_in cli 0
 failed || exit_in srv 0
 failed || $RT/json-check < /tmp/lab/inf-out.json >> "$LAB_TRANSCRIPT" || fail "--out_json_file: not valid JSON"
 failed || grep -q '"MsgSize"' /tmp/lab/inf-out.json || fail "--out_json_file: no row"
+pass
+
+# perftest's send test has no end to --run_infinitely: its sender dies of
+# SIGINT, its receiver runs until killed. rdmatest's sender ends at SIGINT
+# with exit 0, its receiver at the sender's close, both printing rows.
+case_begin "ib_send_bw --run_infinitely: rt client -> perftest server, rows on both, SIGINT ends rt" 60
+bg_start srv b $PT/ib_send_bw -x $GB -s 4096 --run_infinitely -D 1
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || bg_start cli a $RT/ib_send_bw --timeout 20 -s 4096 --run_infinitely -D 1 "$B"
+failed || wait_log cli "^ 4096 +[0-9]+ +$R" 20 || fail "client printed no row"
+failed || wait_log srv "^ 4096 +[0-9]+ +$R" 20 || fail "perftest server printed no row"
+failed || run_on a sh -c 'kill -INT $(pidof ib_send_bw)'
+failed || exit_in cli 0
+failed || log_has cli 'User stopped traffic'
+bg_kill srv > /dev/null
+pass
+
+case_begin "ib_send_bw --run_infinitely: perftest client -> rt server, rows, the client's end ends it" 60
+bg_start srv b $RT/ib_send_bw --timeout 20 -s 4096 --run_infinitely -D 1
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || bg_start cli a $PT/ib_send_bw -x $GA -s 4096 --run_infinitely -D 1 "$B"
+failed || wait_log srv "^ 4096 +[0-9]+ +$R" 30 || fail "server printed no row"
+failed || run_on a sh -c 'kill -INT $(pidof ib_send_bw)'
+failed || exit_in srv 0
+failed || log_has srv 'Client closed connection'
 pass
 
 for d in "rt pt" "pt rt"; do
