@@ -555,7 +555,8 @@ int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 			break;
 		}
 	}
-	if (rc < 0 && rt_interrupt_pending())
+	/* a receiver's SIGINT is an interrupted run: it waits for nothing */
+	if (rc < 0 && b.sends && rt_interrupt_pending())
 		rc = inf_drain(&b);
 	bwr_free(&b);
 	return rc;
