@@ -493,13 +493,17 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
 
 /* ---- --run_infinitely ------------------------------------------------------- */
 
-/* One row of the period that ended at t: its completions over its time. */
+/* One row of the period that ended at t: its completions over its time;
+ * with -b twice this side's, as perftest counts both directions. */
 static int inf_row(struct bwr *b, uint64_t t, uint64_t *from, uint64_t *at,
 		   rt_pt_bw_row_fn *fn, void *ctx)
 {
+	unsigned both = b->p->bidir ? 2 : 1;
 	struct rt_pt_bw_report r;
 
-	rt_pt_bw_figures(&r, b->size, b->win_msgs - *at, t - *from, 0, b->p->gbits);
+	rt_pt_bw_figures(&r, b->size * both, b->win_msgs - *at, t - *from, 0, b->p->gbits);
+	r.size = b->size;
+	r.msg_rate *= both;
 	if (b->p->cpu_util) {
 		rt_pt_cpu_sample(&b->cpu[1]);
 		b->c->cpu_util = rt_pt_cpu_util(&b->cpu[0], &b->cpu[1]);
@@ -524,10 +528,21 @@ static int inf_drain(struct bwr *b)
 	return rc < 0 ? -1 : 1;
 }
 
+/* -b: the peer closed the channel (it stopped: its SIGINT); looked at
+ * once a row. */
+static bool peer_left(const struct bwr *b)
+{
+	struct pollfd pfd = { b->c->ch.tcp.fd, POLLIN, 0 };
+
+	if (!b->p->bidir)
+		return false;
+	return b->c->ch.cm ? rt_cmchan_peek(b->c->ch.cm) != 0 : poll(&pfd, 1, 0) > 0;
+}
+
 int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx)
 {
-	struct bw_role role = { .timed = true, .sends = c->client,
+	struct bw_role role = { .timed = true, .sends = c->client || c->p->bidir,
 				.recvs = c->p->t.verb == RT_PT_SEND && !c->client };
 	uint64_t period = (uint64_t)c->p->duration * 1000000000ull, from, at = 0, t;
 	struct bwr b;
@@ -550,9 +565,16 @@ int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 	rt_error_phase(&c->run->err, "run");
 	while (!(rc = step(&b))) {
 		t = rt_now_ns();
-		if (t - from >= period && inf_row(&b, t, &from, &at, fn, ctx)) {
+		if (t - from < period)
+			continue;
+		if (inf_row(&b, t, &from, &at, fn, ctx)) {
 			rc = -1;
 			break;
+		}
+		if (peer_left(&b)) {
+			/* its QP is gone: what is in flight will not complete */
+			bwr_free(&b);
+			return 2;
 		}
 	}
 	/* a receiver's SIGINT is an interrupted run: it waits for nothing */

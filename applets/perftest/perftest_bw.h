@@ -47,8 +47,11 @@ int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
  * as it ends (perftest's row of that period); fn's failure ends it (-1).
  * At SIGINT the sender stops posting, takes every completion within
  * --timeout and returns 1; the send test's receiver returns 1 when the
- * channel turns readable (the sender closed it). -1 with the error set
- * otherwise. Memory: a bounded run's, no peak stamps. */
+ * channel turns readable (the sender closed it). With -b both sides
+ * send, each row counts both directions (twice this side's, as perftest),
+ * and a side whose peer closed the channel (looked at after each row)
+ * returns 2 at once. -1 with the error set otherwise. Memory: a bounded
+ * run's, no peak stamps. */
 typedef int rt_pt_bw_row_fn(void *ctx, const struct rt_pt_bw_report *r);
 int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx);

@@ -387,7 +387,8 @@ static int rdma_infinite(struct sess *s, uint64_t size)
 	rc = rt_pt_bw_infinite(s->c, size, inf_row, s);
 	if (rc < 0)
 		return -1;
-	rt_say(&s->c->run->log, "\n User stopped traffic");
+	rt_say(&s->c->run->log, rc == 2 ? " Peer closed connection" :
+	       "\n User stopped traffic");
 	if (s->c->p->t.verb == RT_PT_ATOMIC)
 		s->check = "not checked: --run_infinitely";
 	return check_size(s, size);
@@ -432,6 +433,10 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	if (sizes(&s, rdma_size))
 		return finish(&s, -1);
 	rt_pt_out_end(o);
+	/* -b --run_infinitely: each side ends on its own (perftest's die of
+	 * SIGINT), with no exchange after the run */
+	if (c->p->bidir && c->p->run_inf)
+		return finish(&s, 0);
 	/* the client's last report goes to the idle server, which prints it */
 	if (!c->p->bidir &&
 	    (rt_pt_conn_barrier(c, "end of the run") ||

@@ -90,7 +90,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"--typical_pkt_size, --recv_post_list, --inline_recv, --use-srq, " \
 	"-X (--vector), --no_lock, --no_ddp, --use_ooo, -C (--report-cycles), " \
 	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
-	"and UD, and --run_infinitely with -b."
+	"and UD."
 
 /* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
 
@@ -238,8 +238,9 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "period's figures; SIGINT ends the sender with exit 0, as perftest " \
 	  "25.01 (write, read, atomic: then the close exchange, the server says " \
 	  "the client closed; send: the receiver prints rows too and ends when " \
-	  "the sender closes). One direction (-b refused). --json and --out_json " \
-	  "keep the last 64 rows (rows_total counts all)", NULL }, \
+	  "the sender closes; -b, not in send: each side sends and ends at its " \
+	  "SIGINT or when the peer closed, rows count both directions). --json " \
+	  "and --out_json keep the last 64 rows (rows_total counts all)", NULL }, \
 	{ 0, "report-both", RT_OPT_FLAG, RT_I(report_both), 0, 0, NULL, NULL, \
 	  "-b: after the summed row, this side's and the peer's rows apart " \
 	  "(\"Local results\", \"Remote results\"); without -b a note says " \

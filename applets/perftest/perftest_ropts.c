@@ -14,9 +14,9 @@
 
 /* ---- rules ---------------------------------------------------------------- */
 
-/* perftest 25.01's: run_infinitely is a BW mode without events; it turns
- * the run into a timed one without peak. rdmatest runs it one direction
- * (perftest also runs -b in the write and read tests). */
+/* perftest 25.01's: run_infinitely is a BW mode without events, and
+ * without -b in the send test; it turns the run into a timed one without
+ * peak. */
 static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			 const struct rt_opt_table *tab, struct rt_error *err)
 {
@@ -31,9 +31,9 @@ static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (rt_opt_was_given(tab, "margin"))
 		return rt_fail(err, RT_EXIT_USAGE, "-f (--margin): --run_infinitely's rows "
 			       "cover their whole -D period, there is no margin");
-	if (p->bidir)
-		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely with -b is not "
-			       "implemented in rdmatest yet (one direction runs it)");
+	if (p->bidir && p->t.verb == RT_PT_SEND)
+		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely and -b exclude each "
+			       "other in ib_send_bw (perftest refuses them too)");
 	p->duration = c->duration ? (unsigned)c->duration : RT_PT_INF_PERIOD;
 	p->margin = 0;
 	p->no_peak = true;

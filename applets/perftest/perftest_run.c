@@ -315,7 +315,7 @@ static int session(struct rt_run *run, const struct rt_pt_params *p,
 		if (p->run_inf)
 			o.ring = rt_xcalloc(1, sizeof(*o.ring));
 		/* SIGINT is how the sender of --run_infinitely ends, as perftest */
-		run->interrupt_is_end = p->run_inf && c->client;
+		run->interrupt_is_end = p->run_inf && (c->client || p->bidir);
 		rc = fn(c, &o);
 		rt_pt_out_free(&o);
 		if (!rc)
