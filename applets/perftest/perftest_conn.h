@@ -20,8 +20,11 @@
  * Memory: one registered buffer of 2 × Q slots, a slot being
  * round_up(max(size, page), cache line) with the negotiated page and
  * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
- * would exceed it is refused); key arrays of Q records; the JSON rows grow
- * with the number of rows (at most 23 with -a). */
+ * would exceed it is refused; and at most half the host's memory, exit
+ * 3); key arrays of Q records; the JSON rows grow with the number of rows
+ * (at most 23 with -a; --run_infinitely keeps the last RT_PT_INF_ROWS in
+ * a ring instead, perftest_ropts.h); -W's counters and -H/-U's samples as
+ * perftest_ropts.h bounds them. */
 #ifndef RDMATEST_PERFTEST_CONN_H
 #define RDMATEST_PERFTEST_CONN_H
 
