@@ -571,6 +571,11 @@ static int parse_long(struct rt_opt_table *tabs, size_t ntabs, int argc,
 	}
 	if (eq)
 		return take(h, eq + 1, err);
+	/* an operand row's long form with no word after it, or an option
+	 * there, is a flag that sets nothing (opt.h) */
+	if (h.opt->kind == RT_OPT_OPERAND && h.opt->letter &&
+	    (*i + 1 >= argc || argv[*i + 1][0] == '-'))
+		return 0;
 	if (*i + 1 >= argc)
 		return rt_fail(err, RT_EXIT_USAGE, "option --%s needs a value (%s)",
 			       h.opt->name, h.opt->arg ? h.opt->arg : "arg");
@@ -590,6 +595,8 @@ static int parse_short(struct rt_opt_table *tabs, size_t ntabs, int argc,
 			return refuse(h.refused, err);
 		if (!h.opt)
 			return rt_fail(err, RT_EXIT_USAGE, "unknown option '-%c'", *p);
+		if (h.opt->kind == RT_OPT_OPERAND)
+			continue; /* its letter is a flag that sets nothing (opt.h) */
 		if (!takes_arg(h.opt)) {
 			if (take(h, "", err))
 				return -1;

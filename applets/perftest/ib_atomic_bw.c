@@ -12,7 +12,8 @@ static const struct rt_opt ib_atomic_bw_opts[] = {
 	RT_PT_OPTS_CONN, RT_PT_OPTS_ATOMIC, RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("128"), RT_PT_OPTS_TIMING, RT_PT_OPTS_BW,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
-	RT_PT_OPTS_RES, RT_PT_OPTS_RES_BW, { 0 },
+	RT_PT_OPTS_RES, RT_PT_OPTS_RES_BW,
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_BW, { 0 },
 };
 
 RT_PT_APPLET(ib_atomic_bw, RT_PT_ATOMIC, RT_PT_BW, rt_pt_bw_rdma_session,
@@ -33,4 +34,4 @@ RT_PT_APPLET(ib_atomic_bw, RT_PT_ATOMIC, RT_PT_BW, rt_pt_bw_rdma_session,
 	     "exit 1 naming the figure, and the client checks what its atomics "
 	     "fetched (up to 8 QPs): each counter is read before and after the run "
 	     "(outside the measurement), so an atomic lost, done twice or fetching "
-	     "a wrong value exits 1. perftest options rdmatest lacks exit 2.")
+	     "a wrong value exits 1. " RT_PT_REFUSED_DOC)

@@ -12,7 +12,8 @@ static const struct rt_opt ib_atomic_lat_opts[] = {
 	RT_PT_OPTS_CONN, RT_PTL_OPT_QP, RT_PT_OPTS_ATOMIC, RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPTS_TIMING, RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
-	RT_PT_OPTS_RES, { 0 },
+	RT_PT_OPTS_RES,
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
 };
 
 RT_PTL_APPLET(ib_atomic_lat, RT_PT_ATOMIC, rt_ptl_read_session,
@@ -30,4 +31,4 @@ RT_PTL_APPLET(ib_atomic_lat, RT_PT_ATOMIC, rt_ptl_read_session,
 	      "each one more than the last; CMP_AND_SWAP: all the same) and exits 1 "
 	      "naming the first wrong one, every wait is bounded (as ib_read_lat's), "
 	      "a peer that dies is named, --out_json and --json are valid JSON, and "
-	      "--limit_lat/--limit_lat_max exit 1 above a threshold.")
+	      "--limit_lat/--limit_lat_max exit 1 above a threshold. " RT_PT_REFUSED_DOC)

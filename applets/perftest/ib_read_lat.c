@@ -11,7 +11,8 @@ static const struct rt_opt ib_read_lat_opts[] = {
 	RT_PT_OPTS_CONN, RT_PTL_OPT_QP, RT_PT_OPT_SIZE("2"), RT_PT_OPT_ITERS("1000"),
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPTS_RUN, RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
-	RT_PT_OPTS_RES, { 0 },
+	RT_PT_OPTS_RES,
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
 };
 
 RT_PTL_APPLET(ib_read_lat, RT_PT_READ, rt_ptl_read_session,
@@ -29,4 +30,4 @@ RT_PTL_APPLET(ib_read_lat, RT_PT_READ, rt_ptl_read_session,
 	      "per message, a dead client found at once or by TCP keepalive), "
 	      "a peer that dies is named, --out_json and --json are valid JSON "
 	      "with every row of -a, and --limit_lat/--limit_lat_max exit 1 above a "
-	      "threshold.")
+	      "threshold. " RT_PT_REFUSED_DOC)

@@ -12,7 +12,8 @@ static const struct rt_opt ib_send_lat_opts[] = {
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPT_RX_DEPTH("512"), RT_PT_OPT_INLINE("0"),
 	RT_PT_OPTS_RUN, RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
-	RT_PT_OPTS_RES, RT_PT_OPT_SRQ, { 0 },
+	RT_PT_OPTS_RES, RT_PT_OPT_SRQ,
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
 };
 
 RT_PTL_APPLET(ib_send_lat, RT_PT_SEND, rt_ptl_send_session,
@@ -28,4 +29,4 @@ RT_PTL_APPLET(ib_send_lat, RT_PT_SEND, rt_ptl_send_session,
 	      "p99.99 of every sample. Unlike perftest every wait is bounded by "
 	      "--timeout, a peer that dies is named, a different -s is a named "
 	      "receive error, --out_json and --json are valid JSON with every row "
-	      "of -a, and --limit_lat/--limit_lat_max exit 1 above a threshold.")
+	      "of -a, and --limit_lat/--limit_lat_max exit 1 above a threshold. " RT_PT_REFUSED_DOC)

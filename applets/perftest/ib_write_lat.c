@@ -12,7 +12,8 @@ static const struct rt_opt ib_write_lat_opts[] = {
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPT_INLINE("0"), RT_PT_OPTS_RUN,
 	RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
-	RT_PT_OPTS_RES, { 0 },
+	RT_PT_OPTS_RES,
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
 };
 
 RT_PTL_APPLET(ib_write_lat, RT_PT_WRITE, rt_ptl_write_session,
@@ -29,4 +30,4 @@ RT_PTL_APPLET(ib_write_lat, RT_PT_WRITE, rt_ptl_write_session,
 	      "p50 to p99.99 of every sample. Unlike perftest every wait is bounded "
 	      "by --timeout, a peer that dies is named, the client can wait for the "
 	      "server, --out_json and --json are valid JSON with every row of -a, "
-	      "and --limit_lat/--limit_lat_max exit 1 above a threshold.")
+	      "and --limit_lat/--limit_lat_max exit 1 above a threshold. " RT_PT_REFUSED_DOC)

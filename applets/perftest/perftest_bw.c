@@ -8,6 +8,7 @@
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ud.h"
+#include "perftest/perftest_ropts.h"
 #include "rdmatest/util.h"
 #include "rdmatest/watchdog.h"
 
@@ -56,6 +57,8 @@ struct bwr {
 	uint64_t win_msgs;
 	struct rt_pt_pacer pace; /* the software rate limiter */
 	struct rt_watchdog dog;  /* --timeout without progress; interrupts */
+	struct rt_pt_cpu cpu[2]; /* --cpu_util: at the window's start and end */
+	unsigned cpu_at;         /* samples taken */
 };
 
 static int fail_wc(struct bwr *b, const struct ibv_wc *wc, const char *what)
@@ -184,7 +187,11 @@ static void count_window(struct bwr *b, uint64_t t, uint64_t n)
 static int send_done(struct bwr *b, const struct ibv_wc *wc)
 {
 	unsigned i = (unsigned)(wc->wr_id >> QP_SHIFT);
-	uint64_t k = wc->wr_id & MSG_MASK, t = rt_now_ns(), n;
+	/* the message number from its low 40 bits: a run of more messages
+	 * (--run_infinitely) wraps them */
+	uint64_t k = b->ccnt[RT_MIN(i, b->p->qps - 1)] +
+		     (((wc->wr_id & MSG_MASK) - b->ccnt[RT_MIN(i, b->p->qps - 1)]) & MSG_MASK);
+	uint64_t t = rt_now_ns(), n;
 
 	if (wc->status != IBV_WC_SUCCESS)
 		return fail_wc(b, wc, b->p->t.verb == RT_PT_READ ? "read" :
@@ -445,6 +452,21 @@ static int prepost(struct bwr *b)
 	return 0;
 }
 
+/* --cpu_util: /proc/stat when the sample window opens and closes, as
+ * perftest's alarms take it. */
+static void cpu_mark(struct bwr *b)
+{
+	uint64_t t;
+
+	if (!b->p->cpu_util || !b->timed || b->cpu_at == 2)
+		return;
+	t = rt_now_ns();
+	if (b->cpu_at == 0 && t >= b->warm)
+		rt_pt_cpu_sample(&b->cpu[b->cpu_at++]);
+	if (b->cpu_at == 1 && t >= b->cool)
+		rt_pt_cpu_sample(&b->cpu[b->cpu_at++]);
+}
+
 static int loop(struct bwr *b)
 {
 	uint64_t t0 = rt_now_ns(), s = 1000000000ull;
@@ -456,8 +478,11 @@ static int loop(struct bwr *b)
 	b->cool = t0 + (b->p->duration - b->p->margin) * s;
 	b->stop = t0 + b->p->duration * s;
 	rt_error_phase(&b->c->run->err, "run");
-	while (!(rc = step(b)))
-		;
+	do
+		cpu_mark(b);
+	while (!(rc = step(b)));
+	if (b->cpu_at == 2)
+		b->c->cpu_util = rt_pt_cpu_util(&b->cpu[0], &b->cpu[1]);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -514,6 +539,99 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
 		figures(&b, r);
 	for (unsigned i = 0; !rc && sent && i < c->p->qps; i++)
 		sent[i] = b.scnt[i];
+	bwr_free(&b);
+	return rc;
+}
+
+/* ---- --run_infinitely ------------------------------------------------------- */
+
+/* One row of the period that ended at t: its completions over its time;
+ * with -b twice this side's, as perftest counts both directions. */
+static int inf_row(struct bwr *b, uint64_t t, uint64_t *from, uint64_t *at,
+		   rt_pt_bw_row_fn *fn, void *ctx)
+{
+	unsigned both = b->p->bidir ? 2 : 1;
+	struct rt_pt_bw_report r;
+
+	rt_pt_bw_figures(&r, b->size * both, b->win_msgs - *at, t - *from, 0, b->p->gbits);
+	r.size = b->size;
+	r.msg_rate *= both;
+	if (b->p->cpu_util) {
+		rt_pt_cpu_sample(&b->cpu[1]);
+		b->c->cpu_util = rt_pt_cpu_util(&b->cpu[0], &b->cpu[1]);
+		b->cpu[0] = b->cpu[1];
+	}
+	*at = b->win_msgs;
+	*from = t;
+	return fn(ctx, &r);
+}
+
+/* After SIGINT: no more posts but up to a signalled one, every completion
+ * taken, each wait bounded again. */
+static int inf_drain(struct bwr *b)
+{
+	int rc;
+
+	rt_interrupt_wind_down(&b->c->run->err);
+	b->stopping = true;
+	rt_watchdog_start(&b->dog, b->c->run->common.timeout_ms, 1024, rt_now_ns());
+	while (!(rc = step(b)))
+		;
+	return rc < 0 ? -1 : 1;
+}
+
+/* -b: the peer closed the channel (it stopped: its SIGINT); looked at
+ * once a row. */
+static bool peer_left(const struct bwr *b)
+{
+	struct pollfd pfd = { b->c->ch.tcp.fd, POLLIN, 0 };
+
+	if (!b->p->bidir)
+		return false;
+	return b->c->ch.cm ? rt_cmchan_peek(b->c->ch.cm) != 0 : poll(&pfd, 1, 0) > 0;
+}
+
+int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
+		      void *ctx)
+{
+	struct bw_role role = { .timed = true, .sends = c->client || c->p->bidir,
+				.recvs = c->p->t.verb == RT_PT_SEND && !c->client };
+	uint64_t period = (uint64_t)c->p->duration * 1000000000ull, from, at = 0, t;
+	struct bwr b;
+	int rc;
+
+	bwr_init(&b, c, size, &role);
+	/* the send test's receives are posted before the barrier that lets
+	 * the sender start, as perftest's */
+	if (prepost(&b) || (c->p->t.verb == RT_PT_SEND &&
+			    rt_pt_conn_barrier(c, "start of the run"))) {
+		bwr_free(&b);
+		return -1;
+	}
+	from = rt_now_ns();
+	rt_watchdog_start(&b.dog, c->run->common.timeout_ms, 1024, from);
+	b.warm = from;
+	b.cool = b.stop = UINT64_MAX;
+	if (c->p->cpu_util)
+		rt_pt_cpu_sample(&b.cpu[0]);
+	rt_error_phase(&c->run->err, "run");
+	while (!(rc = step(&b))) {
+		t = rt_now_ns();
+		if (t - from < period)
+			continue;
+		if (inf_row(&b, t, &from, &at, fn, ctx)) {
+			rc = -1;
+			break;
+		}
+		if (peer_left(&b)) {
+			/* its QP is gone: what is in flight will not complete */
+			bwr_free(&b);
+			return 2;
+		}
+	}
+	/* a receiver's SIGINT is an interrupted run: it waits for nothing */
+	if (rc < 0 && b.sends && rt_interrupt_pending())
+		rc = inf_drain(&b);
 	bwr_free(&b);
 	return rc;
 }

@@ -42,6 +42,20 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
  * messages of the size, outside the measurement; 0 at once otherwise. */
 int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size);
 
+/* --run_infinitely (the sender of every test; the receiver of the send
+ * test): runs until SIGINT, calling fn with the figures of each -D period
+ * as it ends (perftest's row of that period); fn's failure ends it (-1).
+ * At SIGINT the sender stops posting, takes every completion within
+ * --timeout and returns 1; the send test's receiver returns 1 when the
+ * channel turns readable (the sender closed it). With -b both sides
+ * send, each row counts both directions (twice this side's, as perftest),
+ * and a side whose peer closed the channel (looked at after each row)
+ * returns 2 at once. -1 with the error set otherwise. Memory: a bounded
+ * run's, no peak stamps. */
+typedef int rt_pt_bw_row_fn(void *ctx, const struct rt_pt_bw_report *r);
+int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
+		      void *ctx);
+
 /* Offset of message k (0-based, per QP) in a QP's area: perftest walks
  * by round_up(size, line) and wraps after the cycle buffer, when
  * size <= cycle / 2 and no post list is used; otherwise 0. The number of
@@ -66,6 +80,6 @@ uint64_t rt_pt_msg_offset(uint64_t k, uint64_t size, uint32_t cycle,
 	"perftest 4.5, every wait is bounded by --timeout, a mismatched peer is " \
 	"named, the GID is chosen and named on RoCE, --out_json and --json are "  \
 	"valid JSON with every row of an -a sweep, -w/-y exit 1 naming the "      \
-	"figure, and " check ". perftest options rdmatest lacks exit 2."
+	"figure, and " check ". " RT_PT_REFUSED_DOC
 
 #endif

@@ -10,6 +10,7 @@
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ud.h"
+#include "perftest/perftest_ropts.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
 
@@ -107,39 +108,100 @@ struct sess {
 
 static int check_size(struct sess *s, uint64_t size);
 
-static int row(struct sess *s, const struct rt_pt_bw_report *r)
+/* The column header, with --cpu_util's column in -D runs. */
+static const char *header(const struct rt_pt_params *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", rt_pt_bw_header(p->gbits),
+		 p->cpu_util && p->duration ? RT_PT_CPU_HEADER : "");
+	return buf;
+}
+
+static void print_header(struct rt_pt_out *o, const struct rt_pt_params *p)
+{
+	char buf[160];
+
+	rt_pt_out_header(o, header(p, buf, sizeof(buf)));
+}
+
+/* A row's text and figures; `more` (may be NULL) adds n figures to the
+ * JSON ones. */
+static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
+		    const struct rt_pt_field *more, size_t n)
 {
 	const struct rt_pt_params *p = s->c->p;
-	char text[200];
-	struct rt_pt_field f[] = {
+	bool cpu = p->cpu_util && p->duration;
+	char text[240], cell[32] = "";
+	struct rt_pt_field f[RT_PT_ROW_FIELDS + 4] = {
 		{ "MsgSize", (double)r->size }, { "n_iterations", (double)r->iters },
 		{ "BW_peak", r->bw_peak }, { "BW_average", r->bw_avg },
 		{ "MsgRate", r->msg_rate },
 	};
+	size_t k = 5;
 
+	if (cpu)
+		f[k++] = (struct rt_pt_field){ "CPU_util", s->c->cpu_util };
+	for (size_t i = 0; i < n && k < ARRAY_SIZE(f); i++)
+		f[k++] = more[i];
 	s->last = *r;
-	rt_pt_bw_row(text, sizeof(text), r, p->gbits);
+	rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->gbits);
+	if (cpu)
+		rt_pt_cpu_cell(cell, sizeof(cell), s->c->cpu_util);
+	strcat(text, cell);
 	if (rt_pt_out_row(s->o, text, p->output == RT_PT_OUT_MSGRATE ? r->msg_rate
-				      : r->bw_avg, f, ARRAY_SIZE(f)))
+				      : r->bw_avg, f, k))
 		return -1;
 	if (!s->limit_rc && rt_pt_check_limits(p, r->bw_avg, r->msg_rate, &s->limit_err))
 		s->limit_rc = -1;
 	return 0;
 }
 
+static int row(struct sess *s, const struct rt_pt_bw_report *r)
+{
+	return row_more(s, r, NULL, 0);
+}
+
+/* --report-both: perftest's two tables after the summed row, this side's
+ * figures and then the peer's (text only: the summed row's JSON has
+ * them). */
+static void both(struct sess *s, const struct rt_pt_bw_report *mine,
+		 const struct rt_pt_bw_report *theirs)
+{
+	const struct rt_pt_params *p = s->c->p;
+	const struct rt_pt_bw_report *r[2] = { mine, theirs };
+	const char *title[2] = { "Local", "Remote" };
+	char text[200];
+
+	if (p->output != RT_PT_OUT_ALL)
+		return;
+	for (int i = 0; i < 2; i++) {
+		rt_pt_bw_row(text, sizeof(text), r[i], p->gbits);
+		rt_say(&s->c->run->log, RT_PT_LINE "\n\n %s results: \n" RT_PT_LINE "\n%s\n%s",
+		       title[i], rt_pt_bw_header(p->gbits), text);
+	}
+}
+
 /* -b: both reports, their sum printed. */
 static int duplex_row(struct sess *s, struct rt_pt_bw_report *mine)
 {
 	struct rt_pt_conn *c = s->c;
-	struct rt_pt_bw_report theirs;
+	struct rt_pt_bw_report theirs = { 0 }, own;
 
-	if (rt_pt_bw_report_xchg(&c->ch, c->client, c->sys.peer_version, mine,
+	if (rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, mine,
 				 &theirs, &c->run->err) ||
 	    rt_pt_bw_report_check(&theirs, mine->size, rt_pt_peer(&c->ch), &c->run->err) ||
 	    check_size(s, mine->size))
 		return -1;
+	own = *mine;
 	rt_pt_bw_sum(mine, &theirs);
-	return row(s, mine);
+	if (!c->p->report_both)
+		return row(s, mine);
+	if (row_more(s, mine, (struct rt_pt_field[]){
+			{ "Local_BW_average", own.bw_avg }, { "Local_MsgRate", own.msg_rate },
+			{ "Remote_BW_average", theirs.bw_avg },
+			{ "Remote_MsgRate", theirs.msg_rate } }, 4))
+		return -1;
+	both(s, &own, &theirs);
+	return 0;
 }
 
 static int finish(struct sess *s, int rc)
@@ -274,7 +336,17 @@ static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
 	if (rt_pt_conn_barrier(c, "after the QPs are connected"))
 		return -1;
 	rt_pt_out_header(o, RT_PT_LINE);
-	rt_pt_out_header(o, rt_pt_bw_header(c->p->gbits));
+	print_header(o, c->p);
+	return 0;
+}
+
+/* perftest's idle server prints the client's report, or with
+ * --run_infinitely only that the client closed. */
+static int server_row(struct sess *s, const struct rt_pt_bw_report *theirs)
+{
+	if (!s->c->p->run_inf)
+		return row(s, theirs);
+	rt_say(&s->c->run->log, " Client closed connection");
 	return 0;
 }
 
@@ -285,23 +357,47 @@ static int rdma_server(struct sess *s)
 	struct rt_pt_bw_report mine = { c->p->size, 0, 0, 0, 0 }, theirs;
 	const struct rt_pt_params *p = c->p;
 	/* -D bounds the client's run; -n does not (its length is the link's) */
-	long long run_ms = p->duration ? (long long)p->duration * 1000 +
-					c->run->common.timeout_ms : -1;
+	long long run_ms = p->duration && !p->run_inf ?
+			   (long long)p->duration * 1000 + c->run->common.timeout_ms : -1;
 
 	if (p->t.verb == RT_PT_ATOMIC)
 		s->check = "not checked here: the client checks what its atomics fetch";
 
 	if (rt_pt_conn_await_peer(c, run_ms, "end of the client's run") ||
 	    rt_pt_conn_barrier(c, "end of the run") ||
-	    rt_pt_bw_report_xchg(&c->ch, false, c->sys.peer_version, &mine, &theirs,
+	    rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, &mine, &theirs,
 				 &c->run->err) ||
-	    rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
-				  rt_pt_peer(&c->ch), &c->run->err) ||
-	    check_size(s, RT_MIN(theirs.size, c->slot)) || row(s, &theirs) ||
+	    /* perftest's --run_infinitely client sends a report it never filled */
+	    (!p->run_inf &&
+	     rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
+				   rt_pt_peer(&c->ch), &c->run->err)) ||
+	    check_size(s, RT_MIN(theirs.size, c->slot)) || server_row(s, &theirs) ||
 	    rt_pt_conn_close(c))
 		return -1;
 	rt_pt_out_end(s->o);
 	return 0;
+}
+
+static int inf_row(void *ctx, const struct rt_pt_bw_report *r)
+{
+	return row(ctx, r);
+}
+
+/* --run_infinitely's sender: rows until SIGINT, then the data check and
+ * perftest's words; the close exchange follows as after any run. */
+static int rdma_infinite(struct sess *s, uint64_t size)
+{
+	int rc;
+
+	s->last = (struct rt_pt_bw_report){ .size = size };
+	rc = rt_pt_bw_infinite(s->c, size, inf_row, s);
+	if (rc < 0)
+		return -1;
+	rt_say(&s->c->run->log, rc == 2 ? " Peer closed connection" :
+	       "\n User stopped traffic");
+	if (s->c->p->t.verb == RT_PT_ATOMIC)
+		s->check = "not checked: --run_infinitely";
+	return check_size(s, size);
 }
 
 static int rdma_size(struct sess *s, uint64_t size)
@@ -310,6 +406,8 @@ static int rdma_size(struct sess *s, uint64_t size)
 	bool bi = c->p->bidir;
 	struct rt_pt_bw_report r;
 
+	if (c->p->run_inf)
+		return rdma_infinite(s, size);
 	if (rt_pt_bw_warm_up(c, size) || atomic_before(s, size) ||
 	    rt_pt_bw_measure(c, size, &r, bi, s->sent) || atomic_after(s, size) ||
 	    (bi && c->p->all && rt_pt_conn_barrier(c, "end of a size")))
@@ -342,10 +440,14 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	if (sizes(&s, rdma_size))
 		return finish(&s, -1);
 	rt_pt_out_end(o);
+	/* -b --run_infinitely: each side ends on its own (perftest's die of
+	 * SIGINT), with no exchange after the run */
+	if (c->p->bidir && c->p->run_inf)
+		return finish(&s, 0);
 	/* the client's last report goes to the idle server, which prints it */
 	if (!c->p->bidir &&
 	    (rt_pt_conn_barrier(c, "end of the run") ||
-	     rt_pt_bw_report_xchg(&c->ch, true, c->sys.peer_version,
+	     rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version,
 				  &s.last, &theirs, &c->run->err)))
 		return finish(&s, -1);
 	return finish(&s, rt_pt_conn_close(c));
@@ -365,6 +467,24 @@ static int send_size(struct sess *s, uint64_t size)
 	return c->p->all ? rt_pt_conn_barrier(c, "end of a size") : 0;
 }
 
+/* --run_infinitely in the send test, as perftest's: both sides print
+ * rows; the sender ends at SIGINT and the receiver at the sender's close
+ * of the channel, with no close exchange (perftest's has none: its
+ * sender dies of SIGINT and its receiver runs until killed). */
+static int send_infinite(struct sess *s)
+{
+	struct rt_pt_conn *c = s->c;
+	uint64_t size = c->p->size;
+
+	s->last = (struct rt_pt_bw_report){ .size = size };
+	if (rt_pt_bw_infinite(c, size, inf_row, s) < 0)
+		return -1;
+	rt_say(&c->run->log, c->client ? "\n User stopped traffic" :
+	       " Client closed connection");
+	rt_pt_out_end(s->o);
+	return c->client ? 0 : check_size(s, size);
+}
+
 int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
@@ -377,7 +497,9 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 		return finish(&s, -1);
 	rt_pt_print_addrs(c);
 	rt_pt_out_header(o, RT_PT_LINE);
-	rt_pt_out_header(o, rt_pt_bw_header(c->p->gbits));
+	print_header(o, c->p);
+	if (c->p->run_inf)
+		return finish(&s, send_infinite(&s));
 	if (sizes(&s, send_size))
 		return finish(&s, -1);
 	rt_pt_out_end(o);

@@ -33,13 +33,13 @@ static void banner(const struct rt_pt_conn *c)
 static int open_cm_chan(struct rt_pt_conn *c)
 {
 	struct rt_cmchan_spec s = {
-		.server = c->client ? c->p->server : NULL, .port = c->p->tcp_port,
+		.server = c->chan_client ? c->p->server : NULL, .port = c->p->tcp_port,
 		.source = c->p->res.source,
 		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->retry_count,
 		.ack_timeout = (int)c->p->qp_timeout,
 	};
 
-	if (!c->client)
+	if (!c->chan_client)
 		banner(c);
 	c->ch.cm = rt_cmchan_open(c->run, &s);
 	return c->ch.cm ? 0 : -1;
@@ -61,7 +61,7 @@ static int open_chan(struct rt_pt_conn *c)
 		return open_cm_chan(c);
 	if (c->p->res.source)
 		o->source = (const struct sockaddr *)&c->p->res.source_addr;
-	if (c->client)
+	if (c->chan_client)
 		return rt_oob_connect(o, c->p->server, c->p->tcp_port,
 				      k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
 				      err);
@@ -176,13 +176,22 @@ static int handshake(struct rt_pt_conn *c)
 	};
 	/* --dont_xchg_versions: no message at all, each side its own values */
 	if (c->p->xchg_versions &&
-	    rt_pt_handshake(&c->ch, c->client, &c->sys, &c->run->err))
+	    rt_pt_handshake(&c->ch, c->chan_client, &c->sys, &c->run->err))
 		return -1;
 	c->spec.mtu = c->sys.mtu;
 	return 0;
 }
 
 /* ---- verbs resources ---------------------------------------------------- */
+
+/* Bytes of memory the host has (sysconf), or all of the range when it
+ * does not say. */
+static uint64_t host_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
 
 static int buffer(struct rt_pt_conn *c)
 {
@@ -206,6 +215,12 @@ static int buffer(struct rt_pt_conn *c)
 			       "%llu-byte buffer, above rdmatest's bound of %llu",
 			       rt_pt_peer(&c->ch), c->sys.cycle_buffer, c->sys.cache_line,
 			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
+	if (c->buf_size > host_memory() / 2)
+		return rt_fail(err, RT_EXIT_ENV, "a buffer of %llu bytes (-q %u, messages "
+			       "of %llu bytes) is above half of this host's %llu bytes of "
+			       "memory", (unsigned long long)c->buf_size, c->p->qps,
+			       (unsigned long long)c->p->size,
+			       (unsigned long long)host_memory());
 	if (rt_pt_mem_alloc(c, access))
 		return -1;
 	c->buf = c->mem.addr;
@@ -314,12 +329,13 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	c->run = run;
 	c->p = p;
 	c->client = p->client;
+	c->chan_client = p->chan_client;
 	c->ch.tcp.fd = c->ch.tcp.lfd = -1;
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
-	    rt_pt_res_device(c) || open_chan(c) || path(c) || rt_pt_res_path(c) ||
-	    handshake(c))
+	    rt_pt_res_device(c) || rt_pt_report_device(c) || open_chan(c) || path(c) ||
+	    rt_pt_res_path(c) || handshake(c))
 		return -1;
 	rt_pt_ud_clip(c, p);
 	rt_error_phase(&run->err, "setup");
@@ -359,7 +375,7 @@ int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step)
 
 	rt_error_phase(&c->run->err, "exchange");
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		if (rt_pt_keys(&c->ch, c->client, c->gid, &c->mine[i], &k, &c->run->err))
+		if (rt_pt_keys(&c->ch, c->chan_client, c->gid, &c->mine[i], &k, &c->run->err))
 			return -1;
 		if (!first && !same_key(&k, &c->theirs[i]))
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "%s: at the %s step the "
@@ -375,9 +391,9 @@ int rt_pt_conn_barrier(struct rt_pt_conn *c, const char *step)
 {
 	rt_error_phase(&c->run->err, "exchange");
 	if (c->theirs[0].qpn)
-		return rt_pt_barrier(&c->ch, c->client, c->gid, &c->mine[0],
+		return rt_pt_barrier(&c->ch, c->chan_client, c->gid, &c->mine[0],
 				     &c->theirs[0], step, &c->run->err);
-	return rt_pt_keys(&c->ch, c->client, c->gid, &c->mine[0],
+	return rt_pt_keys(&c->ch, c->chan_client, c->gid, &c->mine[0],
 			  &(struct rt_pt_key){ 0 }, &c->run->err);
 }
 
@@ -440,7 +456,7 @@ int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 
 int rt_pt_conn_close(struct rt_pt_conn *c)
 {
-	return rt_pt_close(&c->ch, c->client, c->gid, &c->mine[0], &c->theirs[0],
+	return rt_pt_close(&c->ch, c->chan_client, c->gid, &c->mine[0], &c->theirs[0],
 			   &c->run->err);
 }
 

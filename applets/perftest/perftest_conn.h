@@ -21,8 +21,11 @@
  * one MR or one per QP: perftest_res.h), a slot being
  * round_up(max(size, page), cache line) with the negotiated page and
  * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
- * would exceed it is refused); key arrays of Q records; the JSON rows grow
- * with the number of rows (at most 23 with -a). */
+ * would exceed it is refused; and at most half the host's memory, exit
+ * 3); key arrays of Q records; the JSON rows grow with the number of rows
+ * (at most 23 with -a; --run_infinitely keeps the last RT_PT_INF_ROWS in
+ * a ring instead, perftest_ropts.h); -W's counters and -H/-U's samples as
+ * perftest_ropts.h bounds them. */
 #ifndef RDMATEST_PERFTEST_CONN_H
 #define RDMATEST_PERFTEST_CONN_H
 
@@ -36,6 +39,7 @@
 #include "rdmatest/oob.h"
 #include "perftest/perftest.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_ropts.h"
 #include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/vconn.h"
@@ -45,7 +49,8 @@ struct rt_pt_cm; /* perftest_cm.h */
 struct rt_pt_conn {
 	struct rt_run *run;
 	const struct rt_pt_params *p;
-	bool client;
+	bool client;              /* the test's client: it sends (--reversed swaps it) */
+	bool chan_client;         /* HOST given: connects, writes first on the channel */
 	struct rt_vdev d;
 	struct rt_pt_chan ch;     /* TCP, or with -R the RDMA CM */
 	struct rt_vqp_spec spec;  /* shared values; the peer's per QP at rt_pt_conn_up */
@@ -69,6 +74,7 @@ struct rt_pt_conn {
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
 	struct ibv_ah **ah;       /* UD sending sides: one per QP (perftest_ud.h) */
 	bool pace_sw;             /* the software rate limiter paces the sends */
+	double cpu_util;          /* --cpu_util with -D: the last run's, in % */
 	char name[96];            /* "RDMA_Write BW Test" */
 };
 
@@ -101,6 +107,10 @@ static inline struct ibv_mr *rt_pt_conn_mr(const struct rt_pt_conn *c, unsigned 
  * second; their records carry the send PSNs the CM chose. */
 int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 		    struct rt_pt_params *p);
+/* --report-per-port's device (perftest_ropts.c), right after it is open:
+ * a device with one port exits 3 naming the dual port it needs; with two,
+ * exit 2 until -O runs. 0 without the option. */
+int rt_pt_report_device(const struct rt_pt_conn *c);
 /* Q key records each way, in QP order; the first call fills c->theirs
  * (later ones must repeat it, as perftest repeats them). */
 int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step);
@@ -143,6 +153,11 @@ struct rt_pt_out {
 	const struct rt_pt_params *p;
 	struct rt_json file;
 	bool rows_open;     /* results.rows is the open container */
+	/* --run_infinitely: the rows go to this ring (the last
+	 * RT_PT_INF_ROWS), written out with each document instead */
+	struct rt_pt_ring *ring;
+	/* -W: the counters read after each row, printed and in its JSON */
+	struct rt_pt_ctr *ctr;
 };
 
 /* A figure of a row: integer (decimals < 0) or with that many decimals

@@ -41,9 +41,16 @@ void rt_ptl_dur_figures(struct rt_ptl_dur *d, uint64_t size, uint64_t iters,
 	d->tps = us > 0 ? (double)iters / (us / 1e6) : 0;
 }
 
+#define DUR_HEADER " #bytes        #iterations       t_avg[usec]    tps average"
+
 const char *rt_ptl_dur_header(void)
 {
-	return " #bytes        #iterations       t_avg[usec]    tps average";
+	return DUR_HEADER;
+}
+
+const char *rt_ptl_dur_header_cpu(void)
+{
+	return DUR_HEADER RT_PT_CPU_HEADER;
 }
 
 void rt_ptl_dur_row(char *buf, size_t len, const struct rt_ptl_dur *d)
@@ -62,15 +69,20 @@ void rt_ptl_meas_start(struct rt_ptl_meas *m, uint64_t duration_ns,
 	m->win = (struct rt_ptl_window){ now_ns, margin_ns, duration_ns };
 }
 
-void rt_ptl_on_post(struct rt_ptl_meas *m, uint64_t now_ns)
+uint64_t rt_ptl_on_post(struct rt_ptl_meas *m, uint64_t now_ns)
 {
+	uint64_t d = 0;
+
 	if (m->duration && rt_ptl_phase_at(&m->win, now_ns) != RT_PTL_SAMPLE) {
 		m->last_post_ns = 0;
-		return;
+		return 0;
 	}
-	if (m->last_post_ns)
-		rt_pt_lat_add(&m->lat, now_ns - m->last_post_ns);
+	if (m->last_post_ns) {
+		d = now_ns - m->last_post_ns;
+		rt_pt_lat_add(&m->lat, d);
+	}
 	m->last_post_ns = now_ns;
+	return d;
 }
 
 void rt_ptl_on_count(struct rt_ptl_meas *m, uint64_t now_ns)
@@ -380,7 +392,7 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 	uint32_t size = (uint32_t)l->plan->size;
 	struct ibv_sge sge = { .addr = (uintptr_t)p->local, .length = size, .lkey = p->lkey };
 	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 }, *bad;
-	uint64_t now;
+	uint64_t now, d;
 	int rc;
 
 	wr.opcode = p->verb == RT_PTL_WRITE ? IBV_WR_RDMA_WRITE :
@@ -406,8 +418,16 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 		wr.wr.ud.remote_qkey = RT_PT_QKEY;
 	}
 	now = rt_now_ns();
+	/* --latency_gap: perftest spins before each post (the sample has it) */
+	for (uint64_t end = now + p->gap_us * 1000ull; p->gap_us && now < end;)
+		now = rt_now_ns();
 	rt_watchdog_progress(&l->dog, now);
-	rt_ptl_on_post(l->m, now);
+	if (p->cpu && l->m->duration)
+		rt_pt_cpu_mark(p->cpu, now, l->m->win.start_ns + l->m->win.margin_ns,
+			       l->m->win.start_ns + l->m->win.duration_ns - l->m->win.margin_ns);
+	d = rt_ptl_on_post(l->m, now);
+	if (d && p->samples)
+		rt_pt_samples_add(p->samples, d);
 	rc = ibv_post_send(p->qp, &wr, &bad);
 	if (rc)
 		return rt_fail_errno(err, RT_EXIT_FAIL, rc, "ibv_post_send after %" PRIu64

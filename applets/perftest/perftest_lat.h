@@ -34,6 +34,7 @@
 #include "perftest/perftest_atomic.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_report.h"
+#include "perftest/perftest_ropts.h"
 
 enum rt_ptl_verb { RT_PTL_WRITE, RT_PTL_READ, RT_PTL_SEND, RT_PTL_ATOMIC };
 
@@ -67,6 +68,7 @@ struct rt_ptl_dur {
 void rt_ptl_dur_figures(struct rt_ptl_dur *d, uint64_t size, uint64_t iters,
 			uint64_t window_ns, unsigned rtt_factor);
 const char *rt_ptl_dur_header(void);
+const char *rt_ptl_dur_header_cpu(void); /* with --cpu_util's column */
 void rt_ptl_dur_row(char *buf, size_t len, const struct rt_ptl_dur *d);
 
 /* ---- one measurement ------------------------------------------------- */
@@ -87,7 +89,7 @@ void rt_ptl_meas_start(struct rt_ptl_meas *m, uint64_t duration_ns,
  * perftest's tposted[i + 1] - tposted[i]; in duration mode only inside
  * the window (perftest keeps none there: the maximum and percentiles are
  * rdmatest's). */
-void rt_ptl_on_post(struct rt_ptl_meas *m, uint64_t now_ns);
+uint64_t rt_ptl_on_post(struct rt_ptl_meas *m, uint64_t now_ns);
 /* A completion that counts at now: in duration mode one iteration if now
  * is inside the sample window. */
 void rt_ptl_on_count(struct rt_ptl_meas *m, uint64_t now_ns);
@@ -133,6 +135,9 @@ struct rt_ptl_path {
 	struct ibv_ah *ah;         /* UD: the peer's address handle, else NULL */
 	uint32_t remote_qpn;       /* UD: the peer's QP */
 	uint32_t grh;              /* UD: bytes in front of a receive (40), else 0 */
+	unsigned gap_us;           /* --latency_gap: spin this long before each post */
+	struct rt_pt_samples *samples; /* -H/-U: every sample kept, or NULL */
+	struct rt_pt_cpu_mark *cpu;    /* --cpu_util with -D, or NULL */
 	long long timeout_ms;      /* --timeout: longest wait without progress */
 	const char *peer;          /* for messages */
 };

@@ -34,6 +34,8 @@ struct ptl {
 	uint64_t fig_size[RT_PTL_SIZES];
 	unsigned nfig;
 	struct rt_error limit; /* the first threshold crossed */
+	struct rt_pt_samples samples;  /* -H/-U */
+	struct rt_pt_cpu_mark cpu;     /* --cpu_util with -D */
 };
 
 static enum rt_ptl_verb verb_of(enum rt_pt_verb v)
@@ -59,6 +61,9 @@ static void make_path(struct ptl *x)
 		.oob_fd = c->ch.tcp.fd, .timeout_ms = timeout, .peer = rt_pt_peer(&c->ch),
 		.ah = c->ah ? c->ah[0] : NULL, .remote_qpn = c->theirs[0].qpn,
 		.grh = c->p->conn == RT_PT_UD ? RT_PT_UD_GRH : 0,
+		.gap_us = p->latency_gap,
+		.samples = p->histogram || p->unsorted ? &x->samples : NULL,
+		.cpu = p->cpu_util && p->duration ? &x->cpu : NULL,
 	};
 	c->sw.timeout_ms = c->rw.timeout_ms = RT_MIN(timeout, SLICE_MS);
 }
@@ -95,11 +100,38 @@ static void keep(struct ptl *x, uint64_t size, const struct rt_pt_lat_figures *f
 		rt_pt_check_lat_limits(p, size, avg, f->max, &x->limit);
 }
 
+/* -H/-U: perftest's sample lists, then its table header again. */
+static void print_samples(struct ptl *x, unsigned rtt)
+{
+	const struct rt_pt_params *p = x->c->p;
+
+	if (!x->path.samples || p->output != RT_PT_OUT_ALL)
+		return;
+	rt_pt_samples_print(&x->samples, p->unsorted, p->histogram, rtt, &x->c->run->log);
+	rt_say(&x->c->run->log, RT_PT_LINE "\n%s", rt_pt_lat_header());
+}
+
+/* --cpu_util in -D: the CPU_Util cell and its JSON figure. */
+static void cpu_cell(struct ptl *x, char *row, size_t len, struct rt_pt_field *fl,
+		     size_t *n)
+{
+	char cell[32];
+	double u;
+
+	if (!x->path.cpu)
+		return;
+	u = x->cpu.at == 2 ? rt_pt_cpu_util(&x->cpu.s[0], &x->cpu.s[1]) : 0;
+	rt_pt_cpu_cell(cell, sizeof(cell), u);
+	strncat(row, cell, len - strlen(row) - 1);
+	if (*n < RT_PTL_FIELDS + 1)
+		fl[(*n)++] = (struct rt_pt_field){ "CPU_util", u };
+}
+
 static int report(struct ptl *x, uint64_t size)
 {
 	const struct rt_pt_params *p = x->c->p;
 	unsigned rtt = rt_ptl_rtt_factor(x->path.verb);
-	struct rt_pt_field fl[RT_PTL_FIELDS];
+	struct rt_pt_field fl[RT_PTL_FIELDS + 1]; /* and --cpu_util's */
 	struct rt_pt_lat_figures f;
 	bool have = rt_pt_lat_figures(&x->m->lat, rtt, &f);
 	char row[256];
@@ -114,6 +146,7 @@ static int report(struct ptl *x, uint64_t size)
 		rt_ptl_dur_row(row, sizeof(row), &d);
 		n = rt_ptl_dur_fields(fl, &d, have ? &f : NULL);
 		avg = d.t_avg;
+		cpu_cell(x, row, sizeof(row), fl, &n);
 	} else {
 		if (!have) /* -n is at least 5: 4 samples */
 			return rt_fail(&x->c->run->err, RT_EXIT_FAIL, "%" PRIu64 " bytes: "
@@ -121,6 +154,7 @@ static int report(struct ptl *x, uint64_t size)
 		rt_pt_lat_row(row, sizeof(row), size, p->iters, &f);
 		n = rt_ptl_fields(fl, size, p->iters, &f);
 		avg = f.t_avg;
+		print_samples(x, rtt);
 	}
 	if (have)
 		keep(x, size, &f, avg);
@@ -155,7 +189,8 @@ static int run_sizes(struct ptl *x)
 	struct rt_error *err = &x->c->run->err;
 
 	rt_pt_out_header(x->o, RT_PT_LINE);
-	rt_pt_out_header(x->o, p->duration ? rt_ptl_dur_header() : rt_pt_lat_header());
+	rt_pt_out_header(x->o, p->duration ? (p->cpu_util ? rt_ptl_dur_header_cpu() :
+					     rt_ptl_dur_header()) : rt_pt_lat_header());
 	for (uint64_t size = first_size(p); size <= last_size(p); size *= 2) {
 		struct rt_ptl_plan plan = plan_of(p, size);
 		int rc;
@@ -164,6 +199,8 @@ static int run_sizes(struct ptl *x)
 		    (rt_ptl_post_receives(&x->path, &plan, err) ||
 		     rt_pt_conn_barrier(x->c, "size")))
 			return -1;
+		rt_pt_samples_init(&x->samples, x->path.samples ? p->iters : 0);
+		x->cpu.at = 0;
 		rc = rt_ptl_run(&x->path, &plan, x->m, err);
 		if (rc)
 			return rc;
@@ -186,6 +223,7 @@ static int with_ptl(struct rt_pt_conn *c, struct rt_pt_out *o,
 	x->m = rt_xcalloc(1, sizeof(*x->m));
 	rc = fn(x);
 	free(x->m);
+	rt_pt_samples_free(&x->samples);
 	free(x);
 	return rc;
 }

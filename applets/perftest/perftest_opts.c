@@ -95,15 +95,12 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'E', "dest_mac", NULL },
 	{ 'J', "dest_ip", NULL }, { 'K', "dest_port", NULL },
 	{ 'k', "source_port", NULL }, { 'X', "vector", NULL },
-	{ 'W', "report-counters", NULL },
 	{ 'g', "mcg", NULL },
 	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", NULL },
-	{ 'H', "report-histogrm", NULL },
-	{ 'U', "report-unsorted", NULL }, { 'Z', "server", NULL },
-	{ 'P', "client", NULL }, { 0, "run_infinitely", NULL },
+	{ 'H', "report-histogram", NULL }, { 0, "report-histogrm", NULL },
+	{ 'U', "report-unsorted", NULL }, { 0, "run_infinitely", NULL },
 	{ 0, "reversed", NULL }, { 0, "report-both", NULL },
 	{ 0, "latency_gap", NULL },
-	{ 0, "cpu_util", NULL },
 	{ 0, "rate_limit", NULL }, { 0, "burst_size", NULL },
 	{ 0, "typical_pkt_size", NULL }, { 0, "rate_units", NULL },
 	{ 0, "rate_limit_type", NULL },
@@ -195,6 +192,7 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 {
 	p->server = c->server;
 	p->client = c->server != NULL;
+	p->chan_client = p->client; /* --reversed swaps p->client only */
 	p->dev = c->dev;
 	p->out_json_file = c->out_json_file;
 	p->tcp_port = (unsigned)c->port;
@@ -355,7 +353,8 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
-	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err))
+	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err) ||
+	    rt_pt_report_rules(p, c, tab, err))
 		return -1;
 	if (p->all)
 		p->size = RT_PT_ALL_MAX;

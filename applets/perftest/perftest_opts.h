@@ -7,8 +7,11 @@
  * so that each applet's table prints its own in --help and the man page.
  *
  * Memory bound: the one registered buffer is at most RT_PT_MAX_BUF bytes
- * (perftest's layout: round_up(max(size, page), cache line) × 2 × Q), so
- * -q times the largest size is refused beyond it (exit 2). */
+ * (perftest's layout: round_up(max(size, page), cache line) × 2 × Q, the
+ * whole of it allocated and registered up front as perftest does, so
+ * -a -q 128 takes 2 GiB), so -q times the largest size is refused beyond
+ * it (exit 2); and at most half the host's memory (exit 3 naming both,
+ * perftest_conn.c). */
 #ifndef RDMATEST_PERFTEST_OPTS_H
 #define RDMATEST_PERFTEST_OPTS_H
 
@@ -21,7 +24,7 @@
 #include "perftest/perftest_res.h"
 
 #define RT_PT_MAX_QPS 1024
-#define RT_PT_MAX_BUF (1ull << 30)
+#define RT_PT_MAX_BUF (1ull << 34)  /* 16 GiB: -a -q 1024 */
 #define RT_PT_ALL_MIN 2ull            /* -a: 2^1 .. */
 #define RT_PT_ALL_MAX (1ull << 23)    /* .. 2^23 bytes */
 
@@ -71,6 +74,11 @@ struct rt_pt_cfg {
 	long long burst_size, typical_pkt_size;
 	int rate_units, rate_type, mcg;
 	struct rt_pt_res_cfg res; /* perftest_res.h's rows */
+	/* run control and reporting (perftest_ropts.c) */
+	const char *counters;  /* -W */
+	long long latency_gap; /* µs */
+	int run_inf, report_both, reversed, cpu_util, per_port;
+	int histogram, unsorted, client_flag;
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -83,11 +91,37 @@ extern const struct rt_enum rt_pt_atomics[];  /* -A words */
  * names); an applet's own rows win over this list. */
 extern const struct rt_opt_refused rt_pt_refused[];
 
+/* What the help and man page of every ib_* applet say of perftest's
+ * options it refuses (exit 2, each naming itself), by reason; the list
+ * is test/cli/perftest-audit/expected-refusals, which the audit checks
+ * against each tool's --help. */
+#define RT_PT_REFUSED_DOC \
+	"perftest options refused (exit 2, naming the option): GPU and " \
+	"accelerator memory: --use_cuda, --use_cuda_bus_id, --use_cuda_dmabuf, " \
+	"--use_data_direct, --use_rocm, --use_neuron, --use_neuron_dmabuf, " \
+	"--use_hl, --use_mlu. mlx5 only: DC transport (-c DC, " \
+	"--log_dci_streams, --log_active_dci_streams) and AES-XTS crypto " \
+	"(--aes_xts, --encrypt_on_tx, --sig_before, --aes_block_size, " \
+	"--data_enc_keys_number, --kek_path, --credentials_path, " \
+	"--data_enc_key_app_path). hns only: --congest_type. EFA only: " \
+	"--unsolicited_write. Raw Ethernet only, as perftest: -L (--hop_limit). " \
+	"Not in rdmatest yet: --bind_source_ip, --source_ip, --ipv6, --dlid, " \
+	"--force-link, --pkey_index, --flow_label, -O (--dualport), " \
+	"--report-per-port with -O, --mmap, --mmap-offset, --use_hugepages, " \
+	"--odp, --use-null-mr, --mr_per_qp, --payload_file_path, " \
+	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \
+	"--typical_pkt_size, --recv_post_list, --inline_recv, --use-srq, " \
+	"-X (--vector), --no_lock, --no_ddp, --use_ooo, -C (--report-cycles), " \
+	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
+	"and UD."
+
 /* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
 
 #define RT_PT_OPTS_CONN \
-	{ 0, "server", RT_OPT_OPERAND, RT_S(server), 0, 0, NULL, "HOST", \
-	  "the server to connect to; without it, serve one client", NULL }, \
+	{ 'Z', "server", RT_OPT_OPERAND, RT_S(server), 0, 0, NULL, "HOST", \
+	  "the server to connect to; without it, serve one client. -Z, and " \
+	  "--server with no HOST after it, are perftest's hidden server flag: " \
+	  "as in perftest the role follows HOST", NULL }, \
 	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "18515", "PORT", \
 	  "TCP port of the out-of-band exchange", NULL }, \
 	{ 'd', "ib-dev", RT_OPT_STRING, RT_S(dev), 0, 0, NULL, "DEV", \
@@ -206,6 +240,57 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "accepted (perftest 23.07 and later): the exchange takes the server's " \
 	  "IPv6 address without it, and the server listens on IPv6 and IPv4", NULL }
 
+/* Reporting rows of every test (perftest_ropts.c): -W, --cpu_util, -P. */
+#define RT_PT_OPTS_REPORT \
+	{ 'W', "report-counters", RT_OPT_STRING, RT_S(counters), 0, 0, NULL, "LIST", \
+	  "port counters to report the change of after each row: names under " \
+	  "/sys/class/infiniband/DEV/ports/PORT/, comma-separated " \
+	  "(\"counters/port_xmit_data,hw_counters/rcvd_pkts\"), as perftest; " \
+	  "one that cannot be read exits 3", NULL }, \
+	{ 0, "cpu_util", RT_OPT_FLAG, RT_I(cpu_util), 0, 0, NULL, NULL, \
+	  "-D: add perftest's CPU_Util[%] column, user time over user and idle " \
+	  "time of /proc/stat's cpu line in the sample window (without -D a " \
+	  "warning, as perftest)", NULL }, \
+	{ 'P', "client", RT_OPT_FLAG, RT_I(client_flag), 0, 0, NULL, NULL, \
+	  "perftest's hidden client flag: as in perftest the role follows HOST " \
+	  "(without HOST a note says it serves)", NULL }
+
+/* BW-only reporting and run control rows (perftest_ropts.c). */
+#define RT_PT_OPTS_REPORT_BW \
+	{ 0, "run_infinitely", RT_OPT_FLAG, RT_I(run_inf), 0, 0, NULL, NULL, \
+	  "send until SIGINT, a row every -D seconds (default 5) of that " \
+	  "period's figures; SIGINT ends the sender with exit 0, as perftest " \
+	  "25.01 (write, read, atomic: then the close exchange, the server says " \
+	  "the client closed; send: the receiver prints rows too and ends when " \
+	  "the sender closes; -b, not in send: each side sends and ends at its " \
+	  "SIGINT or when the peer closed, rows count both directions). --json " \
+	  "and --out_json keep the last 64 rows (rows_total counts all)", NULL }, \
+	{ 0, "report-both", RT_OPT_FLAG, RT_I(report_both), 0, 0, NULL, NULL, \
+	  "-b: after the summed row, this side's and the peer's rows apart " \
+	  "(\"Local results\", \"Remote results\"); without -b a note says " \
+	  "there is one direction", NULL }, \
+	{ 0, "reversed", RT_OPT_FLAG, RT_I(reversed), 0, 0, NULL, NULL, \
+	  "the server sends and the client receives (the exchange keeps its " \
+	  "direction: the side with HOST connects); not with -R or -z, which " \
+	  "perftest cannot run either", NULL }, \
+	{ 0, "report-per-port", RT_OPT_FLAG, RT_I(per_port), 0, 0, NULL, NULL, \
+	  "with -O and -D, as perftest: each port's figures; a device with one " \
+	  "port exits 3", NULL }
+
+/* Latency-only reporting rows (perftest_ropts.c). */
+#define RT_PT_OPTS_REPORT_LAT \
+	{ 'H', "report-histogram", RT_OPT_FLAG, RT_I(histogram), 0, 0, NULL, NULL, \
+	  "-n mode: print every sample kept (all but the two largest), sorted, " \
+	  "one way in usec, before the row, as perftest", NULL }, \
+	{ 0, "report-histogrm", RT_OPT_FLAG, RT_I(histogram), 0, 0, NULL, NULL, \
+	  "perftest's own spelling of --report-histogram", NULL }, \
+	{ 'U', "report-unsorted", RT_OPT_FLAG, RT_I(unsorted), 0, 0, NULL, NULL, \
+	  "-n mode: print every sample in the order taken, before the row, as " \
+	  "perftest (the samples are kept: -n at most 4194304 with -H or -U)", NULL }, \
+	{ 0, "latency_gap", RT_OPT_INT, RT_L(latency_gap), 0, 1000000, "0", "USEC", \
+	  "wait USEC microseconds (spinning, as perftest) before each post; the " \
+	  "samples include it", NULL }
+
 /* BW-only rows. */
 #define RT_PT_OPTS_BW \
 	{ 'q', "qp", RT_OPT_INT, RT_L(qps), 1, RT_PT_MAX_QPS, "1", "N", \
@@ -294,7 +379,29 @@ struct rt_pt_params {
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
 	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
+	/* run control and reporting (perftest_ropts.c) */
+	bool chan_client;     /* HOST given: this side connects and writes first */
+	bool run_inf, report_both, reversed, per_port;
+	bool cpu_util;        /* asked; the column is there with -D only */
+	bool histogram, unsorted, client_flag;
+	unsigned latency_gap; /* µs before each latency post */
+	const char *counters; /* -W: comma-separated names, or NULL */
 };
+
+/* The run control and reporting options' rules (perftest_ropts.c):
+ * --run_infinitely (BW; not with -e, -a, send, -b), --reversed (not with
+ * -R or -z; swaps the test role), --report-per-port (needs -O and -D),
+ * -H/-U (-n mode, -n bounded), --latency_gap. Called by
+ * rt_pt_params_init. */
+int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		       const struct rt_opt_table *tab, struct rt_error *err);
+/* The notes on stderr of options taken where perftest takes them and they
+ * change nothing (--cpu_util without -D, --report-both without -b, -P
+ * without HOST): never taken in silence. */
+struct rt_log;
+void rt_pt_report_notes(const struct rt_pt_params *p, const struct rt_log *log);
+#define RT_PT_SAMPLES_MAX (1u << 22) /* -H/-U keep every sample: 32 MiB */
+#define RT_PT_INF_PERIOD 5u          /* its default -D, as perftest's */
 
 /* Checks the combination (perftest's dependencies: -D with -a refused,
  * -D > 2 × margin, -t clipped to -n, -a with the largest size, the buffer

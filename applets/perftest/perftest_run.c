@@ -156,12 +156,31 @@ void rt_pt_out_header(struct rt_pt_out *o, const char *header)
 		rt_say(&o->run->log, "%s", header);
 }
 
-static void fields(struct rt_json *j, const struct rt_pt_field *f, size_t n)
+static void fields(struct rt_json *j, const struct rt_pt_field *f, size_t n,
+		   const struct rt_pt_ctr *ctr)
 {
 	rt_json_object_begin(j);
 	for (size_t i = 0; i < n; i++)
 		rt_json_kv_double(j, f[i].key, f[i].v);
+	if (ctr) {
+		rt_json_key(j, "counters");
+		rt_pt_ctr_json(ctr, j);
+	}
 	rt_json_object_end(j);
+}
+
+/* --run_infinitely: the row into the ring (its figures only). */
+static void ring_put(struct rt_pt_ring *r, const struct rt_pt_field *f, size_t n)
+{
+	const char *k[RT_PT_ROW_FIELDS];
+	double v[RT_PT_ROW_FIELDS];
+
+	n = RT_MIN(n, (size_t)RT_PT_ROW_FIELDS);
+	for (size_t i = 0; i < n; i++) {
+		k[i] = f[i].key;
+		v[i] = f[i].v;
+	}
+	rt_pt_ring_put(r, k, v, n);
 }
 
 /* The whole document again: a crash or a later failure leaves valid
@@ -173,6 +192,8 @@ static int write_file(struct rt_pt_out *o)
 	int bad;
 
 	rt_json_copy(&doc, &o->file);
+	if (o->ring)
+		rt_pt_ring_json(o->ring, &doc);
 	rt_json_finish(&doc);
 	f = fopen(o->p->out_json_file, "w");
 	if (!f) {
@@ -194,10 +215,18 @@ int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
 		rt_say(&o->run->log, "%s", text);
 	else
 		rt_say(&o->run->log, "%lf", pick);
+	if (o->ctr) {
+		rt_pt_ctr_read(o->ctr);
+		if (o->p->output == RT_PT_OUT_ALL)
+			rt_pt_ctr_print(o->ctr, &o->run->log);
+	}
 	rt_log_flush(&o->run->log);
-	if (o->rows_open)
-		fields(&o->run->results, f, n);
-	fields(&o->file, f, n);
+	if (o->ring)
+		ring_put(o->ring, f, n);
+	else if (o->rows_open)
+		fields(&o->run->results, f, n, o->ctr);
+	if (!o->ring)
+		fields(&o->file, f, n, o->ctr);
 	return o->p->out_json ? write_file(o) : 0;
 }
 
@@ -209,8 +238,12 @@ void rt_pt_out_end(struct rt_pt_out *o)
 
 void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v)
 {
+	if (o->rows_open && o->ring)
+		rt_pt_ring_json(o->ring, &o->run->results);
 	if (o->rows_open)
 		rt_json_array_end(&o->run->results);
+	if (o->rows_open && o->ring)
+		rt_json_kv_uint(&o->run->results, "rows_total", o->ring->total);
 	o->rows_open = false;
 	rt_json_kv_string(&o->run->results, key, v);
 }
@@ -218,6 +251,8 @@ void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v)
 void rt_pt_out_free(struct rt_pt_out *o)
 {
 	rt_json_free(&o->file);
+	free(o->ring);
+	o->ring = NULL;
 }
 
 int rt_pt_check_limits(const struct rt_pt_params *p, double bw_avg,
@@ -269,11 +304,19 @@ static int session(struct rt_run *run, struct rt_pt_params *p,
 {
 	struct rt_pt_conn *c = rt_xcalloc(1, sizeof(*c));
 	struct rt_pt_out o = { .run = run, .p = p };
+	struct rt_pt_ctr ctr;
 	int rc = rt_pt_conn_open(c, run, p);
 
+	if (!rc && p->counters)
+		rc = rt_pt_ctr_open(&ctr, p->counters, c->d.name, p->ib_port, &run->err);
 	if (!rc) {
 		rt_pt_print_info(c);
 		rt_pt_out_init(&o, c);
+		o.ctr = p->counters ? &ctr : NULL;
+		if (p->run_inf)
+			o.ring = rt_xcalloc(1, sizeof(*o.ring));
+		/* SIGINT is how the sender of --run_infinitely ends, as perftest */
+		run->interrupt_is_end = p->run_inf && (c->client || p->bidir);
 		rc = fn(c, &o);
 		rt_pt_out_free(&o);
 		if (!rc)
@@ -298,5 +341,6 @@ int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
 	rt_error_phase(&run->err, "options");
 	if (rt_pt_params_init(&p, cfg, t, &run->tabs[0], &run->err))
 		return -1;
+	rt_pt_report_notes(&p, &run->log);
 	return session(run, &p, fn);
 }

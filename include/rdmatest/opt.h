@@ -33,7 +33,11 @@ enum rt_opt_kind {
 			 * "ibv_rc_pingpong HOST" (also --name WORD); a second
 			 * word is a usage error. With max N > 1 the row takes
 			 * up to N words into an array of N const char * (its
-			 * first element's offset): "mesh report FILE..." */
+			 * first element's offset): "mesh report FILE...". A
+			 * row with a letter is also upstream's flag of that
+			 * name (perftest's hidden -Z/--server): the letter,
+			 * and the long name with no word or an option after
+			 * it, set nothing; the operand still comes apart */
 };
 
 /* A flag set's value is choice names separated by commas ("socket,verify")
