@@ -40,6 +40,11 @@ int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 	g->nodes[h->rank].present = true;
 	g->nodes[h->rank].port = h->port;
 	g->nodes[h->rank].payload_mbps = h->payload_mbps;
+	g->nodes[h->rank].nrails = h->nrails;
+	if (h->nrails) {
+		g->nodes[h->rank].rails = rt_xcalloc(h->nrails, sizeof(h->rails[0]));
+		memcpy(g->nodes[h->rank].rails, h->rails, h->nrails * sizeof(h->rails[0]));
+	}
 	rt_strlcpy(g->nodes[h->rank].host, h->host, RT_MESH_HOST_LEN);
 	return 0;
 }
@@ -71,7 +76,7 @@ struct rt_mesh_cell {
 	uint8_t state;                      /* 0: not tested, else status + 1 */
 	uint8_t flags;                      /* RT_MESH_HAS_* */
 	uint8_t why;                        /* RT_LINK_*, after judging */
-	uint8_t pad;
+	uint8_t rail;                       /* the rail tested (a's and b's) */
 };
 
 struct rt_mesh_sparse {
@@ -134,7 +139,7 @@ static struct rt_mesh_cell encode(const struct rt_mesh_result *r, bool swap)
 		.rtt_p99 = ns32(r->rtt_p99_ns),
 		.mbps = sat32(swap ? r->mbps_rev : r->mbps),
 		.mbps_rev = sat32(swap ? r->mbps : r->mbps_rev),
-		.state = (uint8_t)(r->status + 1), .flags = r->flags};
+		.state = (uint8_t)(r->status + 1), .flags = r->flags, .rail = r->rail};
 }
 
 static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
@@ -142,7 +147,7 @@ static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
 {
 	*l = (struct rt_mesh_link){.why = c->why, .r = {.a = a, .b = b,
 		.status = (uint8_t)(c->state - 1), .flags = c->flags,
-		.connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
+		.rail = c->rail, .rail_b = c->rail, .connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
 		.rtt_p99_ns = ns64(c->rtt_p99), .mbps = c->mbps, .mbps_rev = c->mbps_rev}};
 }
 
@@ -631,6 +636,8 @@ void rt_mesh_recheck_state(const struct rt_mesh_agg *g, char *state)
 
 void rt_mesh_agg_free(struct rt_mesh_agg *g)
 {
+	for (uint32_t i = 0; g->nodes && i < g->n; i++)
+		free(g->nodes[i].rails);
 	free(g->nodes);
 	free(g->dense);
 	free(g->sparse);

@@ -44,8 +44,12 @@
  *           only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
  * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 84 B per rank (host name, port, payload rate and counters; 65536
- * ranks: 5.25 MiB).
+ * 96 B per rank (host name, port, payload rate and counters; 65536
+ * ranks: 6 MiB), and 96 B per rail its hello lists (at most
+ * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
+ * A result keeps its rail in the cell's spare byte (rail of a; b's is
+ * the same: --cross-rails is not implemented yet), so one rail is tested
+ * per pair and run: the storage per pair is as before.
  * Judging works in place: the medians by a two-pass radix selection over
  * the stored figures (a 256 KiB histogram), and while it works 8 B per
  * bad link and 16 B per rank (blaming nodes). */
@@ -93,6 +97,8 @@ struct rt_mesh_node {
 	bool lost;        /* left the run after its hello (meshrun.h) */
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
+	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
+	struct rt_mesh_rail *rails; /* nrails of them, or NULL */
 	uint8_t verdict;  /* enum rt_node_verdict, after judging */
 	uint32_t tested, bad;
 };

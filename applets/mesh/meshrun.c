@@ -15,7 +15,7 @@
 /* What has come of one pair's RESULT: a rank that sends it a byte at a
  * time must not hold rank 0 in a read past the round's deadline. */
 struct inbox {
-	uint8_t buf[RT_MESHMSG_MAX];
+	uint8_t buf[RT_MESHMSG_SMALL]; /* a RESULT; a HELLO's rails never fit */
 	uint8_t got, need; /* need: the header's length until it is whole */
 };
 
@@ -130,7 +130,7 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
 		if (in->need > RT_MESHMSG_HDR)
 			return rt_meshmsg_decode(in->buf, in->got, c->s->n, m, &e) ? -1 : 1;
 		plen = rt_meshmsg_header(in->buf, &type, &e);
-		if (plen < 0)
+		if (plen < 0 || type != RT_MESHMSG_RESULT)
 			return -1;
 		in->need = (uint8_t)(RT_MESHMSG_HDR + (unsigned)plen);
 	}
