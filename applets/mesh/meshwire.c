@@ -17,7 +17,7 @@
 static const uint32_t payload_len[] = {
 	/* with no rail; each adds RT_MESH_RAIL_WIRE */
 	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4,
-	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
+	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
@@ -46,6 +46,26 @@ static void put_host(struct cur *c, const char *h)
 	c->w += RT_MESH_HOST_LEN;
 }
 
+/* An address as 16 bytes: IPv4 in the first 4, the rest zero. */
+static void put_addr(struct cur *c, const char *addr)
+{
+	bool v6 = strchr(addr, ':') != NULL;
+
+	memset(c->w, 0, 16);
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, c->w) != 1)
+		memset(c->w, 0, 16);
+	c->w += 16;
+}
+
+static void put_arail(struct cur *c, const struct rt_mesh_arail *r)
+{
+	put8(c, r->rail);
+	put8(c, r->rail_b);
+	put8(c, strchr(r->addr, ':') ? 6 : 4);
+	put8(c, 0);
+	put_addr(c, r->addr);
+}
+
 static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 {
 	bool v6 = strchr(r->addr, ':') != NULL;
@@ -65,10 +85,7 @@ static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 	put_zero(c, 2);
 	put32(c, r->speed_mbps);
 	put32(c, r->payload_mbps);
-	memset(c->w, 0, 16);
-	if (inet_pton(v6 ? AF_INET6 : AF_INET, r->addr, c->w) != 1)
-		memset(c->w, 0, 16);
-	c->w += 16;
+	put_addr(c, r->addr);
 }
 
 static uint8_t get8(struct cur *c) { return *c->r++; }
@@ -109,8 +126,9 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 	put8(&c, MAGIC1);
 	put8(&c, VERSION);
 	put8(&c, m->type);
-	put32(&c, payload_len[m->type] + (m->type == RT_MESHMSG_HELLO ?
-					   m->u.hello.nrails * RT_MESH_RAIL_WIRE : 0));
+	put32(&c, payload_len[m->type] +
+		  (m->type == RT_MESHMSG_HELLO ? m->u.hello.nrails * RT_MESH_RAIL_WIRE :
+		   m->type == RT_MESHMSG_ASSIGN ? m->u.assign.nrails * RT_MESH_ARAIL_WIRE : 0));
 	switch (m->type) {
 	case RT_MESHMSG_HELLO:
 		put32(&c, m->u.hello.rank);
@@ -133,6 +151,10 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put_zero(&c, 1);
 		put16(&c, m->u.assign.port);
 		put_host(&c, m->u.assign.host);
+		put8(&c, m->u.assign.nrails);
+		put_zero(&c, 3);
+		for (unsigned i = 0; i < m->u.assign.nrails && i < RT_MESH_RAILS_MAX; i++)
+			put_arail(&c, &m->u.assign.rails[i]);
 		break;
 	case RT_MESHMSG_RESULT:
 		put32(&c, m->u.result.round);
@@ -161,6 +183,12 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 	return (size_t)(c.w - buf);
 }
 
+/* The bytes a rail adds to a HELLO or an ASSIGN. */
+static uint32_t entry_len(uint8_t type)
+{
+	return type == RT_MESHMSG_HELLO ? RT_MESH_RAIL_WIRE : RT_MESH_ARAIL_WIRE;
+}
+
 int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err)
 {
 	uint32_t len = rt_get_be32(hdr + 4);
@@ -173,9 +201,9 @@ int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err)
 			       hdr[2], VERSION);
 	if (hdr[3] < RT_MESHMSG_HELLO || hdr[3] > RT_MESHMSG_VERDICT)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh message: unknown type %u", hdr[3]);
-	if (hdr[3] == RT_MESHMSG_HELLO && len >= payload_len[hdr[3]] &&
-	    (len - payload_len[hdr[3]]) % RT_MESH_RAIL_WIRE == 0 &&
-	    (len - payload_len[hdr[3]]) / RT_MESH_RAIL_WIRE <= RT_MESH_RAILS_MAX) {
+	if (hdr[3] <= RT_MESHMSG_ASSIGN && len >= payload_len[hdr[3]] &&
+	    (len - payload_len[hdr[3]]) % entry_len(hdr[3]) == 0 &&
+	    (len - payload_len[hdr[3]]) / entry_len(hdr[3]) <= RT_MESH_RAILS_MAX) {
 		*type = hdr[3];
 		return (int)len;
 	}
@@ -242,9 +270,9 @@ static bool mtu_ok(unsigned m)
 	return m == 0 || m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
 }
 
-/* The fields of one rail after its fixed ones: the address. */
-static int get_addr(struct cur *c, struct rt_mesh_rail *r, unsigned family,
-		    struct rt_error *err)
+/* A rail's address (16 bytes) into addr[RT_MESH_ADDR_LEN]. */
+static int get_addr(struct cur *c, char *addr, unsigned family, const char *what,
+		    unsigned rail, struct rt_error *err)
 {
 	const uint8_t *a = c->r;
 
@@ -252,11 +280,30 @@ static int get_addr(struct cur *c, struct rt_mesh_rail *r, unsigned family,
 	if (family == 4)
 		for (int i = 4; i < 16; i++)
 			if (a[i])
-				return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: bytes after its "
-					       "IPv4 address", r->rail);
-	if (!inet_ntop(family == 4 ? AF_INET : AF_INET6, a, r->addr, sizeof(r->addr)))
-		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: no address", r->rail);
+				return rt_fail(err, RT_EXIT_FAIL, "mesh %s: rail %u: bytes after its "
+					       "IPv4 address", what, rail);
+	if (!inet_ntop(family == 4 ? AF_INET : AF_INET6, a, addr, RT_MESH_ADDR_LEN))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh %s: rail %u: no address", what, rail);
 	return 0;
+}
+
+static int get_arail(struct cur *c, struct rt_mesh_arail *r, int before,
+		     struct rt_error *err)
+{
+	unsigned family;
+	int key;
+
+	r->rail = get8(c);
+	r->rail_b = get8(c);
+	family = get8(c);
+	key = r->rail * (int)RT_MESH_RAILS_MAX + r->rail_b;
+	if (zeros(c, 1, "assign rail", err))
+		return -1;
+	if (r->rail >= RT_MESH_RAILS_MAX || r->rail_b >= RT_MESH_RAILS_MAX || key <= before ||
+	    (family != 4 && family != 6))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: rail %u to %u (family %u) out of "
+			       "range or order", r->rail, r->rail_b, family);
+	return get_addr(c, r->addr, family, "assign", r->rail, err);
 }
 
 static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
@@ -296,7 +343,7 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: speed %u, payload %u "
 			       "Mbit/s (at most %u, payload not above speed)", r->rail,
 			       r->speed_mbps, r->payload_mbps, PAYLOAD_MAX_MBPS);
-	return get_addr(c, r, family, err);
+	return get_addr(c, r->addr, family, "hello", r->rail, err);
 }
 
 static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
@@ -330,8 +377,30 @@ static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
 	return rank_ok(h->rank, h->size, "hello rank", err);
 }
 
-static int dec_assign(struct cur *c, uint32_t size, struct rt_mesh_assign *a,
-		      struct rt_error *err)
+/* An assignment's rails, after its host. */
+static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a,
+			struct rt_error *err)
+{
+	a->nrails = get8(c);
+	if (zeros(c, 3, "assign", err))
+		return -1;
+	if (a->nrails != nrails)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u rails in a message of %u",
+			       a->nrails, nrails);
+	if (nrails && a->role == RT_MESH_REST)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with rails");
+	for (unsigned i = 0; i < nrails; i++) {
+		const struct rt_mesh_arail *p = i ? &a->rails[i - 1] : NULL;
+
+		if (get_arail(c, &a->rails[i], p ? p->rail * (int)RT_MESH_RAILS_MAX + p->rail_b
+						   : -1, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int dec_assign(struct cur *c, uint32_t size, unsigned nrails,
+		      struct rt_mesh_assign *a, struct rt_error *err)
 {
 	a->round = get32(c);
 	a->rounds = get32(c);
@@ -348,14 +417,16 @@ static int dec_assign(struct cur *c, uint32_t size, struct rt_mesh_assign *a,
 		/* a rest names nobody: every field after the role is zero */
 		if (a->peer != RT_MESH_NO_PEER || a->port)
 			return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with a peer");
-		return zeros(c, RT_MESH_HOST_LEN, "assign rest", err) ? -1 :
-		       (a->host[0] = '\0', 0);
+		if (zeros(c, RT_MESH_HOST_LEN, "assign rest", err))
+			return -1;
+		a->host[0] = '\0';
+		return assign_rails(c, nrails, a, err);
 	}
 	if (rank_ok(a->peer, size, "assign peer", err))
 		return -1;
 	if (a->port == 0 && a->role == RT_MESH_CONNECT)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: port 0 to connect to");
-	return get_host(c, a->host, "assign", err);
+	return get_host(c, a->host, "assign", err) ? -1 : assign_rails(c, nrails, a, err);
 }
 
 static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
@@ -439,7 +510,8 @@ int rt_meshmsg_decode(const uint8_t *buf, size_t len, uint32_t size,
 		return dec_hello(&c, size, (unsigned)(plen - (int)payload_len[RT_MESHMSG_HELLO]) /
 					 RT_MESH_RAIL_WIRE, &m->u.hello, err);
 	case RT_MESHMSG_ASSIGN:
-		return dec_assign(&c, limit, &m->u.assign, err);
+		return dec_assign(&c, limit, (unsigned)(plen - (int)payload_len[RT_MESHMSG_ASSIGN]) /
+					  RT_MESH_ARAIL_WIRE, &m->u.assign, err);
 	case RT_MESHMSG_RESULT:
 		return dec_result(&c, limit, &m->u.result, err);
 	default:

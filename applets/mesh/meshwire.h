@@ -12,8 +12,12 @@
  *            message whose length varies: 92 + 68 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
- *   ASSIGN   round, rounds, peer (or rest), role, port, host (the
- *            partner's tested rail's address when it has one)  0 -> rank
+ *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
+ *            (version 6) the rails to test: a count (0 to
+ *            RT_MESH_RAILS_MAX; 0: the partner's host, as before rails)
+ *            and that many entries of RT_MESH_ARAIL_WIRE bytes: this
+ *            rank's rail, the partner's, the partner's address on it:
+ *            84 + 20 x count bytes of payload            0 -> rank
  *   RESULT   round, a, b, status, flags, the rail of a and of b (version
  *            6; equal unless rails are crossed), connect, RTT p50/p99,
  *            Mbit/s a to b and b to a (version 2; version 1 had one
@@ -43,7 +47,8 @@
 #define RT_MESHMSG_HDR 8u
 #define RT_MESH_RAILS_MAX 32u  /* rails a host lists, at most */
 #define RT_MESH_RAIL_WIRE 68u  /* one rail's entry in a HELLO */
-#define RT_MESHMSG_SMALL 96u   /* header + the largest payload but a HELLO's */
+#define RT_MESH_ARAIL_WIRE 20u /* one rail's entry in an ASSIGN */
+#define RT_MESHMSG_SMALL 96u   /* header + a RESULT or VERDICT's payload */
 /* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
 #define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 92u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
 #define RT_MESH_HOST_LEN 64u   /* host field, NUL-terminated and padded */
@@ -109,12 +114,25 @@ struct rt_mesh_hello {
 	struct rt_mesh_rail rails[RT_MESH_RAILS_MAX];
 };
 
+/* One rail of an assigned pair: this rank's rail number, the partner's
+ * (the same unless rails are crossed) and the partner's address on it.
+ * On the wire: rail, rail_b, family (4 or 6), a zero byte, the address
+ * (16 bytes as in a HELLO's rail): 20 bytes. */
+struct rt_mesh_arail {
+	uint8_t rail, rail_b;
+	char addr[RT_MESH_ADDR_LEN];
+};
+
 struct rt_mesh_assign {
 	uint32_t round, rounds;
 	uint32_t peer; /* RT_MESH_NO_PEER with RT_MESH_REST */
 	uint8_t role;  /* enum rt_mesh_role */
 	uint16_t port;
 	char host[RT_MESH_HOST_LEN];
+	/* the rails to test, in (rail, rail_b) order, strictly increasing;
+	 * 0: the partner's host */
+	uint8_t nrails;
+	struct rt_mesh_arail rails[RT_MESH_RAILS_MAX];
 };
 
 struct rt_mesh_result {

@@ -201,8 +201,11 @@ def mesh():
     hello = b"RM\x06\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
         struct.pack(">IB3x", 2200, 1) + rail
-    assign = b"RM\x06\x02" + struct.pack(">IIIIBxH", 80, 4, 7, 5, 1, 7471) + host("10.0.0.5")
-    rest = b"RM\x06\x02" + struct.pack(">IIIIBxH", 80, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(64)
+    # an ASSIGN of one rail: rail 0 to rail 0 at 192.0.2.2
+    assign = (b"RM\x06\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
+              host("10.0.0.5") + struct.pack(">B3xBBBx", 1, 0, 0, 4) + bytes([192, 0, 2, 2]) +
+              bytes(12))
+    rest = b"RM\x06\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
     result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
     failed = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)

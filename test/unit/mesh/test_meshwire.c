@@ -50,6 +50,17 @@ static struct rt_meshmsg assign(void)
 	return m;
 }
 
+/* A pair's two rails: this rank's rail 0 and 2 against the partner's. */
+static struct rt_meshmsg assign_rails(void)
+{
+	struct rt_meshmsg m = assign();
+
+	m.u.assign.nrails = 2;
+	m.u.assign.rails[0] = (struct rt_mesh_arail){.rail = 0, .rail_b = 0, .addr = "10.0.0.5"};
+	m.u.assign.rails[1] = (struct rt_mesh_arail){.rail = 2, .rail_b = 2, .addr = "fd00::2:5"};
+	return m;
+}
+
 static struct rt_meshmsg result(void)
 {
 	struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT};
@@ -71,11 +82,11 @@ static struct rt_meshmsg verdict(void)
 }
 
 static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verdict,
-						      hello_rails};
+						      hello_rails, assign_rails};
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {100, 88, 64, 28, 100 + 2 * 68};
+	static const size_t sizes[] = {100, 92, 64, 28, 100 + 2 * 68, 92 + 2 * 20};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -184,7 +195,7 @@ static void strict_fields(void **state)
 	m = assign();
 	m.u.assign.port = 0;
 	rt_meshmsg_encode(&m, buf);
-	assert_int_equal(rt_meshmsg_decode(buf, 88, 8, &back, &err), -1);
+	assert_int_equal(rt_meshmsg_decode(buf, 92, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "port 0"));
 	m = assign(); /* a rest with a peer */
 	m.u.assign.role = RT_MESH_REST;
@@ -281,6 +292,45 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), r0 + 56, 1, 8, "bytes after its IPv4 address");
 }
 
+/* An ASSIGN's rails: each travels, in order, each field checked. */
+static void assign_carries_rails(void **state)
+{
+	struct rt_meshmsg m = assign_rails(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+	const size_t r0 = 92, r1 = 92 + 20;
+
+	(void)state;
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.assign.nrails, 2);
+	assert_int_equal(back.u.assign.rails[1].rail, 2);
+	assert_int_equal(back.u.assign.rails[1].rail_b, 2);
+	assert_string_equal(back.u.assign.rails[0].addr, "10.0.0.5");
+	assert_string_equal(back.u.assign.rails[1].addr, "fd00::2:5");
+	expect_refused(assign_rails(), 88, 1, 8, "1 rails in a message of 2");
+	expect_refused(assign_rails(), 89, 1, 8, "padding");
+	expect_refused(assign_rails(), r0, 32, 8, "rail 32 to 0");
+	expect_refused(assign_rails(), r0 + 1, 32, 8, "rail 0 to 32");
+	buf[r1] = buf[r1 + 1] = 0; /* (0, 0) twice */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "rail 0 to 0 (family 6) out of range or order"));
+	expect_refused(assign_rails(), r1 + 2, 5, 8, "family 5");
+	expect_refused(assign_rails(), r0 + 3, 1, 8, "assign rail padding");
+	expect_refused(assign_rails(), r0 + 8, 1, 8, "bytes after its IPv4 address");
+	/* a rest names no rail */
+	m = assign_rails();
+	m.u.assign.role = RT_MESH_REST;
+	m.u.assign.peer = RT_MESH_NO_PEER;
+	m.u.assign.port = 0;
+	m.u.assign.host[0] = '\0';
+	len = rt_meshmsg_encode(&m, buf);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "a rest round with rails"));
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -374,6 +424,7 @@ int main(void)
 		cmocka_unit_test(hello_carries_the_token),
 		cmocka_unit_test(hello_carries_the_payload_rate),
 		cmocka_unit_test(hello_carries_rails),
+		cmocka_unit_test(assign_carries_rails),
 		cmocka_unit_test(strict_fields),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),
