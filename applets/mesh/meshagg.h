@@ -99,6 +99,10 @@ struct rt_mesh_node {
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
 	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
 	struct rt_mesh_rail *rails; /* nrails of them, or NULL */
+	/* after judging, masks by rail number: tested there, blamed by that
+	 * rail's links (0 when the node itself is bad), nothing passed there
+	 * with a good partner */
+	uint32_t rail_tested, rail_bad, rail_suspect;
 	uint8_t verdict;  /* enum rt_node_verdict, after judging */
 	uint32_t tested, bad;
 };
@@ -121,6 +125,13 @@ struct rt_mesh_link {
 	uint32_t why;            /* RT_LINK_*, after judging */
 };
 
+/* One rail's links after judging (by rail number). */
+struct rt_mesh_rail_stat {
+	uint32_t links, bad_links;  /* bad: those no bad node or rail explains */
+	double median_rtt_us, median_gbps;
+	uint32_t not_judged;        /* RT_LINK_RTT_REL, RT_LINK_BW_REL */
+};
+
 struct rt_mesh_cell;   /* meshagg.c's stored result */
 struct rt_mesh_sparse; /* meshagg.c's sparse entry */
 
@@ -138,6 +149,17 @@ struct rt_mesh_agg {
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
 	bool interrupted;   /* set by the coordinator: never READY */
+	/* rails a pair tests at most, for the plan (rank 0's own before the
+	 * hellos; the most a hello lists after them); above 1 the storage
+	 * stays sparse, one entry per pair and rail */
+	uint32_t rails;
+	uint32_t rail_mask;   /* rails with a tested link */
+	struct rt_mesh_rail_stat rail_stat[RT_MESH_RAILS_MAX];
+	/* (host, rail) verdicts: a rail its hello lists not ACTIVE, or one
+	 * its links blame on a host whose other rails passed */
+	uint32_t bad_rails;
+	uint32_t rails_expected; /* the rail count most hosts have */
+	uint32_t rail_mismatch;  /* hosts with another count: not READY */
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
@@ -158,6 +180,11 @@ int rt_mesh_agg_init(struct rt_mesh_agg *g, uint32_t n, uint32_t max_results,
  * once. Exit 1 otherwise. */
 int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 		      struct rt_error *err);
+/* A rail of a rank that said hello, from a `mesh report` line (its hello
+ * lists none; the binary hello carries them whole): after the rank's
+ * others, in increasing order, at most RT_MESH_RAILS_MAX. Exit 1 otherwise. */
+int rt_mesh_agg_rail(struct rt_mesh_agg *g, uint32_t rank, const struct rt_mesh_rail *r,
+		     struct rt_error *err);
 /* The plan makes at most `results` results (rt_mesh_plan_fits checks
  * them against max_results first): before the first result, the storage
  * for them, dense when n is known and n(n-1)/2 cells of 24 B take no
@@ -183,16 +210,28 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 /* The line rate --min-line-rate judges the link of ranks a and b by: the
  * smaller of their payload rates, Gbit/s; 0 when either is unknown. */
 double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* The rail `rail` of rank's hello, or NULL. */
+const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t rank,
+					   unsigned rail);
+/* --min-line-rate's figure for a link on `rail`: the smaller of its two
+ * ends' rails' payload rates (their hellos), Gbit/s; the hosts' (above)
+ * where either lists no such rail; 0 when either is unknown. */
+double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			      unsigned rail);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
 /* The tested links in (a, b) order, after judging: rt_mesh_links starts
  * the walk, rt_mesh_link_next fills l and is false past the last. */
 void rt_mesh_links(const struct rt_mesh_agg *g, struct rt_mesh_iter *it);
 bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l);
-/* After judging: the link of ranks a and b (either order) into l; false
- * when that pair was not tested. O(1) dense, O(log P) sparse. */
+/* After judging: the link of ranks a and b (either order) into l, on its
+ * lowest rail tested; false when that pair was not tested. O(1) dense,
+ * O(log P) sparse. */
 bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		     struct rt_mesh_link *l);
+/* The same on one rail (-1: its lowest). */
+bool rt_mesh_link_of_rail(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
+			  struct rt_mesh_link *l);
 /* After judging: a bad link that no bad node at either end explains. */
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
 /* After judging: state[i] for rt_sched_recheck ('S', 'P' or '-'). */

@@ -42,6 +42,10 @@ struct rt_mesh_plan {
 	 * hello host), Mbit/s, 0 unknown: in the hello for --min-line-rate;
 	 * NULL: none sent */
 	uint32_t (*payload_of)(const char *host);
+	/* this rank's rails to test (meshrails.h), in its hello; none: its
+	 * host is tested, as before rails */
+	const struct rt_mesh_rail *rails;
+	unsigned nrails;
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

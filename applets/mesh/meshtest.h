@@ -41,6 +41,10 @@ struct rt_mesh_cm_test {
 	uint64_t bw_bytes;     /* bytes written per pair, 0: no bandwidth */
 	long long timeout_ms;  /* one test, all of it */
 	struct rt_log *log;
+	/* this rank's rails (its hello's): the local address of each rail an
+	 * assignment names */
+	const struct rt_mesh_rail *rails;
+	unsigned nrails;
 	/* the last failed test's reason, for the rank's own diagnostics */
 	char last_error[160];
 };

@@ -70,7 +70,7 @@ static void lines_round_trip(void **state)
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &f);
 	assert_string_equal(rt_json_text(&j),
-			    "{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\"}");
+			    "{\"mesh\":\"result\",\"a\":0,\"b\":2,\"rail\":0,\"status\":\"timeout\"}");
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
 	assert_memory_equal(&m.u.result, &f, sizeof(f));
 	rt_json_free(&j);
@@ -79,7 +79,7 @@ static void lines_round_trip(void **state)
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &bw);
 	assert_string_equal(rt_json_text(&j),
-			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"status\":\"ok\","
+			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"rail\":0,\"status\":\"ok\","
 			    "\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,"
 			    "\"mbps\":97000,\"mbps_rev\":41000}");
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
@@ -202,8 +202,8 @@ static void report_merges_ranks(void **state)
 	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
 	/* each rank's payload rate from its hello, and the line-rate verdict:
 	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037}"));
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);
