@@ -372,8 +372,10 @@ static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_resul
 		rt_strlcpy(why[i], reason, sizeof(why[i]));
 	}
 	for (unsigned i = 0; i < p->nconn; i++)
-		if (why[i][0])
+		if (why[i][0]) {
+			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nconn, why[i]);
 			rt_strlcpy(p->last_error, why[i], sizeof(p->t->last_error));
+		}
 }
 
 /* The connecting side: connect every rail, ping, disconnect (best
@@ -467,6 +469,9 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 		run_connect(cm, p, a, r);
 	else if (cm && run_listen(cm, p, &err) && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
+	if (cm && !active)
+		rt_dbg(t->log, "listened for %u connections: %s", n,
+		       err.set ? err.reason : "the partner came and went");
 	if (!cm && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
 	rt_cm_destroy(cm);
