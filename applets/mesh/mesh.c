@@ -600,6 +600,8 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	if (cfg->cross_rails)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--cross-rails: not implemented yet "
 			       "(rail i is tested against rail i)");
+	if (rt_mesh_rails_check(cfg->rails, cfg->devices, &run->err))
+		return -1;
 	m = rt_xcalloc(1, sizeof(*m));
 	rc = plan(run, cfg, m) || (!cfg->dry_run && rt_devices_present(&run->err)) ? -1 : 0;
 	if (!rc && (cfg->rails || cfg->devices || !cfg->dry_run))

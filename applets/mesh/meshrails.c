@@ -192,6 +192,16 @@ static int devices_ok(const char *devices, struct rt_error *err)
 	}
 }
 
+int rt_mesh_rails_check(const char *list, const char *devices, struct rt_error *err)
+{
+	uint32_t mask;
+
+	if (list && devices)
+		return rt_fail(err, RT_EXIT_USAGE, "--rails and --devices both choose rails: give one");
+	return (list && parse_list(list, &mask, err)) || (devices && devices_ok(devices, err))
+		       ? -1 : 0;
+}
+
 int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *list,
 			 const char *devices, struct rt_error *err)
 {
@@ -199,9 +209,7 @@ int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *li
 	uint32_t mask = 0, seen = 0;
 	unsigned k = 0;
 
-	if (list && devices)
-		return rt_fail(err, RT_EXIT_USAGE, "--rails and --devices both choose rails: give one");
-	if ((list && parse_list(list, &mask, err)) || (devices && devices_ok(devices, err)))
+	if (rt_mesh_rails_check(list, devices, err) || (list && parse_list(list, &mask, err)))
 		return -1;
 	if (!list && !devices)
 		return 0;

@@ -32,6 +32,10 @@ unsigned rt_mesh_rails_find(const struct rt_diag_env *e, const struct rt_diag *d
 int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *list,
 			 const char *devices, struct rt_error *err);
 
+/* The same checks of the two options' form alone (exit 2), before any
+ * device is looked at. */
+int rt_mesh_rails_check(const char *list, const char *devices, struct rt_error *err);
+
 /* The rail whose address is `addr` (numeric), or -1. */
 int rt_mesh_rail_of_addr(const struct rt_mesh_rail *rails, unsigned n, const char *addr);
 
