@@ -169,7 +169,10 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "within --timeout) included; --json gives the whole run (pairs, matrix, "
 	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
 	  "--timeout bounds each pair's test and the wait for every host; a round "
-	  "takes at most twice that plus 2 s. `mesh report [FILE...]` judges the "
+	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
+	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
+	  "at once, and the verdicts name the rail (--rails, --devices choose). "
+	  "`mesh report [FILE...]` judges the "
 	  "--lines output of all ranks instead. Exit 3 when this host has no RDMA "
 	  "device.",
 	  .examples = "Under Slurm, one task per node (the job's id is the token):\n"

@@ -33,9 +33,9 @@
  * 0, an unknown state, link layer, lane count, MTU or address family,
  * address bytes past an IPv4 address, a speed or payload rate above the
  * fastest port's or a payload rate above its speed.
- * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 2,276);
- * every other message at most RT_MESHMSG_SMALL (96); nothing is
- * allocated. */
+ * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 2,276;
+ * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
+ * (96); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
 #define RDMATEST_MESHWIRE_H
 
