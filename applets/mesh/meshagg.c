@@ -212,6 +212,12 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 	if (b >= RT_HOSTLIST_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
 			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
+	/* one rail a stored result (its spare byte): crossed rails are refused
+	 * by name rather than kept as the one rail */
+	if (r->rail != r->rail_b)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: rail %u "
+			       "against rail %u (--cross-rails is not implemented yet)", r->a,
+			       r->b, r->rail, r->rail_b);
 	g->nres++;
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);

@@ -696,6 +696,14 @@ static void rails_judged_per_rail(void **state)
 	assert_true(rt_mesh_link_of(&g, 1, 4, &l));
 	assert_int_equal(l.r.rail, 0);
 	assert_false(rt_mesh_link_of_rail(&g, 1, 4, 2, &l));
+	{ /* a crossed result is refused by name, not stored as one rail */
+		struct rt_mesh_result x = on_rail(ok(0, 1, 10, 90), 0);
+		struct rt_error err = {0};
+
+		x.rail_b = 1;
+		assert_int_equal(rt_mesh_agg_add(&g, &x, &err), -1);
+		assert_non_null(strstr(err.reason, "rail 0 against rail 1 (--cross-rails"));
+	}
 	rt_mesh_agg_free(&g);
 
 	/* 30 us is an outlier on rail 0 (median 10), whatever rail 1 runs at */
