@@ -56,6 +56,17 @@ failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0,[^]]*\{"rail"
 	fail "mesh report: no per-rail figures"
 pass
 
+case_begin "--bw 4m on both rails at once, each judged by its line rate" 60
+bg_start r1 a $(rank 1) --bw 4m --min-line-rate 0.001
+failed || run_on -t 40 a $(rank 0) --bw 4m --min-line-rate 0.001 --json || fail "rank 0 exited $?"
+failed || output_has '"gbps":[0-9][0-9.e+-]*,"gbps_rev":[0-9][^}]*"rail":0,"dev_a":"rxe0"' || fail "no bandwidth on rail 0"
+failed || output_has '"gbps":[0-9][0-9.e+-]*,"gbps_rev":[0-9][^}]*"rail":1,"dev_a":"rxe1"' || fail "no bandwidth on rail 1"
+failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0,"median_rtt_us":[0-9.e+-]*,"median_gbps":[0-9]' ||
+	fail "no per-rail median bandwidth"
+failed || bg_wait r1 40 || fail "rank 1 exited $?"
+record "mesh rails 1 host --bw 4m: $(grep -o '"rails":\[{"rail":0,"links[^]]*\]' "$OUT" | head -n 1)"
+pass
+
 case_begin "--devices naming no rail of this host: exit 3, its rails named" 30
 run_on -t 20 a $(rank 0) --devices mlx5_0
 rc=$?
