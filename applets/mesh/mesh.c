@@ -23,6 +23,7 @@
 #include "mesh/meshjson.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshprom.h"
+#include "mesh/meshrails.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/devquery.h"
@@ -59,6 +60,9 @@ struct mesh_cfg {
 	const char *heatmap;
 	const char *prom;
 	int dry_run;
+	const char *rails;
+	const char *devices;
+	int cross_rails;
 };
 
 #define RT_CFG struct mesh_cfg
@@ -134,6 +138,16 @@ static const struct rt_opt mesh_opts[] = {
 	  "with fewer measured links the relative thresholds are not judged and the run "
 	  "is NOT READY (a median of fewer says nothing; --rtt-factor 0 --bw-fraction 0 "
 	  "judge by the absolute ones alone)", NULL },
+	{ 0, "rails", RT_OPT_STRING, RT_S(rails), 0, 0, NULL, "LIST|all",
+	  "the rails to test: this host's RDMA ports that carry an IP address, numbered in "
+	  "(device, port) order from 0; LIST is comma-separated numbers (0,2); a pair tests "
+	  "rail i of one host against rail i of the other, all its rails at once (default: "
+	  "all; a host without one is tested on its host address)", NULL },
+	{ 0, "devices", RT_OPT_STRING, RT_S(devices), 0, 0, NULL, "DEV[:PORT],...",
+	  "the rails to test by device name (and port), instead of --rails", NULL },
+	{ 0, "cross-rails", RT_OPT_FLAG, RT_I(cross_rails), 0, 0, NULL, NULL,
+	  "also test rail i of one host against rail j of the other (not implemented yet: "
+	  "exit 2)", NULL },
 	{ 0, "lines", RT_OPT_FLAG, RT_I(lines), 0, 0, NULL, NULL,
 	  "every rank prints its hello and its pairs' results as JSON lines on standard "
 	  "output, for `mesh report` over what the launcher collected", NULL },
@@ -159,7 +173,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
 	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
-	  "[--lines] [--prom FILE] [--json] | report [FILE...]",
+	  "[--rails LIST|all | --devices DEV[:PORT],...] [--lines] [--prom FILE] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
 	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
@@ -171,7 +185,10 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "good hosts each, naming the bad host or the bad link; --json gives the whole run (pairs, matrix, "
 	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
 	  "--timeout bounds each pair's test and the wait for every host; a round "
-	  "takes at most twice that plus 2 s. `mesh report [FILE...]` judges the "
+	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
+	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
+	  "at once, and the verdicts name the rail (--rails, --devices choose). "
+	  "`mesh report [FILE...]` judges the "
 	  "--lines output of all ranks instead. Exit 3 when this host has no RDMA "
 	  "device.",
 	  .examples = "Under Slurm, one task per node (the job's id is the token):\n"
@@ -308,6 +325,12 @@ static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat,
 		return 0;
 	if (g->interrupted)
 		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
+	if (g->bad_rails || g->rail_mismatch)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+			       "%u untested hosts, %u bad links, %u refused peers, %u bad rails, "
+			       "%u hosts with another rail count", g->bad_nodes, g->suspect_nodes,
+			       g->absent_nodes, g->untested_nodes, g->bad_links, g->refused,
+			       g->bad_rails, g->rail_mismatch);
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
 		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
 		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
@@ -402,6 +425,8 @@ bad:
 
 struct mesh_run {
 	struct rt_launch l;
+	struct rt_mesh_rail rails[RT_MESH_RAILS_MAX];
+	unsigned nrails;
 	char coord[RT_MESH_HOST_LEN + 2];
 	long long port;
 	struct rt_mesh_limits lim;
@@ -450,7 +475,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->prom = cfg->prom;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
-		.log = &run->log };
+		.log = &run->log, .rails = m->rails };
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
@@ -458,11 +483,25 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
 		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
-		.fn = rt_mesh_cm_test_run, .ctx = &m->test,
+		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL };
 	return 0;
+}
+
+/* This host's rails (meshrails.h), those --rails or --devices chose. */
+static int find_rails(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
+{
+	struct rt_diag *d = rt_xcalloc(1, sizeof(*d));
+	int rc;
+
+	rt_diag_local(&rt_diag_env_real, d, true);
+	m->nrails = rt_mesh_rails_find(&rt_diag_env_real, d, m->rails);
+	free(d);
+	rc = rt_mesh_rails_choose(m->rails, &m->nrails, cfg->rails, cfg->devices, &run->err);
+	m->plan.nrails = m->test.nrails = m->nrails;
+	return rc;
 }
 
 /* --quick's local part: doctor's checklist (no FAIL), then this host
@@ -606,8 +645,15 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 
 	if (cfg->command || cfg->files[0])
 		return report(run, cfg);
+	if (cfg->cross_rails)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--cross-rails: not implemented yet "
+			       "(rail i is tested against rail i)");
+	if (rt_mesh_rails_check(cfg->rails, cfg->devices, &run->err))
+		return -1;
 	m = rt_xcalloc(1, sizeof(*m));
 	rc = plan(run, cfg, m) || (!cfg->dry_run && rt_devices_present(&run->err)) ? -1 : 0;
+	if (!rc && (cfg->rails || cfg->devices || !cfg->dry_run))
+		rc = find_rails(run, cfg, m);
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))

@@ -40,7 +40,29 @@ int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 	g->nodes[h->rank].present = true;
 	g->nodes[h->rank].port = h->port;
 	g->nodes[h->rank].payload_mbps = h->payload_mbps;
+	g->nodes[h->rank].nrails = h->nrails;
+	if (h->nrails) {
+		g->nodes[h->rank].rails = rt_xcalloc(h->nrails, sizeof(h->rails[0]));
+		memcpy(g->nodes[h->rank].rails, h->rails, h->nrails * sizeof(h->rails[0]));
+	}
 	rt_strlcpy(g->nodes[h->rank].host, h->host, RT_MESH_HOST_LEN);
+	return 0;
+}
+
+int rt_mesh_agg_rail(struct rt_mesh_agg *g, uint32_t rank, const struct rt_mesh_rail *r,
+		     struct rt_error *err)
+{
+	struct rt_mesh_node *nd = rank < g->n ? &g->nodes[rank] : NULL;
+
+	if (!nd || !nd->present)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh: a rail of rank %u before its hello", rank);
+	if (nd->nrails >= RT_MESH_RAILS_MAX ||
+	    (nd->nrails && nd->rails[nd->nrails - 1].rail >= r->rail))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh: rank %u: rail %u after its rail %u "
+			       "(increasing, at most %u)", rank, r->rail,
+			       nd->nrails ? nd->rails[nd->nrails - 1].rail : 0, RT_MESH_RAILS_MAX);
+	nd->rails = rt_xrealloc(nd->rails, (nd->nrails + 1u) * sizeof(*nd->rails));
+	nd->rails[nd->nrails++] = *r;
 	return 0;
 }
 
@@ -71,7 +93,7 @@ struct rt_mesh_cell {
 	uint8_t state;                      /* 0: not tested, else status + 1 */
 	uint8_t flags;                      /* RT_MESH_HAS_* */
 	uint8_t why;                        /* RT_LINK_*, after judging */
-	uint8_t pad;
+	uint8_t rail;                       /* the rail tested (a's and b's) */
 };
 
 struct rt_mesh_sparse {
@@ -135,7 +157,7 @@ static struct rt_mesh_cell encode(const struct rt_mesh_result *r, bool swap)
 		.rtt_p99 = ns32(r->rtt_p99_ns),
 		.mbps = sat32(swap ? r->mbps_rev : r->mbps),
 		.mbps_rev = sat32(swap ? r->mbps : r->mbps_rev),
-		.state = (uint8_t)(r->status + 1), .flags = r->flags};
+		.state = (uint8_t)(r->status + 1), .flags = r->flags, .rail = r->rail};
 }
 
 static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
@@ -143,7 +165,7 @@ static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
 {
 	*l = (struct rt_mesh_link){.why = c->why, .r = {.a = a, .b = b,
 		.status = (uint8_t)(c->state - 1), .flags = c->flags,
-		.connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
+		.rail = c->rail, .rail_b = c->rail, .connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
 		.rtt_p99_ns = ns64(c->rtt_p99), .mbps = c->mbps, .mbps_rev = c->mbps_rev}};
 }
 
@@ -162,7 +184,7 @@ void rt_mesh_agg_plan(struct rt_mesh_agg *g, uint64_t results)
 {
 	uint64_t pairs = npairs(g->n);
 
-	if (g->dense || g->nsparse || !pairs || pairs * 24 > results * 32)
+	if (g->dense || g->nsparse || !pairs || pairs * 24 > results * 32 || g->rails > 1)
 		return;
 	g->dense = rt_xcalloc(pairs, sizeof(*g->dense));
 }
@@ -191,6 +213,12 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 	if (b >= RT_HOSTLIST_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
 			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
+	/* one rail a stored result (its spare byte): crossed rails are refused
+	 * by name rather than kept as the one rail */
+	if (r->rail != r->rail_b)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: rail %u "
+			       "against rail %u (--cross-rails is not implemented yet)", r->a,
+			       r->b, r->rail, r->rail_b);
 	g->nres++;
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);
@@ -207,11 +235,13 @@ static int cmp_sparse(const void *x, const void *y)
 
 	if (p->pair != q->pair)
 		return p->pair < q->pair ? -1 : 1;
+	if (p->c.rail != q->c.rail)
+		return p->c.rail < q->c.rail ? -1 : 1;
 	return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
-/* The sparse entries by pair, the result of the latest round of each
- * pair alone (a re-test after the first pass). */
+/* The sparse entries by pair and rail, the result of the latest round of
+ * each alone (a re-test after the first pass wins). */
 static void settle(struct rt_mesh_agg *g)
 {
 	uint32_t k = 0;
@@ -220,7 +250,8 @@ static void settle(struct rt_mesh_agg *g)
 		return;
 	qsort(g->sparse, g->nsparse, sizeof(*g->sparse), cmp_sparse);
 	for (uint32_t i = 0; i < g->nsparse; i++) {
-		if (i + 1 < g->nsparse && g->sparse[i + 1].pair == g->sparse[i].pair)
+		if (i + 1 < g->nsparse && g->sparse[i + 1].pair == g->sparse[i].pair &&
+		    g->sparse[i + 1].c.rail == g->sparse[i].c.rail)
 			continue;
 		g->sparse[k++] = g->sparse[i];
 	}
@@ -272,47 +303,55 @@ bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l)
 	return c != NULL;
 }
 
-static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
+static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+				       int rail)
 {
 	uint32_t lo = 0, hi = g->nsparse, key = a << 16 | b;
 
 	if (g->dense) {
 		const struct rt_mesh_cell *c = &g->dense[pair_index(g->n, a, b)];
 
-		return c->state ? c : NULL;
+		return c->state && (rail < 0 || c->rail == rail) ? c : NULL;
 	}
-	while (lo < hi) {
+	while (lo < hi) { /* the first entry of the pair: its lowest rail */
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (g->sparse[mid].pair == key)
-			return &g->sparse[mid].c;
 		if (g->sparse[mid].pair < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	for (; lo < g->nsparse && g->sparse[lo].pair == key; lo++) /* its rails: <= 32 */
+		if (rail < 0 || g->sparse[lo].c.rail == rail)
+			return &g->sparse[lo].c;
 	return NULL;
+}
+
+bool rt_mesh_link_of_rail(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
+			  struct rt_mesh_link *l)
+{
+	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
+	const struct rt_mesh_cell *c;
+
+	if (lo == hi || hi >= g->n || !(c = find(g, lo, hi, rail)))
+		return false;
+	decode(c, lo, hi, l);
+	return true;
 }
 
 bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		     struct rt_mesh_link *l)
 {
-	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
-	const struct rt_mesh_cell *c;
-
-	if (lo == hi || hi >= g->n || !(c = find(g, lo, hi)))
-		return false;
-	decode(c, lo, hi, l);
-	return true;
+	return rt_mesh_link_of_rail(g, a, b, -1, l);
 }
 
 /* ---- medians ---- */
 
 /* The figure a median is taken of (its stored, monotonic value), when
  * the link measured it. */
-static bool figure(const struct rt_mesh_cell *c, uint8_t flag, uint32_t *v)
+static bool figure(const struct rt_mesh_cell *c, uint8_t flag, int rail, uint32_t *v)
 {
-	if (c->state != RT_MESH_OK + 1 || !(c->flags & flag))
+	if (c->state != RT_MESH_OK + 1 || !(c->flags & flag) || (rail >= 0 && c->rail != rail))
 		return false;
 	*v = flag == RT_MESH_HAS_RTT ? c->rtt_p50 : RT_MIN(c->mbps, c->mbps_rev);
 	return true;
@@ -323,7 +362,7 @@ static bool figure(const struct rt_mesh_cell *c, uint8_t flag, uint32_t *v)
 /* One pass of the radix selection: the 16-bit digit (top, or bottom
  * among the figures whose top is hi) that holds the k-th figure; k
  * becomes its rank within that digit. */
-static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, bool low,
+static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, int rail, bool low,
 		      uint32_t hi, uint32_t *k, uint32_t *hist)
 {
 	uint64_t n = ncells(g);
@@ -331,7 +370,7 @@ static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, bool low,
 
 	memset(hist, 0, HIST * sizeof(*hist));
 	for (uint64_t i = 0; i < n; i++)
-		if (figure(cell(g, i), flag, &v) && (!low || v >> 16 == hi))
+		if (figure(cell(g, i), flag, rail, &v) && (!low || v >> 16 == hi))
 			hist[low ? v & 0xffffu : v >> 16]++;
 	while (*k >= hist[d])
 		*k -= hist[d++];
@@ -340,12 +379,12 @@ static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, bool low,
 
 /* The k-th smallest figure (from 0; k below their count): two passes
  * over the stored cells, no copy of the figures. */
-static uint32_t nth_figure(const struct rt_mesh_agg *g, uint8_t flag, uint32_t k,
+static uint32_t nth_figure(const struct rt_mesh_agg *g, uint8_t flag, int rail, uint32_t k,
 			   uint32_t *hist)
 {
-	uint32_t hi = digit(g, flag, false, 0, &k, hist);
+	uint32_t hi = digit(g, flag, rail, false, 0, &k, hist);
 
-	return hi << 16 | digit(g, flag, true, hi, &k, hist);
+	return hi << 16 | digit(g, flag, rail, true, hi, &k, hist);
 }
 
 static double figure_value(uint8_t flag, uint32_t v)
@@ -353,38 +392,41 @@ static double figure_value(uint8_t flag, uint32_t v)
 	return flag == RT_MESH_HAS_RTT ? (double)ns64(v) / 1e3 : (double)v / 1e3;
 }
 
-/* The median of the measured links' figure, the mean of the two middle
- * ones for an even count (RTT in us, bandwidth in Gbit/s). */
-static double median_of(const struct rt_mesh_agg *g, uint8_t flag)
+/* The median of the measured links' figure on `rail` (-1: every rail),
+ * the mean of the two middle ones for an even count (RTT in us,
+ * bandwidth in Gbit/s). */
+static double median_of(const struct rt_mesh_agg *g, uint8_t flag, int rail)
 {
 	uint64_t n = ncells(g);
 	uint32_t k = 0, v, *hist;
 	double m;
 
 	for (uint64_t i = 0; i < n; i++)
-		k += figure(cell(g, i), flag, &v);
+		k += figure(cell(g, i), flag, rail, &v);
 	if (!k)
 		return 0;
 	hist = rt_xmalloc(HIST * sizeof(*hist));
-	m = figure_value(flag, nth_figure(g, flag, k / 2, hist));
+	m = figure_value(flag, nth_figure(g, flag, rail, k / 2, hist));
 	if (k % 2 == 0)
-		m = (figure_value(flag, nth_figure(g, flag, k / 2 - 1, hist)) + m) / 2;
+		m = (figure_value(flag, nth_figure(g, flag, rail, k / 2 - 1, hist)) + m) / 2;
 	free(hist);
 	return m;
 }
 
 /* ---- judging ---- */
 
-/* A relative criterion is made only over enough measured links; with
- * fewer it is named not judged rather than passed. */
-static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+/* A relative criterion is made only over enough measured links (of one
+ * rail: each rail is judged against its own medians); with fewer it is
+ * named not judged rather than passed. */
+static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
+			 int rail)
 {
 	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0, v;
 	uint64_t n = ncells(g);
 
 	for (uint64_t i = 0; i < n; i++) {
-		rtt += figure(cell(g, i), RT_MESH_HAS_RTT, &v);
-		bw += figure(cell(g, i), RT_MESH_HAS_BW, &v);
+		rtt += figure(cell(g, i), RT_MESH_HAS_RTT, rail, &v);
+		bw += figure(cell(g, i), RT_MESH_HAS_BW, rail, &v);
 	}
 	if (lim->rtt_factor > 0 && rtt && rtt < min)
 		out |= RT_LINK_RTT_REL;
@@ -402,9 +444,32 @@ double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
 	return x && y ? RT_MIN(x, y) / 1000.0 : 0;
 }
 
+const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t rank,
+					   unsigned rail)
+{
+	const struct rt_mesh_node *nd = &g->nodes[rank];
+
+	for (unsigned i = 0; i < nd->nrails; i++)
+		if (nd->rails[i].rail == rail)
+			return &nd->rails[i];
+	return NULL;
+}
+
+double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			      unsigned rail)
+{
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail);
+
+	if (!x || !y)
+		return rt_mesh_line_gbps(g, a, b);
+	return x->payload_mbps && y->payload_mbps ? RT_MIN(x->payload_mbps, y->payload_mbps) / 1000.0
+						  : 0;
+}
+
 static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			  const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
 {
+	const struct rt_mesh_rail_stat *st = &g->rail_stat[c->rail];
 	double rtt = figure_value(RT_MESH_HAS_RTT, c->rtt_p50);
 	double gbps = figure_value(RT_MESH_HAS_BW, RT_MIN(c->mbps, c->mbps_rev));
 	uint8_t why = 0;
@@ -417,19 +482,19 @@ static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 	if (c->flags & RT_MESH_HAS_RTT) {
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
-		if (lim->rtt_factor > 0 && g->median_rtt_us > 0 &&
-		    !(g->not_judged & RT_LINK_RTT_REL) &&
-		    rtt > lim->rtt_factor * g->median_rtt_us)
+		if (lim->rtt_factor > 0 && st->median_rtt_us > 0 &&
+		    !(st->not_judged & RT_LINK_RTT_REL) &&
+		    rtt > lim->rtt_factor * st->median_rtt_us)
 			why |= RT_LINK_RTT_REL;
 	}
 	if (c->flags & RT_MESH_HAS_BW) {
 		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
-		if (lim->bw_fraction > 0 && !(g->not_judged & RT_LINK_BW_REL) &&
-		    gbps < lim->bw_fraction * g->median_gbps)
+		if (lim->bw_fraction > 0 && !(st->not_judged & RT_LINK_BW_REL) &&
+		    gbps < lim->bw_fraction * st->median_gbps)
 			why |= RT_LINK_BW_REL;
 		if (lim->min_line_rate > 0 &&
-		    gbps < lim->min_line_rate * rt_mesh_line_gbps(g, a, b))
+		    gbps < lim->min_line_rate * rt_mesh_rail_line_gbps(g, a, b, c->rail))
 			why |= RT_LINK_LINE_RATE;
 	}
 	return why;
@@ -474,9 +539,9 @@ static bool bad_link(uint8_t why)
 	return why && why != RT_LINK_ABSENT;
 }
 
-/* The bad links of every node, as offsets into one array (CSR): 4 B per
- * rank and 8 B per bad link while judging. */
-static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, uint32_t **off)
+/* The bad links of every node on `rail`, as offsets into one array
+ * (CSR): 4 B per rank and 8 B per bad link while judging. */
+static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, unsigned rail, uint32_t **off)
 {
 	uint32_t *o = rt_xcalloc((size_t)g->n + 1, sizeof(*o)), *adj, *fill, a, b;
 	const struct rt_mesh_cell *c;
@@ -484,7 +549,7 @@ static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, uint32_t **off)
 
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b)))
-		if (bad_link(c->why)) {
+		if (c->rail == rail && bad_link(c->why)) {
 			o[a + 1]++;
 			o[b + 1]++;
 		}
@@ -495,7 +560,7 @@ static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, uint32_t **off)
 	memcpy(fill, o, ((size_t)g->n + 1) * sizeof(*fill));
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b)))
-		if (bad_link(c->why)) {
+		if (c->rail == rail && bad_link(c->why)) {
 			adj[fill[a]++] = b;
 			adj[fill[b]++] = a;
 		}
@@ -504,18 +569,38 @@ static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, uint32_t **off)
 	return adj;
 }
 
-static void blame_nodes(struct rt_mesh_agg *g)
+/* Each node's tested and bad links on `rail` into tested[] and bad[]. */
+static void rail_counts(const struct rt_mesh_agg *g, unsigned rail, uint32_t *tested,
+			uint32_t *bad)
 {
-	struct blame *order = rt_xmalloc(RT_MAX(g->n, 1u) * sizeof(*order));
-	uint32_t *bad = rt_xmalloc(RT_MAX(g->n, 1u) * sizeof(*bad) * 2);
-	uint32_t *tested = bad + RT_MAX(g->n, 1u), *off, *adj = bad_adjacency(g, &off);
+	const struct rt_mesh_cell *c;
+	struct rt_mesh_iter it;
+	uint32_t a, b;
 
+	memset(tested, 0, g->n * sizeof(*tested));
+	memset(bad, 0, g->n * sizeof(*bad));
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b))) {
+		if (c->rail != rail || c->why == RT_LINK_ABSENT)
+			continue;
+		tested[a]++, tested[b]++;
+		bad[a] += c->why != 0;
+		bad[b] += c->why != 0;
+	}
+}
+
+/* The nodes that `rail`'s links blame (rail_bad) and those with nothing
+ * passed there with a good partner (rail_suspect), worst first. */
+static void blame_rail(struct rt_mesh_agg *g, unsigned rail, struct blame *order,
+		       uint32_t *bad, uint32_t *tested)
+{
+	uint32_t *off, *adj = bad_adjacency(g, rail, &off), bit = 1u << rail;
+
+	rail_counts(g, rail, tested, bad);
 	for (uint32_t i = 0; i < g->n; i++) {
-		order[i] = (struct blame){i, g->nodes[i].bad, g->nodes[i].tested,
+		order[i] = (struct blame){i, bad[i], tested[i],
 					 g->nodes[i].lost || named_bad(&g->nodes[i])};
-		bad[i] = g->nodes[i].bad;
-		tested[i] = g->nodes[i].tested;
-		g->nodes[i].verdict = RT_NODE_OK;
+		g->nodes[i].rail_tested |= tested[i] ? bit : 0;
 	}
 	qsort(order, g->n, sizeof(*order), cmp_blame);
 	for (uint32_t k = 0; k < g->n; k++) {
@@ -523,34 +608,89 @@ static void blame_nodes(struct rt_mesh_agg *g)
 
 		if (!named_bad(&g->nodes[x]) && !blamed(order[k].lost, bad[x], tested[x]))
 			continue;
-		g->nodes[x].verdict = RT_NODE_BAD;
+		g->nodes[x].rail_bad |= bit;
 		for (uint32_t e = off[x]; e < off[x + 1]; e++)
-			if (g->nodes[adj[e]].verdict != RT_NODE_BAD) {
+			if (!(g->nodes[adj[e]].rail_bad & bit)) {
 				bad[adj[e]]--;
 				tested[adj[e]]--;
 			}
 	}
-	for (uint32_t i = 0; i < g->n; i++) {
-		struct rt_mesh_node *nd = &g->nodes[i];
-
-		if (!nd->present)
-			nd->verdict = RT_NODE_ABSENT;
-		else if (nd->tested == 0)
-			nd->verdict = RT_NODE_UNTESTED;
-		else if (nd->verdict != RT_NODE_BAD && bad[i] == tested[i])
-			nd->verdict = RT_NODE_SUSPECT; /* nothing passed with a good partner */
-	}
-	free(order);
-	free(bad);
+	/* all its links there to nodes bad there count as nothing passed */
+	for (uint32_t i = 0; i < g->n; i++)
+		if ((g->nodes[i].rail_tested & ~g->nodes[i].rail_bad & bit) && bad[i] == tested[i])
+			g->nodes[i].rail_suspect |= bit;
 	free(off);
 	free(adj);
 }
 
-/* A bad link that no bad node at either end explains. */
-static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint32_t why)
+/* Per rail, then per node: a node is bad when every rail it was tested
+ * on blames it (one rail: as before rails); a rail that blames a node
+ * whose other rails passed is that node's bad rail, not the node. */
+static void blame_nodes(struct rt_mesh_agg *g)
 {
+	struct blame *order = rt_xmalloc(RT_MAX(g->n, 1u) * sizeof(*order));
+	uint32_t *bad = rt_xmalloc(RT_MAX(g->n, 1u) * sizeof(*bad) * 2);
+	uint32_t *tested = bad + RT_MAX(g->n, 1u);
+
+	for (uint32_t i = 0; i < g->n; i++)
+		g->nodes[i].rail_bad = g->nodes[i].rail_tested = g->nodes[i].rail_suspect = 0;
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		if (g->rail_mask >> r & 1u)
+			blame_rail(g, r, order, bad, tested);
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct rt_mesh_node *nd = &g->nodes[i];
+
+		nd->verdict = RT_NODE_OK;
+		if (!nd->present)
+			nd->verdict = RT_NODE_ABSENT;
+		else if (nd->tested == 0)
+			nd->verdict = RT_NODE_UNTESTED;
+		else if (nd->rail_tested && (nd->rail_bad & nd->rail_tested) == nd->rail_tested)
+			nd->verdict = RT_NODE_BAD;
+		else if (nd->rail_suspect & ~nd->rail_bad)
+			nd->verdict = RT_NODE_SUSPECT; /* nothing passed with a good partner */
+		if (nd->verdict == RT_NODE_BAD)
+			nd->rail_bad = 0; /* the host, not its rails */
+	}
+	free(order);
+	free(bad);
+}
+
+/* A bad link that no bad node or bad rail at either end explains. */
+static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, unsigned rail,
+			uint32_t why)
+{
+	uint32_t bit = 1u << rail;
+
 	return why && why != RT_LINK_ABSENT && g->nodes[a].verdict != RT_NODE_BAD &&
-	       g->nodes[b].verdict != RT_NODE_BAD;
+	       g->nodes[b].verdict != RT_NODE_BAD && !(g->nodes[a].rail_bad & bit) &&
+	       !(g->nodes[b].rail_bad & bit);
+}
+
+/* The rail count most hosts have (the smaller on a tie), and the hosts
+ * that differ; a rail a hello lists not ACTIVE, or its links blame. */
+static void count_rails(struct rt_mesh_agg *g)
+{
+	uint32_t hist[RT_MESH_RAILS_MAX + 1] = {0}, best = 0;
+
+	g->bad_rails = g->rail_mismatch = 0;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->nodes[i].present)
+			hist[g->nodes[i].nrails]++;
+	for (uint32_t k = 1; k <= RT_MESH_RAILS_MAX; k++)
+		if (hist[k] > hist[best])
+			best = k;
+	g->rails_expected = best;
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		if (!nd->present)
+			continue;
+		g->rail_mismatch += nd->nrails != best;
+		for (unsigned r = 0; r < nd->nrails; r++)
+			g->bad_rails += nd->rails[r].state != RT_RAIL_ACTIVE ||
+					(nd->rail_bad >> nd->rails[r].rail & 1u);
+	}
 }
 
 static void count(struct rt_mesh_agg *g)
@@ -563,17 +703,23 @@ static void count(struct rt_mesh_agg *g)
 	g->untested_nodes = 0;
 	blame_nodes(g);
 	rt_mesh_links(g, &it);
-	while ((c = step(&it, &a, &b)))
-		g->bad_links += link_blamed(g, a, b, c->why);
+	while ((c = step(&it, &a, &b))) {
+		bool bl = link_blamed(g, a, b, c->rail, c->why);
+
+		g->bad_links += bl;
+		g->rail_stat[c->rail].bad_links += bl;
+	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		g->bad_nodes += g->nodes[i].verdict == RT_NODE_BAD;
 		g->suspect_nodes += g->nodes[i].verdict == RT_NODE_SUSPECT;
 		g->absent_nodes += g->nodes[i].verdict == RT_NODE_ABSENT;
 		g->untested_nodes += g->nodes[i].verdict == RT_NODE_UNTESTED;
 	}
+	count_rails(g);
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
 		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
-		   !g->refused && !g->not_judged && !g->interrupted;
+		   !g->refused && !g->not_judged && !g->interrupted && !g->bad_rails &&
+		   !g->rail_mismatch;
 }
 
 /* Results taken before the size was known (report): a rank outside it. */
@@ -583,6 +729,37 @@ static uint32_t rank_outside(const struct rt_mesh_agg *g)
 		if ((g->sparse[i].pair & 0xffffu) >= g->n)
 			return g->sparse[i].pair & 0xffffu;
 	return 0;
+}
+
+/* The rails with links, and each one's medians: each rail is judged
+ * against its own. The run's medians are over every rail. */
+static void judge_rails(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_cell *c;
+	struct rt_mesh_iter it;
+	uint32_t a, b;
+
+	g->rail_mask = 0;
+	memset(g->rail_stat, 0, sizeof(g->rail_stat));
+	rt_mesh_links(g, &it);
+	while ((c = step(&it, &a, &b)))
+		g->rail_mask |= 1u << c->rail;
+	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT, -1);
+	g->median_gbps = median_of(g, RT_MESH_HAS_BW, -1);
+	g->not_judged = 0;
+	for (int r = 0; r < (int)RT_MESH_RAILS_MAX; r++) {
+		struct rt_mesh_rail_stat *st = &g->rail_stat[r];
+
+		if (!(g->rail_mask >> r & 1u))
+			continue;
+		/* one rail: its medians are the run's, taken once */
+		st->median_rtt_us = g->rail_mask == 1u << r ? g->median_rtt_us
+							    : median_of(g, RT_MESH_HAS_RTT, r);
+		st->median_gbps = g->rail_mask == 1u << r ? g->median_gbps
+							  : median_of(g, RT_MESH_HAS_BW, r);
+		st->not_judged = unjudged(g, lim, r);
+		g->not_judged |= st->not_judged;
+	}
 }
 
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
@@ -598,15 +775,14 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for rank %u in a mesh of %u",
 			       out, g->n);
 	settle(g);
-	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT);
-	g->median_gbps = median_of(g, RT_MESH_HAS_BW);
-	g->not_judged = unjudged(g, lim);
+	judge_rails(g, lim);
 	for (uint32_t i = 0; i < g->n; i++)
 		g->nodes[i].tested = g->nodes[i].bad = 0;
 	g->nlinks = 0;
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b))) {
 		g->nlinks++;
+		g->rail_stat[c->rail].links++;
 		c->why = judge_link(g, a, b, c, lim);
 		if (c->why == RT_LINK_ABSENT)
 			continue;
@@ -626,16 +802,32 @@ double rt_mesh_gbps(const struct rt_mesh_result *r)
 
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
 {
-	return link_blamed(g, l->r.a, l->r.b, l->why);
+	return link_blamed(g, l->r.a, l->r.b, l->r.rail, l->why);
+}
+
+bool rt_mesh_pair_worst(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			struct rt_mesh_link *l)
+{
+	struct rt_mesh_link k;
+	bool found = false;
+
+	for (int r = 0; r < (int)RT_MESH_RAILS_MAX; r++) {
+		if (!rt_mesh_link_of_rail(g, a, b, r, &k) || k.why == RT_LINK_ABSENT)
+			continue;
+		if (!found || (k.why && !l->why))
+			*l = k;
+		found = true;
+		if (k.why)
+			break;
+	}
+	return found;
 }
 
 int rt_mesh_pair_bad(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
 {
 	struct rt_mesh_link l;
 
-	if (!rt_mesh_link_of(g, a, b, &l) || l.why == RT_LINK_ABSENT)
-		return -1;
-	return (int)l.why;
+	return rt_mesh_pair_worst(g, a, b, &l) ? (int)l.why : -1;
 }
 
 bool rt_mesh_node_clean(const struct rt_mesh_agg *g, uint32_t rank)
@@ -655,6 +847,8 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 {
 	free(g->blame.re);
 	free(g->blame.ends);
+	for (uint32_t i = 0; g->nodes && i < g->n; i++)
+		free(g->nodes[i].rails);
 	free(g->nodes);
 	free(g->dense);
 	free(g->sparse);

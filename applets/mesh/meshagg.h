@@ -46,8 +46,12 @@
  *           only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
  * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 84 B per rank (host name, port, payload rate and counters; 65536
- * ranks: 5.25 MiB).
+ * 96 B per rank (host name, port, payload rate and counters; 65536
+ * ranks: 6 MiB), and 96 B per rail its hello lists (at most
+ * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
+ * A result keeps its rail in the cell's spare byte (rail of a; b's is
+ * the same: --cross-rails is not implemented yet), so one rail is tested
+ * per pair and run: the storage per pair is as before.
  * Judging works in place: the medians by a two-pass radix selection over
  * the stored figures (a 256 KiB histogram), and while it works 8 B per
  * bad link and 16 B per rank (blaming nodes). */
@@ -95,6 +99,12 @@ struct rt_mesh_node {
 	bool lost;        /* left the run after its hello (meshrun.h) */
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
+	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
+	struct rt_mesh_rail *rails; /* nrails of them, or NULL */
+	/* after judging, masks by rail number: tested there, blamed by that
+	 * rail's links (0 when the node itself is bad), nothing passed there
+	 * with a good partner */
+	uint32_t rail_tested, rail_bad, rail_suspect;
 	uint8_t verdict;  /* enum rt_node_verdict, after judging */
 	bool named;       /* the blame pass found it bad (meshblame.h) */
 	uint32_t tested, bad;
@@ -162,6 +172,13 @@ struct rt_mesh_cover {
 	bool counted;        /* distinct is known (sched.h's rt_pairset) */
 };
 
+/* One rail's links after judging (by rail number). */
+struct rt_mesh_rail_stat {
+	uint32_t links, bad_links;  /* bad: those no bad node or rail explains */
+	double median_rtt_us, median_gbps;
+	uint32_t not_judged;        /* RT_LINK_RTT_REL, RT_LINK_BW_REL */
+};
+
 struct rt_mesh_cell;   /* meshagg.c's stored result */
 struct rt_mesh_sparse; /* meshagg.c's sparse entry */
 
@@ -179,6 +196,17 @@ struct rt_mesh_agg {
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
 	bool interrupted;   /* set by the coordinator: never READY */
+	/* rails a pair tests at most, for the plan (rank 0's own before the
+	 * hellos; the most a hello lists after them); above 1 the storage
+	 * stays sparse, one entry per pair and rail */
+	uint32_t rails;
+	uint32_t rail_mask;   /* rails with a tested link */
+	struct rt_mesh_rail_stat rail_stat[RT_MESH_RAILS_MAX];
+	/* (host, rail) verdicts: a rail its hello lists not ACTIVE, or one
+	 * its links blame on a host whose other rails passed */
+	uint32_t bad_rails;
+	uint32_t rails_expected; /* the rail count most hosts have */
+	uint32_t rail_mismatch;  /* hosts with another count: not READY */
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
@@ -201,6 +229,11 @@ int rt_mesh_agg_init(struct rt_mesh_agg *g, uint32_t n, uint32_t max_results,
  * once. Exit 1 otherwise. */
 int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 		      struct rt_error *err);
+/* A rail of a rank that said hello, from a `mesh report` line (its hello
+ * lists none; the binary hello carries them whole): after the rank's
+ * others, in increasing order, at most RT_MESH_RAILS_MAX. Exit 1 otherwise. */
+int rt_mesh_agg_rail(struct rt_mesh_agg *g, uint32_t rank, const struct rt_mesh_rail *r,
+		     struct rt_error *err);
 /* The plan makes at most `results` results (rt_mesh_plan_fits checks
  * them against max_results first): before the first result, the storage
  * for them, dense when n is known and n(n-1)/2 cells of 24 B take no
@@ -226,16 +259,28 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 /* The line rate --min-line-rate judges the link of ranks a and b by: the
  * smaller of their payload rates, Gbit/s; 0 when either is unknown. */
 double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* The rail `rail` of rank's hello, or NULL. */
+const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t rank,
+					   unsigned rail);
+/* --min-line-rate's figure for a link on `rail`: the smaller of its two
+ * ends' rails' payload rates (their hellos), Gbit/s; the hosts' (above)
+ * where either lists no such rail; 0 when either is unknown. */
+double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			      unsigned rail);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
 /* The tested links in (a, b) order, after judging: rt_mesh_links starts
  * the walk, rt_mesh_link_next fills l and is false past the last. */
 void rt_mesh_links(const struct rt_mesh_agg *g, struct rt_mesh_iter *it);
 bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l);
-/* After judging: the link of ranks a and b (either order) into l; false
- * when that pair was not tested. O(1) dense, O(log P) sparse. */
+/* After judging: the link of ranks a and b (either order) into l, on its
+ * lowest rail tested; false when that pair was not tested. O(1) dense,
+ * O(log P) sparse. */
 bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		     struct rt_mesh_link *l);
+/* The same on one rail (-1: its lowest). */
+bool rt_mesh_link_of_rail(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
+			  struct rt_mesh_link *l);
 /* After judging: a bad link that no bad node at either end explains. */
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
 /* After judging, whether the pair of ranks a and b is bad: its RT_LINK_*
@@ -243,6 +288,10 @@ bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link 
  * The one question the blame pass asks of a pair (a pair of several rails
  * is bad when any rail is). */
 int rt_mesh_pair_bad(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* The pair's link that rt_mesh_pair_bad judges by: its first bad rail's,
+ * else its first tested rail's; false when no rail of it was tested. */
+bool rt_mesh_pair_worst(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			struct rt_mesh_link *l);
 /* After judging: an ok host, still there and not named bad: one the
  * blame pass may pair a suspect with if no bad link of it is left
  * unexplained (meshblame.h). */

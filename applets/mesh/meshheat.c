@@ -25,41 +25,61 @@ static uint32_t mix(uint32_t from, uint32_t to, double t)
 
 uint32_t rt_mesh_heat_colour(const struct rt_mesh_agg *g, uint32_t i, uint32_t j)
 {
+	return rt_mesh_heat_colour_rail(g, i, j, -1);
+}
+
+uint32_t rt_mesh_heat_colour_rail(const struct rt_mesh_agg *g, uint32_t i, uint32_t j,
+				  int rail)
+{
 	struct rt_mesh_link l;
-	double t;
+	double t, median;
 
 	if (i == j)
 		return WHITE;
-	if (!rt_mesh_link_of(g, i, j, &l) || l.why & RT_LINK_ABSENT)
+	if (!rt_mesh_link_of_rail(g, i, j, rail, &l) || l.why & RT_LINK_ABSENT)
 		return GREY;
 	if (l.why & RT_LINK_FAILED)
 		return BLACK;
 	if (l.why)
 		return RED;
-	if (!(l.r.flags & RT_MESH_HAS_RTT) || g->median_rtt_us <= 0)
+	median = g->rail_stat[l.r.rail].median_rtt_us;
+	if (!(l.r.flags & RT_MESH_HAS_RTT) || median <= 0)
 		return GREEN;
-	t = (double)l.r.rtt_p50_ns / 1e3 / g->median_rtt_us - 1.0;
+	t = (double)l.r.rtt_p50_ns / 1e3 / median - 1.0;
 	return mix(GREEN, YELLOW, t < 0 ? 0 : t > 1 ? 1 : t);
 }
 
 struct heat {
 	const struct rt_mesh_agg *g;
-	uint32_t cell;
+	uint32_t cell, side;       /* a square's pixels, a matrix's */
+	uint8_t rails[RT_MESH_RAILS_MAX]; /* the tested rails, one matrix each */
+	uint32_t nrails;
 };
 
 static uint32_t pixel(const void *ctx, uint32_t x, uint32_t y)
 {
 	const struct heat *h = ctx;
+	uint32_t block = x / (h->side + RT_HEAT_GAP), in = x % (h->side + RT_HEAT_GAP);
 
-	return rt_mesh_heat_colour(h->g, y / h->cell, x / h->cell);
+	if (in >= h->side)
+		return WHITE;
+	return rt_mesh_heat_colour_rail(h->g, y / h->cell, in / h->cell,
+					h->nrails ? h->rails[block] : -1);
 }
 
 int rt_mesh_heatmap(FILE *f, const struct rt_mesh_agg *g, struct rt_error *err)
 {
 	struct heat h = { .g = g, .cell = g->n && g->n < RT_HEAT_SIDE ? RT_HEAT_SIDE / g->n : 1 };
+	uint32_t blocks;
 
 	if (!g->n || g->n > RT_MESH_MATRIX_MAX)
 		return rt_fail(err, RT_EXIT_USAGE, "heatmap: %u ranks, it draws 1 to %u",
 			       g->n, RT_MESH_MATRIX_MAX);
-	return rt_png_write(f, g->n * h.cell, g->n * h.cell, pixel, &h, err);
+	h.side = g->n * h.cell;
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		if (g->rail_mask >> r & 1u)
+			h.rails[h.nrails++] = (uint8_t)r;
+	blocks = h.nrails > 1 ? h.nrails : 1;
+	return rt_png_write(f, blocks * h.side + (blocks - 1) * RT_HEAT_GAP, h.side, pixel, &h,
+			    err);
 }

@@ -8,7 +8,11 @@
  *   grey             not tested (an absent end, or not in the schedule)
  *   white            the diagonal
  * Squares of 512/n pixels (at least 1), so up to RT_MESH_MATRIX_MAX ranks;
- * above that exit 2 (the document's pairs have every figure). */
+ * above that exit 2 (the document's pairs have every figure).
+ * Rails, rail-major: one matrix per tested rail, side by side in rail
+ * order with RT_HEAT_GAP white columns between them, each shaded against
+ * its own rail's median (one rail, or none: one matrix, as before rails).
+ * Memory: one row (png.h), whatever the rails. */
 #ifndef RDMATEST_MESHHEAT_H
 #define RDMATEST_MESHHEAT_H
 
@@ -17,9 +21,13 @@
 #include "mesh/meshagg.h"
 
 #define RT_HEAT_SIDE 512u
+#define RT_HEAT_GAP 8u
 
 int rt_mesh_heatmap(FILE *f, const struct rt_mesh_agg *g, struct rt_error *err);
-/* The colour of the pair (i, j), 0xRRGGBB, as drawn. */
+/* The colour of the pair (i, j), 0xRRGGBB, as drawn: on its lowest rail
+ * tested, or on `rail` (-1: the lowest). */
 uint32_t rt_mesh_heat_colour(const struct rt_mesh_agg *g, uint32_t i, uint32_t j);
+uint32_t rt_mesh_heat_colour_rail(const struct rt_mesh_agg *g, uint32_t i, uint32_t j,
+				  int rail);
 
 #endif

@@ -22,6 +22,30 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 }
 
 static void result_members(struct rt_json *j, const struct rt_mesh_result *r);
+/* A rail's fields, in a line or in the document's hellos. */
+void rt_mesh_rail_fields(struct rt_json *j, const struct rt_mesh_rail *r)
+{
+	rt_json_kv_uint(j, "rail", r->rail);
+	rt_json_kv_string(j, "dev", r->dev);
+	rt_json_kv_uint(j, "port", r->port);
+	rt_json_kv_uint(j, "gid_index", r->gid_index);
+	rt_json_kv_string(j, "addr", r->addr);
+	rt_json_kv_string(j, "link_layer", rt_rail_link_name(r->link));
+	rt_json_kv_string(j, "state", rt_rail_state_name(r->state));
+	rt_json_kv_uint(j, "lanes", r->lanes);
+	rt_json_kv_uint(j, "mtu", r->mtu);
+	rt_json_kv_uint(j, "speed_mbps", r->speed_mbps);
+	rt_json_kv_uint(j, "payload_mbps", r->payload_mbps);
+}
+
+void rt_mesh_line_rail(struct rt_json *j, uint32_t rank, const struct rt_mesh_rail *r)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_string(j, "mesh", "rail");
+	rt_json_kv_uint(j, "rank", rank);
+	rt_mesh_rail_fields(j, r);
+	rt_json_object_end(j);
+}
 
 void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r)
 {
@@ -58,6 +82,9 @@ static void result_members(struct rt_json *j, const struct rt_mesh_result *r)
 {
 	rt_json_kv_uint(j, "a", r->a);
 	rt_json_kv_uint(j, "b", r->b);
+	rt_json_kv_uint(j, "rail", r->rail);
+	if (r->rail_b != r->rail)
+		rt_json_kv_uint(j, "rail_b", r->rail_b);
 	rt_json_kv_string(j, "status", rt_mesh_status_name(r->status));
 	if (r->status == RT_MESH_OK)
 		rt_json_kv_uint(j, "connect_ns", r->connect_ns);
@@ -73,7 +100,7 @@ static void result_members(struct rt_json *j, const struct rt_mesh_result *r)
 
 /* ---- the line reader: one flat object of strings and integers ---- */
 
-#define KV_MAX 12
+#define KV_MAX 16
 
 struct kv {
 	const char *key, *val;
@@ -222,6 +249,79 @@ static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 	return rt_mesh_host_valid(m->u.hello.host) ? 0 : -1;
 }
 
+static bool get_str(const struct kv *kv, size_t n, const char *key, char *out, size_t len)
+{
+	const struct kv *e = find(kv, n, key);
+
+	if (!e || !e->str || e->vlen >= len)
+		return false;
+	memcpy(out, e->val, e->vlen);
+	out[e->vlen] = '\0';
+	return true;
+}
+
+/* A name among names[0..count) into *v. */
+static bool get_name(const struct kv *kv, size_t n, const char *key,
+		     const char *(*name)(unsigned), unsigned count, uint8_t *v)
+{
+	const struct kv *e = find(kv, n, key);
+
+	for (unsigned i = 0; i < count; i++)
+		if (is(e, name(i))) {
+			*v = (uint8_t)i;
+			return true;
+		}
+	return false;
+}
+
+static bool get_small(const struct kv *kv, size_t n, const char *key, uint32_t max,
+		      uint32_t *v)
+{
+	return get_u32(kv, n, key, v) && *v <= max;
+}
+
+/* A rail line; its values are checked as a hello's rail (meshwire.h). */
+static int parse_rail(const struct kv *kv, size_t n, struct rt_meshmsg *m)
+{
+	struct rt_mesh_rail *r = &m->u.hello.rails[0];
+	uint32_t rail, port, gid, lanes, mtu;
+
+	m->type = RT_MESH_LINE_RAIL;
+	if (n != 13 || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	    !get_small(kv, n, "rail", 255, &rail) || !get_small(kv, n, "port", 255, &port) ||
+	    !get_small(kv, n, "gid_index", 65535, &gid) || !get_small(kv, n, "lanes", 255, &lanes) ||
+	    !get_small(kv, n, "mtu", 65535, &mtu) || !get_u32(kv, n, "speed_mbps", &r->speed_mbps) ||
+	    !get_u32(kv, n, "payload_mbps", &r->payload_mbps) ||
+	    !get_str(kv, n, "dev", r->dev, sizeof(r->dev)) ||
+	    !get_str(kv, n, "addr", r->addr, sizeof(r->addr)) ||
+	    !get_name(kv, n, "link_layer", rt_rail_link_name, RT_RAIL_ETHERNET + 1, &r->link) ||
+	    !get_name(kv, n, "state", rt_rail_state_name, RT_RAIL_ACTIVE_DEFER + 1, &r->state))
+		return -1;
+	r->rail = (uint8_t)rail;
+	r->port = (uint8_t)port;
+	r->gid_index = (uint16_t)gid;
+	r->lanes = (uint8_t)lanes;
+	r->mtu = (uint16_t)mtu;
+	return 0;
+}
+
+/* A rail line's values, as a one-rail hello of the binary decoder: the
+ * address must also read back as written. */
+static int check_rail(struct rt_meshmsg *m, struct rt_error *err)
+{
+	struct rt_meshmsg h = {.type = RT_MESHMSG_HELLO,
+		.u.hello = {.rank = 0, .size = 1, .host = "x", .nrails = 1}};
+	uint8_t buf[RT_MESHMSG_MAX];
+
+	h.u.hello.rails[0] = m->u.hello.rails[0];
+	if (rt_meshmsg_decode(buf, rt_meshmsg_encode(&h, buf), 0, &h, err))
+		return -1;
+	if (strcmp(h.u.hello.rails[0].addr, m->u.hello.rails[0].addr))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh rail: address '%s' is not numeric as "
+			       "written (%s)", m->u.hello.rails[0].addr, h.u.hello.rails[0].addr);
+	return 1;
+}
+
 static int parse_status(const struct kv *e, uint8_t *status)
 {
 	for (unsigned s = 0; s <= RT_MESH_STATUS_MAX; s++)
@@ -235,11 +335,17 @@ static int parse_status(const struct kv *e, uint8_t *status)
 static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	struct rt_mesh_result *r = &m->u.result;
-	bool c, p50, p99, bw, rev, round = find(kv, n, "round") != NULL;
+	bool c, p50, p99, bw, rev, rl, rlb, round = find(kv, n, "round") != NULL;
+	uint64_t rail, rail_b;
 
 	m->type = RT_MESHMSG_RESULT;
 	if (round && !get_u32(kv, n, "round", &r->round))
 		return -1;
+	if (!get_num(kv, n, "rail", &rail, &rl) || !get_num(kv, n, "rail_b", &rail_b, &rlb) ||
+	    rail >= RT_MESH_RAILS_MAX || rail_b >= RT_MESH_RAILS_MAX || (rlb && !rl))
+		return -1;
+	r->rail = (uint8_t)rail;
+	r->rail_b = (uint8_t)(rlb ? rail_b : rail);
 	if (!get_u32(kv, n, "a", &r->a) || !get_u32(kv, n, "b", &r->b) ||
 	    parse_status(find(kv, n, "status"), &r->status) ||
 	    !get_num(kv, n, "connect_ns", &r->connect_ns, &c) ||
@@ -251,7 +357,7 @@ static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 		return -1;
 	r->flags = (uint8_t)((p50 ? RT_MESH_HAS_RTT : 0) | (bw ? RT_MESH_HAS_BW : 0));
 	/* every key known: the four required ones and the figures given */
-	return n == 4u + c + p50 + p99 + bw + rev + round ? 0 : -1;
+	return n == 4u + c + p50 + p99 + bw + rev + round + rl + rlb ? 0 : -1;
 }
 
 int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
@@ -272,9 +378,12 @@ int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
 		return rt_fail(err, RT_EXIT_FAIL, "not one flat JSON object of known keys with string and integer values");
 	kind = find(kv, n, "mesh");
 	rc = is(kind, "hello") ? parse_hello(kv, n, m) :
-	     is(kind, "result") ? parse_result(kv, n, m) : -1;
+	     is(kind, "result") ? parse_result(kv, n, m) :
+	     is(kind, "rail") ? parse_rail(kv, n, m) : -1;
 	if (rc)
-		return rt_fail(err, RT_EXIT_FAIL, "not a mesh hello or result line (a key missing, unknown or out of range)");
+		return rt_fail(err, RT_EXIT_FAIL, "not a mesh hello, rail or result line (a key missing, unknown or out of range)");
+	if (m->type == RT_MESH_LINE_RAIL)
+		return check_rail(m, err);
 	/* the binary decoder holds the one set of value checks */
 	return rt_meshmsg_decode(buf, rt_meshmsg_encode(m, buf), 0, m, err) ? -1 : 1;
 }
@@ -346,6 +455,8 @@ static int report_line(struct rt_mesh_agg *g, const char *line, size_t len,
 	if (rc <= 0)
 		return rc;
 	return m.type == RT_MESHMSG_HELLO ? rt_mesh_agg_hello(g, &m.u.hello, err) :
+	       m.type == RT_MESH_LINE_RAIL ? rt_mesh_agg_rail(g, m.u.hello.rank,
+							      &m.u.hello.rails[0], err) :
 	       rt_mesh_agg_add(g, &m.u.result, err);
 }
 
@@ -408,6 +519,15 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_kv_uint(j, "bad", nd->bad);
 		rt_json_kv_double(j, "payload_gbps",
 				  nd->payload_mbps ? nd->payload_mbps / 1000.0 : NAN);
+		rt_json_key(j, "rails"); /* its hello's */
+		rt_json_array_begin(j);
+		for (unsigned k = 0; k < nd->nrails; k++) {
+			rt_json_object_begin(j);
+			rt_mesh_rail_fields(j, &nd->rails[k]);
+			rt_json_kv_double(j, "speed_gbps", nd->rails[k].speed_mbps / 1e3);
+			rt_json_object_end(j);
+		}
+		rt_json_array_end(j);
 		rt_json_object_end(j);
 	}
 	rt_json_array_end(j);
@@ -436,8 +556,11 @@ static void drain(struct rt_json *j, FILE *out)
 		rt_json_flush(j, out);
 }
 
-static void doc_pair(struct rt_json *j, const struct rt_mesh_link *l)
+static void doc_pair(struct rt_json *j, const struct rt_mesh_agg *g,
+		     const struct rt_mesh_link *l)
 {
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, l->r.a, l->r.rail);
+	const struct rt_mesh_rail *y = rt_mesh_rail_of(g, l->r.b, l->r.rail_b);
 	bool ok = l->r.status == RT_MESH_OK;
 
 	rt_json_object_begin(j);
@@ -456,6 +579,14 @@ static void doc_pair(struct rt_json *j, const struct rt_mesh_link *l)
 	rt_json_kv_string(j, "verdict", l->why == RT_LINK_ABSENT ? "absent" :
 			  l->why ? "bad" : "ok");
 	doc_why(j, l->why);
+	/* last, so that the keys before rails keep their places */
+	rt_json_kv_uint(j, "rail", l->r.rail);
+	if (l->r.rail_b != l->r.rail)
+		rt_json_kv_uint(j, "rail_b", l->r.rail_b);
+	if (x && y) {
+		rt_json_kv_string(j, "dev_a", x->dev);
+		rt_json_kv_string(j, "dev_b", y->dev);
+	}
 	rt_json_object_end(j);
 }
 
@@ -468,7 +599,7 @@ static void doc_pairs(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 	rt_json_array_begin(j);
 	rt_mesh_links(g, &it);
 	while (rt_mesh_link_next(&it, &l)) {
-		doc_pair(j, &l);
+		doc_pair(j, g, &l);
 		drain(j, out);
 	}
 	rt_json_array_end(j);
@@ -578,7 +709,9 @@ static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *o
 			rt_json_kv_string(j, "metric", k ? "gbps" : "rtt_us");
 			rt_json_kv_double(j, "value", k ? rt_mesh_gbps(&l.r) :
 					  (double)l.r.rtt_p50_ns / 1e3);
-			rt_json_kv_double(j, "median", k ? g->median_gbps : g->median_rtt_us);
+			rt_json_kv_uint(j, "rail", l.r.rail);
+			rt_json_kv_double(j, "median", k ? g->rail_stat[l.r.rail].median_gbps :
+					  g->rail_stat[l.r.rail].median_rtt_us);
 			rt_json_object_end(j);
 		}
 		drain(j, out);
@@ -590,7 +723,7 @@ static void doc_pairing(struct rt_json *j, const struct rt_mesh_agg *g, uint32_t
 			uint32_t partner)
 {
 	struct rt_mesh_link l;
-	bool tested = rt_mesh_link_of(g, end, partner, &l);
+	bool tested = rt_mesh_pair_worst(g, end, partner, &l);
 
 	rt_json_object_begin(j);
 	rt_json_kv_uint(j, "partner", partner);
@@ -627,7 +760,7 @@ static void doc_blame(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 	rt_json_array_begin(j);
 	for (uint32_t i = 0; i < b->nre; i++)
 		if (b->re[i].state == RT_RETEST_FLAKY)
-			doc_pair(j, &b->re[i].first);
+			doc_pair(j, g, &b->re[i].first);
 	rt_json_array_end(j);
 	rt_json_key(j, "hosts");
 	rt_json_array_begin(j);
@@ -695,6 +828,71 @@ static void doc_budget(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_object_end(j);
 }
 
+/* Each tested rail's links and medians. */
+static void doc_rails(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "rails");
+	rt_json_array_begin(j);
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++) {
+		const struct rt_mesh_rail_stat *st = &g->rail_stat[r];
+
+		if (!(g->rail_mask >> r & 1u))
+			continue;
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "rail", r);
+		rt_json_kv_uint(j, "links", st->links);
+		rt_json_kv_uint(j, "bad_links", st->bad_links);
+		rt_json_kv_double(j, "median_rtt_us", st->median_rtt_us > 0 ? st->median_rtt_us : NAN);
+		rt_json_kv_double(j, "median_gbps", st->median_gbps > 0 ? st->median_gbps : NAN);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+/* The hosts' bad rails (meshagg.h) and the hosts of another rail count. */
+static void doc_bad_rails(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	char why[64];
+
+	rt_json_key(j, "bad_rails");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		for (unsigned k = 0; nd->present && k < nd->nrails; k++) {
+			const struct rt_mesh_rail *r = &nd->rails[k];
+
+			if (r->state == RT_RAIL_ACTIVE && !(nd->rail_bad >> r->rail & 1u))
+				continue;
+			if (r->state != RT_RAIL_ACTIVE)
+				snprintf(why, sizeof(why), "port %u %s", r->port,
+					 rt_rail_state_name(r->state));
+			else
+				snprintf(why, sizeof(why), "its links are bad");
+			rt_json_object_begin(j);
+			rt_json_kv_uint(j, "rank", i);
+			rt_json_kv_string(j, "host", nd->host);
+			rt_json_kv_uint(j, "rail", r->rail);
+			rt_json_kv_string(j, "dev", r->dev);
+			rt_json_kv_string(j, "reason", why);
+			rt_json_object_end(j);
+		}
+	}
+	rt_json_array_end(j);
+	rt_json_kv_uint(j, "rails_expected", g->rails_expected);
+	rt_json_key(j, "rail_count_mismatch");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->n && g->rail_mismatch; i++)
+		if (g->nodes[i].present && g->nodes[i].nrails != g->rails_expected) {
+			rt_json_object_begin(j);
+			rt_json_kv_uint(j, "rank", i);
+			rt_json_kv_string(j, "host", g->nodes[i].host);
+			rt_json_kv_uint(j, "rails", g->nodes[i].nrails);
+			rt_json_object_end(j);
+		}
+	rt_json_array_end(j);
+}
+
 void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 		      const struct rt_mesh_limits *lim, FILE *out)
 {
@@ -718,7 +916,9 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 		}
 		rt_json_object_end(j);
 	}
+	doc_rails(j, g);
 	doc_lists(j, g, out);
+	doc_bad_rails(j, g);
 	doc_refused(j, g);
 	doc_outliers(j, g, out);
 	doc_blame(j, g, out);

@@ -4,11 +4,16 @@
  * rank prints its own results and the launcher collects them (srun
  * --output, pdsh, kubectl logs).
  *   {"mesh":"hello","rank":R,"size":N,"host":"H"}
- *   {"mesh":"result","a":A,"b":B,"status":"ok","connect_ns":C,
+ *   {"mesh":"rail","rank":R,"rail":0,"dev":"mlx5_0","port":1,
+ *    "gid_index":3,"addr":"10.0.0.7","link_layer":"Ethernet",
+ *    "state":"ACTIVE","lanes":4,"mtu":4096,"speed_mbps":400000,
+ *    "payload_mbps":392149}   (one a rail, after its rank's hello)
+ *   {"mesh":"result","a":A,"b":B,"rail":0,"status":"ok","connect_ns":C,
  *    "rtt_p50_ns":P,"rtt_p99_ns":Q,"mbps":M,"mbps_rev":R,"round":N}
  *   (figures only when measured; mbps a to b and mbps_rev b to a, both
- *   or neither; round only above 0: a pair's result of the latest round
- *   wins, so a re-test replaces the first pass's in any order)
+ *   or neither; "rail" optional, 0 without it; "rail_b" only where b's
+ *   rail is not a's; round only above 0: a pair's result of the latest
+ *   round wins, so a re-test replaces the first pass's in any order)
  *   rank 0's blame pass's evidence (meshblame.h):
  *   {"mesh":"flaky","a":A,"b":B,"status":...,"why":W} a link bad in the
  *    first pass (its figures as a result's, W its RT_LINK_* reasons)
@@ -38,14 +43,20 @@
  * either way. */
 #define RT_MESH_MATRIX_MAX 1024u
 
-/* One line (no newline) for a hello or a result. */
+/* One line (no newline) for a hello, one of its rails or a result. */
 void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h);
+void rt_mesh_line_rail(struct rt_json *j, uint32_t rank, const struct rt_mesh_rail *r);
+/* A rail's keys, into an open object. */
+void rt_mesh_rail_fields(struct rt_json *j, const struct rt_mesh_rail *r);
 void rt_mesh_line_result(struct rt_json *j, const struct rt_mesh_result *r);
 /* Rank 0's evidence lines of the blame pass. */
 void rt_mesh_line_flaky(struct rt_json *j, const struct rt_mesh_link *first);
 void rt_mesh_line_blame(struct rt_json *j, const struct rt_mesh_blame_end *e);
-/* Parses one line into m (a hello or a result). 1: parsed, 0: no '{' on
- * the line (skipped), -1: malformed (exit 1, message in err). */
+/* Parses one line into m (a hello or a result; a rail line is a
+ * RT_MESH_LINE_RAIL: its rank in u.hello.rank, the rail in
+ * u.hello.rails[0]). 1: parsed, 0: no '{' on the line (skipped), -1:
+ * malformed (exit 1, message in err). */
+#define RT_MESH_LINE_RAIL 0x80
 int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
 		       struct rt_error *err);
 /* Every line of f into g; errors name the line number. */

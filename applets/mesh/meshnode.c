@@ -36,26 +36,37 @@ static void put_line(FILE *f, const struct rt_meshmsg *m)
 		rt_mesh_line_result(&j, &m->u.result);
 	rt_json_finish(&j);
 	fprintf(f, "%s\n", rt_json_text(&j));
-	fflush(f);
 	rt_json_free(&j);
+	for (unsigned i = 0; m->type == RT_MESHMSG_HELLO && i < m->u.hello.nrails; i++) {
+		rt_json_init(&j);
+		rt_mesh_line_rail(&j, m->u.hello.rank, &m->u.hello.rails[i]);
+		rt_json_finish(&j);
+		fprintf(f, "%s\n", rt_json_text(&j));
+		rt_json_free(&j);
+	}
+	fflush(f);
 }
 
-/* The plan's test, and this rank's result line as rt_mesh_follow will
- * send it (the pair as assigned). */
+/* The plan's test, and this rank's result lines as rt_mesh_follow will
+ * send them (the pair and rails as assigned). */
 static void test_and_tell(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 			  struct rt_mesh_result *r)
 {
 	const struct rt_mesh_plan *p = ctx;
-	struct rt_meshmsg m = { .type = RT_MESHMSG_RESULT };
 
 	p->fn(p->ctx, a, self, r);
 	if (!p->lines || a->role != RT_MESH_CONNECT)
 		return;
-	m.u.result = *r;
-	m.u.result.round = a->round;
-	m.u.result.a = a->peer;
-	m.u.result.b = self;
-	put_line(p->lines, &m);
+	for (unsigned i = 0; i < (a->nrails ? a->nrails : 1u); i++) {
+		struct rt_meshmsg m = { .type = RT_MESHMSG_RESULT, .u.result = r[i] };
+
+		m.u.result.round = a->round;
+		m.u.result.a = a->peer;
+		m.u.result.b = self;
+		m.u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
+		m.u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
+		put_line(p->lines, &m);
+	}
 }
 
 static int hello_host(const struct rt_mesh_plan *p, const struct rt_oob *o, char *host,
@@ -107,6 +118,9 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 			     RT_MESH_HOST_LEN - 1);
 	if (!rc && p->payload_of)
 		h->payload_mbps = p->payload_of(h->host);
+	h->nrails = (uint8_t)(p->nrails < RT_MESH_RAILS_MAX ? p->nrails : RT_MESH_RAILS_MAX);
+	if (h->nrails)
+		memcpy(h->rails, p->rails, h->nrails * sizeof(h->rails[0]));
 	if (!rc)
 		rc = rt_meshmsg_write(&o, &m, err);
 	if (!rc && p->lines)
@@ -275,7 +289,8 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	rt_error_phase(err, "listen");
 	rc = rt_mesh_fd_limit(p->size, err) ||
 	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
-	     rt_mesh_agg_init(g, p->size, 0, err) || rt_mesh_plan_fits(&s, g, err) ||
+	     rt_mesh_agg_init(g, p->size, 0, err) || (g->rails = p->nrails, 0) ||
+	     rt_mesh_plan_fits(&s, g, err) ||
 	     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
 	if (!rc) {
 		own = start_own_rank(p, lis.lfd);

@@ -45,6 +45,10 @@ struct rt_mesh_plan {
 	uint32_t (*payload_of)(const char *host);
 	bool no_blame;        /* rank 0: no blame pass (meshblame.h) */
 	long long budget_ms;  /* rank 0: a budget schedule's budget; 0: none */
+	/* this rank's rails to test (meshrails.h), in its hello; none: its
+	 * host is tested, as before rails */
+	const struct rt_mesh_rail *rails;
+	unsigned nrails;
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

@@ -34,6 +34,36 @@ static void hosts(struct rt_prom *p, const struct rt_mesh_agg *g)
 			    "rdmatest_mesh_host_not_ok", unlisted);
 }
 
+/* One series a tested rail (at most RT_MESH_RAILS_MAX): its links, its
+ * bad links and its RTT median; and the rails of hosts that are bad. */
+static void rails(struct rt_prom *p, const struct rt_mesh_agg *g)
+{
+	static const char *const names[] = { "rdmatest_mesh_rail_links",
+		"rdmatest_mesh_rail_bad_links", "rdmatest_mesh_rail_rtt_median_seconds" };
+	static const char *const help[] = { "links tested on the rail",
+		"bad links on the rail that no bad host or bad rail explains",
+		"the median of the rail's links' RTT medians (0: nothing measured)" };
+
+	for (int k = 0; k < 3; k++) {
+		rt_prom_gauge(p, names[k], help[k]);
+		for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++) {
+			const struct rt_mesh_rail_stat *st = &g->rail_stat[r];
+			char rail[8];
+
+			if (!(g->rail_mask >> r & 1u))
+				continue;
+			snprintf(rail, sizeof(rail), "%u", r);
+			rt_prom_sample(p, (const char *const[]){ "rail", rail, NULL },
+				       k == 0 ? st->links : k == 1 ? st->bad_links :
+				       st->median_rtt_us / 1e6);
+		}
+	}
+	rt_prom_gauge_value(p, "rdmatest_mesh_bad_rails", "rails of hosts not usable (not "
+			    "ACTIVE) or bad while the host's other rails passed", g->bad_rails);
+	rt_prom_gauge_value(p, "rdmatest_mesh_rail_count_mismatch_hosts",
+			    "hosts whose rail count is not the one most hosts have", g->rail_mismatch);
+}
+
 void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 {
 	rt_prom_gauge_value(p, "rdmatest_mesh_ready", "1 when the mesh run was READY", g->ready);
@@ -58,6 +88,7 @@ void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 			    "the median of the links' bandwidth in "
 			    "Gbit/s, the slower direction (0: not measured)", g->median_gbps);
 	hosts(p, g);
+	rails(p, g);
 	rt_prom_gauge_value(p, "rdmatest_mesh_last_run_timestamp_seconds",
 			    "when the mesh verdict was written (Unix time)", (double)now);
 }

@@ -17,7 +17,7 @@
 /* What has come of one pair's RESULT: a rank that sends it a byte at a
  * time must not hold rank 0 in a read past the round's deadline. */
 struct inbox {
-	uint8_t buf[RT_MESHMSG_MAX];
+	uint8_t buf[RT_MESHMSG_SMALL]; /* a RESULT; a HELLO's rails never fit */
 	uint8_t got, need; /* need: the header's length until it is whole */
 };
 
@@ -27,6 +27,7 @@ struct round {
 	const struct rt_pair *pairs; /* a listens, b connects */
 	uint32_t *pair_of;           /* per rank: its pair's index, NONE */
 	uint8_t *done;               /* per pair */
+	uint8_t *want, *got;         /* per pair: RESULTs to come (one a rail), come */
 	struct inbox *in;            /* per pair */
 	uint32_t left;               /* pairs without a result */
 };
@@ -45,17 +46,76 @@ static void lose(struct rt_mesh_coord *c, uint32_t rank)
 	c->lost++;
 }
 
-/* A result that rank 0 gives itself: the pair was not (fully) tried. */
+/* The rails pair (a, b) tests into out (rail numbers, increasing):
+ * every rail both hellos list ACTIVE. -1 when either lists none: their
+ * hosts are tested, as before rails. */
+static int pair_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint8_t *out)
+{
+	const struct rt_mesh_node *x = &g->nodes[a], *y = &g->nodes[b];
+	int k = 0;
+
+	if (!x->nrails || !y->nrails)
+		return -1;
+	for (unsigned i = 0, j = 0; i < x->nrails && j < y->nrails;) {
+		if (x->rails[i].rail != y->rails[j].rail) {
+			x->rails[i].rail < y->rails[j].rail ? i++ : j++;
+			continue;
+		}
+		if (x->rails[i].state == RT_RAIL_ACTIVE && y->rails[j].state == RT_RAIL_ACTIVE)
+			out[k++] = x->rails[i].rail;
+		i++, j++;
+	}
+	return k;
+}
+
+/* The address of rank's rail `rail` (which its hello lists). */
+static const char *rail_addr(const struct rt_mesh_agg *g, uint32_t rank, uint8_t rail)
+{
+	const struct rt_mesh_node *nd = &g->nodes[rank];
+
+	for (unsigned i = 0; i < nd->nrails; i++)
+		if (nd->rails[i].rail == rail)
+			return nd->rails[i].addr;
+	return "";
+}
+
+/* Results that rank 0 gives itself, one a rail still to come: the pair
+ * was not (fully) tried. */
 static int settle(struct rt_mesh_coord *c, struct round *rd, uint32_t i,
 		  uint8_t status, struct rt_error *err)
 {
 	const struct rt_pair *p = &rd->pairs[i];
-	struct rt_mesh_result res = {.round = rd->r, .a = p->a, .b = p->b,
-				     .status = status};
+	uint8_t rails[RT_MESH_RAILS_MAX];
+	int k = pair_rails(c->g, p->a, p->b, rails);
 
 	rd->done[i] = 1;
 	rd->left--;
-	return rt_mesh_agg_add(c->g, &res, err);
+	for (int r = k < 0 ? 0 : rd->got[i]; r < (k < 0 ? 1 : k); r++) {
+		struct rt_mesh_result res = {.round = rd->r, .a = p->a, .b = p->b,
+					     .status = status};
+
+		if (k > 0)
+			res.rail = res.rail_b = rails[r];
+		if (rt_mesh_agg_add(c->g, &res, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* The rails of rank's assignment: its own rail and the partner's, and
+ * the partner's address on it. */
+static void assign_rails(const struct rt_mesh_coord *c, struct rt_mesh_assign *a,
+			 uint32_t rank)
+{
+	uint8_t rails[RT_MESH_RAILS_MAX];
+	int k = pair_rails(c->g, rank, a->peer, rails);
+
+	a->nrails = (uint8_t)(k < 0 ? 0 : k);
+	for (int r = 0; r < k; r++) {
+		a->rails[r].rail = a->rails[r].rail_b = rails[r];
+		rt_strlcpy(a->rails[r].addr, rail_addr(c->g, a->peer, rails[r]),
+			   sizeof(a->rails[r].addr));
+	}
 }
 
 static uint8_t role_of(const struct round *rd, uint32_t rank, uint32_t *peer)
@@ -78,7 +138,15 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 	for (uint32_t i = 0; i < rd->k; i++) {
 		const struct rt_pair *p = &rd->pairs[i];
 		bool gone = !c->g->nodes[p->a].present || !c->g->nodes[p->b].present;
+		uint8_t rails[RT_MESH_RAILS_MAX];
+		int k = gone ? -1 : pair_rails(c->g, p->a, p->b, rails);
 
+		rd->want[i] = (uint8_t)(k < 0 ? 1 : k);
+		if (!k) { /* no rail of theirs to test: bad rails, judged from the hellos */
+			rd->done[i] = 1;
+			rd->left--;
+			continue;
+		}
 		if ((gone || !alive(c, p->a) || !alive(c, p->b)) &&
 		    settle(c, rd, i, gone ? RT_MESH_ABSENT : RT_MESH_FAILED, err))
 			return -1;
@@ -97,6 +165,7 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 		if (a->role != RT_MESH_REST) {
 			a->port = c->g->nodes[a->peer].port;
 			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
+			assign_rails(c, a, rank);
 		}
 		if (!rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
 			continue;
@@ -132,22 +201,27 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
 		if (in->need > RT_MESHMSG_HDR)
 			return rt_meshmsg_decode(in->buf, in->got, c->s->n, m, &e) ? -1 : 1;
 		plen = rt_meshmsg_header(in->buf, &type, &e);
-		if (plen < 0)
+		if (plen < 0 || type != RT_MESHMSG_RESULT)
 			return -1;
 		in->need = (uint8_t)(RT_MESHMSG_HDR + (unsigned)plen);
 	}
 }
 
 /* Something came from rank (or it closed): only the connecting side of a
- * pending pair may speak, with its pair's RESULT of this round. */
+ * pending pair may speak, with its pair's RESULTs of this round, one a
+ * rail in the assignment's order. */
 static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		struct rt_error *err)
 {
 	uint32_t i = rd->pair_of[rank];
 	struct rt_meshmsg m;
 	int got = rd->pairs[i].b == rank ? take(c, rank, &rd->in[i], &m) : -1;
+	uint8_t rails[RT_MESH_RAILS_MAX];
+	int k = pair_rails(c->g, rd->pairs[i].a, rank, rails);
 	bool ok = got == 1 && m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
-		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank;
+		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank &&
+		  m.u.result.rail == m.u.result.rail_b &&
+		  m.u.result.rail == (k < 0 ? 0 : rails[rd->got[i]]);
 
 	if (got == 0)
 		return 0;
@@ -156,8 +230,11 @@ static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		/* a listener gone: its partner's test fails and says so */
 		return rd->pairs[i].b == rank ? settle(c, rd, i, RT_MESH_FAILED, err) : 0;
 	}
-	rd->done[i] = 1;
-	rd->left--;
+	rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
+	if (++rd->got[i] == rd->want[i]) {
+		rd->done[i] = 1;
+		rd->left--;
+	}
 	return rt_mesh_agg_add(c->g, &m.u.result, err);
 }
 
@@ -216,7 +293,8 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 		rd->pair_of[i] = NONE;
 	for (uint32_t i = 0; i < rd->k; i++) {
 		rd->pair_of[rd->pairs[i].a] = rd->pair_of[rd->pairs[i].b] = i;
-		rd->done[i] = 0;
+		rd->done[i] = rd->got[i] = 0;
+		rd->want[i] = 1;
 		rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
 	}
 	rd->left = rd->k;
@@ -419,19 +497,33 @@ static uint64_t results_of(const struct rt_sched *s)
 	return n / 2 + blame;
 }
 
+/* The most rails a pair tests: g->rails, or more that a hello lists. */
+static uint32_t rails_of(struct rt_mesh_agg *g)
+{
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->nodes[i].present && g->nodes[i].nrails > g->rails)
+			g->rails = g->nodes[i].nrails;
+	return RT_MAX(g->rails, 1u);
+}
+
 int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		      struct rt_error *err)
 {
-	uint64_t need = results_of(s);
+	uint32_t rails = rails_of(g);
+	uint64_t need = results_of(s) * rails;
 
+	if (rails > 1 && g->dense && !g->nres) { /* one cell a pair: not for rails */
+		free(g->dense);
+		g->dense = NULL;
+	}
 	if (need <= g->max_results) {
 		rt_mesh_agg_plan(g, need);
 		return 0;
 	}
-	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts makes %llu results, more "
-		       "than the %u rank 0 holds: fewer hosts or another schedule",
-		       rt_sched_kind_name(s->kind), s->n, (unsigned long long)need,
-		       g->max_results);
+	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts x %u rails makes %llu "
+		       "results, more than the %u rank 0 holds: fewer hosts or rails (--rails), or "
+		       "--schedule random (--budget)", rt_sched_kind_name(s->kind), s->n, rails,
+		       (unsigned long long)need, g->max_results);
 }
 
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
@@ -440,7 +532,8 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	struct rt_pair *pairs = rt_xmalloc(cap * sizeof(*pairs));
 	struct round rd = {.pairs = pairs,
 			   .pair_of = rt_xmalloc(n * sizeof(*rd.pair_of)),
-			   .done = rt_xmalloc(cap),
+			   .done = rt_xmalloc(cap), .want = rt_xmalloc(cap),
+			   .got = rt_xmalloc(cap),
 			   .in = rt_xmalloc(cap * sizeof(*rd.in))};
 	int rc = 0;
 
@@ -473,6 +566,8 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	free(pairs);
 	free(rd.pair_of);
 	free(rd.done);
+	free(rd.want);
+	free(rd.got);
 	free(rd.in);
 	return rc == RT_INTERRUPTED ? rc : rc ? -1 : 0;
 }
@@ -487,6 +582,36 @@ int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 	       rt_meshmsg_write(conn, &m, err) ? -1 : 0;
 }
 
+/* One assignment's test, and from the connecting side a RESULT a rail
+ * (or one for the host), in the assignment's order. */
+static int tell(struct rt_oob *conn, const struct rt_mesh_assign *a, uint32_t self,
+		rt_mesh_test_fn *fn, void *ctx, struct rt_error *err)
+{
+	struct rt_mesh_result res[RT_MESH_RAILS_MAX];
+	unsigned n = a->nrails ? a->nrails : 1;
+
+	memset(res, 0, sizeof(res));
+	for (unsigned i = 0; i < n; i++)
+		res[i].status = RT_MESH_FAILED;
+	fn(ctx, a, self, res);
+	if (a->role != RT_MESH_CONNECT)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT, .u.result = res[i]};
+
+		/* the pair and rail as assigned, whatever the test wrote: a is
+		 * the partner, b this rank */
+		m.u.result.round = a->round;
+		m.u.result.a = a->peer;
+		m.u.result.b = self;
+		m.u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
+		m.u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
+		if (rt_meshmsg_write(conn, &m, err))
+			return -1;
+	}
+	return 0;
+}
+
 int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
 		   rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
 		   struct rt_error *err)
@@ -495,8 +620,6 @@ int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
 
 	for (;;) {
 		const struct rt_mesh_assign *a = &m.u.assign;
-		struct rt_mesh_result res;
-
 		int rc = rt_meshmsg_read(conn, size, &m, err);
 
 		if (rc)
@@ -510,16 +633,7 @@ int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
 				       "not an assignment", m.type);
 		if (a->role == RT_MESH_REST)
 			continue;
-		res = (struct rt_mesh_result){.status = RT_MESH_FAILED};
-		fn(ctx, a, self, &res);
-		if (a->role != RT_MESH_CONNECT)
-			continue;
-		/* the pair as assigned, whatever the test wrote */
-		res.round = a->round;
-		res.a = a->peer;
-		res.b = self;
-		m = (struct rt_meshmsg){.type = RT_MESHMSG_RESULT, .u.result = res};
-		if (rt_meshmsg_write(conn, &m, err))
+		if (tell(conn, a, self, fn, ctx, err))
 			return -1;
 	}
 }

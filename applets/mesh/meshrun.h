@@ -18,8 +18,13 @@
  *           assigned test through a callback, answer with its RESULT,
  *           return at the VERDICT). A RESULT's a is the listener, b the
  *           connecting side (the figures' directions follow them).
+ * Rails: the ASSIGN names every rail both ranks' hellos list ACTIVE
+ * (rail i against rail i; pair_rails), and the connecting side answers
+ * with one RESULT a rail, in that order; where either hello lists no
+ * rail, one RESULT for the hosts, as before rails. A pair whose hosts
+ * list rails but share no ACTIVE one rests (its rails are bad ones).
  * A rank is lost for the rest of the run when its connection fails or
- * closes, when it sends anything but the RESULT of its pair of this
+ * closes, when it sends anything but the RESULTs of its pair of this
  * round, or when its pair's RESULT has not come within round_ms: its
  * connection is closed and every pair of it from then on fails without
  * being tried (status failed). A rank that never said hello is absent:
@@ -28,7 +33,7 @@
  * a listener whose partner never came may still wait out the last round.
  * A RESULT is read as its bytes come, never waiting inside a read: a
  * rank that sends it piecemeal cannot stretch the round past round_ms.
- * Memory at rank 0: 4 B per rank and 114 B per pair of one round (its
+ * Memory at rank 0: 4 B per rank and 116 B per pair of one round (its
  * RESULT's bytes so far among them), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H
@@ -77,9 +82,10 @@ int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
  * run winding down) and RT_INTERRUPTED returned. */
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err);
 
-/* One assigned test, run by a rank: fills r's status and figures (round,
- * a and b are set by the caller). Returns nothing: a failed test is a
- * result. */
+/* One assigned test, run by a rank: fills the status and figures of r[i]
+ * for each of the assignment's rails (r[0] alone when it names none: the
+ * partner's host); round, a, b and the rails are set by the caller, and
+ * every r[i] starts failed. Returns nothing: a failed test is a result. */
 typedef void rt_mesh_test_fn(void *ctx, const struct rt_mesh_assign *a,
 			     uint32_t self, struct rt_mesh_result *r);
 

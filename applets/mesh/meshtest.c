@@ -21,16 +21,14 @@
  * test starts a little later (the ASSIGNs go out one after the other). */
 #define LISTEN_GRACE_MS 500
 
-struct pair_test {
-	const struct rt_mesh_cm_test *t;
-	bool active;
-	uint64_t deadline;  /* ns */
-	uint64_t seq;       /* the ping in flight (active side) */
+/* One rail's test on the connecting side: one connection's figures. */
+struct rail_run {
+	uint64_t seq;       /* the ping in flight */
 	uint64_t sent_at;
 	unsigned got;       /* echoes timed */
 	struct rt_hist h;
-	/* bandwidth, connecting side: the partner's window, what is posted
-	 * and done; writes first (to the partner), then reads (from it) */
+	/* bandwidth: the partner's window, what is posted and done; writes
+	 * first (to the partner), then reads (from it) */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t posted, written, bw_t0, bw_t1;
@@ -38,10 +36,22 @@ struct pair_test {
 	unsigned inflight;
 };
 
+struct pair_test {
+	const struct rt_mesh_cm_test *t;
+	bool active;
+	uint64_t deadline;  /* ns */
+	unsigned nconn;     /* the pair's connections: one a rail (or its host) */
+	struct rail_run *runs; /* active side: one a rail */
+	unsigned created;   /* connections started (active side) */
+	char *last_error;   /* t's */
+	uint8_t conn_rail[RT_MESH_RAILS_MAX]; /* a connection's rail, by creation order */
+};
+
 struct pair_conn {
 	struct rt_buf *buf; /* slot 0 receives, 1..SLOTS send */
 	struct rt_buf *bw;  /* the chunk to write from and read into, or the
 			     * window written into and read from */
+	struct rail_run *run; /* active side: its rail's */
 };
 
 static int post_msg(struct rt_conn *c, uint64_t v)
@@ -84,10 +94,14 @@ static int setup(struct rt_conn *c)
 				    .recv_depth = 2, .sig_all = true };
 	struct pair_conn *u;
 
-	/* one partner per test: a stray second request is turned away */
-	if (rt_conn_refuse_beyond(c, 1))
+	const struct pair_test *p = rt_conn_applet(c);
+
+	/* one connection a rail: a stray extra request is turned away */
+	if (rt_conn_refuse_beyond(c, p->nconn))
 		return -1;
 	u = rt_conn_priv(c, sizeof(*u));
+	if (p->active)
+		u->run = &p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
 	if (rt_conn_setup_res(c, &spec))
 		return -1;
 	u->buf = rt_res_buf(rt_conn_res(c), MSG * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
@@ -101,13 +115,14 @@ static int setup(struct rt_conn *c)
 /* Keeps RT_MESH_BW_WINDOW writes (or, once they are done, reads) in
  * flight until bw_bytes are posted. Reads all land in the one chunk: the
  * figure is what counts, not the bytes. */
-static int post_rdma(struct rt_conn *c, struct pair_test *p, enum ibv_wr_opcode op)
+static int post_rdma(struct rt_conn *c, const struct pair_test *t, enum ibv_wr_opcode op)
 {
 	struct pair_conn *u = rt_conn_data(c);
+	struct rail_run *p = u->run;
 	uint64_t *posted = op == IBV_WR_RDMA_READ ? &p->rposted : &p->posted;
 
-	while (p->inflight < RT_MESH_BW_WINDOW && *posted < p->t->bw_bytes) {
-		uint64_t left = p->t->bw_bytes - *posted;
+	while (p->inflight < RT_MESH_BW_WINDOW && *posted < t->t->bw_bytes) {
+		uint64_t left = t->t->bw_bytes - *posted;
 		size_t len = left < RT_MESH_BW_CHUNK ? (size_t)left : RT_MESH_BW_CHUNK;
 		uint64_t slot = (*posted / RT_MESH_BW_CHUNK) % RT_MESH_BW_WINDOW;
 
@@ -120,60 +135,64 @@ static int post_rdma(struct rt_conn *c, struct pair_test *p, enum ibv_wr_opcode 
 	return 0;
 }
 
-static int start_bw(struct rt_conn *c, struct pair_test *p)
+static int start_bw(struct rt_conn *c, const struct pair_test *t, struct rail_run *p)
 {
 	if (!p->raddr) /* (an rkey may be 0; an address is not) */
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: the partner offers no bandwidth window "
 				    "(does its --bw match?)", rt_conn_peer(c));
 	p->bw_t0 = rt_now_ns();
-	return post_rdma(c, p, IBV_WR_RDMA_WRITE);
+	return post_rdma(c, t, IBV_WR_RDMA_WRITE);
 }
 
 /* The last write's completion starts the reads: each direction is timed
  * alone, by this side's own clock. */
-static int write_done(struct rt_conn *c, struct pair_test *p, const struct ibv_wc *wc)
+static int write_done(struct rt_conn *c, const struct pair_test *t, struct rail_run *p,
+		      const struct ibv_wc *wc)
 {
 	p->inflight--;
 	p->written += RT_WR_N(wc->wr_id);
-	if (p->written < p->t->bw_bytes)
-		return post_rdma(c, p, IBV_WR_RDMA_WRITE);
+	if (p->written < t->t->bw_bytes)
+		return post_rdma(c, t, IBV_WR_RDMA_WRITE);
 	/* completions come in order: all written means none in flight */
 	p->bw_t1 = p->rd_t0 = rt_now_ns();
-	return post_rdma(c, p, IBV_WR_RDMA_READ);
+	return post_rdma(c, t, IBV_WR_RDMA_READ);
 }
 
-static int read_done(struct rt_conn *c, struct pair_test *p, const struct ibv_wc *wc)
+static int read_done(struct rt_conn *c, const struct pair_test *t, struct rail_run *p,
+		     const struct ibv_wc *wc)
 {
 	p->inflight--;
 	p->read += RT_WR_N(wc->wr_id);
-	if (p->read < p->t->bw_bytes)
-		return post_rdma(c, p, IBV_WR_RDMA_READ);
+	if (p->read < t->t->bw_bytes)
+		return post_rdma(c, t, IBV_WR_RDMA_READ);
 	p->rd_t1 = rt_now_ns();
 	return 0;
 }
 
 static void established(struct rt_conn *c)
 {
-	struct pair_test *p = rt_conn_applet(c);
+	const struct pair_test *t = rt_conn_applet(c);
+	struct pair_conn *u = rt_conn_data(c);
 
-	if (!p->active)
+	if (!t->active)
 		return;
-	p->sent_at = rt_now_ns();
-	post_msg(c, p->seq);
+	u->run->sent_at = rt_now_ns();
+	post_msg(c, u->run->seq);
 }
 
 /* The listener echoes what came; the connecting side checks that its
  * ping came back, times it and sends the next. */
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 {
-	struct pair_test *p = rt_conn_applet(c);
+	const struct pair_test *t = rt_conn_applet(c);
 	struct pair_conn *u = rt_conn_data(c);
+	struct rail_run *p = u->run;
 	uint64_t m[3], v, now = rt_now_ns();
 
 	if (RT_WR_KIND(wc->wr_id) == RT_WR_WRITE)
-		return write_done(c, p, wc);
+		return write_done(c, t, p, wc);
 	if (RT_WR_KIND(wc->wr_id) == RT_WR_READ)
-		return read_done(c, p, wc);
+		return read_done(c, t, p, wc);
 	if (RT_WR_KIND(wc->wr_id) != RT_WR_RECV)
 		return 0;
 	if (wc->byte_len != MSG)
@@ -183,7 +202,7 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 	v = m[0];
 	if (rt_post_recv(rt_conn_res(c), u->buf, 0, MSG, 0, rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
-	if (!p->active)
+	if (!t->active)
 		return post_msg(c, v);
 	if (v != p->seq)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: echo of ping %llu for ping %llu",
@@ -192,17 +211,20 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 	rt_hist_add(&p->h, now - p->sent_at);
 	p->raddr = m[1];
 	p->rkey = (uint32_t)m[2];
-	if (++p->got >= p->t->pings)
-		return p->t->bw_bytes ? start_bw(c, p) : 0;
+	if (++p->got >= t->t->pings)
+		return t->t->bw_bytes ? start_bw(c, t, p) : 0;
 	p->seq++;
 	p->sent_at = rt_now_ns();
 	return post_msg(c, p->seq);
 }
 
-/* The listener's turned-away extra requests do not end its test. */
+/* The listener's turned-away extra requests do not end its test, and a
+ * rail that fails does not end the others'. */
 static bool extra_only(struct rt_conn *c)
 {
-	return rt_conn_beyond(c, 1);
+	const struct pair_test *p = rt_conn_applet(c);
+
+	return p->nconn > 1 || rt_conn_beyond(c, p->nconn);
 }
 
 static const struct rt_cm_hooks hooks = {
@@ -217,36 +239,45 @@ static bool past(const struct pair_test *p)
 	return rt_now_ns() >= p->deadline;
 }
 
+static bool ended(const struct rt_conn *c)
+{
+	return rt_conn_state(c) == RT_CONN_FAILED || rt_conn_state(c) == RT_CONN_DISCONNECTED;
+}
+
+/* Every rail's connection has its figures, or ended. */
 static bool pings_done(const struct rt_cm *cm, const void *arg)
 {
 	const struct pair_test *p = rt_cm_applet(cm);
 	const struct rt_conn *c;
+	unsigned done = 0;
 
 	(void)arg;
-	rt_cm_each(cm, c)
-		if (rt_conn_state(c) == RT_CONN_FAILED || rt_conn_state(c) == RT_CONN_DISCONNECTED)
-			return true;
-	return (p->got >= p->t->pings && p->read >= p->t->bw_bytes) || past(p);
+	rt_cm_each(cm, c) {
+		const struct rail_run *r =
+			&p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
+
+		done += ended(c) || (r->got >= p->t->pings && r->read >= p->t->bw_bytes);
+	}
+	return done >= p->created || past(p);
 }
 
+/* Every rail's partner connection came and ended. */
 static bool partner_gone(const struct rt_cm *cm, const void *arg)
 {
 	const struct pair_test *p = rt_cm_applet(cm);
 	const struct rt_conn *c;
+	unsigned gone = 0;
 
 	(void)arg;
 	rt_cm_each(cm, c)
-		if (!rt_conn_beyond(c, 1) && (rt_conn_state(c) == RT_CONN_FAILED ||
-					      rt_conn_state(c) == RT_CONN_DISCONNECTED))
-			return true;
-	return past(p);
+		gone += !rt_conn_beyond(c, p->nconn) && ended(c);
+	return gone >= p->nconn || past(p);
 }
 
-static uint64_t connect_ns(const struct rt_cm *cm)
+static uint64_t connect_ns(const struct rt_conn *c)
 {
 	static const enum rt_step steps[] = { RT_STEP_RESOLVE_ADDR, RT_STEP_RESOLVE_ROUTE,
 					      RT_STEP_CREATE_QP, RT_STEP_CONNECT };
-	const struct rt_conn *c = rt_cm_next(cm, NULL);
 	uint64_t ns = 0;
 
 	for (size_t i = 0; c && i < ARRAY_SIZE(steps); i++)
@@ -261,46 +292,113 @@ static long long left_ms(const struct pair_test *p)
 	return now >= p->deadline ? 1 : (long long)((p->deadline - now) / 1000000u) + 1;
 }
 
-/* The connecting side: connect, ping, disconnect (best effort: the
- * figures are in by then). */
-static int run_connect(struct rt_cm *cm, struct pair_test *p,
-		       const struct rt_mesh_assign *a, struct rt_error *err)
+/* This rank's address on its rail `rail` (its hello's), or NULL. */
+static const char *own_addr(const struct rt_mesh_cm_test *t, unsigned rail)
 {
-	struct rt_addr_query q = { .node = a->host, .port = a->port, .ps = RDMA_PS_TCP,
-				   .format = RT_FMT_NAME, .what = "the partner's host" };
+	for (unsigned i = 0; i < t->nrails; i++)
+		if (t->rails[i].rail == rail)
+			return t->rails[i].addr;
+	return NULL;
+}
+
+/* The connecting side starts one connection a rail, each from this
+ * rank's address on it to the partner's (or one to the partner's host);
+ * a rail whose start fails is that rail's failure (in why). */
+static void start_rails(struct rt_cm *cm, struct pair_test *p, const struct rt_mesh_assign *a,
+			char (*why)[160])
+{
+	for (unsigned i = 0; i < p->nconn; i++) {
+		struct rt_addr_query q = { .node = a->nrails ? a->rails[i].addr : a->host,
+			.src = a->nrails ? own_addr(p->t, a->rails[i].rail) : NULL,
+			.port = a->port, .ps = RDMA_PS_TCP, .format = RT_FMT_NAME,
+			.what = "the partner's host" };
+		struct rt_error e = { 0 };
+
+		if (rt_cm_start(cm, &q, 1, &e)) {
+			rt_strlcpy(why[i], e.reason, sizeof(why[i]));
+			continue;
+		}
+		p->conn_rail[p->created++] = (uint8_t)i;
+	}
+}
+
+/* Why rail i's figures are not all in (NULL when they are); *timeout
+ * when its bound passed. */
+static const char *short_of(const struct pair_test *p, const struct rail_run *r,
+			    const char *peer, bool *timeout, char *buf, size_t len)
+{
+	const struct rt_mesh_cm_test *t = p->t;
+	const char *end = past(p) ? "within the test's bound" : "before the disconnect";
+
+	*timeout = past(p);
+	if (r->got < t->pings)
+		snprintf(buf, len, "%s: %u of %u echoes %s", peer, r->got, t->pings, end);
+	else if (r->written < t->bw_bytes)
+		snprintf(buf, len, "%s: %llu of %llu bytes written %s", peer,
+			 (unsigned long long)r->written, (unsigned long long)t->bw_bytes, end);
+	else if (r->read < t->bw_bytes)
+		snprintf(buf, len, "%s: %llu of %llu bytes read %s", peer,
+			 (unsigned long long)r->read, (unsigned long long)t->bw_bytes, end);
+	else
+		return NULL;
+	return buf;
+}
+
+static void fill(struct rt_mesh_result *r, const struct pair_test *p,
+		 const struct rail_run *run, uint64_t conn_ns);
+
+/* Each rail's result into r[]: its figures, or failed / timed out with
+ * the reason kept in t->last_error. */
+static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
+		     char (*why)[160])
+{
+	struct rt_conn *c;
+	char buf[160];
+
+	rt_cm_each(cm, c) {
+		unsigned i = p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0];
+		const char *reason;
+		bool timeout;
+
+		reason = short_of(p, &p->runs[i], rt_conn_peer(c), &timeout, buf, sizeof(buf));
+		if (!reason) {
+			fill(&r[i], p, &p->runs[i], connect_ns(c));
+			continue;
+		}
+		if (rt_conn_err(c)->set)
+			reason = rt_conn_err(c)->reason;
+		r[i].status = timeout || rt_conn_err(c)->exit_code == RT_EXIT_TIMEOUT
+				      ? RT_MESH_TIMEOUT : RT_MESH_FAILED;
+		rt_strlcpy(why[i], reason, sizeof(why[i]));
+	}
+	for (unsigned i = 0; i < p->nconn; i++)
+		if (why[i][0]) {
+			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nconn, why[i]);
+			rt_strlcpy(p->last_error, why[i], sizeof(p->t->last_error));
+		}
+}
+
+/* The connecting side: connect every rail, ping, disconnect (best
+ * effort: the figures are in by then). */
+static void run_connect(struct rt_cm *cm, struct pair_test *p, const struct rt_mesh_assign *a,
+			struct rt_mesh_result *r)
+{
 	struct rt_wait w = { .done = pings_done, .tick_ms = 20, .timeout_ms = left_ms(p),
 			     .what = "the partner's echoes" };
 	struct rt_wait closed = { .done = rt_cm_all_closed, .what = "the partner's disconnect" };
+	char (*why)[160] = rt_xcalloc(p->nconn, sizeof(*why));
 	struct rt_conn *c;
 
-	if (rt_cm_start(cm, &q, 1, err) || rt_cm_run(cm, &w))
-		return -1;
-	if (p->got < p->t->pings)
-		return past(p) ? rt_fail(err, RT_EXIT_TIMEOUT, "%s: %u of %u echoes within "
-					 "the test's bound", a->host, p->got, p->t->pings)
-			       : rt_fail(err, RT_EXIT_FAIL, "%s: disconnected after %u of %u echoes",
-					 a->host, p->got, p->t->pings);
-	if (p->written < p->t->bw_bytes)
-		return past(p) ? rt_fail(err, RT_EXIT_TIMEOUT, "%s: %llu of %llu bytes written "
-					 "within the test's bound", a->host,
-					 (unsigned long long)p->written,
-					 (unsigned long long)p->t->bw_bytes)
-			       : rt_fail(err, RT_EXIT_FAIL, "%s: disconnected after %llu of %llu "
-					 "bytes written", a->host, (unsigned long long)p->written,
-					 (unsigned long long)p->t->bw_bytes);
-	if (p->read < p->t->bw_bytes)
-		return past(p) ? rt_fail(err, RT_EXIT_TIMEOUT, "%s: %llu of %llu bytes read "
-					 "within the test's bound", a->host,
-					 (unsigned long long)p->read,
-					 (unsigned long long)p->t->bw_bytes)
-			       : rt_fail(err, RT_EXIT_FAIL, "%s: disconnected after %llu of %llu "
-					 "bytes read", a->host, (unsigned long long)p->read,
-					 (unsigned long long)p->t->bw_bytes);
+	start_rails(cm, p, a, why);
+	if (p->created)
+		rt_cm_run(cm, &w); /* each rail's outcome is its connection's */
+	conclude(cm, p, r, why);
 	rt_cm_each(cm, c)
-		rt_conn_disconnect(c);
+		if (rt_conn_state(c) != RT_CONN_FAILED)
+			rt_conn_disconnect(c);
 	closed.timeout_ms = left_ms(p);
 	rt_cm_run(cm, &closed);
-	return 0;
+	free(why);
 }
 
 static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *err)
@@ -315,21 +413,22 @@ static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *er
 	return rt_cm_run(cm, &w);
 }
 
-static void fill(struct rt_mesh_result *r, const struct pair_test *p, uint64_t conn_ns)
+static void fill(struct rt_mesh_result *r, const struct pair_test *p,
+		 const struct rail_run *run, uint64_t conn_ns)
 {
 	r->status = RT_MESH_OK;
 	r->flags = RT_MESH_HAS_RTT;
 	r->connect_ns = conn_ns;
-	r->rtt_p50_ns = rt_hist_permille(&p->h, 500);
-	r->rtt_p99_ns = rt_hist_permille(&p->h, 990);
+	r->rtt_p50_ns = rt_hist_permille(&run->h, 500);
+	r->rtt_p99_ns = rt_hist_permille(&run->h, 990);
 	/* nearest-rank on a histogram: both clamp to the samples, never crossing */
 	if (r->rtt_p50_ns > r->rtt_p99_ns)
 		r->rtt_p50_ns = r->rtt_p99_ns;
-	if (p->t->bw_bytes && p->bw_t1 > p->bw_t0 && p->rd_t1 > p->rd_t0) {
+	if (p->t->bw_bytes && run->bw_t1 > run->bw_t0 && run->rd_t1 > run->rd_t0) {
 		/* bits per ns are Gbit/s; a thousand times that Mbit/s. This
 		 * side is b (meshrun.h): its reads carry a to b, its writes b to a. */
-		r->mbps = p->read * 8000u / (p->rd_t1 - p->rd_t0);
-		r->mbps_rev = p->written * 8000u / (p->bw_t1 - p->bw_t0);
+		r->mbps = run->read * 8000u / (run->rd_t1 - run->rd_t0);
+		r->mbps_rev = run->written * 8000u / (run->bw_t1 - run->bw_t0);
 		r->flags |= RT_MESH_HAS_BW;
 	}
 }
@@ -351,25 +450,31 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	struct pair_test *p;
 	struct rt_error err = { 0 };
 	struct rt_cm *cm;
-	int rc = -1;
+	unsigned n = a->nrails ? a->nrails : 1;
 
 	(void)self;
 	if (a->role == RT_MESH_REST)
 		return;
-	p = rt_xcalloc(1, sizeof(*p)); /* the histogram is 58 KiB */
+	p = rt_xcalloc(1, sizeof(*p));
 	p->t = t;
+	p->last_error = t->last_error;
 	p->active = active;
+	p->nconn = n;
+	p->runs = active ? rt_xcalloc(n, sizeof(*p->runs)) : NULL; /* 58 KiB a rail */
 	p->deadline = rt_now_ns() + (uint64_t)bound * 1000000u;
+	for (unsigned i = 0; i < n; i++)
+		r[i].status = RT_MESH_FAILED;
 	cm = rt_cm_create(&params, &hooks, p, t->log, &err);
-	if (cm)
-		rc = active ? run_connect(cm, p, a, &err) : run_listen(cm, p, &err);
-	if (!rc && active)
-		fill(r, p, connect_ns(cm));
-	else if (active)
-		r->status = err.exit_code == RT_EXIT_TIMEOUT || past(p) ? RT_MESH_TIMEOUT
-									: RT_MESH_FAILED;
-	if (rc && err.set)
+	if (cm && active)
+		run_connect(cm, p, a, r);
+	else if (cm && run_listen(cm, p, &err) && err.set)
+		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
+	if (cm && !active)
+		rt_dbg(t->log, "listened for %u connections: %s", n,
+		       err.set ? err.reason : "the partner came and went");
+	if (!cm && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
 	rt_cm_destroy(cm);
+	free(p->runs);
 	free(p);
 }

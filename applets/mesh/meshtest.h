@@ -18,11 +18,19 @@
  *            mbps is the reads', listener to connector, mbps_rev the
  *            writes'; the connecting side is the result's b). Reads in
  *            flight are bounded by the devices' RDMA READ depth too
+ *   rails    with rails in the assignment, all of them at once in the one
+ *            reactor: the connecting side starts one connection a rail,
+ *            from its own address on the rail (its hello's) to the
+ *            partner's, and each runs the pings and the bandwidth above on
+ *            its own; a rail that fails does not end the others; one
+ *            result a rail. The listener takes one connection a rail on
+ *            its one wildcard listener and ends when all of them ended
  * A reactor per test: nothing of one pair is left for the next. Each
  * test, listen or connect, ends within timeout_ms whatever the partner
  * does, so rank 0's round bound is 2 x timeout_ms plus a margin.
- * Memory: one latency histogram (58 KiB) and a reactor per test; with
- * bandwidth a chunk to send (64 KiB) and the window to receive (1 MiB). */
+ * Memory: one latency histogram (58 KiB) a rail and a reactor per test;
+ * with bandwidth a chunk to send (64 KiB) and the window to receive
+ * (1 MiB) a rail. */
 #ifndef RDMATEST_MESHTEST_H
 #define RDMATEST_MESHTEST_H
 
@@ -41,6 +49,10 @@ struct rt_mesh_cm_test {
 	uint64_t bw_bytes;     /* bytes written per pair, 0: no bandwidth */
 	long long timeout_ms;  /* one test, all of it */
 	struct rt_log *log;
+	/* this rank's rails (its hello's): the local address of each rail an
+	 * assignment names */
+	const struct rt_mesh_rail *rails;
+	unsigned nrails;
 	/* the last failed test's reason, for the rank's own diagnostics */
 	char last_error[160];
 };

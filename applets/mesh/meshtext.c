@@ -38,6 +38,37 @@ static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
 			rt_node_verdict_name(verdict));
 }
 
+/* The likely cause of a rail below its line rate, from the hellos: a
+ * small MTU at either end, or one end's port slower than the other's.
+ * sysfs gives a port's active speed and width alone, not what it could
+ * run at: a port trained down on both ends looks like a slow one. */
+static void likely_cause(FILE *out, const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			 unsigned rail)
+{
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail);
+
+	if (!x || !y)
+		return;
+	for (int k = 0; k < 2; k++) {
+		const struct rt_mesh_rail *r = k ? y : x;
+
+		if (r->mtu && r->mtu < 4096) {
+			fprintf(out, "; likely cause: %s's %s at MTU %u", host_of(g, k ? b : a),
+				r->dev, r->mtu);
+			return;
+		}
+	}
+	if (x->speed_mbps && y->speed_mbps && x->speed_mbps != y->speed_mbps) {
+		const struct rt_mesh_rail *slow = x->speed_mbps < y->speed_mbps ? x : y;
+		const struct rt_mesh_rail *fast = slow == x ? y : x;
+
+		fprintf(out, "; likely cause: %s's %s runs %.0f Gb/s (%uX) against %.0f Gb/s "
+			"(%uX) at the other end (its active rate; sysfs does not say what it "
+			"could run at)", host_of(g, slow == x ? a : b), slow->dev,
+			slow->speed_mbps / 1e3, slow->lanes, fast->speed_mbps / 1e3, fast->lanes);
+	}
+}
+
 /* Below --min-line-rate: both figures, and the end whose port sets the
  * line rate, where `rdmatest doctor` names a small MTU or a slow port. */
 static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
@@ -45,12 +76,17 @@ static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
 {
 	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
-	uint32_t end = g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps ?
+	const struct rt_mesh_rail *ra = rt_mesh_rail_of(g, l->r.a, l->r.rail);
+	const struct rt_mesh_rail *rb = rt_mesh_rail_of(g, l->r.b, l->r.rail);
+	uint32_t end = ra && rb ? (rb->payload_mbps < ra->payload_mbps ? l->r.b : l->r.a) :
+		       g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps ?
 		       l->r.b : l->r.a;
 
 	fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x line rate %.2f Gb/s (the RDMA payload "
 		"rate of %s's port at its MTU)", sep, rt_mesh_gbps(&l->r), from, to,
-		lim->min_line_rate, rt_mesh_line_gbps(g, l->r.a, l->r.b), host_of(g, end));
+		lim->min_line_rate, rt_mesh_rail_line_gbps(g, l->r.a, l->r.b, l->r.rail),
+		host_of(g, end));
+	likely_cause(out, g, l->r.a, l->r.b, l->r.rail);
 }
 
 static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l,
@@ -74,7 +110,7 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	}
 	if (l->why & RT_LINK_RTT_REL) {
 		fprintf(out, "%sRTT %.1f us > %.2g x median %.1f us", sep, rtt,
-			lim->rtt_factor, g->median_rtt_us);
+			lim->rtt_factor, g->rail_stat[l->r.rail].median_rtt_us);
 		sep = "; ";
 	}
 	if (l->why & RT_LINK_BW_ABS) {
@@ -84,11 +120,79 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	}
 	if (l->why & RT_LINK_BW_REL) {
 		fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", sep, gbps,
-			from, to, lim->bw_fraction, g->median_gbps);
+			from, to, lim->bw_fraction, g->rail_stat[l->r.rail].median_gbps);
 		sep = "; ";
 	}
 	if (l->why & RT_LINK_LINE_RATE)
 		line_rate(out, sep, g, l, lim);
+}
+
+/* "bad link 0 (a) rxe1 - 1 (b) rxe1, rail 1:", or without rails as
+ * before them: "bad link 0 (a) - 1 (b):". */
+static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
+{
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, l->r.a, l->r.rail);
+	const struct rt_mesh_rail *y = rt_mesh_rail_of(g, l->r.b, l->r.rail_b);
+
+	if (!x || !y) {
+		fprintf(out, "bad link %u (%s) - %u (%s):", l->r.a, host_of(g, l->r.a), l->r.b,
+			host_of(g, l->r.b));
+		return;
+	}
+	fprintf(out, "bad link %u (%s) %s - %u (%s) %s, rail %u", l->r.a, host_of(g, l->r.a),
+		x->dev, l->r.b, host_of(g, l->r.b), y->dev, l->r.rail);
+	if (l->r.rail_b != l->r.rail)
+		fprintf(out, "-%u", l->r.rail_b);
+	fputc(':', out);
+}
+
+/* A host's rails that are not usable (not ACTIVE) or that their links
+ * blame while its other rails passed; the host itself is not bad. */
+static void bad_rails(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = 0, total = 0;
+
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		for (unsigned k = 0; nd->present && k < nd->nrails; k++) {
+			const struct rt_mesh_rail *r = &nd->rails[k];
+			bool down = r->state != RT_RAIL_ACTIVE;
+
+			if (!down && !(nd->rail_bad >> r->rail & 1u))
+				continue;
+			if (total++ >= RT_MESH_TEXT_LIST)
+				continue;
+			shown++;
+			fprintf(out, "bad rail %u of host %u (%s) %s: ", r->rail, i, host_of(g, i),
+				r->dev);
+			if (down)
+				fprintf(out, "port %u %s\n", r->port, rt_rail_state_name(r->state));
+			else
+				fprintf(out, "its links on rail %u are bad, its other rails' are not\n",
+					r->rail);
+		}
+	}
+	if (total > shown)
+		fprintf(out, "... and %u more bad rails\n", total - shown);
+}
+
+/* Hosts whose rail count is not the most common one. */
+static void rail_counts(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = 0;
+
+	for (uint32_t i = 0; i < g->n && g->rail_mismatch; i++) {
+		const struct rt_mesh_node *nd = &g->nodes[i];
+
+		if (!nd->present || nd->nrails == g->rails_expected || shown++ >= RT_MESH_TEXT_LIST)
+			continue;
+		fprintf(out, "rail count: host %u (%s) has %u rails, %u expected (most hosts)\n",
+			i, host_of(g, i), nd->nrails, g->rails_expected);
+	}
+	if (shown > RT_MESH_TEXT_LIST)
+		fprintf(out, "... and %u more hosts with another rail count\n",
+			shown - RT_MESH_TEXT_LIST);
 }
 
 static void links(FILE *out, const struct rt_mesh_agg *g,
@@ -105,8 +209,7 @@ static void links(FILE *out, const struct rt_mesh_agg *g,
 		if (total++ >= RT_MESH_TEXT_LIST)
 			continue;
 		shown++;
-		fprintf(out, "bad link %u (%s) - %u (%s):", l.r.a, host_of(g, l.r.a),
-			l.r.b, host_of(g, l.r.b));
+		link_ends(out, g, &l);
 		why(out, g, &l, lim);
 		fputc('\n', out);
 	}
@@ -143,7 +246,7 @@ static void pairings(FILE *out, const struct rt_mesh_agg *g, const struct rt_mes
 
 		fprintf(out, "%swith %u (%s):", p ? "; " : " (", e->partner[p],
 			host_of(g, e->partner[p]));
-		if (!rt_mesh_link_of(g, e->rank, e->partner[p], &l) || l.why == RT_LINK_ABSENT)
+		if (!rt_mesh_pair_worst(g, e->rank, e->partner[p], &l))
 			fputs(" untested", out);
 		else if (l.why)
 			why(out, g, &l, lim);
@@ -253,6 +356,8 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
 	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks);
+	if (g->rails_expected)
+		fprintf(out, ", %u rails", g->rails_expected);
 	if (g->median_rtt_us > 0)
 		fprintf(out, ", median RTT %.1f us", g->median_rtt_us);
 	if (g->median_gbps > 0)
@@ -264,6 +369,8 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_ABSENT);
 	nodes(out, g, RT_NODE_UNTESTED);
 	refusals(out, g);
+	rail_counts(out, g);
+	bad_rails(out, g);
 	links(out, g, lim);
 	flaky(out, g, lim);
 	blame(out, g, lim);
@@ -273,13 +380,20 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	else if (g->interrupted)
 		fprintf(out, "NOT READY: interrupted\n");
 	else if (g->not_judged && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
-		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks)
+		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks &&
+		 !g->bad_rails && !g->rail_mismatch)
 		fprintf(out, "NOT READY: not judged\n");
 	else if (g->nlinks == 0)
 		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);
-	else
+	else if (!g->bad_rails && !g->rail_mismatch)
 		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent, %u untested hosts, "
 			"%u bad links, %u refused peers\n", g->bad_nodes, g->suspect_nodes,
 			g->absent_nodes, g->untested_nodes, g->bad_links, g->refused);
+	else
+		fprintf(out, "NOT READY: %u bad, %u suspect, %u absent, %u untested hosts, "
+			"%u bad links, %u refused peers, %u bad rails, %u hosts with another "
+			"rail count\n", g->bad_nodes, g->suspect_nodes, g->absent_nodes,
+			g->untested_nodes, g->bad_links, g->refused, g->bad_rails,
+			g->rail_mismatch);
 }

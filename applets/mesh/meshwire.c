@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Mesh coordination messages (meshwire.h). */
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "mesh/meshwire.h"
@@ -9,13 +10,14 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 5
+#define VERSION 6
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
 static const uint32_t payload_len[] = {
-	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4,
-	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN,
+	/* with no rail; each adds RT_MESH_RAIL_WIRE */
+	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4,
+	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
@@ -42,6 +44,48 @@ static void put_host(struct cur *c, const char *h)
 	memcpy(c->w, h, n);
 	memset(c->w + n, 0, RT_MESH_HOST_LEN - n);
 	c->w += RT_MESH_HOST_LEN;
+}
+
+/* An address as 16 bytes: IPv4 in the first 4, the rest zero. */
+static void put_addr(struct cur *c, const char *addr)
+{
+	bool v6 = strchr(addr, ':') != NULL;
+
+	memset(c->w, 0, 16);
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, c->w) != 1)
+		memset(c->w, 0, 16);
+	c->w += 16;
+}
+
+static void put_arail(struct cur *c, const struct rt_mesh_arail *r)
+{
+	put8(c, r->rail);
+	put8(c, r->rail_b);
+	put8(c, strchr(r->addr, ':') ? 6 : 4);
+	put8(c, 0);
+	put_addr(c, r->addr);
+}
+
+static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
+{
+	bool v6 = strchr(r->addr, ':') != NULL;
+	size_t n = strnlen(r->dev, RT_MESH_DEV_LEN - 1);
+
+	memcpy(c->w, r->dev, n);
+	memset(c->w + n, 0, RT_MESH_DEV_LEN - n);
+	c->w += RT_MESH_DEV_LEN;
+	put8(c, r->rail);
+	put8(c, r->port);
+	put8(c, r->state);
+	put8(c, r->link);
+	put8(c, r->lanes);
+	put8(c, v6 ? 6 : 4);
+	put16(c, r->gid_index);
+	put16(c, r->mtu);
+	put_zero(c, 2);
+	put32(c, r->speed_mbps);
+	put32(c, r->payload_mbps);
+	put_addr(c, r->addr);
 }
 
 static uint8_t get8(struct cur *c) { return *c->r++; }
@@ -82,7 +126,9 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 	put8(&c, MAGIC1);
 	put8(&c, VERSION);
 	put8(&c, m->type);
-	put32(&c, payload_len[m->type]);
+	put32(&c, payload_len[m->type] +
+		  (m->type == RT_MESHMSG_HELLO ? m->u.hello.nrails * RT_MESH_RAIL_WIRE :
+		   m->type == RT_MESHMSG_ASSIGN ? m->u.assign.nrails * RT_MESH_ARAIL_WIRE : 0));
 	switch (m->type) {
 	case RT_MESHMSG_HELLO:
 		put32(&c, m->u.hello.rank);
@@ -92,6 +138,10 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put64(&c, m->u.hello.token);
 		put_host(&c, m->u.hello.host);
 		put32(&c, m->u.hello.payload_mbps);
+		put8(&c, m->u.hello.nrails);
+		put_zero(&c, 3);
+		for (unsigned i = 0; i < m->u.hello.nrails && i < RT_MESH_RAILS_MAX; i++)
+			put_rail(&c, &m->u.hello.rails[i]);
 		break;
 	case RT_MESHMSG_ASSIGN:
 		put32(&c, m->u.assign.round);
@@ -101,6 +151,10 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put_zero(&c, 1);
 		put16(&c, m->u.assign.port);
 		put_host(&c, m->u.assign.host);
+		put8(&c, m->u.assign.nrails);
+		put_zero(&c, 3);
+		for (unsigned i = 0; i < m->u.assign.nrails && i < RT_MESH_RAILS_MAX; i++)
+			put_arail(&c, &m->u.assign.rails[i]);
 		break;
 	case RT_MESHMSG_RESULT:
 		put32(&c, m->u.result.round);
@@ -108,7 +162,8 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put32(&c, m->u.result.b);
 		put8(&c, m->u.result.status);
 		put8(&c, m->u.result.flags);
-		put_zero(&c, 2);
+		put8(&c, m->u.result.rail);
+		put8(&c, m->u.result.rail_b);
 		put64(&c, m->u.result.connect_ns);
 		put64(&c, m->u.result.rtt_p50_ns);
 		put64(&c, m->u.result.rtt_p99_ns);
@@ -128,6 +183,12 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 	return (size_t)(c.w - buf);
 }
 
+/* The bytes a rail adds to a HELLO or an ASSIGN. */
+static uint32_t entry_len(uint8_t type)
+{
+	return type == RT_MESHMSG_HELLO ? RT_MESH_RAIL_WIRE : RT_MESH_ARAIL_WIRE;
+}
+
 int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err)
 {
 	uint32_t len = rt_get_be32(hdr + 4);
@@ -140,6 +201,12 @@ int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err)
 			       hdr[2], VERSION);
 	if (hdr[3] < RT_MESHMSG_HELLO || hdr[3] > RT_MESHMSG_VERDICT)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh message: unknown type %u", hdr[3]);
+	if (hdr[3] <= RT_MESHMSG_ASSIGN && len >= payload_len[hdr[3]] &&
+	    (len - payload_len[hdr[3]]) % entry_len(hdr[3]) == 0 &&
+	    (len - payload_len[hdr[3]]) / entry_len(hdr[3]) <= RT_MESH_RAILS_MAX) {
+		*type = hdr[3];
+		return (int)len;
+	}
 	if (len != payload_len[hdr[3]])
 		return rt_fail(err, RT_EXIT_FAIL, "mesh message type %u: length %u, want %u",
 			       hdr[3], len, payload_len[hdr[3]]);
@@ -178,8 +245,109 @@ static int rank_ok(uint32_t r, uint32_t size, const char *what,
 				      what, r, size);
 }
 
-static int dec_hello(struct cur *c, uint32_t size, struct rt_mesh_hello *h,
+static bool dev_valid(const char *dev)
+{
+	size_t n = strnlen(dev, RT_MESH_DEV_LEN);
+
+	if (n == 0 || n >= RT_MESH_DEV_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!name_char(dev[i]) || dev[i] == ':')
+			return false;
+	for (size_t i = n; i < RT_MESH_DEV_LEN; i++)
+		if (dev[i])
+			return false;
+	return true;
+}
+
+static bool lanes_ok(unsigned l)
+{
+	return l == 0 || l == 1 || l == 2 || l == 4 || l == 8 || l == 12;
+}
+
+static bool mtu_ok(unsigned m)
+{
+	return m == 0 || m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
+}
+
+/* A rail's address (16 bytes) into addr[RT_MESH_ADDR_LEN]. */
+static int get_addr(struct cur *c, char *addr, unsigned family, const char *what,
+		    unsigned rail, struct rt_error *err)
+{
+	const uint8_t *a = c->r;
+
+	c->r += 16;
+	if (family == 4)
+		for (int i = 4; i < 16; i++)
+			if (a[i])
+				return rt_fail(err, RT_EXIT_FAIL, "mesh %s: rail %u: bytes after its "
+					       "IPv4 address", what, rail);
+	if (!inet_ntop(family == 4 ? AF_INET : AF_INET6, a, addr, RT_MESH_ADDR_LEN))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh %s: rail %u: no address", what, rail);
+	return 0;
+}
+
+static int get_arail(struct cur *c, struct rt_mesh_arail *r, int before,
 		     struct rt_error *err)
+{
+	unsigned family;
+	int key;
+
+	r->rail = get8(c);
+	r->rail_b = get8(c);
+	family = get8(c);
+	key = r->rail * (int)RT_MESH_RAILS_MAX + r->rail_b;
+	if (zeros(c, 1, "assign rail", err))
+		return -1;
+	if (r->rail >= RT_MESH_RAILS_MAX || r->rail_b >= RT_MESH_RAILS_MAX || key <= before ||
+	    (family != 4 && family != 6))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: rail %u to %u (family %u) out of "
+			       "range or order", r->rail, r->rail_b, family);
+	return get_addr(c, r->addr, family, "assign", r->rail, err);
+}
+
+static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
+		    struct rt_error *err)
+{
+	unsigned family;
+
+	memcpy(r->dev, c->r, RT_MESH_DEV_LEN);
+	c->r += RT_MESH_DEV_LEN;
+	r->rail = get8(c);
+	r->port = get8(c);
+	r->state = get8(c);
+	r->link = get8(c);
+	r->lanes = get8(c);
+	family = get8(c);
+	r->gid_index = get16(c);
+	r->mtu = get16(c);
+	if (zeros(c, 2, "rail", err))
+		return -1;
+	r->speed_mbps = get32(c);
+	r->payload_mbps = get32(c);
+	if (!dev_valid(r->dev))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: a rail's device is not a name "
+			       "of 1 to %u bytes", RT_MESH_DEV_LEN - 1);
+	if ((int)r->rail <= before || r->rail >= RT_MESH_RAILS_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u after rail %d (want "
+			       "increasing, below %u)", r->rail, before, RT_MESH_RAILS_MAX);
+	if (!r->port || r->state > RT_RAIL_ACTIVE_DEFER || r->link > RT_RAIL_ETHERNET ||
+	    !lanes_ok(r->lanes) || !mtu_ok(r->mtu) || r->gid_index >= 1024 ||
+	    (family != 4 && family != 6))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: port %u, state %u, "
+			       "link %u, %u lanes, MTU %u, GID index %u or family %u out of range",
+			       r->rail, r->port, r->state, r->link, r->lanes, r->mtu,
+			       r->gid_index, family);
+	if (r->speed_mbps > PAYLOAD_MAX_MBPS || r->payload_mbps > PAYLOAD_MAX_MBPS ||
+	    (r->speed_mbps && r->payload_mbps > r->speed_mbps))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: speed %u, payload %u "
+			       "Mbit/s (at most %u, payload not above speed)", r->rail,
+			       r->speed_mbps, r->payload_mbps, PAYLOAD_MAX_MBPS);
+	return get_addr(c, r->addr, family, "hello", r->rail, err);
+}
+
+static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
+		     struct rt_mesh_hello *h, struct rt_error *err)
 {
 	h->rank = get32(c);
 	h->size = get32(c);
@@ -194,14 +362,45 @@ static int dec_hello(struct cur *c, uint32_t size, struct rt_mesh_hello *h,
 	if (h->payload_mbps > PAYLOAD_MAX_MBPS)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: payload rate %u Mbit/s is above "
 			       "the fastest port's %u", h->payload_mbps, PAYLOAD_MAX_MBPS);
+	h->nrails = get8(c);
+	if (zeros(c, 3, "hello", err))
+		return -1;
+	if (h->nrails != nrails)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: %u rails in a message of %u",
+			       h->nrails, nrails);
+	for (unsigned i = 0; i < nrails; i++)
+		if (get_rail(c, &h->rails[i], i ? h->rails[i - 1].rail : -1, err))
+			return -1;
 	if (h->size == 0 || h->size > SIZE_MAX_RANKS || (size && h->size != size))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: size %u, want %u", h->size,
 			       size ? size : SIZE_MAX_RANKS);
 	return rank_ok(h->rank, h->size, "hello rank", err);
 }
 
-static int dec_assign(struct cur *c, uint32_t size, struct rt_mesh_assign *a,
-		      struct rt_error *err)
+/* An assignment's rails, after its host. */
+static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a,
+			struct rt_error *err)
+{
+	a->nrails = get8(c);
+	if (zeros(c, 3, "assign", err))
+		return -1;
+	if (a->nrails != nrails)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u rails in a message of %u",
+			       a->nrails, nrails);
+	if (nrails && a->role == RT_MESH_REST)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with rails");
+	for (unsigned i = 0; i < nrails; i++) {
+		const struct rt_mesh_arail *p = i ? &a->rails[i - 1] : NULL;
+
+		if (get_arail(c, &a->rails[i], p ? p->rail * (int)RT_MESH_RAILS_MAX + p->rail_b
+						   : -1, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int dec_assign(struct cur *c, uint32_t size, unsigned nrails,
+		      struct rt_mesh_assign *a, struct rt_error *err)
 {
 	a->round = get32(c);
 	a->rounds = get32(c);
@@ -218,14 +417,16 @@ static int dec_assign(struct cur *c, uint32_t size, struct rt_mesh_assign *a,
 		/* a rest names nobody: every field after the role is zero */
 		if (a->peer != RT_MESH_NO_PEER || a->port)
 			return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with a peer");
-		return zeros(c, RT_MESH_HOST_LEN, "assign rest", err) ? -1 :
-		       (a->host[0] = '\0', 0);
+		if (zeros(c, RT_MESH_HOST_LEN, "assign rest", err))
+			return -1;
+		a->host[0] = '\0';
+		return assign_rails(c, nrails, a, err);
 	}
 	if (rank_ok(a->peer, size, "assign peer", err))
 		return -1;
 	if (a->port == 0 && a->role == RT_MESH_CONNECT)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: port 0 to connect to");
-	return get_host(c, a->host, "assign", err);
+	return get_host(c, a->host, "assign", err) ? -1 : assign_rails(c, nrails, a, err);
 }
 
 static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
@@ -236,8 +437,8 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 	r->b = get32(c);
 	r->status = get8(c);
 	r->flags = get8(c);
-	if (zeros(c, 2, "result", err))
-		return -1;
+	r->rail = get8(c);
+	r->rail_b = get8(c);
 	r->connect_ns = get64(c);
 	r->rtt_p50_ns = get64(c);
 	r->rtt_p99_ns = get64(c);
@@ -248,6 +449,9 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 		return -1;
 	if (r->a == r->b)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: rank %u paired with itself", r->a);
+	if (r->rail >= RT_MESH_RAILS_MAX || r->rail_b >= RT_MESH_RAILS_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: rail %u and %u, want below %u",
+			       r->rail, r->rail_b, RT_MESH_RAILS_MAX);
 	if (r->status > RT_MESH_STATUS_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown status %u", r->status);
 	if (r->flags & ~(RT_MESH_HAS_RTT | RT_MESH_HAS_BW))
@@ -303,14 +507,31 @@ int rt_meshmsg_decode(const uint8_t *buf, size_t len, uint32_t size,
 			       (int)RT_MESHMSG_HDR + plen);
 	switch (m->type) {
 	case RT_MESHMSG_HELLO:
-		return dec_hello(&c, size, &m->u.hello, err);
+		return dec_hello(&c, size, (unsigned)(plen - (int)payload_len[RT_MESHMSG_HELLO]) /
+					 RT_MESH_RAIL_WIRE, &m->u.hello, err);
 	case RT_MESHMSG_ASSIGN:
-		return dec_assign(&c, limit, &m->u.assign, err);
+		return dec_assign(&c, limit, (unsigned)(plen - (int)payload_len[RT_MESHMSG_ASSIGN]) /
+					  RT_MESH_ARAIL_WIRE, &m->u.assign, err);
 	case RT_MESHMSG_RESULT:
 		return dec_result(&c, limit, &m->u.result, err);
 	default:
 		return dec_verdict(&c, size, &m->u.verdict, err);
 	}
+}
+
+const char *rt_rail_state_name(unsigned state)
+{
+	static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
+					    "ACTIVE_DEFER"};
+
+	return state < ARRAY_SIZE(names) ? names[state] : "?";
+}
+
+const char *rt_rail_link_name(unsigned link)
+{
+	static const char *const names[] = {"unknown", "InfiniBand", "Ethernet"};
+
+	return link < ARRAY_SIZE(names) ? names[link] : "?";
 }
 
 const char *rt_mesh_status_name(unsigned status)

@@ -3,20 +3,39 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 5, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 6, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
- *            Mbit/s (u32, 0: unknown; version 5)         rank -> 0
- *   ASSIGN   round, rounds, peer (or rest), role, port, host   0 -> rank
- *   RESULT   round, a, b, status, flags, connect, RTT p50/p99, Mbit/s
- *            a to b and b to a (version 2; version 1 had one direction)
+ *            Mbit/s (u32, 0: unknown; version 5), its rails (version 6):
+ *            a count (0 to RT_MESH_RAILS_MAX) and that many entries of
+ *            RT_MESH_RAIL_WIRE bytes (struct rt_mesh_rail), the one
+ *            message whose length varies: 92 + 68 x count bytes of
+ *            payload, the header's length must say exactly that
+ *                                                        rank -> 0
+ *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
+ *            (version 6) the rails to test: a count (0 to
+ *            RT_MESH_RAILS_MAX; 0: the partner's host, as before rails)
+ *            and that many entries of RT_MESH_ARAIL_WIRE bytes: this
+ *            rank's rail, the partner's, the partner's address on it:
+ *            84 + 20 x count bytes of payload            0 -> rank
+ *   RESULT   round, a, b, status, flags, the rail of a and of b (version
+ *            6; equal unless rails are crossed), connect, RTT p50/p99,
+ *            Mbit/s a to b and b to a (version 2; version 1 had one
+ *            direction)
  *   VERDICT  ready, interrupted, bad hosts, bad links, absent hosts,
  *            untested hosts (version 3)                  0 -> rank
  * The decoder is strict: a wrong magic, version, type or length, a
  * non-zero pad byte, a rank outside the size, an unterminated or
  * non-name host, an unknown status or flag, a payload rate above the
- * fastest port's (12X XDR, linerate.h) is exit 1 naming the field.
- * A message is at most RT_MESHMSG_MAX bytes; nothing is allocated. */
+ * fastest port's (12X XDR, linerate.h) is exit 1 naming the field; so
+ * is a rail entry out of range: a device that is not a name, a rail
+ * number not above the one before it or not below RT_MESH_RAILS_MAX, port
+ * 0, an unknown state, link layer, lane count, MTU or address family,
+ * address bytes past an IPv4 address, a speed or payload rate above the
+ * fastest port's or a payload rate above its speed.
+ * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 2,276;
+ * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
+ * (96); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
 #define RDMATEST_MESHWIRE_H
 
@@ -26,8 +45,15 @@
 #include "rdmatest/error.h"
 
 #define RT_MESHMSG_HDR 8u
-#define RT_MESHMSG_MAX 96u     /* header + the largest payload */
+#define RT_MESH_RAILS_MAX 32u  /* rails a host lists, at most */
+#define RT_MESH_RAIL_WIRE 68u  /* one rail's entry in a HELLO */
+#define RT_MESH_ARAIL_WIRE 20u /* one rail's entry in an ASSIGN */
+#define RT_MESHMSG_SMALL 96u   /* header + a RESULT or VERDICT's payload */
+/* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
+#define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 92u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
 #define RT_MESH_HOST_LEN 64u   /* host field, NUL-terminated and padded */
+#define RT_MESH_DEV_LEN 32u    /* a rail's device name, NUL-terminated */
+#define RT_MESH_ADDR_LEN 46u   /* a rail's numeric address (INET6_ADDRSTRLEN) */
 #define RT_MESH_NO_PEER UINT32_MAX
 
 enum rt_meshmsg_type {
@@ -50,6 +76,32 @@ enum rt_mesh_status {
 #define RT_MESH_HAS_RTT 1u
 #define RT_MESH_HAS_BW 2u /* both directions' figures */
 
+/* A port's state (the kernel's enum ib_port_state; 0: not known). */
+enum rt_rail_state {
+	RT_RAIL_NOP = 0, RT_RAIL_DOWN = 1, RT_RAIL_INIT = 2, RT_RAIL_ARMED = 3,
+	RT_RAIL_ACTIVE = 4, RT_RAIL_ACTIVE_DEFER = 5,
+};
+enum rt_rail_link { RT_RAIL_LINK_UNKNOWN = 0, RT_RAIL_IB = 1, RT_RAIL_ETHERNET = 2 };
+
+/* One rail of a host (meshrails.h): an RDMA port that carries an IP
+ * address. On the wire: dev (32), rail, port, state, link, lanes, family
+ * (4 or 6; a byte each), GID index, MTU (u16 each), 2 zero bytes,
+ * speed and payload rate (u32 each), the address (16 bytes, an IPv4 one
+ * in the first 4 and the rest zero): 68 bytes. */
+struct rt_mesh_rail {
+	char dev[RT_MESH_DEV_LEN];
+	uint8_t rail;       /* its number on its host: (device, port) order */
+	uint8_t port;       /* 1..255 */
+	uint8_t state;      /* enum rt_rail_state */
+	uint8_t link;       /* enum rt_rail_link */
+	uint8_t lanes;      /* active width: 1, 2, 4, 8 or 12; 0 unknown */
+	uint16_t gid_index; /* of the address, below 1024 */
+	uint16_t mtu;       /* active IB MTU, bytes, 256..4096; 0 unknown */
+	uint32_t speed_mbps;   /* the kernel's nominal rate; 0 unknown */
+	uint32_t payload_mbps; /* the most RDMA WRITE payload at mtu; 0 unknown */
+	char addr[RT_MESH_ADDR_LEN]; /* numeric, as inet_ntop writes it */
+};
+
 struct rt_mesh_hello {
 	uint32_t rank, size;
 	uint16_t port;
@@ -58,6 +110,17 @@ struct rt_mesh_hello {
 	/* the most RDMA WRITE payload the port carrying `host` moves at its
 	 * active MTU (linerate.h), Mbit/s; 0: unknown */
 	uint32_t payload_mbps;
+	uint8_t nrails; /* 0: the host named no rail (its host is tested) */
+	struct rt_mesh_rail rails[RT_MESH_RAILS_MAX];
+};
+
+/* One rail of an assigned pair: this rank's rail number, the partner's
+ * (the same unless rails are crossed) and the partner's address on it.
+ * On the wire: rail, rail_b, family (4 or 6), a zero byte, the address
+ * (16 bytes as in a HELLO's rail): 20 bytes. */
+struct rt_mesh_arail {
+	uint8_t rail, rail_b;
+	char addr[RT_MESH_ADDR_LEN];
 };
 
 struct rt_mesh_assign {
@@ -66,12 +129,17 @@ struct rt_mesh_assign {
 	uint8_t role;  /* enum rt_mesh_role */
 	uint16_t port;
 	char host[RT_MESH_HOST_LEN];
+	/* the rails to test, in (rail, rail_b) order, strictly increasing;
+	 * 0: the partner's host */
+	uint8_t nrails;
+	struct rt_mesh_arail rails[RT_MESH_RAILS_MAX];
 };
 
 struct rt_mesh_result {
 	uint32_t round, a, b;
 	uint8_t status; /* enum rt_mesh_status */
 	uint8_t flags;  /* RT_MESH_HAS_* */
+	uint8_t rail, rail_b; /* the rail of a and of b (below RT_MESH_RAILS_MAX) */
 	uint64_t connect_ns, rtt_p50_ns, rtt_p99_ns;
 	uint64_t mbps, mbps_rev; /* a to b, b to a */
 };
@@ -91,6 +159,10 @@ struct rt_meshmsg {
 		struct rt_mesh_verdict verdict;
 	} u;
 };
+
+/* "ACTIVE", "DOWN", ... ("?" for a code it does not know). */
+const char *rt_rail_state_name(unsigned state);
+const char *rt_rail_link_name(unsigned link);
 
 /* Writes m into buf (RT_MESHMSG_MAX bytes); returns the length. The host
  * fields must already be valid (rt_mesh_host_valid). */

@@ -194,18 +194,27 @@ def mesh():
     """applets/mesh/meshwire.c's messages (even first byte) and mesh report lines
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    hello = b"RM\x04\x01" + struct.pack(">IIIH2xQ", 84, 3, 8, 7471,
-                                         0x9e3779b97f4a7c15) + host("gpu07")
-    assign = b"RM\x04\x02" + struct.pack(">IIIIBxH", 80, 4, 7, 5, 1, 7471) + host("10.0.0.5")
-    rest = b"RM\x04\x02" + struct.pack(">IIIIBxH", 80, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(64)
-    result = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+    # version 6: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
+    # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
+    rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
+                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
+    hello = b"RM\x06\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+                                         0x9e3779b97f4a7c15) + host("gpu07") + \
+        struct.pack(">IB3x", 2200, 1) + rail
+    # an ASSIGN of one rail: rail 0 to rail 0 at 192.0.2.2
+    assign = (b"RM\x06\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
+              host("10.0.0.5") + struct.pack(">B3xBBBx", 1, 0, 0, 4) + bytes([192, 0, 2, 2]) +
+              bytes(12))
+    rest = b"RM\x06\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
+    result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
-    failed = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
-    verdict = b"RM\x04\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
+    failed = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
+    verdict = b"RM\x06\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
     frame = lambda size, m: bytes([size, len(m)]) + m
     write("mesh", "messages", b"\0" + frame(8, hello) + frame(8, assign) + frame(1, rest) +
           frame(8, result) + frame(0, failed) + frame(8, verdict))
     write("mesh", "bad-length", b"\0" + frame(8, hello[:7] + b"\x50" + hello[8:]))
+    write("mesh", "hello-bad-rail", b"\0" + frame(8, hello[:-68 + 33] + b"\0" + hello[-68 + 34:]))
     lines = [
         '0: {"mesh":"hello","rank":0,"size":3,"host":"n1"}',
         '1: {"mesh":"hello","rank":1,"size":3,"host":"n2"}',
@@ -347,9 +356,14 @@ def meshhello():
     """a hello (applets/mesh/meshwire.c) as a connection to rank 0 sends
     it; byte 0 picks the chunking"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    hello = b"RM\x04\x01" + struct.pack(">IIIH2xQ", 84, 3, 8, 7471,
-                                         0x9e3779b97f4a7c15) + host("gpu07")
-    result = b"RM\x04\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+    # version 6: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
+    # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
+    rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
+                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
+    hello = b"RM\x06\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+                                         0x9e3779b97f4a7c15) + host("gpu07") + \
+        struct.pack(">IB3x", 2200, 1) + rail
+    result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
     for seed in (0, 1, 5, 200):
         write("meshhello", "hello-%d" % seed, bytes([seed]) + hello)

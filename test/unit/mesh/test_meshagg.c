@@ -560,6 +560,214 @@ static void bad_input(void **state)
 	assert_int_equal(rt_mesh_agg_init(&g, 70000, 0, &err), -1);
 }
 
+/* ---- rails ---- */
+
+/* n hosts of `rails` rails (rxe0, rxe1, ...), all ACTIVE at 100 Gb/s
+ * (payload 95) but rail `down_rail` of host `down`, which is DOWN, and
+ * host `fewer`, which lists one rail less. */
+static void hello_rails(struct rt_mesh_agg *g, uint32_t n, unsigned rails, uint32_t down,
+			unsigned down_rail, uint32_t fewer)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = n};
+		struct rt_error err = {0};
+
+		snprintf(h.host, sizeof(h.host), "n%u", i);
+		h.nrails = (uint8_t)(i == fewer ? rails - 1 : rails);
+		for (unsigned r = 0; r < h.nrails; r++) {
+			struct rt_mesh_rail *x = &h.rails[r];
+
+			*x = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1, .state = RT_RAIL_ACTIVE,
+				.link = RT_RAIL_ETHERNET, .lanes = 4, .mtu = 4096,
+				.speed_mbps = 100000, .payload_mbps = 95000};
+			snprintf(x->dev, sizeof(x->dev), "rxe%u", r);
+			snprintf(x->addr, sizeof(x->addr), "10.%u.0.%u", r, i + 1);
+			if (i == down && r == down_rail)
+				x->state = RT_RAIL_DOWN;
+		}
+		assert_int_equal(rt_mesh_agg_hello(g, &h, &err), 0);
+	}
+}
+
+static struct rt_mesh_result on_rail(struct rt_mesh_result r, unsigned rail)
+{
+	r.rail = r.rail_b = (uint8_t)rail;
+	return r;
+}
+
+/* A tournament on every rail; fn(a, b, rail) gives each RTT (0: failed). */
+static void rails_tournament(struct rt_mesh_agg *g, uint32_t n, unsigned rails,
+			     double (*fn)(uint32_t a, uint32_t b, unsigned rail))
+{
+	for (unsigned r = 0; r < rails; r++)
+		for (uint32_t a = 0; a < n; a++)
+			for (uint32_t b = a + 1; b < n; b++) {
+				double rtt = fn(a, b, r);
+
+				add(g, on_rail(rtt > 0 ? ok(b, a, rtt, 90) : failed(a, b), r));
+			}
+}
+
+static double rails_healthy(uint32_t a, uint32_t b, unsigned rail)
+{
+	(void)a, (void)b;
+	return rail ? 40 : 10; /* each rail its own median */
+}
+
+static double rail1_of_host2_bad(uint32_t a, uint32_t b, unsigned rail)
+{
+	return rail == 1 && (a == 2 || b == 2) ? 0 : 10;
+}
+
+static double host3_bad(uint32_t a, uint32_t b, unsigned rail)
+{
+	(void)rail;
+	return a == 3 || b == 3 ? 0 : 10;
+}
+
+static double link01_rail0_slow(uint32_t a, uint32_t b, unsigned rail)
+{
+	return rail == 0 && a == 0 && b == 1 ? 30 : 10;
+}
+
+/* Per (pair, rail): each rail judged against its own medians; the
+ * storage stays sparse for more than one rail. */
+static void rails_judged_per_rail(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	(void)state;
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	g.rails = 2;
+	rt_mesh_agg_plan(&g, 30);
+	assert_null(g.dense); /* one cell a pair cannot hold two rails */
+	rails_tournament(&g, 6, 2, rails_healthy);
+	judge(&g, &relative);
+	assert_true(g.ready);
+	assert_int_equal(g.nlinks, 30);
+	assert_int_equal(g.rail_mask, 3);
+	assert_int_equal(g.rail_stat[0].links, 15);
+	assert_int_equal(g.rail_stat[1].links, 15);
+	assert_true(g.rail_stat[0].median_rtt_us == 10 && g.rail_stat[1].median_rtt_us == 40);
+	assert_int_equal(g.rails_expected, 2);
+	/* both rails of a pair, each found by its rail */
+	assert_true(rt_mesh_link_of_rail(&g, 4, 1, 1, &l));
+	assert_int_equal(l.r.rail, 1);
+	assert_int_equal(l.r.rtt_p50_ns, 40000);
+	assert_true(rt_mesh_link_of(&g, 1, 4, &l));
+	assert_int_equal(l.r.rail, 0);
+	assert_false(rt_mesh_link_of_rail(&g, 1, 4, 2, &l));
+	{ /* a crossed result is refused by name, not stored as one rail */
+		struct rt_mesh_result x = on_rail(ok(0, 1, 10, 90), 0);
+		struct rt_error err = {0};
+
+		x.rail_b = 1;
+		assert_int_equal(rt_mesh_agg_add(&g, &x, &err), -1);
+		assert_non_null(strstr(err.reason, "rail 0 against rail 1 (--cross-rails"));
+	}
+	rt_mesh_agg_free(&g);
+
+	/* 30 us is an outlier on rail 0 (median 10), whatever rail 1 runs at */
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	rails_tournament(&g, 6, 2, link01_rail0_slow);
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.bad_links, 1);
+	assert_int_equal(g.rail_stat[0].bad_links, 1);
+	assert_int_equal(g.rail_stat[1].bad_links, 0);
+	assert_int_equal(g.bad_nodes + g.bad_rails, 0);
+	assert_true(rt_mesh_link_of_rail(&g, 0, 1, 0, &l));
+	assert_true(rt_mesh_link_blamed(&g, &l));
+	assert_int_equal(l.why, RT_LINK_RTT_REL);
+	rt_mesh_agg_free(&g);
+}
+
+/* A host whose one rail fails everywhere: that rail is bad, the host is
+ * not, and its links on that rail are the rail's fault, not bad links.
+ * A host that fails on every rail is a bad host. */
+static void bad_rail_bad_host(void **state)
+{
+	struct rt_mesh_agg g;
+
+	(void)state;
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	rails_tournament(&g, 6, 2, rail1_of_host2_bad);
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.nodes[2].verdict, RT_NODE_OK);
+	assert_int_equal(g.nodes[2].rail_bad, 1u << 1);
+	assert_int_equal(g.bad_nodes, 0);
+	assert_int_equal(g.bad_rails, 1);
+	assert_int_equal(g.bad_links, 0);
+	for (uint32_t i = 0; i < 6; i++)
+		if (i != 2)
+			assert_int_equal(g.nodes[i].rail_bad, 0);
+	rt_mesh_agg_free(&g);
+
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	rails_tournament(&g, 6, 2, host3_bad);
+	judge(&g, &relative);
+	assert_int_equal(g.nodes[3].verdict, RT_NODE_BAD);
+	assert_int_equal(g.nodes[3].rail_bad, 0); /* the host, not its rails */
+	assert_int_equal(g.bad_nodes, 1);
+	assert_int_equal(g.bad_rails, 0);
+	assert_int_equal(g.bad_links, 0);
+	rt_mesh_agg_free(&g);
+}
+
+/* A rail its hello lists DOWN and a host of fewer rails: named, never
+ * READY, the rest judged as usual. */
+static void rail_down_and_count(void **state)
+{
+	struct rt_mesh_agg g;
+
+	(void)state;
+	init(&g, 4, &(void *){(void *)&sparse});
+	hello_rails(&g, 4, 2, 1, 1, 3);
+	rails_tournament(&g, 4, 1, rails_healthy);
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.bad_nodes + g.bad_links, 0);
+	assert_int_equal(g.bad_rails, 1);
+	assert_int_equal(g.rails_expected, 2);
+	assert_int_equal(g.rail_mismatch, 1);
+	assert_int_equal(g.nodes[3].nrails, 1);
+	rt_mesh_agg_free(&g);
+}
+
+/* --min-line-rate per rail: against the smaller payload rate of the two
+ * ends' rails, not the hosts'. */
+static void line_rate_per_rail(void **state)
+{
+	const struct rt_mesh_limits lim = {.min_line_rate = 0.9};
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	(void)state;
+	init(&g, 3, &(void *){(void *)&sparse});
+	hello_rails(&g, 3, 2, UINT32_MAX, 0, UINT32_MAX);
+	g.nodes[1].rails[1].payload_mbps = 50000; /* a slow port on rail 1 */
+	g.nodes[1].payload_mbps = 95000;
+	assert_true(rt_mesh_rail_line_gbps(&g, 0, 1, 1) == 50.0);
+	assert_true(rt_mesh_rail_line_gbps(&g, 0, 2, 1) == 95.0);
+	for (unsigned r = 0; r < 2; r++) {
+		add(&g, on_rail(ok(0, 1, 10, 80), r)); /* 80 < 0.9 x 95, not < 0.9 x 50 */
+		add(&g, on_rail(ok(0, 2, 10, 90), r));
+		add(&g, on_rail(ok(1, 2, 10, 90), r));
+	}
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of_rail(&g, 0, 1, 0, &l));
+	assert_int_equal(l.why, RT_LINK_LINE_RATE);
+	assert_true(rt_mesh_link_of_rail(&g, 0, 1, 1, &l));
+	assert_int_equal(l.why, 0);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +788,10 @@ int main(void)
 		cmocka_unit_test_prestate(lost_node_is_named, (void *)&sparse),
 		cmocka_unit_test_prestate(lost_node_is_named, (void *)&dense),
 		cmocka_unit_test(dense_and_sparse_agree),
+		cmocka_unit_test(rails_judged_per_rail),
+		cmocka_unit_test(bad_rail_bad_host),
+		cmocka_unit_test(rail_down_and_count),
+		cmocka_unit_test(line_rate_per_rail),
 		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&sparse),
 		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&dense),
 		cmocka_unit_test_prestate(figures_saturate_in_32_bits, (void *)&sparse),

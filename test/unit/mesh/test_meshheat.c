@@ -98,12 +98,58 @@ static void png_of_the_matrix(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* Two rails: one matrix a rail, side by side with a gap (1032 x 512),
+ * each rail shaded against its own median: rail 1's 40 us is green
+ * there, though four times rail 0's. */
+static void rail_major(void **state)
+{
+	struct rt_mesh_limits lim = { 0 };
+	struct rt_mesh_agg g;
+	struct rt_error err = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct rt_mesh_hello h = { .rank = i, .size = 4, .port = 1 };
+
+		snprintf(h.host, sizeof(h.host), "n%u", i);
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	for (uint8_t rail = 0; rail < 2; rail++)
+		for (uint32_t a = 0; a < 4; a++)
+			for (uint32_t b = a + 1; b < 4; b++) {
+				uint64_t rtt = rail ? 40000 : 10000;
+				struct rt_mesh_result r = { .a = a, .b = b, .status = RT_MESH_OK,
+					.flags = RT_MESH_HAS_RTT, .rail = rail, .rail_b = rail,
+					.rtt_p50_ns = rtt, .rtt_p99_ns = rtt };
+
+				if (rail && a == 0 && b == 3)
+					r = (struct rt_mesh_result){ .a = 0, .b = 3, .rail = 1, .rail_b = 1,
+								     .status = RT_MESH_FAILED };
+				assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+			}
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	assert_int_equal(rt_mesh_heat_colour_rail(&g, 0, 1, 1), 0x20a040u);
+	assert_int_equal(rt_mesh_heat_colour_rail(&g, 0, 3, 1), 0x000000u);
+	assert_int_equal(rt_mesh_heat_colour_rail(&g, 0, 3, 0), 0x20a040u);
+	assert_int_equal(rt_mesh_heatmap(f, &g, &err), 0);
+	fclose(f);
+	assert_int_equal(rd32((const uint8_t *)buf + 16), 2 * 512 + RT_HEAT_GAP);
+	assert_int_equal(rd32((const uint8_t *)buf + 20), 512);
+	free(buf);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(colours_say_what_happened),
 		cmocka_unit_test(slower_is_yellower),
 		cmocka_unit_test(png_of_the_matrix),
+		cmocka_unit_test(rail_major),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,7 +70,7 @@ static void lines_round_trip(void **state)
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &f);
 	assert_string_equal(rt_json_text(&j),
-			    "{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\"}");
+			    "{\"mesh\":\"result\",\"a\":0,\"b\":2,\"rail\":0,\"status\":\"timeout\"}");
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
 	assert_memory_equal(&m.u.result, &f, sizeof(f));
 	rt_json_free(&j);
@@ -79,7 +79,7 @@ static void lines_round_trip(void **state)
 	rt_json_init(&j);
 	rt_mesh_line_result(&j, &bw);
 	assert_string_equal(rt_json_text(&j),
-			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"status\":\"ok\","
+			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"rail\":0,\"status\":\"ok\","
 			    "\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,"
 			    "\"mbps\":97000,\"mbps_rev\":41000}");
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
@@ -98,6 +98,94 @@ static void prefixes_and_other_lines(void **state)
 	assert_int_equal(m.u.hello.rank, 3);
 	assert_int_equal(parse("srun: job 42 queued", &m, &err), 0);
 	assert_int_equal(parse("", &m, &err), 0);
+}
+
+/* A rail line and a result on a rail: what is written reads back the
+ * same; each value is checked as the binary hello's rail; `mesh report`
+ * keeps each rank's rails. */
+static void rail_lines(void **state)
+{
+	struct rt_mesh_rail rail = {.dev = "mlx5_3", .rail = 3, .port = 1, .state = RT_RAIL_DOWN,
+		.link = RT_RAIL_ETHERNET, .lanes = 4, .gid_index = 3, .mtu = 4096,
+		.speed_mbps = 400000, .payload_mbps = 392149, .addr = "10.3.0.7"};
+	struct rt_mesh_result r = {.a = 1, .b = 3, .rail = 3, .rail_b = 3,
+		.status = RT_MESH_FAILED};
+	static const char *const bad[] = {
+		/* a key missing, a number out of range, a name unknown */
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000}",
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":32,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}",
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ether\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}",
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.01\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}",
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":3,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":2,\"rail\":32,\"status\":\"timeout\"}",
+		"{\"mesh\":\"result\",\"a\":0,\"b\":2,\"rail_b\":1,\"status\":\"timeout\"}",
+	};
+	const char *report = "{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\"}\n"
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}\n"
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe1\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.2\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258}\n";
+	struct rt_meshmsg m;
+	struct rt_error err;
+	struct rt_json j;
+	struct rt_mesh_agg g;
+	FILE *f;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_mesh_line_rail(&j, 5, &rail);
+	assert_string_equal(rt_json_text(&j), "{\"mesh\":\"rail\",\"rank\":5,\"rail\":3,"
+			    "\"dev\":\"mlx5_3\",\"port\":1,\"gid_index\":3,\"addr\":\"10.3.0.7\","
+			    "\"link_layer\":\"Ethernet\",\"state\":\"DOWN\",\"lanes\":4,\"mtu\":4096,"
+			    "\"speed_mbps\":400000,\"payload_mbps\":392149}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_int_equal(m.type, RT_MESH_LINE_RAIL);
+	assert_int_equal(m.u.hello.rank, 5);
+	{ /* field by field: the padding of the literal is unspecified */
+		const struct rt_mesh_rail *x = &m.u.hello.rails[0];
+
+		assert_string_equal(x->dev, rail.dev);
+		assert_string_equal(x->addr, rail.addr);
+		assert_true(x->rail == rail.rail && x->port == rail.port &&
+			    x->state == rail.state && x->link == rail.link &&
+			    x->lanes == rail.lanes && x->gid_index == rail.gid_index &&
+			    x->mtu == rail.mtu && x->speed_mbps == rail.speed_mbps &&
+			    x->payload_mbps == rail.payload_mbps);
+	}
+	rt_json_free(&j);
+	rt_json_init(&j);
+	rt_mesh_line_result(&j, &r);
+	assert_string_equal(rt_json_text(&j), "{\"mesh\":\"result\",\"a\":1,\"b\":3,"
+			    "\"rail\":3,\"status\":\"failed\"}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_true(m.u.result.a == 1 && m.u.result.b == 3 && m.u.result.rail == 3 &&
+		    m.u.result.rail_b == 3 && m.u.result.status == RT_MESH_FAILED);
+	rt_json_free(&j);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (parse(bad[i], &m, &err) != -1)
+			fail_msg("taken: %s", bad[i]);
+	/* rails after the hello, increasing: the second rail 0 is refused */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_agg_init(&g, 0, 0, &err), 0);
+	f = fmemopen((void *)report, strlen(report), "r");
+	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
+	assert_non_null(strstr(err.reason, "line 3"));
+	assert_non_null(strstr(err.reason, "rail 0 after its rail 0"));
+	assert_int_equal(g.nodes[0].nrails, 1);
+	fclose(f);
+	rt_mesh_agg_free(&g);
 }
 
 static void strict_lines(void **state)
@@ -202,8 +290,8 @@ static void report_merges_ranks(void **state)
 	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
 	/* each rank's payload rate from its hello, and the line-rate verdict:
 	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037}"));
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);
@@ -453,6 +541,7 @@ int main(void)
 		cmocka_unit_test(lines_round_trip),
 		cmocka_unit_test(prefixes_and_other_lines),
 		cmocka_unit_test(strict_lines),
+		cmocka_unit_test(rail_lines),
 		cmocka_unit_test(report_merges_ranks),
 		cmocka_unit_test(interrupted_run_is_not_ready),
 		cmocka_unit_test(report_errors_name_the_line),

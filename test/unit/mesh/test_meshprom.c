@@ -51,6 +51,10 @@ static void gauges_of_a_run(void **state)
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_host_not_ok{rank=\"2\",host=\"\",verdict=\"absent\"} 1\n"));
 	assert_null(strstr(p.buf, "node0")); /* ok hosts have no series */
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_last_run_timestamp_seconds 1700000000\n"));
+	/* the results carry rail 0: one series a rail */
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_rail_links{rail=\"0\"} "));
+	assert_null(strstr(p.buf, "{rail=\"1\"}"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_bad_rails 0\n"));
 	rt_prom_free(&p);
 	rt_mesh_agg_free(&g);
 }

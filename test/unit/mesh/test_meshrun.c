@@ -496,10 +496,60 @@ static void round_needs_a_bound(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* Rails multiply the results: a tournament of 4,096 hosts of 8 rails is
+ * refused at planning, naming the ways out; 2,048 hosts fit, stored
+ * sparse (one entry per pair and rail); a plan made dense before the
+ * hellos turns sparse when they list more than one rail. */
+static void rails_counted_in_the_plan(void **state)
+{
+	struct rt_sched s;
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_TOURNAMENT, 4096, 0, 1, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 4096, 0, &err), 0);
+	g.rails = 8;
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, "tournament of 4096 hosts x 8 rails makes 67092480 results"));
+	assert_non_null(strstr(err.reason, "--schedule random"));
+	rt_mesh_agg_free(&g);
+	rt_sched_free(&s);
+
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_TOURNAMENT, 2048, 0, 1, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 2048, 0, &err), 0);
+	g.rails = 8;
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), 0);
+	assert_null(g.dense);
+	rt_mesh_agg_free(&g);
+	rt_sched_free(&s);
+
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_TOURNAMENT, 8, 0, 1, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 8, 0, &err), 0);
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), 0);
+	assert_non_null(g.dense);
+	for (uint32_t i = 0; i < 8; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 8, .host = "h", .nrails = i ? 1 : 2};
+
+		h.rails[0] = (struct rt_mesh_rail){.dev = "rxe0", .port = 1, .addr = "10.0.0.1"};
+		h.rails[1] = (struct rt_mesh_rail){.dev = "rxe1", .rail = 1, .port = 1,
+						   .addr = "10.1.0.1"};
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), 0);
+	assert_null(g.dense);
+	assert_int_equal(g.rails, 2);
+	rt_mesh_agg_free(&g);
+	rt_sched_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_tournament),
+		cmocka_unit_test(rails_counted_in_the_plan),
 		cmocka_unit_test(absent_and_dead_rank),
 		cmocka_unit_test(rank_dying_in_last_round_is_named),
 		cmocka_unit_test(silent_rank_times_out),

@@ -181,6 +181,113 @@ static void names_the_line_rate(void **state)
 	free(text);
 }
 
+/* Rails: four hosts of two rails (rxe0, rxe1), but host 3 has one; host
+ * 1's rxe1 is DOWN; host 2's rail 1 fails with every partner; the link
+ * 0-1 on rail 0 is slow; rail 1 of host 0 runs at MTU 1024, below its
+ * line rate. Every line that concerns a rail names it. */
+static void names_the_rails(void **state)
+{
+	struct rt_mesh_limits lr = {.rtt_factor = 2.1, .min_line_rate = 0.9};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 4, .nrails = i == 3 ? 1 : 2};
+
+		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
+		for (unsigned r = 0; r < h.nrails; r++) {
+			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
+				.state = i == 1 && r == 1 ? RT_RAIL_DOWN : RT_RAIL_ACTIVE,
+				.link = RT_RAIL_ETHERNET, .lanes = 4, .speed_mbps = 100000,
+				.mtu = i == 0 && r == 1 ? 1024 : 4096,
+				.payload_mbps = i == 0 && r == 1 ? 88000 : 95000};
+			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "rxe%u", r);
+		}
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++) {
+			struct rt_mesh_result r = ok(a, b, a == 0 && b == 1 ? 31 : 10, 95);
+
+			assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+			r = ok(a, b, 10, a == 0 ? 70 : 95);
+			r.rail = r.rail_b = 1;
+			if (b == 3 || (a == 1 || b == 1)) /* not tested: no rail 1, or DOWN */
+				continue;
+			if (a == 2 || b == 2)
+				r = (struct rt_mesh_result){.a = a, .b = b, .status = RT_MESH_FAILED,
+							    .rail = 1, .rail_b = 1};
+			assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+		}
+	assert_int_equal(rt_mesh_judge(&g, &lr, &err), 0);
+	rt_mesh_summary(f, &g, &lr);
+	fclose(f);
+	assert_non_null(strstr(t, "mesh: 4 ranks, 7 links tested, 2 rails, median RTT 10.0 us"));
+	assert_non_null(strstr(t, "\nrail count: host 3 (d) has 1 rails, 2 expected (most hosts)\n"));
+	assert_non_null(strstr(t, "\nbad rail 1 of host 1 (b) rxe1: port 1 DOWN\n"));
+	assert_non_null(strstr(t, "\nbad link 0 (a) rxe0 - 1 (b) rxe0, rail 0: RTT 31.0 us > 2.1 x "
+			       "median 10.0 us\n"));
+	rt_mesh_agg_free(&g);
+	free(t);
+}
+
+/* A rail that fails with every partner is that host's bad rail, named
+ * as one; a port below its line rate is named as the likely cause. */
+static void names_a_bad_rail_and_its_cause(void **state)
+{
+	struct rt_mesh_limits lr = {.min_line_rate = 0.9};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 4, .nrails = 2};
+
+		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
+		for (unsigned r = 0; r < 2; r++) {
+			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
+				.state = RT_RAIL_ACTIVE, .link = RT_RAIL_ETHERNET, .lanes = 4,
+				.speed_mbps = 100000, .mtu = i == 3 && r == 0 ? 1024 : 4096,
+				.payload_mbps = 95000};
+			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "mlx5_%u", r);
+		}
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++)
+			for (unsigned rail = 0; rail < 2; rail++) {
+				struct rt_mesh_result r = ok(a, b, 10, a == 0 && b == 3 && !rail ? 60 : 95);
+
+				if (rail == 1 && (a == 2 || b == 2))
+					r = (struct rt_mesh_result){.a = a, .b = b,
+								    .status = RT_MESH_TIMEOUT};
+				r.rail = r.rail_b = (uint8_t)rail;
+				assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+			}
+	assert_int_equal(rt_mesh_judge(&g, &lr, &err), 0);
+	rt_mesh_summary(f, &g, &lr);
+	fclose(f);
+	assert_non_null(strstr(t, "\nbad rail 1 of host 2 (c) mlx5_1: its links on rail 1 are bad, "
+			       "its other rails' are not\n"));
+	assert_null(strstr(t, "bad host"));
+	assert_non_null(strstr(t, "\nbad link 0 (a) mlx5_0 - 3 (d) mlx5_0, rail 0: 60.00 Gb/s 0->3 "
+			       "< 0.9 x line rate 95.00 Gb/s (the RDMA payload rate of a's port at "
+			       "its MTU); likely cause: d's mlx5_0 at MTU 1024\n"));
+	assert_non_null(strstr(t, "1 bad links, 0 refused peers, 1 bad rails, 0 hosts with another "
+			       "rail count\n"));
+	rt_mesh_agg_free(&g);
+	free(t);
+}
+
 static void bounded_lists(void **state)
 {
 	char *t = summary(60, UINT32_MAX, all_fail), *p = t;
@@ -279,6 +386,8 @@ int main(void)
 		cmocka_unit_test(names_the_slow_direction),
 		cmocka_unit_test(names_the_line_rate),
 		cmocka_unit_test(bounded_lists),
+		cmocka_unit_test(names_the_rails),
+		cmocka_unit_test(names_a_bad_rail_and_its_cause),
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),
 		cmocka_unit_test(refused_peer_is_named),

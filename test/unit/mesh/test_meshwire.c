@@ -25,6 +25,21 @@ static struct rt_meshmsg hello(void)
 	return m;
 }
 
+/* A host of two rails: an ACTIVE 4X NDR RoCE port and a DOWN one. */
+static struct rt_meshmsg hello_rails(void)
+{
+	struct rt_meshmsg m = hello();
+
+	m.u.hello.nrails = 2;
+	m.u.hello.rails[0] = (struct rt_mesh_rail){.dev = "mlx5_0", .rail = 0, .port = 1,
+		.state = RT_RAIL_ACTIVE, .link = RT_RAIL_ETHERNET, .lanes = 4, .gid_index = 3,
+		.mtu = 4096, .speed_mbps = 400000, .payload_mbps = 392149, .addr = "10.0.0.7"};
+	m.u.hello.rails[1] = (struct rt_mesh_rail){.dev = "mlx5_3", .rail = 3, .port = 1,
+		.state = RT_RAIL_DOWN, .link = RT_RAIL_IB, .lanes = 0, .gid_index = 0,
+		.mtu = 0, .addr = "fd00::3:7"};
+	return m;
+}
+
 static struct rt_meshmsg assign(void)
 {
 	struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
@@ -32,6 +47,17 @@ static struct rt_meshmsg assign(void)
 	m.u.assign = (struct rt_mesh_assign){.round = 4, .rounds = 7, .peer = 5,
 					     .role = RT_MESH_CONNECT, .port = 7471};
 	strcpy(m.u.assign.host, "10.0.0.5");
+	return m;
+}
+
+/* A pair's two rails: this rank's rail 0 and 2 against the partner's. */
+static struct rt_meshmsg assign_rails(void)
+{
+	struct rt_meshmsg m = assign();
+
+	m.u.assign.nrails = 2;
+	m.u.assign.rails[0] = (struct rt_mesh_arail){.rail = 0, .rail_b = 0, .addr = "10.0.0.5"};
+	m.u.assign.rails[1] = (struct rt_mesh_arail){.rail = 2, .rail_b = 2, .addr = "fd00::2:5"};
 	return m;
 }
 
@@ -55,11 +81,12 @@ static struct rt_meshmsg verdict(void)
 	return m;
 }
 
-static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verdict};
+static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verdict,
+						      hello_rails, assign_rails};
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {96, 88, 64, 28};
+	static const size_t sizes[] = {100, 92, 64, 28, 100 + 2 * 68, 92 + 2 * 20};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -122,7 +149,7 @@ static void hello_carries_the_payload_rate(void **state)
 	size_t len = rt_meshmsg_encode(&m, buf);
 
 	(void)state;
-	assert_int_equal(len, 96);
+	assert_int_equal(len, 100);
 	assert_memory_equal(buf + 92, "\x00\x05\xfb\xd5", 4); /* 392149 */
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
 	assert_int_equal(back.u.hello.payload_mbps, 392149);
@@ -145,11 +172,13 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 5");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 6");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 5");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 6");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 5");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 6");
+	/* version 5 hellos had no rails */
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 6");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -166,7 +195,7 @@ static void strict_fields(void **state)
 	m = assign();
 	m.u.assign.port = 0;
 	rt_meshmsg_encode(&m, buf);
-	assert_int_equal(rt_meshmsg_decode(buf, 88, 8, &back, &err), -1);
+	assert_int_equal(rt_meshmsg_decode(buf, 92, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "port 0"));
 	m = assign(); /* a rest with a peer */
 	m.u.assign.role = RT_MESH_REST;
@@ -180,7 +209,8 @@ static void strict_fields(void **state)
 	expect_refused(result(), 20, 4, 8, "unknown status 4");
 	expect_refused(result(), 20, RT_MESH_FAILED, 8, "figures in a failed test");
 	expect_refused(result(), 21, 4, 8, "unknown flags");
-	expect_refused(result(), 22, 1, 8, "padding");
+	expect_refused(result(), 22, 32, 8, "rail 32 and 0, want below 32");
+	expect_refused(result(), 23, 40, 8, "rail 0 and 40");
 	expect_refused(result(), 38, 0xff, 8, "median above its p99");
 	expect_refused(result(), 21, RT_MESH_HAS_RTT, 8, "bandwidth without its flag");
 	expect_refused(result(), 21, 0, 8, "ok without its RTT figures");
@@ -204,6 +234,103 @@ static void strict_fields(void **state)
 	assert_non_null(strstr(err.reason, "header says 64"));
 }
 
+/* A HELLO's rails: each field travels, each is range-checked, and the
+ * header's length must be the rail count's. */
+static void hello_carries_rails(void **state)
+{
+	struct rt_meshmsg m = hello_rails(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+	const size_t r0 = 100, r1 = 100 + 68;
+
+	(void)state;
+	assert_int_equal(buf[96], 2);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.nrails, 2);
+	assert_string_equal(back.u.hello.rails[0].dev, "mlx5_0");
+	assert_int_equal(back.u.hello.rails[0].gid_index, 3);
+	assert_int_equal(back.u.hello.rails[0].mtu, 4096);
+	assert_int_equal(back.u.hello.rails[0].lanes, 4);
+	assert_int_equal(back.u.hello.rails[0].speed_mbps, 400000);
+	assert_int_equal(back.u.hello.rails[0].payload_mbps, 392149);
+	assert_string_equal(back.u.hello.rails[0].addr, "10.0.0.7");
+	assert_int_equal(back.u.hello.rails[1].rail, 3);
+	assert_int_equal(back.u.hello.rails[1].state, RT_RAIL_DOWN);
+	assert_string_equal(back.u.hello.rails[1].addr, "fd00::3:7");
+	assert_string_equal(rt_rail_link_name(back.u.hello.rails[1].link), "InfiniBand");
+	/* the count and the length must agree */
+	expect_refused(hello_rails(), 96, 1, 8, "1 rails in a message of 2");
+	expect_refused(hello_rails(), 96, 3, 8, "3 rails in a message of 2");
+	expect_refused(hello_rails(), 97, 1, 8, "padding");
+	expect_refused(hello_rails(), 7, (uint8_t)(92 + 2 * 68 + 1), 8, "length");
+	m = hello();
+	m.u.hello.nrails = 1;
+	m.u.hello.rails[0] = hello_rails().u.hello.rails[0];
+	len = rt_meshmsg_encode(&m, buf);
+	buf[7] = (uint8_t)(92 + 33 * 68); /* 33 rails: above the bound */
+	buf[6] = (uint8_t)((92 + 33 * 68) >> 8);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "length"));
+	/* each field's range */
+	expect_refused(hello_rails(), r0, 0, 8, "device is not a name");
+	expect_refused(hello_rails(), r0 + 2, ' ', 8, "device is not a name");
+	expect_refused(hello_rails(), r0 + 10, 'x', 8, "device is not a name");
+	expect_refused(hello_rails(), r1 + 32, 0, 8, "rail 0 after rail 0");
+	expect_refused(hello_rails(), r1 + 32, 32, 8, "rail 32 after rail 0");
+	expect_refused(hello_rails(), r0 + 33, 0, 8, "port 0");
+	expect_refused(hello_rails(), r0 + 34, 6, 8, "state 6");
+	expect_refused(hello_rails(), r0 + 35, 3, 8, "link 3");
+	expect_refused(hello_rails(), r0 + 36, 3, 8, "3 lanes");
+	expect_refused(hello_rails(), r0 + 37, 5, 8, "family 5");
+	expect_refused(hello_rails(), r0 + 38, 4, 8, "GID index 1027");
+	expect_refused(hello_rails(), r0 + 41, 1, 8, "MTU 4097");
+	expect_refused(hello_rails(), r0 + 42, 1, 8, "padding");
+	expect_refused(hello_rails(), r0 + 44, 0xff, 8, "speed");
+	expect_refused(hello_rails(), r0 + 48, 0x7f, 8, "speed");
+	expect_refused(hello_rails(), r0 + 49, 0x07, 8, "payload not above speed");
+	expect_refused(hello_rails(), r0 + 56, 1, 8, "bytes after its IPv4 address");
+}
+
+/* An ASSIGN's rails: each travels, in order, each field checked. */
+static void assign_carries_rails(void **state)
+{
+	struct rt_meshmsg m = assign_rails(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+	const size_t r0 = 92, r1 = 92 + 20;
+
+	(void)state;
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.assign.nrails, 2);
+	assert_int_equal(back.u.assign.rails[1].rail, 2);
+	assert_int_equal(back.u.assign.rails[1].rail_b, 2);
+	assert_string_equal(back.u.assign.rails[0].addr, "10.0.0.5");
+	assert_string_equal(back.u.assign.rails[1].addr, "fd00::2:5");
+	expect_refused(assign_rails(), 88, 1, 8, "1 rails in a message of 2");
+	expect_refused(assign_rails(), 89, 1, 8, "padding");
+	expect_refused(assign_rails(), r0, 32, 8, "rail 32 to 0");
+	expect_refused(assign_rails(), r0 + 1, 32, 8, "rail 0 to 32");
+	buf[r1] = buf[r1 + 1] = 0; /* (0, 0) twice */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "rail 0 to 0 (family 6) out of range or order"));
+	expect_refused(assign_rails(), r1 + 2, 5, 8, "family 5");
+	expect_refused(assign_rails(), r0 + 3, 1, 8, "assign rail padding");
+	expect_refused(assign_rails(), r0 + 8, 1, 8, "bytes after its IPv4 address");
+	/* a rest names no rail */
+	m = assign_rails();
+	m.u.assign.role = RT_MESH_REST;
+	m.u.assign.peer = RT_MESH_NO_PEER;
+	m.u.assign.port = 0;
+	m.u.assign.host[0] = '\0';
+	len = rt_meshmsg_encode(&m, buf);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "a rest round with rails"));
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -223,7 +350,7 @@ static void fuzz_damage(void **state)
 
 	(void)state;
 	for (int round = 0; round < 200000; round++) {
-		struct rt_meshmsg m = samples[round % 4](), back;
+		struct rt_meshmsg m = samples[round % ARRAY_SIZE(samples)](), back;
 		uint8_t buf[RT_MESHMSG_MAX], again[RT_MESHMSG_MAX];
 		struct rt_error err = {0};
 		size_t len = rt_meshmsg_encode(&m, buf), cut;
@@ -296,6 +423,8 @@ int main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(hello_carries_the_token),
 		cmocka_unit_test(hello_carries_the_payload_rate),
+		cmocka_unit_test(hello_carries_rails),
+		cmocka_unit_test(assign_carries_rails),
 		cmocka_unit_test(strict_fields),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),

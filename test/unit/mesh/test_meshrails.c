@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A host's rails from a fake sysfs tree (doctor's facts): which ports are
+ * rails, their order and numbers, each rail's fields, and --rails /
+ * --devices choosing among them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "mesh/meshrails.h"
+#include "rdmatest/util.h"
+
+static char root[64], sys_[96];
+static struct rt_diag_env env;
+static struct rt_diag *d;
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0700);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", text);
+	fclose(f);
+}
+
+static void port_file(const char *dev, unsigned port, const char *what, const char *text)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/ports/%u/%s", dev, port, what);
+	put(rel, text);
+}
+
+/* A RoCE port on ndev whose GID 1 is the RoCE v2 GID of ip (NULL: none). */
+static void roce(const char *dev, unsigned port, const char *state, const char *rate,
+		 const char *ndev, const char *ip)
+{
+	char gid[64] = "0000:0000:0000:0000:0000:0000:0000:0000";
+
+	port_file(dev, port, "state", state);
+	port_file(dev, port, "phys_state", "5: LinkUp");
+	port_file(dev, port, "link_layer", "Ethernet");
+	port_file(dev, port, "rate", rate);
+	if (ip) {
+		struct in_addr a;
+
+		assert_int_equal(inet_pton(AF_INET, ip, &a), 1);
+		snprintf(gid, sizeof(gid), "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x",
+			 ((uint8_t *)&a)[0], ((uint8_t *)&a)[1], ((uint8_t *)&a)[2],
+			 ((uint8_t *)&a)[3]);
+	}
+	port_file(dev, port, "gids/0", "fe80:0000:0000:0000:5054:00ff:fe12:0001");
+	port_file(dev, port, "gid_attrs/types/0", "IB/RoCE v1");
+	port_file(dev, port, "gid_attrs/ndevs/0", ndev);
+	port_file(dev, port, "gids/1", gid);
+	port_file(dev, port, "gid_attrs/types/1", "RoCE v2");
+	port_file(dev, port, "gid_attrs/ndevs/1", ndev);
+}
+
+static void addr(const char *ifname, const char *ip)
+{
+	struct sockaddr_in *sa = (struct sockaddr_in *)&d->addrs[d->naddrs].sa;
+
+	rt_strlcpy(d->addrs[d->naddrs].ifname, ifname, sizeof(d->addrs[0].ifname));
+	sa->sin_family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, ip, &sa->sin_addr), 1);
+	d->naddrs++;
+}
+
+/* A host of the shape the lab's two-rail hosts have, and more: rxe0 on
+ * eth0 (192.0.2.1), rxe1 on rail1 (203.0.113.1, DOWN), mlx5_10 on ens10
+ * (10.0.10.1, 4X HDR), mlx5_2 on ens2 (no address: not a rail). */
+static int make_tree(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/test_meshrails.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(sys_, sizeof(sys_), "%s/sys", root);
+	env = (struct rt_diag_env){ sys_, NULL, NULL, NULL };
+	roce("rxe1", 1, "1: DOWN", "10 Gb/sec (1X QDR)", "rail1", "203.0.113.1");
+	roce("rxe0", 1, "4: ACTIVE", "100 Gb/sec (4X EDR)", "eth0", "192.0.2.1");
+	roce("mlx5_10", 1, "4: ACTIVE", "200 Gb/sec (4X HDR)", "ens10", "10.0.10.1");
+	roce("mlx5_2", 1, "4: ACTIVE", "200 Gb/sec (4X HDR)", "ens2", NULL);
+	d = rt_xcalloc(1, sizeof(*d));
+	rt_diag_devices(&env, d);
+	for (int i = 0; i < d->nports; i++)
+		d->ports[i].active_mtu = 4096;
+	addr("eth0", "192.0.2.1");
+	addr("rail1", "203.0.113.1");
+	addr("ens10", "10.0.10.1");
+	addr("mgmt0", "198.51.100.1");
+	return 0;
+}
+
+static int drop_tree(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+	free(d);
+	return 0;
+}
+
+static void find_rails(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	unsigned n;
+
+	(void)state;
+	n = rt_mesh_rails_find(&env, d, r);
+	assert_int_equal(n, 3);
+	/* (device, port) order, digits as numbers; mlx5_2 carries no address */
+	assert_string_equal(r[0].dev, "mlx5_10");
+	assert_string_equal(r[1].dev, "rxe0");
+	assert_string_equal(r[2].dev, "rxe1");
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(r[i].rail, i);
+		assert_int_equal(r[i].port, 1);
+		assert_int_equal(r[i].link, RT_RAIL_ETHERNET);
+		assert_int_equal(r[i].gid_index, 1);
+		assert_int_equal(r[i].mtu, 4096);
+	}
+	assert_string_equal(r[0].addr, "10.0.10.1");
+	assert_int_equal(r[0].state, RT_RAIL_ACTIVE);
+	assert_int_equal(r[0].lanes, 4);
+	assert_int_equal(r[0].speed_mbps, 200000);
+	assert_true(r[0].payload_mbps > 180000 && r[0].payload_mbps < 200000);
+	assert_string_equal(r[1].addr, "192.0.2.1");
+	assert_int_equal(r[1].speed_mbps, 100000);
+	/* a DOWN port is still a rail, so that it can be named */
+	assert_string_equal(r[2].addr, "203.0.113.1");
+	assert_int_equal(r[2].state, RT_RAIL_DOWN);
+	assert_string_equal(rt_rail_state_name(r[2].state), "DOWN");
+	assert_int_equal(r[2].lanes, 1);
+	assert_int_equal(rt_mesh_rail_of_addr(r, n, "203.0.113.1"), 2);
+	assert_int_equal(rt_mesh_rail_of_addr(r, n, "198.51.100.1"), -1);
+}
+
+static unsigned choose(const char *list, const char *devices, int want_rc,
+		       struct rt_mesh_rail *r, struct rt_error *err)
+{
+	unsigned n = rt_mesh_rails_find(&env, d, r);
+
+	memset(err, 0, sizeof(*err));
+	assert_int_equal(rt_mesh_rails_choose(r, &n, list, devices, err) ? err->exit_code : 0,
+			 want_rc);
+	return n;
+}
+
+static void choose_rails(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	struct rt_error err;
+
+	(void)state;
+	assert_int_equal(choose(NULL, NULL, 0, r, &err), 3);
+	assert_int_equal(choose("all", NULL, 0, r, &err), 3);
+	assert_int_equal(choose("0,2", NULL, 0, r, &err), 2);
+	assert_string_equal(r[1].dev, "rxe1");
+	assert_int_equal(r[1].rail, 2); /* numbers stay */
+	assert_int_equal(choose("1", NULL, 0, r, &err), 1);
+	assert_string_equal(r[0].dev, "rxe0");
+	assert_int_equal(choose(NULL, "rxe1", 0, r, &err), 1);
+	assert_int_equal(r[0].rail, 2);
+	assert_int_equal(choose(NULL, "rxe0:1,mlx5_10", 0, r, &err), 2);
+	/* usage: not a list, both options, a bad port */
+	for (const char *const *bad = (const char *const[]){ "", "x", "1,", ",1", "32", "-1",
+							     "1;2", NULL }; *bad; bad++)
+		choose(*bad, NULL, 2, r, &err);
+	assert_non_null(strstr(err.reason, "--rails"));
+	choose("0", "rxe0", 2, r, &err);
+	for (const char *const *bad = (const char *const[]){ "", "rxe0:", "rxe0:0", ":1",
+							     "rxe0:1x", "rxe0,", NULL }; *bad; bad++)
+		choose(NULL, *bad, 2, r, &err);
+	/* a rail or device this host lacks: its environment, named */
+	choose("3", NULL, 3, r, &err);
+	assert_non_null(strstr(err.reason, "0 (mlx5_10 port 1), 1 (rxe0 port 1), 2 (rxe1 port 1)"));
+	choose(NULL, "mlx5_2", 3, r, &err);
+	choose(NULL, "rxe0:2", 3, r, &err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(find_rails, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(choose_rails, make_tree, drop_tree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
