@@ -74,9 +74,11 @@ need_applet mesh && {
 	run_on -t 90 a $M $ARGS --json || fail "rank 0 exited $?"
 	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
 	failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
-	failed || output_has '\{"a":0,"b":1,[^{}]*"rail":0[,}]' || fail "no pair 0-1 of rail 0"
-	failed || output_has '\{"a":0,"b":1,[^{}]*"rail":1[,}]' || fail "no pair 0-1 of rail 1"
-	failed || output_has '\{"a":0,"b":1,[^{}]*"rail":1,[^{}]*"dev_a":"rxe1","dev_b":"rxe1"' ||
+	# the pairs, one object a line
+	grep -Eo '\{"a":0,"b":1,[^{}]*\}' "$OUT" > /tmp/lab/pairs
+	failed || grep -E '"rail":0[,}]' /tmp/lab/pairs | grep -q '"status":"ok"' || fail "no good pair 0-1 of rail 0"
+	failed || grep -E '"rail":1[,}]' /tmp/lab/pairs | grep -q '"status":"ok"' || fail "no good pair 0-1 of rail 1"
+	failed || grep -E '"rail":1[,}]' /tmp/lab/pairs | grep -q '"dev_a":"rxe1","dev_b":"rxe1"' ||
 		fail "rail 1's pair does not name rxe1 at both ends"
 	failed || output_has '"rails":\[\{"rail":0,"dev":"rxe0","port":1,[^]]*\{"rail":1,"dev":"rxe1","port":1,' ||
 		fail "a hello does not list rxe0 and rxe1 as rails 0 and 1"
@@ -117,7 +119,6 @@ need_applet mesh && {
 	failed || output_has '^bad link 0 \([^)]*\) rxe1 - 1 \([^)]*\) rxe1, rail 1: RTT [0-9.]+ us > 5000' ||
 		fail "rail 1's link 0-1 is not named bad, with its RTT"
 	failed || ! output_has '^bad link .*, rail 0:' || fail "a link of rail 0 is called bad"
-	failed || ! output_has '^bad rail ' || fail "a rail is called unusable (it is only slow)"
 	failed || output_has '^NOT READY' || fail "no NOT READY line"
 	failed || bg_wait r1 60
 	rc=$?
@@ -150,7 +151,8 @@ need_applet mesh && {
 	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
 	failed || output_has "\"bad_rails\":\[\{\"rank\":1,\"host\":\"[^\"]*\",\"rail\":1,\"dev\":\"rxe1\",\"reason\":\"port 1 DOWN\"\}\]" ||
 		fail "bad_rails does not hold b's rail 1 alone"
-	failed || output_has '\{"a":0,"b":1,"status":"ok",[^{}]*"rail":0[,}]' || fail "rail 0's pair not measured ok"
+	failed || grep -Eo '\{"a":0,"b":1,[^{}]*\}' "$OUT" | grep -E '"rail":0[,}]' | grep -q '"status":"ok"' ||
+		fail "rail 0's pair not measured ok"
 	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0' || fail "rail 0 not one good link"
 	failed || bg_wait r1 60
 	rail_up b || fail "rail_up b: status $?"
