@@ -421,8 +421,9 @@ rail_netem() {
 	run_on -t 10 "$host" /sbin/tc qdisc replace dev rail1 root netem "$@"
 }
 # rail_down HOST / rail_up HOST: rail1 down, then wait (10 s) until rxe1's
-# port leaves ACTIVE (Soft-RoCE follows its netdev's carrier: about 0.1 s
-# here) / rail1 up, then wait (20 s) until the port is ACTIVE again.
+# port is DOWN (Soft-RoCE follows its netdev: 0.06-0.12 s of the guest's
+# clock here) / rail1 up, then wait (20 s) until the port is ACTIVE again
+# (0.05-0.13 s).
 rail_down() {
 	_need_rails || return 1
 	run_on -t 10 "$1" /sbin/ip link set rail1 down || return
