@@ -186,6 +186,8 @@ cmd_run() {
 		[ "$h" -le "$rails" ] || rails=$h
 		bound=$((bound + $(scenario_header "$f" timeout 300) + 30))
 	done
+	# --rails 2 alone (lab shell --rails 2) means two hosts
+	[ "${RUN_RAILS:-1}" = 1 ] || [ "$max" -ge 2 ] || max=2
 	RUN_HOSTS=${RUN_HOSTS:-$max}
 	# the second RDMA link joins two guests or more: a one-host run (where
 	# such a scenario is a SKIP) boots as ever
