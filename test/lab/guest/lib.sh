@@ -4,13 +4,18 @@
 # shellcheck shell=dash disable=SC2034,SC3043,SC3060 # busybox ash: local, ${v//}; API variables
 
 # shellcheck source=/dev/null
-[ -r /lab/env ] && . /lab/env      # LAB_ROLE LAB_HOSTS LAB_MODE LAB_VERBOSE
+[ -r /lab/env ] && . /lab/env      # LAB_ROLE LAB_HOSTS LAB_RAILS LAB_MODE LAB_VERBOSE
 . /lab/jobs.sh
 
 A=192.0.2.1
 B=192.0.2.2
 # hosts c to h of a switched lab (--hosts 3 to 8): 192.0.2.3 to .8
 C=192.0.2.3 D=192.0.2.4 E=192.0.2.5 F=192.0.2.6 G=192.0.2.7 H=192.0.2.8
+# the second RDMA link of a `# rails: 2` run (two hosts or more): netdev
+# rail1, device rxe1, 203.0.113.N on host N
+RAIL1_A=203.0.113.1 RAIL1_B=203.0.113.2 RAIL1_C=203.0.113.3 RAIL1_D=203.0.113.4
+RAIL1_E=203.0.113.5 RAIL1_F=203.0.113.6 RAIL1_G=203.0.113.7 RAIL1_H=203.0.113.8
+RAIL1_IF=rail1 RAIL1_DEV=rxe1
 RT=/opt/rdmatest/bin
 LAB_SCEN=/lab/scenarios             # scenario files (and shared *.inc helpers)
 # RDMA device and data interface on each host
@@ -130,8 +135,10 @@ lab_hosts() {
 	done
 	echo "${out# }"
 }
-# host_addr HOST: its data address (192.0.2.N).
+# host_addr HOST: its data address (192.0.2.N); rail_addr HOST: its rail 1
+# address (203.0.113.N).
 host_addr() { echo "192.0.2.$(_host_n "$1")"; }
+rail_addr() { echo "203.0.113.$(_host_n "$1")"; }
 
 _check_host() {
 	case $1 in a | b) return 0 ;; esac
@@ -291,11 +298,11 @@ need_applet() {
 # output_has REGEX: the last run_on output matches (grep -E).
 output_has() { grep -Eq "$1" "$OUT"; }
 
-# gid_index HOST: index of the IPv4-mapped RoCE v2 GID of the host's device
-# (for perftest -x).
+# gid_index HOST [DEV]: index of the IPv4-mapped RoCE v2 GID of the host's
+# device (default its data link's; for perftest -x).
 gid_index() {
-	local host=$1 dev
-	[ "$host" = a ] && dev=$DEV_A || dev=$DEV_B
+	local host=$1 dev=${2:-}
+	[ -n "$dev" ] || { [ "$host" = a ] && dev=$DEV_A || dev=$DEV_B; }
 	_rpc_call "$host" "_gid_index_local $dev"
 }
 _gid_index_local() {
@@ -369,12 +376,13 @@ netem() {
 	_need_two || return 1
 	run_on -t 10 "$host" /sbin/tc qdisc replace dev eth0 root netem "$@"
 }
-# netem_clear [HOST]: remove netem (every host by default).
+# netem_clear [HOST]: remove netem (every host by default), rail 1's too.
 netem_clear() {
 	local h
 	[ "$LAB_HOSTS" -ge 2 ] || return 0
 	for h in ${1:-$(lab_hosts)}; do
-		_rpc_call "$h" "/sbin/tc qdisc del dev eth0 root 2>/dev/null; true" > /dev/null
+		_rpc_call "$h" "/sbin/tc qdisc del dev eth0 root 2>/dev/null;
+			[ ! -e /sys/class/net/rail1 ] || /sbin/tc qdisc del dev rail1 root 2>/dev/null; true" > /dev/null
 	done
 }
 # link_down HOST / link_up HOST: the host's data link; link_up waits (10 s)
@@ -387,4 +395,42 @@ link_up() {
 	_need_two || return 1
 	run_on -t 10 "$1" /sbin/ip link set eth0 up || return
 	_poll "$1" 10 "rxe0 ACTIVE" "/sbin/rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+}
+
+# ---- the second rail (`# rails: 2`) --------------------------------------------
+
+_need_rails() {
+	[ "${LAB_RAILS:-1}" -ge 2 ] && [ "$LAB_HOSTS" -ge 2 ] && return 0
+	skip "needs the second RDMA link (header '# rails: 2', two hosts or more)"
+	return 1
+}
+# port_state HOST DEV: the state of the device's port 1 (ACTIVE, DOWN ...)
+# as rdma link shows it, on stdout.
+port_state() {
+	_rpc_call "$1" "/sbin/rdma link show $(_q "$2/1") | sed -n 's/.* state \([A-Z_]*\) .*/\1/p'"
+}
+# wait_port HOST DEV STATE SEC: until the device's port 1 is in STATE.
+wait_port() {
+	_poll "$1" "$4" "$2 port $3" "/sbin/rdma link show $(_q "$2/1") | grep -q ' state $3 '"
+}
+# rail_netem HOST ARGS...: tc netem on the host's rail 1 netdev (rail1).
+rail_netem() {
+	local host=$1
+	shift
+	_need_rails || return 1
+	run_on -t 10 "$host" /sbin/tc qdisc replace dev rail1 root netem "$@"
+}
+# rail_down HOST / rail_up HOST: rail1 down, then wait (10 s) until rxe1's
+# port is DOWN (Soft-RoCE follows its netdev: 0.06-0.12 s of the guest's
+# clock here) / rail1 up, then wait (20 s) until the port is ACTIVE again
+# (0.05-0.13 s).
+rail_down() {
+	_need_rails || return 1
+	run_on -t 10 "$1" /sbin/ip link set rail1 down || return
+	wait_port "$1" rxe1 DOWN 10
+}
+rail_up() {
+	_need_rails || return 1
+	run_on -t 10 "$1" /sbin/ip link set rail1 up || return
+	wait_port "$1" rxe1 ACTIVE 20
 }

@@ -8,13 +8,16 @@
 # header VALUE of "# KEY: VALUE" in a scenario file, or DEFAULT
 header() { sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1 | grep . || echo "$3"; }
 
-# Bring every host back to a clean state: no jobs, no netem, links up.
+# Bring every host back to a clean state: no jobs, no netem, links up
+# (rail 1 up and its rxe1 ACTIVE again, within 20 s).
 cleanup() {
 	local h
 	for h in $(lab_hosts); do
 		[ "$LAB_HOSTS" != 1 ] || [ "$h" = a ] || continue
 		_rpc_call "$h" "_job_kill_all; /sbin/tc qdisc del dev eth0 root 2>/dev/null;
 			[ \$LAB_HOSTS = 1 ] || /sbin/ip link set eth0 up; true" 60 > /dev/null
+		[ "${LAB_RAILS:-1}" -lt 2 ] || _rpc_call "$h" "/sbin/tc qdisc del dev rail1 root 2>/dev/null;
+			/sbin/ip link set rail1 up; _poll_local 20 \"/sbin/rdma link show rxe1/1 | grep -q ' state ACTIVE '\"; true" 60 > /dev/null
 	done
 	rm -f /tmp/lab/job.* /tmp/lab/reaped.*
 }
@@ -25,6 +28,11 @@ run_scenario() {
 	bound=$(header "$file" timeout 300)
 	if [ "$need" -gt "$LAB_HOSTS" ]; then
 		_result SKIP "$name" "needs $need hosts (lab run --hosts $need)"
+		return
+	fi
+	need=$(header "$file" rails 1)
+	if [ "$need" -gt "${LAB_RAILS:-1}" ]; then
+		_result SKIP "$name" "needs $need rails (lab run --rails $need)"
 		return
 	fi
 	rm -f /tmp/lab/ncases "$LAB_STATE"/*
@@ -69,6 +77,13 @@ wait_peer() {
 		until ping -c 1 -W 1 "$(host_addr "$h")" > /dev/null 2>&1; do
 			if [ "$(_now_cs)" -ge "$end" ]; then
 				_result FAIL lab/boot "no ping from a to $h over eth0 within 30s"
+				return 1
+			fi
+		done
+		[ "${LAB_RAILS:-1}" -ge 2 ] || continue
+		until ping -c 1 -W 1 "$(rail_addr "$h")" > /dev/null 2>&1; do
+			if [ "$(_now_cs)" -ge "$end" ]; then
+				_result FAIL lab/boot "no ping from a to $h over rail1 within 30s"
 				return 1
 			fi
 		done

@@ -22,8 +22,9 @@ scenario_file() {
 cmd_list() {
 	local f
 	for f in "$LAB_DIR"/scenarios/*.sh; do
-		printf '%-28s hosts: %s  timeout: %ss\n' "$(basename "$f" .sh)" \
-			"$(scenario_header "$f" hosts 1)" "$(scenario_header "$f" timeout 300)"
+		printf '%-28s hosts: %s  rails: %s  timeout: %ss\n' "$(basename "$f" .sh)" \
+			"$(scenario_header "$f" hosts 1)" "$(scenario_header "$f" rails 1)" \
+			"$(scenario_header "$f" timeout 300)"
 	done
 }
 
@@ -119,12 +120,14 @@ report_abort() {
 
 # Parse options shared by run/test/demo/shell into RUN_* variables.
 run_parse() {
-	RUN_HOSTS="" RUN_BINARY="" RUN_TIMEOUT="" RUN_VERBOSE=0 RUN_KEEP=0
+	RUN_HOSTS="" RUN_RAILS="" RUN_BINARY="" RUN_TIMEOUT="" RUN_VERBOSE=0 RUN_KEEP=0
 	RUN_SCENARIOS=() RUN_EXTRA=() RUN_INITRDS=() RUN_APPEND=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--hosts) RUN_HOSTS=${2:?--hosts needs a number from 1 to 8}; shift ;;
 		--hosts=*) RUN_HOSTS=${1#*=} ;;
+		--rails) RUN_RAILS=${2:?--rails needs 1 or 2}; shift ;;
+		--rails=*) RUN_RAILS=${1#*=} ;;
 		--binary) RUN_BINARY=${2?--binary needs a path}; shift ;;
 		--binary=*) RUN_BINARY=${1#*=} ;;
 		--extra) RUN_EXTRA+=("$(realpath "${2:?--extra needs a path}")"); shift ;;
@@ -141,6 +144,7 @@ run_parse() {
 		shift
 	done
 	case ${RUN_HOSTS:-1} in [1-8]) ;; *) die "--hosts must be a number from 1 to 8" ;; esac
+	case ${RUN_RAILS:-1} in [12]) ;; *) die "--rails must be 1 or 2" ;; esac
 	[ -z "$RUN_BINARY" ] || RUN_BINARY=$(realpath "$RUN_BINARY")
 }
 
@@ -148,7 +152,7 @@ cmd_run() {
 	RUN_MODE=$1
 	shift
 	run_parse "$@"
-	local f max=1 bound=120 h
+	local f max=1 rails=1 bound=120 h
 	if [ "$RUN_MODE" = demo ]; then
 		RUN_HOSTS=2
 		if [ -z "$RUN_BINARY" ]; then
@@ -178,9 +182,20 @@ cmd_run() {
 	for f in "${RUN_SCENARIOS[@]}"; do
 		h=$(scenario_header "$f" hosts 1)
 		[ "$h" -le "$max" ] || max=$h
+		h=$(scenario_header "$f" rails 1)
+		[ "$h" -le "$rails" ] || rails=$h
 		bound=$((bound + $(scenario_header "$f" timeout 300) + 30))
 	done
+	# --rails 2 alone (lab shell --rails 2) means two hosts
+	[ "${RUN_RAILS:-1}" = 1 ] || [ "$max" -ge 2 ] || max=2
 	RUN_HOSTS=${RUN_HOSTS:-$max}
+	# the second RDMA link joins two guests or more: a one-host run (where
+	# such a scenario is a SKIP) boots as ever
+	if [ "$RUN_HOSTS" = 1 ]; then
+		[ "${RUN_RAILS:-1}" = 1 ] || die "--rails $RUN_RAILS needs two hosts or more"
+		rails=1
+	fi
+	RUN_RAILS=${RUN_RAILS:-$rails}
 	RUN_TIMEOUT=${RUN_TIMEOUT:-$bound}
 	[ "$RUN_VERBOSE" = 0 ] || RDMATEST_LAB_LOGLEVEL=${RDMATEST_LAB_LOGLEVEL:-5}
 
@@ -232,7 +247,7 @@ watchdog() {
 # that does not finish booting within RDMATEST_LAB_BOOT_TIMEOUT (TCG
 # occasionally hangs early) is booted once more before it counts as a FAIL.
 run_guests() {
-	local state=$RUN_DIR/state n npass nfail nskip end tready tall t0 tend rc=0 try boot_pid r all=""
+	local state=$RUN_DIR/state n npass nfail nskip end tready tall t0 tend rc=0 try boot_pid r all="" rails=""
 	local boot_sec=${RDMATEST_LAB_BOOT_TIMEOUT:-90}
 	[ "$RUN_MODE" = demo ] || echo "TAP version 13"
 	for try in 1 2; do
@@ -274,7 +289,8 @@ run_guests() {
 	fi
 	# with a switch, host a is up before the others: when did they all answer?
 	[ "$RUN_HOSTS" -le 2 ] || all=" all $RUN_HOSTS answering after $(secs $((tall > 0 ? tall - t0 : 0)))s,"
-	echo "# lab: hosts $RUN_HOSTS, guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s,$all" \
+	[ "${RUN_RAILS:-1}" = 1 ] || rails=" rails $RUN_RAILS,"
+	echo "# lab: hosts $RUN_HOSTS,$rails guest ready after $(secs $((tready > 0 ? tready - t0 : 0)))s,$all" \
 		"run took $(secs $((tend - t0)))s"
 	if [ "$RUN_MODE" = demo ]; then
 		demo_summary "$RUN_DIR/rows"
@@ -293,7 +309,7 @@ run_guests() {
 # Interactive: host a on this terminal, host b (if any) in the background.
 run_shell() {
 	local -a args
-	local d c
+	local d c rl
 	if [ "$RUN_HOSTS" = 1 ]; then
 		mapfile -t args < <(qemu_args a 1 stdio)
 		"$LAB_QEMU" "${args[@]}"
@@ -301,24 +317,24 @@ run_shell() {
 	fi
 	if [ "$RUN_HOSTS" -gt 2 ]; then
 		local r
-		read -r d c < <(mcast_endpoints)
+		read -r d c rl < <(mcast_endpoints)
 		for r in $(roles_of "$RUN_HOSTS"); do
-			[ "$r" = a ] || qemu_start "$r" "$RUN_HOSTS" "$RUN_DIR/$r.console" "$d" "$c"
+			[ "$r" = a ] || qemu_start "$r" "$RUN_HOSTS" "$RUN_DIR/$r.console" "$d" "$c" ${rl:+"$rl"}
 		done
 		say "hosts b to $r boot in the background; their consoles: $RUN_DIR/[b-$r].console"
-		mapfile -t args < <(qemu_args a "$RUN_HOSTS" stdio "$d" "$c")
+		mapfile -t args < <(qemu_args a "$RUN_HOSTS" stdio "$d" "$c" ${rl:+"$rl"})
 		"$LAB_QEMU" "${args[@]}"
 		return
 	fi
-	read -r d c < <(link_endpoints)
-	mapfile -t args < <(qemu_args a 2 stdio "$d" "$c")
+	read -r d c rl < <(link_endpoints)
+	mapfile -t args < <(qemu_args a 2 stdio "$d" "$c" ${rl:+"$rl"})
 	(
 		for _ in $(seq 100); do
-			links_ready "$d" "$c" && break
+			links_ready "$d" "$c" ${rl:+"$rl"} && break
 			sleep 0.1
 		done
 		local -a bargs
-		mapfile -t bargs < <(qemu_args b 2 "$RUN_DIR/b.console" "$d" "$c")
+		mapfile -t bargs < <(qemu_args b 2 "$RUN_DIR/b.console" "$d" "$c" ${rl:+"$rl"})
 		exec "$LAB_QEMU" "${bargs[@]}" < /dev/null > "$RUN_DIR/b.qemu.log" 2>&1
 	) &
 	QEMU_PID_b=$! QEMU_PIDS=$!

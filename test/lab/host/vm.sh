@@ -42,7 +42,8 @@ run_image_binary() {
 }
 
 # run_image DIR MODE HOSTS VERBOSE BINARY SCENARIO_FILE... -> DIR/initrd.img
-# (RUN_EXTRA: more executables for /opt/rdmatest/bin, e.g. test-only peers)
+# (RUN_EXTRA: more executables for /opt/rdmatest/bin, e.g. test-only peers;
+# RUN_RAILS: RDMA links between the guests, 1 or 2)
 run_image() {
 	local dir=$1 mode=$2 hosts=$3 verbose=$4 bin=$5 root=$1/root f names=""
 	shift 5
@@ -58,6 +59,7 @@ run_image() {
 	done
 	cat > "$root/lab/config" <<-EOF
 		LAB_HOSTS=$hosts
+		LAB_RAILS=${RUN_RAILS:-1}
 		LAB_MODE=$mode
 		LAB_VERBOSE=$verbose
 		LAB_SCENARIOS='${names# }'
@@ -96,10 +98,13 @@ port_listening() {
 # 20 ms per request/response because of Nagle (qemu leaves TCP_NODELAY off).
 LAB_NET=${RDMATEST_LAB_NET:-unix}
 
-# qemu_args ROLE HOSTS CONSOLE [DATA CTL]: print the argument list, one per
-# line. DATA/CTL: socket paths (unix) or ports (tcp) of the two links.
+# qemu_args ROLE HOSTS CONSOLE [DATA CTL [RAIL]]: print the argument list,
+# one per line. DATA/CTL: socket paths (unix), ports (tcp) or multicast
+# groups (3 hosts or more) of the two links; RAIL, when given, those of
+# the second RDMA link (`# rails: 2`): a third NIC, MAC ..:02:0N, that the
+# guest renames rail1.
 qemu_args() {
-	local role=$1 hosts=$2 console=$3 d=${4:-} c=${5:-} n=1 listen=on
+	local role=$1 hosts=$2 console=$3 d=${4:-} c=${5:-} r=${6:-} n=1 listen=on
 	local append="console=ttyS0 panic=-1 quiet loglevel=${RDMATEST_LAB_LOGLEVEL:-4} mitigations=off tsc=reliable labrole=$role${RUN_APPEND:+ $RUN_APPEND}"
 	local mem=$LAB_MEM
 	[ "$hosts" -le 2 ] || mem=$LAB_MEMN
@@ -117,20 +122,26 @@ qemu_args() {
 			-netdev "socket,id=ctl,mcast=$c,localaddr=127.0.0.1" \
 			-device "virtio-net-pci,netdev=data,mac=52:54:00:12:00:0$n,romfile=,addr=0x4" \
 			-device "virtio-net-pci,netdev=ctl,mac=52:54:00:12:01:0$n,romfile=,addr=0x5"
+		[ -z "$r" ] || printf '%s\n' -netdev "socket,id=rail1,mcast=$r,localaddr=127.0.0.1" \
+			-device "virtio-net-pci,netdev=rail1,mac=52:54:00:12:02:0$n,romfile=,addr=0x6"
 	else
 		printf '%s\n' -accel "${RDMATEST_LAB_ACCEL2:-tcg}" -smp "${RDMATEST_LAB_SMP2:-1}"
 		[ "$role" = a ] || { n=2; listen=off; }
 		if [ "$LAB_NET" = tcp ]; then
 			[ "$role" = a ] && listen=listen || listen=connect
 			printf '%s\n' -netdev "socket,id=data,$listen=127.0.0.1:$d" -netdev "socket,id=ctl,$listen=127.0.0.1:$c"
+			[ -z "$r" ] || printf '%s\n' -netdev "socket,id=rail1,$listen=127.0.0.1:$r"
 		else
 			printf '%s\n' -netdev "stream,id=data,server=$listen,addr.type=unix,addr.path=$d" \
 				-netdev "stream,id=ctl,server=$listen,addr.type=unix,addr.path=$c"
+			[ -z "$r" ] || printf '%s\n' -netdev "stream,id=rail1,server=$listen,addr.type=unix,addr.path=$r"
 		fi
-		# eth0 = data link (192.0.2.N), eth1 = control link (198.51.100.N)
+		# eth0 = data link (192.0.2.N), eth1 = control link (198.51.100.N),
+		# rail1 = second RDMA link (203.0.113.N), with `# rails: 2` only
 		printf '%s\n' \
 			-device "virtio-net-pci,netdev=data,mac=52:54:00:12:00:0$n,romfile=,addr=0x4" \
 			-device "virtio-net-pci,netdev=ctl,mac=52:54:00:12:01:0$n,romfile=,addr=0x5"
+		[ -z "$r" ] || printf '%s\n' -device "virtio-net-pci,netdev=rail1,mac=52:54:00:12:02:0$n,romfile=,addr=0x6"
 	fi
 	if [ "$console" = stdio ]; then
 		printf '%s\n' -serial mon:stdio
@@ -173,52 +184,68 @@ qemu_start() {
 	QEMU_PIDS="${QEMU_PIDS:-} $!"
 }
 
-# Two multicast groups on 127.0.0.1 for the switched links of a run of
-# three hosts or more: "DATA CTL" as GROUP:PORT. Random within
-# 239.255.0.0/16 (organisation-local, never routed) and a port range with
-# nothing else on it, so parallel runs do not meet.
+# Multicast groups on 127.0.0.1 for the switched links of a run of
+# three hosts or more: "DATA CTL" as GROUP:PORT, and RAIL after them with
+# two rails. Random within 239.255.0.0/16 (organisation-local, never
+# routed) and a port range with nothing else on it, so parallel runs do
+# not meet.
 mcast_endpoints() {
 	local g=239.255.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1)) p
 	p=$(free_udp_port)
-	echo "$g:$p $g:$((p + 1))"
+	if [ "${RUN_RAILS:-1}" -ge 2 ]; then
+		echo "$g:$p $g:$((p + 1)) $g:$((p + 2))"
+	else
+		echo "$g:$p $g:$((p + 1))"
+	fi
 }
 
-# A UDP port on which, like the next one, nothing is bound.
+# A UDP port on which, like the next two, nothing is bound.
 free_udp_port() {
 	local p
 	while :; do
 		p=$((20000 + RANDOM % 40000))
-		grep -qi "$(printf ':%04X \\|:%04X ' "$p" $((p + 1)))" /proc/net/udp /proc/net/udp6 2> /dev/null ||
+		grep -qi "$(printf ':%04X \\|:%04X \\|:%04X ' "$p" $((p + 1)) $((p + 2)))" /proc/net/udp /proc/net/udp6 2> /dev/null ||
 			{ echo "$p"; return; }
 	done
 }
 
-# The two link endpoints for a two-host run: "DATA CTL".
+# The link endpoints for a two-host run: "DATA CTL", and RAIL after them
+# with two rails.
 link_endpoints() {
-	local pd pc
+	local pd pc pr=""
 	if [ "$LAB_NET" = tcp ]; then
 		pd=$(free_port)
 		pc=$(free_port)
 		while [ "$pd" = "$pc" ]; do pc=$(free_port); done
-		echo "$pd $pc"
+		if [ "${RUN_RAILS:-1}" -ge 2 ]; then
+			pr=$(free_port)
+			while [ "$pr" = "$pd" ] || [ "$pr" = "$pc" ]; do pr=$(free_port); done
+		fi
+		echo "$pd $pc${pr:+ $pr}"
+	elif [ "${RUN_RAILS:-1}" -ge 2 ]; then
+		echo "$RUN_DIR/data.sock $RUN_DIR/ctl.sock $RUN_DIR/rail1.sock"
 	else
 		echo "$RUN_DIR/data.sock $RUN_DIR/ctl.sock"
 	fi
 }
 
-# True once host a (started with endpoints D C) accepts connections on both.
+# True once host a (started with endpoints D C [R]) accepts connections on
+# each.
 links_ready() {
-	if [ "$LAB_NET" = tcp ]; then
-		port_listening "$1" && port_listening "$2"
-	else
-		[ -S "$1" ] && [ -S "$2" ]
-	fi
+	local e
+	for e; do
+		if [ "$LAB_NET" = tcp ]; then
+			port_listening "$e" || return 1
+		else
+			[ -S "$e" ] || return 1
+		fi
+	done
 }
 
 # Boot the guests for a run (console files RUN_DIR/a.console, b.console).
 # With two hosts, a listens and b connects once a does.
 boot_guests() {
-	local hosts=$1 console_a=${2:-$RUN_DIR/a.console} try d c
+	local hosts=$1 console_a=${2:-$RUN_DIR/a.console} try d c rl
 	local r
 	QEMU_PID_a="" QEMU_PID_b="" QEMU_PIDS=""
 	if [ "$hosts" = 1 ]; then
@@ -227,33 +254,33 @@ boot_guests() {
 	fi
 	if [ "$hosts" -gt 2 ]; then
 		# a hub needs no listener: every guest joins, in any order
-		read -r d c < <(mcast_endpoints)
+		read -r d c rl < <(mcast_endpoints)
 		for r in $(roles_of "$hosts"); do
 			if [ "$r" = a ]; then
-				qemu_start a "$hosts" "$console_a" "$d" "$c"
+				qemu_start a "$hosts" "$console_a" "$d" "$c" ${rl:+"$rl"}
 			else
-				qemu_start "$r" "$hosts" "$RUN_DIR/$r.console" "$d" "$c"
+				qemu_start "$r" "$hosts" "$RUN_DIR/$r.console" "$d" "$c" ${rl:+"$rl"}
 			fi
 		done
 		return
 	fi
 	[ "$LAB_NET" = tcp ] || [ ${#RUN_DIR} -lt 90 ] || LAB_NET=tcp # sun_path limit
 	for try in 1 2 3 4 5; do
-		read -r d c < <(link_endpoints)
-		qemu_start a 2 "$console_a" "$d" "$c"
+		read -r d c rl < <(link_endpoints)
+		qemu_start a 2 "$console_a" "$d" "$c" ${rl:+"$rl"}
 		for _ in $(seq 100); do
-			links_ready "$d" "$c" && break
+			links_ready "$d" "$c" ${rl:+"$rl"} && break
 			kill -0 "$QEMU_PID_a" 2> /dev/null || break
 			sleep 0.1
 		done
-		if links_ready "$d" "$c"; then
-			qemu_start b 2 "$RUN_DIR/b.console" "$d" "$c"
+		if links_ready "$d" "$c" ${rl:+"$rl"}; then
+			qemu_start b 2 "$RUN_DIR/b.console" "$d" "$c" ${rl:+"$rl"}
 			return 0
 		fi
 		kill "$QEMU_PID_a" 2> /dev/null || true
 		wait "$QEMU_PID_a" 2> /dev/null || true
 		QEMU_PIDS=""
-		say "host a did not listen on $d $c (try $try): $(tail -n 1 "$RUN_DIR/a.qemu.log")"
+		say "host a did not listen on $d $c${rl:+ $rl} (try $try): $(tail -n 1 "$RUN_DIR/a.qemu.log")"
 	done
 	die "could not start host a"
 }

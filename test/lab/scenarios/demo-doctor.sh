@@ -3,8 +3,9 @@
 # timeout: 120
 # Demo: rdmatest doctor. Host a is healthy: its checklist, then ADDR
 # checks against a `doctor --listen` peer and against an upstream rping
-# server. Then host b is broken (its rxe device deleted): FAIL, the fix,
-# exit 3; and an rping there points at the same finding.
+# server. Then host b is broken (its rxe devices deleted: rxe0, and rxe1
+# where the demo boots the second rail): FAIL, the fix, exit 3; and an
+# rping there points at the same finding.
 D=$RT/doctor
 counts() { sed -n 's/^doctor: \([0-9]*\) passed, \([0-9]*\) warnings, \([0-9]*\) failed$/\1 PASS, \2 WARN, \3 FAIL/p' "$OUT" | tail -n 1; }
 
@@ -31,6 +32,7 @@ pass
 case_begin "doctor: broken host b (no rxe device), and rping's error there" 60
 need_applet doctor rping && {
 	run_on b /sbin/rdma link delete rxe0 || fail "cannot delete rxe0"
+	[ "${LAB_RAILS:-1}" -lt 2 ] || run_on b /sbin/rdma link delete rxe1 || fail "cannot delete rxe1"
 	failed || { run_on b $D; rc=$?; }
 	failed || [ $rc = 3 ] || fail "exit $rc, want 3"
 	failed || output_has "^FAIL devices .* -- fix: " || fail "no devices FAIL"
@@ -38,6 +40,8 @@ need_applet doctor rping && {
 	failed || { run_on b $RT/rping -s -a "$B"; rc=$?; }
 	failed || output_has "rdmatest doctor: devices FAIL" || fail "rping does not point at doctor"
 	run_on b /sbin/rdma link add rxe0 type rxe netdev eth0 || fail "cannot recreate rxe0"
+	[ "${LAB_RAILS:-1}" -lt 2 ] || run_on b /sbin/rdma link add rxe1 type rxe netdev rail1 ||
+		fail "cannot recreate rxe1"
 	demo_row doctor - "b (broken)" "$row"
 }
 pass

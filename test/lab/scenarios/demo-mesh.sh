@@ -1,19 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
-# timeout: 120
+# rails: 2
+# timeout: 180
 # Demo: rdmatest mesh on both hosts, started the way pdsh would (the same
-# command on each, the rank found in --hosts): rank 0 (host a) prints the
-# summary ending in READY; then host b does not start and a's run names
-# it absent, NOT READY, after --timeout.
+# command on each, the rank found in --hosts): rank 0 (host a) tests both
+# rails of the pair (rxe0 on the data link, rxe1 on the lab's second link,
+# rail1) and prints the summary ending in READY; then rail1 of host b is
+# down and the run names that rail, not the host, NOT READY; then host b
+# does not start and a's run names it absent, NOT READY, after --timeout.
 M=$RT/mesh
 
-case_begin "mesh: two hosts, READY" 60
+case_begin "mesh: two hosts, two rails each, READY" 60
 need_applet mesh && {
 	bg_start r1 b $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1
 	run_on -t 40 a $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1 || fail "rank 0 exited $?"
 	failed || output_has '^READY$' || fail "no READY"
+	failed || output_has '^mesh: 2 ranks, .*, 2 rails' || fail "not two rails tested"
 	failed || bg_wait r1 30 || fail "rank 1 exited $?"
-	demo_row mesh rdmatest "a + b (pdsh style)" "$(sed -n 's/.*\(median RTT [0-9.]* us\).*/\1/p' "$OUT" | head -n 1)"
+	demo_row mesh rdmatest "a + b (pdsh style), 2 rails" "$(sed -n 's/.*\(median RTT [0-9.]* us\).*/\1/p' "$OUT" | head -n 1)"
+}
+pass
+
+case_begin "mesh: rail 1 of host b down, that rail named, not the host" 60
+need_applet mesh && {
+	rail_down b || fail "rail_down b: status $?"
+	failed || bg_start r1 b $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1
+	failed || { run_on -t 40 a $M --hosts "$A,$B" --timeout 5 --pings 200 --min-links 1; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "exit $rc, wanted 1"
+	failed || output_has '^bad rail 1 of host 1 \([^)]*\) rxe1: port 1 DOWN' || fail "b's rail 1 not named"
+	failed || ! output_has '^bad host' || fail "a host is called bad"
+	# the figure before rail_up's commands replace $OUT
+	fig="exit ${rc:--}, $(grep -c '^bad rail' "$OUT") bad rail"
+	failed || bg_wait r1 30
+	rail_up b || fail "rail_up b: status $?"
+	demo_row mesh rdmatest "a + b, rail1 of b down" "$fig"
 }
 pass
 

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# hosts: 2
+# rails: 2
+# timeout: 480
+# mesh over two rails (docs/mesh.md "Rails"): the lab's second RDMA link
+# (rail1, 203.0.113.N, Soft-RoCE rxe1) beside the data link (eth0, rxe0).
+# The first case checks the lab itself: both devices ACTIVE on both hosts,
+# upstream rping over rail 1, and rxe1's port following rail1 down and up
+# (timed on host b's own clock). Then mesh, launched as mesh-2hosts does
+# (--hosts with the rail-0 addresses), finds both rails of each host:
+# healthy, READY with pairs of rail 0 and rail 1; rail 1 of b delayed by
+# netem (100 ms, --max-rtt-us 40000), NOT READY with rail 1's link named
+# and rail 0's good; rail 1 of
+# b down before the run, NOT READY with b's rail named, not b.
+M=$RT/mesh
+HOSTS="$A,$B"
+# one link per rail: judged against the absolute thresholds alone
+# (--min-links 1), as a user with two hosts runs it (see mesh-2hosts);
+# both rails of the pair are tested at once by one vCPU each side, so a
+# pair's bound is twice mesh-2hosts' (rail 0 timed out at 5 s with 200
+# pings once, at load average 12)
+ARGS="--hosts $HOSTS --timeout 10 --pings 100 --min-links 1"
+
+# flip CMD STATE: on host b, CMD, then the centiseconds (b's uptime) until
+# rxe1's port 1 is STATE, bounded by 20 s; prints "cs N" (or "cs -" and
+# status 1). One command, so no lab round trip is counted.
+flip() {
+	# shellcheck disable=SC2016 # expanded on host b
+	run_on -t 30 b sh -c '
+		now() { read -r u _ < /proc/uptime; echo "${u%.*}${u#*.}"; }
+		/sbin/ip link set rail1 "$1" || exit 2
+		t0=$(now)
+		until /sbin/rdma link show rxe1/1 | grep -q " state $2 "; do
+			[ $(($(now) - t0)) -lt 2000 ] || { echo "cs -"; exit 1; }
+			sleep 0.02
+		done
+		echo "cs $(($(now) - t0))"' sh "$@"
+}
+cs_of() { sed -n 's/^cs \([0-9]*\)$/\1/p' "$OUT"; }
+
+case_begin "lab: two rails on each host, rping over rail 1, rxe1 follows rail1 down and up" 120
+for h in a b; do
+	for d in rxe0 rxe1; do
+		s=$(port_state "$h" "$d")
+		[ "$s" = ACTIVE ] || fail "$d on $h is '$s', not ACTIVE"
+	done
+done
+failed || run_on b /sbin/ip -4 -o addr show dev rail1 || fail "no rail1 on b"
+failed || output_has "inet $RAIL1_B/24" || fail "rail1 of b does not have $RAIL1_B/24"
+failed || run_on b /sbin/rdma link show rxe1/1 || fail "rdma link show rxe1/1 exited $?"
+failed || output_has 'netdev rail1( |$)' || fail "rxe1 is not on rail1"
+# the IPv4-mapped GID of 203.0.113.2 (cb.00.71.02) is in rxe1's table
+failed || run_on b cat /sys/class/infiniband/rxe1/ports/1/gids/1 || fail "no GID 1 on rxe1 of b"
+failed || output_has '0000:0000:0000:0000:0000:ffff:cb00:7102' || fail "rxe1 lacks the GID of $RAIL1_B"
+failed || bg_start srv b rping -s -a "$RAIL1_B" -C 5
+failed || wait_listen b 7174 20 || fail "rping not listening on $RAIL1_B"
+failed || run_on -t 40 a rping -c -a "$RAIL1_B" -I "$RAIL1_A" -C 5 -V || fail "rping over rail 1 exited $?"
+failed || bg_wait srv 20 || fail "rping server exited $?"
+# rail1 down on b: rxe1's port leaves ACTIVE, rxe0's does not
+failed || flip down DOWN || fail "rxe1 not DOWN within 20 s of rail1 down: $(cat "$OUT")"
+down=$(cs_of)
+failed || [ "$(port_state b rxe0)" = ACTIVE ] || fail "rxe0 of b left ACTIVE with rail1"
+# what a rail that is down still shows: its GID (the address is kept)
+run_on b sh -c 'cat /sys/class/infiniband/rxe1/ports/1/gids/1; /sbin/rdma link show rxe1/1'
+failed || flip up ACTIVE || fail "rxe1 not ACTIVE within 20 s of rail1 up: $(cat "$OUT")"
+up=$(cs_of)
+note "rxe1 of b: DOWN $down cs after rail1 down, ACTIVE $up cs after rail1 up"
+record "{\"lab\":\"rail1 flip\",\"down_cs\":${down:-null},\"up_cs\":${up:-null}}"
+# the helpers: the same, with their own bounds
+failed || rail_down b || fail "rail_down b: status $?"
+failed || [ "$(port_state b rxe1)" = DOWN ] || fail "rxe1 of b not DOWN after rail_down"
+failed || rail_up b || fail "rail_up b: status $?"
+pass
+
+case_begin "two rails healthy: both tested, READY, pairs of rail 0 and rail 1" 120
+need_applet mesh && {
+	bg_start r1 b $M $ARGS
+	run_on -t 90 a $M $ARGS --json || fail "rank 0 exited $?"
+	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
+	failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+	# the pairs, one object a line
+	grep -Eo '\{"a":0,"b":1,[^{}]*\}' "$OUT" > /tmp/lab/pairs
+	failed || grep -E '"rail":0[,}]' /tmp/lab/pairs | grep -q '"status":"ok"' || fail "no good pair 0-1 of rail 0"
+	failed || grep -E '"rail":1[,}]' /tmp/lab/pairs | grep -q '"status":"ok"' || fail "no good pair 0-1 of rail 1"
+	failed || grep -E '"rail":1[,}]' /tmp/lab/pairs | grep -q '"dev_a":"rxe1","dev_b":"rxe1"' ||
+		fail "rail 1's pair does not name rxe1 at both ends"
+	failed || output_has '"rails":\[\{"rail":0,"dev":"rxe0","port":1,[^]]*\{"rail":1,"dev":"rxe1","port":1,' ||
+		fail "a hello does not list rxe0 and rxe1 as rails 0 and 1"
+	failed || output_has "\"rail\":1,\"dev\":\"rxe1\",\"port\":1,[^}]*\"addr\":\"$RAIL1_B\"" ||
+		fail "b's hello does not give rail 1's address $RAIL1_B"
+	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0[^]]*\{"rail":1,"links":1,"bad_links":0' ||
+		fail "no per-rail totals with one good link each"
+	failed || bg_wait r1 60 || fail "rank 1 exited $?"
+	failed || bg_log r1 | grep -q '^READY' || fail "rank 1 did not print rank 0's READY"
+}
+pass
+
+case_begin "two rails, --lines of both ranks: mesh report READY, 2 rails" 120
+need_applet mesh && {
+	bg_start r1 b $M $ARGS --lines
+	run_on -t 90 a $M $ARGS --lines || fail "rank 0 exited $?"
+	cp "$OUT" /tmp/lab/rank0.out
+	failed || bg_wait r1 60 || fail "rank 1 exited $?"
+	bg_log r1 > /tmp/lab/rank1.out
+	cat /tmp/lab/rank0.out /tmp/lab/rank1.out > /tmp/lab/all.out
+	failed || grep -q '"rail":1' /tmp/lab/all.out || fail "no result line of rail 1"
+	failed || run_on -t 20 a $M report /tmp/lab/all.out --min-links 1 || fail "mesh report exited $?"
+	failed || output_has '^mesh: 2 ranks, .*, 2 rails' || fail "the summary does not count 2 rails"
+	failed || output_has '^READY' || fail "mesh report: no READY line"
+}
+pass
+
+# netem delays every frame b sends on rail1 by 100 ms: a floor on each of
+# rail 1's round trips, far over the bound, while rail 0's stay well under
+# it even on a loaded machine (medians of 1.5 to 9 ms seen at load average
+# 12); judged by the absolute bound alone, as mesh-4hosts does: one link
+# per rail has no median to compare with. 20 pings at 100 ms fit the
+# pair's --timeout.
+case_begin "rail 1 of b delayed 100 ms: NOT READY, rail 1's link named, rail 0 good" 150
+need_applet mesh && {
+	rail_netem b delay 100ms || fail "netem on b's rail1: status $?"
+	DARGS="--hosts $HOSTS --timeout 10 --pings 20 --min-links 1 --max-rtt-us 40000 --rtt-factor 0 --bw-fraction 0"
+	failed || bg_start r1 b $M $DARGS
+	failed || { run_on -t 120 a $M $DARGS; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1"
+	failed || output_has '^bad link 0 \([^)]*\) rxe1 - 1 \([^)]*\) rxe1, rail 1: RTT [0-9.]+ us > 40000' ||
+		fail "rail 1's link 0-1 is not named bad, with its RTT"
+	failed || ! output_has '^bad link .*, rail 0:' || fail "a link of rail 0 is called bad"
+	failed || output_has '^NOT READY' || fail "no NOT READY line"
+	failed || bg_wait r1 60
+	rc=$?
+	failed || [ "$rc" = 1 ] || fail "rank 1 exited $rc, wanted 1"
+	netem_clear b
+}
+pass
+
+# rail1 of b down before the run: b's rail 1 is listed (a port that is
+# DOWN is still a rail) but unusable; b itself is not bad, and its rail 0
+# is tested and good
+case_begin "rail 1 of b down: NOT READY, b's rail 1 named, not b; rail 0 good" 150
+need_applet mesh && {
+	rail_down b || fail "rail_down b: status $?"
+	failed || bg_start r1 b $M $ARGS
+	failed || { run_on -t 120 a $M $ARGS; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1"
+	failed || output_has '^bad rail 1 of host 1 \([^)]*\) rxe1: port 1 DOWN' ||
+		fail "b's rail 1 is not named unusable (port 1 DOWN)"
+	failed || ! output_has '^(bad|suspect) host 1 ' || fail "host b itself is called bad"
+	failed || ! output_has '^bad link .*, rail 0:' || fail "rail 0's link is called bad"
+	failed || ! output_has '^rail count:' || fail "b's rails are miscounted"
+	failed || output_has '^NOT READY' || fail "no NOT READY line"
+	failed || bg_wait r1 60
+	rc=$?
+	failed || [ "$rc" = 1 ] || fail "rank 1 exited $rc, wanted 1"
+	# the same run's document: the bad rail, and rail 0's pair measured and good
+	failed || bg_start r1 b $M $ARGS
+	failed || run_on -t 120 a $M $ARGS --json
+	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
+	failed || output_has "\"bad_rails\":\[\{\"rank\":1,\"host\":\"[^\"]*\",\"rail\":1,\"dev\":\"rxe1\",\"reason\":\"port 1 DOWN\"\}\]" ||
+		fail "bad_rails does not hold b's rail 1 alone"
+	failed || grep -Eo '\{"a":0,"b":1,[^{}]*\}' "$OUT" | grep -E '"rail":0[,}]' | grep -q '"status":"ok"' ||
+		fail "rail 0's pair not measured ok"
+	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0' || fail "rail 0 not one good link"
+	failed || bg_wait r1 60
+	rail_up b || fail "rail_up b: status $?"
+}
+pass
