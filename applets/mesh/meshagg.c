@@ -647,8 +647,11 @@ static void blame_nodes(struct rt_mesh_agg *g)
 			nd->verdict = RT_NODE_UNTESTED;
 		else if (nd->rail_tested && (nd->rail_bad & nd->rail_tested) == nd->rail_tested)
 			nd->verdict = RT_NODE_BAD;
-		else if (nd->rail_suspect & ~nd->rail_bad)
-			nd->verdict = RT_NODE_SUSPECT; /* nothing passed with a good partner */
+		else if (nd->rail_tested && ((nd->rail_suspect | nd->rail_bad) & nd->rail_tested) ==
+						    nd->rail_tested && (nd->rail_suspect & ~nd->rail_bad))
+			/* nothing passed with a good partner on any rail: a host that
+			 * passed on one rail is not suspect for another's link */
+			nd->verdict = RT_NODE_SUSPECT;
 		if (nd->verdict == RT_NODE_BAD)
 			nd->rail_bad = 0; /* the host, not its rails */
 	}

@@ -18,9 +18,12 @@
  *                 not counting bad links to nodes found bad before it
  *                 (worst first): a broken node does not make its
  *                 partners look broken
- *         suspect no link passed with a partner that is not bad (e.g. the
- *                 one pair of a random round): sched.h's second pass
- *                 pairs it with a node that passed
+ *         suspect on no rail did a link pass with a partner that is not
+ *                 bad (e.g. the one pair of a random round): the blame
+ *                 pass (meshblame.h) pairs it with hosts that passed
+ *   With rails, the above is judged rail by rail: a host bad on every
+ *   rail it was tested on is a bad host, bad on some a host with bad
+ *   rails; a host that passed on one rail is not suspect for another.
  *         ok      otherwise (its bad links are the links' fault)
  *         untested  said hello but no pair of it was tested (a random
  *                 round of an odd count leaves one out)

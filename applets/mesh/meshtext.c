@@ -255,7 +255,7 @@ static void pairings(FILE *out, const struct rt_mesh_agg *g, const struct rt_mes
 		else
 			fputs(" ok", out);
 	}
-	fputs(e->np ? ")\n" : " (no host with every link good to pair it with)\n", out);
+	fputs(")\n", out);
 }
 
 /* The blame pass's pairings: each end's, then what they say of each bad
@@ -270,6 +270,11 @@ static void blame(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_l
 	for (uint32_t i = 0; i < RT_MIN(b->nends, RT_MESH_TEXT_LIST); i++) {
 		const struct rt_mesh_blame_end *e = &b->ends[i];
 
+		if (!e->np) {
+			fprintf(out, "blame: host %u (%s): no host with every link good to pair "
+				"it with\n", e->rank, host_of(g, e->rank));
+			continue;
+		}
 		fprintf(out, "blame: host %u (%s): %u of %u pairings with good hosts bad", e->rank,
 			host_of(g, e->rank), e->bad, e->tested);
 		pairings(out, g, lim, e);
