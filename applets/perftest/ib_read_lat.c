@@ -12,7 +12,8 @@ static const struct rt_opt ib_read_lat_opts[] = {
 	RT_PT_OPT_TX_DEPTH("1"), RT_PT_OPTS_RUN, RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES,
-	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT,
+	RT_PT_OPT_VECTOR, { 0 },
 };
 
 RT_PTL_APPLET(ib_read_lat, RT_PT_READ, rt_ptl_read_session,

@@ -13,7 +13,8 @@ static const struct rt_opt ib_send_lat_opts[] = {
 	RT_PT_OPTS_RUN, RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES, RT_PT_OPT_SRQ,
-	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT,
+	RT_PT_OPT_VECTOR, { 0 },
 };
 
 RT_PTL_APPLET(ib_send_lat, RT_PT_SEND, rt_ptl_send_session,

@@ -234,6 +234,7 @@ static int queues(struct rt_pt_conn *c)
 	const struct rt_pt_params *p = c->p;
 	struct rt_error *err = &c->run->err;
 	uint32_t rdepth = p->t.verb == RT_PT_SEND ? p->rx_depth : 1;
+	int vector = rt_pt_comp_vector(p, c->d.ctx, err);
 	struct rt_res_spec rs = {
 		.qp_type = rt_pt_qp_type(p->conn), .send_depth = p->tx_depth, .recv_depth = rdepth,
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
@@ -242,9 +243,10 @@ static int queues(struct rt_pt_conn *c)
 		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,
 		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
+		.comp_vector = vector,
 	};
 
-	if (rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))
+	if (vector < 0 || rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))
 		return -1;
 	c->scq = c->res.cq;
 	c->rcq = c->res.rcq;

@@ -81,8 +81,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	RT_PT_MLX5("dct", "mlx5 DC transport"),
 	RT_PT_MLX5("use_data_direct", "mlx5 Data Direct (mlx5dv)"),
 	RT_PT_MLX5("use_ooo", "mlx5 out-of-order data placement (mlx5dv)"),
-	{ 0, "inline_recv", "neither perftest 4.5 nor 25.01 takes it (it needed "
-	  "MLNX_OFED's experimental verbs)" },
+	{ 0, "inline_recv", "perftest 25.01's parser refuses it (4.5 read its "
+	  "value and did nothing with it)" },
 	/* bandwidth-test rows the latency tests lack */
 	{ 'O', "dualport", "bandwidth tests only (perftest: Dual-port mode only "
 	  "supports BW tests)" },
@@ -94,7 +94,9 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'B', "source_mac", NULL },
 	{ 'E', "dest_mac", NULL },
 	{ 'J', "dest_ip", NULL }, { 'K', "dest_port", NULL },
-	{ 'k', "source_port", NULL }, { 'X', "vector", NULL },
+	{ 'k', "source_port", NULL },
+	{ 'X', "vector", "not in the write tests (perftest: Events feature not "
+	  "available on WRITE verb)" },
 	{ 'g', "mcg", NULL },
 	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", NULL },
 	{ 'H', "report-histogram", NULL }, { 0, "report-histogrm", NULL },
@@ -349,6 +351,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
 	    rt_pt_ud_rules(p, c, tab, err) ||
 	    rt_pt_res_rules(p, c, tab, err) ||
+	    rt_pt_extra_rules(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
