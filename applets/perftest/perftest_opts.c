@@ -98,7 +98,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'X', "vector", "not in the write tests (perftest: Events feature not "
 	  "available on WRITE verb)" },
 	{ 'g', "mcg", NULL },
-	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", NULL },
+	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", "latency tests only (perftest: "
+	  "Available only on Latency tests)" },
 	{ 'H', "report-histogram", NULL }, { 0, "report-histogrm", NULL },
 	{ 'U', "report-unsorted", NULL }, { 0, "run_infinitely", NULL },
 	{ 0, "reversed", NULL }, { 0, "report-both", NULL },
