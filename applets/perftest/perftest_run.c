@@ -51,6 +51,9 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	if (p->output != RT_PT_OUT_ALL)
 		return;
 	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
+	if (p->events) /* -X's vector, as perftest names it */
+		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
+		       p->extra.vector > 0 ? p->extra.vector : 0);
 	rt_say(l, " Dual-port       : OFF\t\tDevice         : %s", c->d.name);
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
