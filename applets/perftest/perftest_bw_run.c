@@ -32,8 +32,13 @@ static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
 static void fill(struct rt_pt_conn *c)
 {
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		/* verify.h's pattern, QP i's stream: seed i, sequence 0 */
-		rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
+		/* verify.h's pattern, QP i's stream: seed i, sequence 0; or
+		 * --payload_file_path's */
+		if (c->payload)
+			rt_pt_payload_fill(source(c, i), (size_t)c->slot, c->payload,
+					   c->payload_len);
+		else
+			rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
 		memset(dest(c, i), 0, (size_t)c->slot);
 	}
 }

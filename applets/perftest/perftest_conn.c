@@ -193,6 +193,24 @@ static uint64_t host_memory(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
 }
 
+/* --payload_file_path: the pattern over what each QP sends (read: what
+ * the peer reads), as perftest fills its buffer with it. */
+static int payload(struct rt_pt_conn *c)
+{
+	const struct rt_pt_params *p = c->p;
+
+	if (!p->extra.payload)
+		return 0;
+	if (rt_pt_payload_load(p->extra.payload, (size_t)p->size, &c->payload,
+			       &c->payload_len, &c->run->err))
+		return -1;
+	for (unsigned i = 0; i < p->qps; i++)
+		rt_pt_payload_fill(p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) :
+				   rt_pt_conn_local(c, i), (size_t)c->slot,
+				   c->payload, c->payload_len);
+	return 0;
+}
+
 static int buffer(struct rt_pt_conn *c)
 {
 	struct rt_error *err = &c->run->err;
@@ -225,7 +243,7 @@ static int buffer(struct rt_pt_conn *c)
 		return -1;
 	c->buf = c->mem.addr;
 	c->mr = c->mem.mrs[0];
-	return 0;
+	return payload(c);
 }
 
 /* perftest's CQs (-e: each on a channel of its own) and Q RC QPs. */
@@ -484,4 +502,6 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	c->mine = c->theirs = NULL;
 	c->mr = NULL;
 	c->buf = NULL;
+	free(c->payload);
+	c->payload = NULL;
 }

@@ -70,6 +70,8 @@ struct rt_pt_conn {
 	uint8_t *buf;             /* 2 × Q slots: send halves, then targets
 				   * (--mr_per_qp: each QP's two side by side) */
 	uint64_t slot, buf_size;
+	uint8_t *payload;         /* --payload_file_path's pattern, or NULL */
+	size_t payload_len;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
 	struct ibv_ah **ah;       /* UD sending sides: one per QP (perftest_ud.h) */

@@ -6,7 +6,7 @@
 # ib_send_lat (rxe has one completion vector per guest CPU, so -X 0 runs;
 # a vector past them exits 3 naming num_comp_vectors), -C (--report-cycles)
 # in ib_send_lat (the rows of both sides in cycles: t_min far above the
-# µs figure). Not here: the write tests refuse -X, as perftest does;
+# µs figure), --payload_file_path in ib_write_bw and ib_send_bw. Not here: the write tests refuse -X, as perftest does;
 # --inline_recv is refused (perftest 25.01's parser refuses it too).
 # Counts are small: the cases check rows and words, not figures.
 . "$LAB_SCEN/perftest.inc"
@@ -44,6 +44,28 @@ for dir in "pt rt" "rt pt"; do
 	pass
 done
 
+# --payload_file_path: both sides have the file; the rows on both, and an
+# rdmatest receiver of an rdmatest sender's payload finds no pattern of its
+# own (its data_check says so: the payload went instead)
+for h in a b; do
+	run_on "$h" sh -c "printf '0x11223344,0xdeadbeef\n' > /tmp/pl" || fail "no payload file on $h"
+done
+for dir in "pt rt" "rt pt"; do
+	set -- $dir
+	case_begin "ib_write_bw --payload_file_path: $2 client -> $1 server" 40
+	one ib_write_bw "$1" "$2" "$(row 4096 200)" --payload_file_path=/tmp/pl -s 4096 -n 200
+	pass
+done
+case_begin "ib_send_bw --payload_file_path: rt -> rt, the receiver sees no rdmatest pattern" 40
+bg_start srv b $RT/ib_send_bw --timeout 20 --json -s 4096 -n 200
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || run_on -t 30 a $RT/ib_send_bw --timeout 20 --payload_file_path=/tmp/pl -s 4096 -n 200 "$B" ||
+	fail "client exited $?"
+failed || bg_wait srv 30 || fail "server exited $?"
+failed || log_has srv "not checked: the peer's data is not rdmatest's pattern" ||
+	fail "the server's data_check did not see the payload"
+pass
+
 # t_min of the rdmatest side's row: in cycles, a round trip on rxe is
 # thousands of them (in µs it is a few tens)
 tmin() { sed -En 's/^ 2 +100 +([0-9.]+) .*/\1/p' "$1" | head -n 1; }
@@ -51,6 +73,7 @@ case_begin "ib_send_lat -C: perftest client -> rt server, rows in cycles" 40
 one ib_send_lat rt pt "^ 2 +100 " -C -n 100
 v=$(tmin /tmp/pt.srv)
 failed || awk -v v="$v" 'BEGIN { exit !(v > 1000) }' || fail "rt server t_min '$v': not in cycles"
+note "rdmatest server t_min: $v cycles"
 pass
 case_begin "ib_send_lat -C: rt client -> perftest server, rows in cycles" 40
 one ib_send_lat pt rt "^ 2 +100 " -C -n 100
