@@ -158,6 +158,9 @@ static int path(struct rt_pt_conn *c)
 		return -1;
 	c->gid = s->local.grh;
 	/* perftest sets it "if GRH is in use": here the class would go nowhere */
+	if (!c->gid && p->extra.n_flow_labels)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--flow_label: %s port %u "
+			       "uses no GRH (IB without -x)", c->d.name, p->ib_port);
 	if (!c->gid && p->tclass)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--tclass %u: %s port %u "
 			       "uses no GRH (IB without -x)", p->tclass, c->d.name,
@@ -434,6 +437,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 		s.local_psn = c->mine[i].psn;
 		s.max_dest_rd_atomic = (uint8_t)c->out_reads;
 		s.max_rd_atomic = (uint8_t)RT_MAX(k->out_reads, 1);
+		s.flow_label = rt_pt_flow_label(c->p, i);
 		if (rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTR, &c->run->err) ||
 		    (rts && rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTS, &c->run->err)))
 			return -1;

@@ -151,6 +151,51 @@ void rt_pt_payload_fill(uint8_t *a, size_t n, const uint8_t *pat, size_t len)
 		a[i] = pat[i % len];
 }
 
+int rt_pt_flow_labels_parse(const char *list, struct rt_pt_extra *x,
+			    struct rt_error *err)
+{
+	const char *t = list;
+
+	x->n_flow_labels = 0;
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(t, &end, 0);
+		if (end == t || errno || v > RT_PT_FLOW_LABEL_MAX || *t == '-' ||
+		    (*end && *end != ','))
+			return rt_fail(err, RT_EXIT_USAGE, "--flow_label '%s': label %u is "
+				       "not 0..%u", list, x->n_flow_labels + 1,
+				       RT_PT_FLOW_LABEL_MAX);
+		if (x->n_flow_labels == RT_PT_FLOW_LABELS)
+			return rt_fail(err, RT_EXIT_USAGE, "--flow_label: more than %d labels",
+				       RT_PT_FLOW_LABELS);
+		x->flow_labels[x->n_flow_labels++] = (uint32_t)v;
+		if (!*end)
+			return 0;
+		t = end + 1;
+	}
+}
+
+uint32_t rt_pt_flow_label(const struct rt_pt_params *p, unsigned i)
+{
+	const struct rt_pt_extra *x = &p->extra;
+
+	return x->n_flow_labels ? x->flow_labels[i % x->n_flow_labels] : 0;
+}
+
+static int flow_label_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+			   struct rt_error *err)
+{
+	if (!c->extra.flow_label)
+		return 0;
+	if (p->rdma_cm)
+		return rt_fail(err, RT_EXIT_USAGE, "--flow_label and -R exclude each "
+			       "other: the RDMA CM sets the path (as --tclass)");
+	return rt_pt_flow_labels_parse(c->extra.flow_label, &p->extra, err);
+}
+
 static int payload_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			struct rt_error *err)
 {
@@ -172,7 +217,8 @@ int rt_pt_extra_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		      const struct rt_opt_table *tab, struct rt_error *err)
 {
 	p->extra.vector = -1;
-	if ((c->extra.cycles && cycles_rule(p, err)) || payload_rule(p, c, err))
+	if ((c->extra.cycles && cycles_rule(p, err)) || payload_rule(p, c, err) ||
+	    flow_label_rule(p, c, err))
 		return -1;
 	if (!rt_opt_was_given(tab, "vector"))
 		return 0;

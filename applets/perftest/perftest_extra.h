@@ -33,6 +33,12 @@
  * bytes, or has a token that is not such a DWORD is exit 2 naming the file
  * and the DWORD's index, checked before anything is connected.
  *
+ * --flow_label FL0,FL1,...: perftest 25.01 sets the GRH's flow label of
+ * QP i to FL(i mod count) when the QPs go to RTR (UD: in each QP's address
+ * handle), where a GRH is used; here too, each 0..2^20-1, at most
+ * RT_PT_FLOW_LABELS of them. With -R the RDMA CM makes the path, so it is
+ * refused there (exit 2), as --tclass is; a port with no GRH exits 2.
+ *
  * Memory: the file's text (at most RT_PT_PAYLOAD_FILE, 32 MiB) while it is
  * read, then the pattern, at most -s bytes, owned by the connection.
  *
@@ -49,6 +55,8 @@
 #include "rdmatest/opt.h"
 
 #define RT_PT_MAX_VECTOR 2048 /* perftest's MAX_EQ_NUM */
+#define RT_PT_FLOW_LABELS 64   /* --flow_label's list, at most */
+#define RT_PT_FLOW_LABEL_MAX 0xfffffu /* 20 bits */
 #define RT_PT_PAYLOAD_FILE (32u << 20) /* 8 MiB of DWORDs in text: 22 MiB */
 
 /* The rows' config (struct rt_pt_cfg's `extra`). */
@@ -56,6 +64,7 @@ struct rt_pt_extra_cfg {
 	long long vector;
 	int cycles;
 	const char *payload; /* --payload_file_path */
+	const char *flow_label; /* --flow_label's list */
 };
 
 /* The checked parameters (struct rt_pt_params's `extra`). */
@@ -63,6 +72,8 @@ struct rt_pt_extra {
 	int vector; /* -X, -1: not given (vector 0) */
 	double cycles_per_us; /* -C: the CPU's MHz; 0: report in µs */
 	const char *payload;  /* --payload_file_path, or NULL */
+	uint32_t flow_labels[RT_PT_FLOW_LABELS]; /* --flow_label, QP i: [i % n] */
+	unsigned n_flow_labels; /* 0: flow label 0 */
 };
 
 /* -X: every test but the write tests (which refuse it by name). */
@@ -86,6 +97,21 @@ struct rt_pt_extra {
 	  "comma-separated little-endian DWORDs \"0xaabbccdd,...\", at most -s " \
 	  "bytes, repeated over each QP's buffer (a bad or unreadable FILE: exit 2)", \
 	  NULL }
+
+/* --flow_label: every test. */
+#define RT_PT_OPT_FLOW_LABEL \
+	{ 0, "flow_label", RT_OPT_STRING, RT_S(extra.flow_label), 0, 0, NULL, \
+	  "FL0,FL1,...", "the GRH's flow label of QP i: FL(i mod count), as " \
+	  "perftest 25.01 (0 to 1048575, at most 64 of them); not with -R (the " \
+	  "RDMA CM sets the path; exit 2); a port without GRH (IB without -x) " \
+	  "exits 2", NULL }
+
+struct rt_pt_params;
+/* QP i's flow label (0 without --flow_label). */
+uint32_t rt_pt_flow_label(const struct rt_pt_params *p, unsigned i);
+/* --flow_label's list into x (exit 2 naming the bad value). */
+int rt_pt_flow_labels_parse(const char *list, struct rt_pt_extra *x,
+			    struct rt_error *err);
 
 /* A payload file's text: at most max bytes into out (size max), *len set;
  * exit 2 naming `what` and the bad DWORD's index. */

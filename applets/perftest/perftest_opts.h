@@ -112,7 +112,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"perftest 25.01: --inline_recv. Raw Ethernet only, as perftest: -L " \
 	"(--hop_limit). " \
 	"Not in rdmatest yet: --bind_source_ip, --source_ip, --ipv6, --dlid, " \
-	"--force-link, --pkey_index, --flow_label, -O (--dualport), " \
+	"--force-link, --pkey_index, -O (--dualport), " \
 	"--report-per-port with -O, --mmap, --mmap-offset, --use_hugepages, " \
 	"--odp, --use-null-mr, --mr_per_qp, " \
 	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \

@@ -6,7 +6,8 @@
 # ib_send_lat (rxe has one completion vector per guest CPU, so -X 0 runs;
 # a vector past them exits 3 naming num_comp_vectors), -C (--report-cycles)
 # in ib_send_lat (the rows of both sides in cycles: t_min far above the
-# µs figure), --payload_file_path in ib_write_bw and ib_send_bw. Not here: the write tests refuse -X, as perftest does;
+# µs figure), --payload_file_path in ib_write_bw and ib_send_bw,
+# --flow_label in ib_write_bw with two QPs. Not here: the write tests refuse -X, as perftest does;
 # --inline_recv is refused (perftest 25.01's parser refuses it too).
 # Counts are small: the cases check rows and words, not figures.
 . "$LAB_SCEN/perftest.inc"
@@ -65,6 +66,16 @@ failed || bg_wait srv 30 || fail "server exited $?"
 failed || log_has srv "not checked: the peer's data is not rdmatest's pattern" ||
 	fail "the server's data_check did not see the payload"
 pass
+
+# --flow_label over two QPs (the rows count -n x -q): the labels go into
+# each QP's GRH (rxe takes
+# them; the wire is not read here), the rows on both sides
+for dir in "pt rt" "rt pt"; do
+	set -- $dir
+	case_begin "ib_write_bw -q 2 --flow_label 1,2: $2 client -> $1 server" 40
+	one ib_write_bw "$1" "$2" "$(row 4096 400)" -q 2 --flow_label=1,2 -s 4096 -n 200
+	pass
+done
 
 # t_min of the rdmatest side's row: in cycles, a round trip on rxe is
 # thousands of them (in µs it is a few tens)

@@ -23,7 +23,7 @@
 static const struct rt_opt bw_opts[] = {
 	RT_PT_OPTS_CONN, RT_PT_OPT_SIZE("65536"), RT_PT_OPT_ITERS("5000"),
 	RT_PT_OPT_TX_DEPTH("128"), RT_PT_OPT_RX_DEPTH("512"), RT_PT_OPT_INLINE("0"),
-	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, RT_PT_OPT_VECTOR, { 0 },
+	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, RT_PT_OPT_VECTOR, RT_PT_OPT_FLOW_LABEL, { 0 },
 };
 
 static int parse(struct rt_pt_params *p, struct rt_error *err, ...)
@@ -145,6 +145,29 @@ static void payload_parse(void **state)
 	assert_memory_equal(a, ((uint8_t[]){ 1, 2, 3, 1, 2, 3, 1 }), 7);
 }
 
+static void flow_labels(void **state)
+{
+	struct rt_pt_params p;
+	struct rt_error err;
+	char many[400] = "0";
+
+	(void)state;
+	assert_int_equal(parse(&p, &err, "--flow_label", "5,0x10,1048575", "host", NULL), 0);
+	assert_int_equal(p.extra.n_flow_labels, 3);
+	assert_int_equal(rt_pt_flow_label(&p, 0), 5);
+	assert_int_equal(rt_pt_flow_label(&p, 1), 16);
+	assert_int_equal(rt_pt_flow_label(&p, 2), 1048575);
+	assert_int_equal(rt_pt_flow_label(&p, 4), 16); /* round robin over the QPs */
+	assert_int_equal(parse(&p, &err, "host", NULL), 0);
+	assert_int_equal(rt_pt_flow_label(&p, 3), 0);
+	for (int i = 1; i <= RT_PT_FLOW_LABELS; i++)
+		strcat(many, ",1");
+	assert_int_equal(parse(&p, &err, "--flow_label", many, "host", NULL), -1);
+	assert_non_null(strstr(err.reason, "more than 64"));
+	assert_int_equal(parse(&p, &err, "--flow_label", "7,", "host", NULL), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +176,7 @@ int main(void)
 		cmocka_unit_test(cycles_scale),
 		cmocka_unit_test(samples_in_cycles),
 		cmocka_unit_test(payload_parse),
+		cmocka_unit_test(flow_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
