@@ -198,6 +198,19 @@ static uint64_t host_memory(void)
 
 /* --payload_file_path: the pattern over what each QP sends (read: what
  * the peer reads), as perftest fills its buffer with it. */
+/* --use-null-mr: the sending side's null MR. */
+static int null_mr(struct rt_pt_conn *c)
+{
+	if (!c->p->extra.null_mr || !c->client)
+		return 0;
+	c->null_mr = ibv_alloc_null_mr(c->d.pd);
+	if (c->null_mr)
+		return 0;
+	return rt_fail_errno(&c->run->err, errno == EOPNOTSUPP || errno == ENOSYS ?
+			     RT_EXIT_ENV : RT_EXIT_FAIL, errno, "--use-null-mr: "
+			     "ibv_alloc_null_mr on %s", c->d.name);
+}
+
 static int payload(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
@@ -246,7 +259,7 @@ static int buffer(struct rt_pt_conn *c)
 		return -1;
 	c->buf = c->mem.addr;
 	c->mr = c->mem.mrs[0];
-	return payload(c);
+	return null_mr(c) || payload(c) ? -1 : 0;
 }
 
 /* perftest's CQs (-e: each on a channel of its own) and Q RC QPs. */
@@ -494,6 +507,9 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	if (c->rcq)
 		rt_cqwait_done(&c->rw);
 	rt_res_destroy(&c->res);
+	if (c->null_mr)
+		ibv_dereg_mr(c->null_mr);
+	c->null_mr = NULL;
 	rt_pt_mem_free(c);
 	free(c->mine);
 	free(c->theirs);

@@ -213,12 +213,22 @@ static int payload_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	return 0;
 }
 
+static int null_mr_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+			struct rt_error *err)
+{
+	p->extra.null_mr = c->extra.null_mr;
+	if (p->extra.null_mr && p->t.verb != RT_PT_WRITE && p->t.verb != RT_PT_READ)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-null-mr: the write and read "
+			       "tests only (as perftest)");
+	return 0;
+}
+
 int rt_pt_extra_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		      const struct rt_opt_table *tab, struct rt_error *err)
 {
 	p->extra.vector = -1;
 	if ((c->extra.cycles && cycles_rule(p, err)) || payload_rule(p, c, err) ||
-	    flow_label_rule(p, c, err))
+	    flow_label_rule(p, c, err) || null_mr_rule(p, c, err))
 		return -1;
 	if (!rt_opt_was_given(tab, "vector"))
 		return 0;

@@ -39,6 +39,15 @@
  * RT_PT_FLOW_LABELS of them. With -R the RDMA CM makes the path, so it is
  * refused there (exit 2), as --tclass is; a port with no GRH exits 2.
  *
+ * --use-null-mr: perftest 25.01 takes it in the write and read tests only
+ * ("supports using a null memory region with write/read verbs only"); the
+ * SGEs of what the client posts carry the lkey of a null MR, so a write
+ * sends whatever the device makes of no memory and a read's response is
+ * dropped. ib_write_lat refuses it by name (its receiver polls for the data
+ * a null MR does not carry: perftest would wait forever). A device
+ * without ibv_alloc_null_mr exits 3 naming it. A receiver given it too
+ * skips its data check.
+ *
  * Memory: the file's text (at most RT_PT_PAYLOAD_FILE, 32 MiB) while it is
  * read, then the pattern, at most -s bytes, owned by the connection.
  *
@@ -65,6 +74,7 @@ struct rt_pt_extra_cfg {
 	int cycles;
 	const char *payload; /* --payload_file_path */
 	const char *flow_label; /* --flow_label's list */
+	int null_mr;            /* --use-null-mr */
 };
 
 /* The checked parameters (struct rt_pt_params's `extra`). */
@@ -74,6 +84,7 @@ struct rt_pt_extra {
 	const char *payload;  /* --payload_file_path, or NULL */
 	uint32_t flow_labels[RT_PT_FLOW_LABELS]; /* --flow_label, QP i: [i % n] */
 	unsigned n_flow_labels; /* 0: flow label 0 */
+	bool null_mr;           /* --use-null-mr */
 };
 
 /* -X: every test but the write tests (which refuse it by name). */
@@ -105,6 +116,14 @@ struct rt_pt_extra {
 	  "perftest 25.01 (0 to 1048575, at most 64 of them); not with -R (the " \
 	  "RDMA CM sets the path; exit 2); a port without GRH (IB without -x) " \
 	  "exits 2", NULL }
+
+/* --use-null-mr: ib_write_bw, ib_read_bw, ib_read_lat. */
+#define RT_PT_OPT_NULL_MR \
+	{ 0, "use-null-mr", RT_OPT_FLAG, RT_I(extra.null_mr), 0, 0, NULL, NULL, \
+	  "the sender's messages (read: where the responses land) use a null " \
+	  "MR (ibv_alloc_null_mr): no data moves from or into memory, as " \
+	  "perftest 25.01; a device without null MRs (rxe) exits 3; give it on " \
+	  "both sides: an rdmatest receiver then skips its data check", NULL }
 
 struct rt_pt_params;
 /* QP i's flow label (0 without --flow_label). */

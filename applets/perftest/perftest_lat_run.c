@@ -55,7 +55,7 @@ static void make_path(struct ptl *x)
 		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
-		.target = rt_pt_conn_target(c, 0), .lkey = c->mr->lkey,
+		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),
 		.raddr = c->theirs[0].vaddr, .rkey = c->theirs[0].rkey,
 		.max_inline = RT_MIN(p->inline_size, c->max_inline),
 		.cq_mod = RT_MIN(p->cq_mod, p->tx_depth), .rx_depth = p->rx_depth,

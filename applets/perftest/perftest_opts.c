@@ -109,7 +109,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "rate_limit_type", NULL },
 	{ 0, "report-per-port", NULL }, { 0, "flows", NULL },
 	{ 0, "flows_burst", NULL },
-	{ 0, "use-null-mr", NULL },
+	{ 0, "use-null-mr", "the write and read tests only, as perftest (not in "
+	  "ib_write_lat: its receiver polls for data a null MR does not carry)" },
 	{ 0, "payload_file_path", "not in ib_write_lat (perftest leaves its "
 	  "buffer zero there: the test polls it)" }, { 0, "tx_depth", NULL },
 	{ 0, "vlan_en", NULL }, { 0, "vlan_pcp", NULL },

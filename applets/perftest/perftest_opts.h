@@ -108,13 +108,13 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"--data_enc_key_app_path). hns only: --congest_type. EFA only: " \
 	"--unsolicited_write. Write tests, as perftest: -X (--vector). BW " \
 	"tests, as perftest: -C (--report-cycles). ib_write_lat, as perftest: " \
-	"--payload_file_path. As " \
+	"--payload_file_path, --use-null-mr. As " \
 	"perftest 25.01: --inline_recv. Raw Ethernet only, as perftest: -L " \
 	"(--hop_limit). " \
 	"Not in rdmatest yet: --bind_source_ip, --source_ip, --ipv6, --dlid, " \
 	"--force-link, --pkey_index, -O (--dualport), " \
 	"--report-per-port with -O, --mmap, --mmap-offset, --use_hugepages, " \
-	"--odp, --use-null-mr, --mr_per_qp, " \
+	"--odp, --mr_per_qp, " \
 	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \
 	"--typical_pkt_size, --recv_post_list, --use-srq, " \
 	"--no_lock, --no_ddp, --use_ooo, " \

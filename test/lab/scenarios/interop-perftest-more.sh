@@ -7,7 +7,8 @@
 # a vector past them exits 3 naming num_comp_vectors), -C (--report-cycles)
 # in ib_send_lat (the rows of both sides in cycles: t_min far above the
 # µs figure), --payload_file_path in ib_write_bw and ib_send_bw,
-# --flow_label in ib_write_bw with two QPs. Not here: the write tests refuse -X, as perftest does;
+# --flow_label in ib_write_bw with two QPs, --use-null-mr's exit 3 on
+# rxe. Not here: the write tests refuse -X, as perftest does;
 # --inline_recv is refused (perftest 25.01's parser refuses it too).
 # Counts are small: the cases check rows and words, not figures.
 . "$LAB_SCEN/perftest.inc"
@@ -68,8 +69,8 @@ failed || log_has srv "not checked: the peer's data is not rdmatest's pattern" |
 pass
 
 # --flow_label over two QPs (the rows count -n x -q): the labels go into
-# each QP's GRH (rxe takes
-# them; the wire is not read here), the rows on both sides
+# each QP's GRH (rxe takes them; the wire is not read here), the rows on
+# both sides
 for dir in "pt rt" "rt pt"; do
 	set -- $dir
 	case_begin "ib_write_bw -q 2 --flow_label 1,2: $2 client -> $1 server" 40
@@ -100,5 +101,18 @@ failed || run_on -t 20 a $RT/ib_send_bw --timeout 10 -e -X 2048 "$B"
 rc=$?
 failed || [ "$rc" = 3 ] || fail "exit $rc, not 3"
 failed || output_has 'num_comp_vectors' || fail "num_comp_vectors not named"
+bg_kill srv
+pass
+
+# --use-null-mr: rxe has no null MR (perftest 25.01 fails there too:
+# "Couldn't create null MR"), so no run with perftest; the sender exits 3
+# naming ibv_alloc_null_mr
+case_begin "ib_write_bw --use-null-mr: exit 3 naming ibv_alloc_null_mr on rxe" 30
+bg_start srv b $RT/ib_write_bw --timeout 10 --use-null-mr
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || run_on -t 20 a $RT/ib_write_bw --timeout 10 --use-null-mr "$B"
+rc=$?
+failed || [ "$rc" = 3 ] || fail "exit $rc, not 3"
+failed || output_has 'ibv_alloc_null_mr' || fail "ibv_alloc_null_mr not named"
 bg_kill srv
 pass
