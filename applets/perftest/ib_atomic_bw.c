@@ -14,7 +14,7 @@ static const struct rt_opt ib_atomic_bw_opts[] = {
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES, RT_PT_OPTS_RES_BW,
 	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_BW,
-	RT_PT_OPT_VECTOR, RT_PT_OPT_PAYLOAD, RT_PT_OPT_FLOW_LABEL, { 0 },
+	RT_PT_OPT_VECTOR, RT_PT_OPT_PAYLOAD, RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NO_LOCK, { 0 },
 };
 
 RT_PT_APPLET(ib_atomic_bw, RT_PT_ATOMIC, RT_PT_BW, rt_pt_bw_rdma_session,

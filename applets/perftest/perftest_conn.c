@@ -280,7 +280,11 @@ static int queues(struct rt_pt_conn *c)
 		.comp_vector = vector,
 	};
 
-	if (vector < 0 || rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))
+	if (vector < 0 || (p->extra.no_lock &&
+			   rt_pt_no_lock_domains(c->d.ctx, c->d.pd, c->d.name, &c->td,
+						 &c->pad, err)) ||
+	    rt_res_create_verbs(&c->res, c->d.ctx, c->pad ? c->pad : c->d.pd, NULL,
+				NULL, &rs, err))
 		return -1;
 	c->scq = c->res.cq;
 	c->rcq = c->res.rcq;
@@ -507,6 +511,12 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	if (c->rcq)
 		rt_cqwait_done(&c->rw);
 	rt_res_destroy(&c->res);
+	if (c->pad)
+		ibv_dealloc_pd(c->pad);
+	if (c->td)
+		ibv_dealloc_td(c->td);
+	c->pad = NULL;
+	c->td = NULL;
 	if (c->null_mr)
 		ibv_dereg_mr(c->null_mr);
 	c->null_mr = NULL;

@@ -71,6 +71,8 @@ struct rt_pt_conn {
 				   * (--mr_per_qp: each QP's two side by side) */
 	uint64_t slot, buf_size;
 	struct ibv_mr *null_mr;   /* --use-null-mr's, or NULL */
+	struct ibv_td *td;        /* --no_lock's thread domain, or NULL */
+	struct ibv_pd *pad;       /* --no_lock's parent domain: the QPs' PD */
 	uint8_t *payload;         /* --payload_file_path's pattern, or NULL */
 	size_t payload_len;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */

@@ -217,10 +217,35 @@ static int null_mr_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			struct rt_error *err)
 {
 	p->extra.null_mr = c->extra.null_mr;
+	p->extra.no_lock = c->extra.no_lock;
 	if (p->extra.null_mr && p->t.verb != RT_PT_WRITE && p->t.verb != RT_PT_READ)
 		return rt_fail(err, RT_EXIT_USAGE, "--use-null-mr: the write and read "
 			       "tests only (as perftest)");
 	return 0;
+}
+
+int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
+			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err)
+{
+	struct ibv_parent_domain_init_attr a = { .pd = pd };
+	const char *what = "ibv_alloc_td (thread domains)";
+	int e;
+
+	*pad = NULL;
+	*td = ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 });
+	if (*td) {
+		a.td = *td;
+		what = "ibv_alloc_parent_domain";
+		*pad = ibv_alloc_parent_domain(ctx, &a);
+		if (*pad)
+			return 0;
+	}
+	e = errno;
+	if (*td)
+		ibv_dealloc_td(*td);
+	*td = NULL;
+	return rt_fail_errno(err, e == EOPNOTSUPP || e == ENOSYS ? RT_EXIT_ENV :
+			     RT_EXIT_FAIL, e, "--no_lock: %s on %s", what, dev);
 }
 
 int rt_pt_extra_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,

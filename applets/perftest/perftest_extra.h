@@ -48,6 +48,14 @@
  * without ibv_alloc_null_mr exits 3 naming it. A receiver given it too
  * skips its data check.
  *
+ * --no_lock: perftest 25.01 allocates a thread domain and a parent domain
+ * of its PD with it, and makes its CQs (ibv_create_cq_ex with the parent
+ * domain) and QPs on it, so that a provider such as mlx5 leaves out its
+ * locks; the info block says "Lock-free : ON". rdmatest makes the QPs
+ * (and SRQ) on the parent domain and says so; its CQs stay plain. A device
+ * without thread domains (rxe: ibv_alloc_td is EOPNOTSUPP) exits 3 naming
+ * it (perftest: "Couldn't allocate TD").
+ *
  * Memory: the file's text (at most RT_PT_PAYLOAD_FILE, 32 MiB) while it is
  * read, then the pattern, at most -s bytes, owned by the connection.
  *
@@ -75,6 +83,7 @@ struct rt_pt_extra_cfg {
 	const char *payload; /* --payload_file_path */
 	const char *flow_label; /* --flow_label's list */
 	int null_mr;            /* --use-null-mr */
+	int no_lock;            /* --no_lock */
 };
 
 /* The checked parameters (struct rt_pt_params's `extra`). */
@@ -85,6 +94,7 @@ struct rt_pt_extra {
 	uint32_t flow_labels[RT_PT_FLOW_LABELS]; /* --flow_label, QP i: [i % n] */
 	unsigned n_flow_labels; /* 0: flow label 0 */
 	bool null_mr;           /* --use-null-mr */
+	bool no_lock;           /* --no_lock */
 };
 
 /* -X: every test but the write tests (which refuse it by name). */
@@ -124,6 +134,19 @@ struct rt_pt_extra {
 	  "MR (ibv_alloc_null_mr): no data moves from or into memory, as " \
 	  "perftest 25.01; a device without null MRs (rxe) exits 3; give it on " \
 	  "both sides: an rdmatest receiver then skips its data check", NULL }
+
+/* --no_lock: every test. */
+#define RT_PT_OPT_NO_LOCK \
+	{ 0, "no_lock", RT_OPT_FLAG, RT_I(extra.no_lock), 0, 0, NULL, NULL, \
+	  "make the QPs on a parent domain of a thread domain (ibv_alloc_td), " \
+	  "so the provider may drop its locks, as perftest 25.01 (the CQs stay " \
+	  "plain here); a device without thread domains (rxe) exits 3", NULL }
+
+struct ibv_td;
+/* --no_lock: a thread domain and a parent domain of pd with it into *td,
+ * *pad; exit 3 naming the call the device refuses. */
+int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
+			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err);
 
 struct rt_pt_params;
 /* QP i's flow label (0 without --flow_label). */

@@ -115,7 +115,7 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	  "buffer zero there: the test polls it)" }, { 0, "tx_depth", NULL },
 	{ 0, "vlan_en", NULL }, { 0, "vlan_pcp", NULL },
 	{ 0, "promiscuous", NULL }, { 0, "sniffer", NULL },
-	{ 0, "raw_ipv6", NULL }, { 0, "no_lock", NULL },
+	{ 0, "raw_ipv6", NULL },
 	{ 0, "connectionless", NULL },
 	/* rows some tests have and others not (bandwidth only; send and
 	 * write only), so that each is refused by name where it is missing */

@@ -117,7 +117,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"--odp, --mr_per_qp, " \
 	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \
 	"--typical_pkt_size, --recv_post_list, --use-srq, " \
-	"--no_lock, --no_ddp, --use_ooo, " \
+	"--no_ddp, --use_ooo, " \
 	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
 	"and UD."
 

@@ -59,8 +59,12 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
 	       rt_pt_conn_name(p->conn), c->res.srq ? "ON" : "OFF");
-	rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
-	       p->relaxed ? "ON" : "OFF");
+	if (p->extra.no_lock) /* perftest 25.01's line, with its Lock-free */
+		rt_say(l, " PCIe relax order: %s\t\tLock-free      : ON\n ibv_wr* API     : OFF",
+		       p->relaxed ? "ON" : "OFF");
+	else
+		rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
+		       p->relaxed ? "ON" : "OFF");
 	depths(c, l);
 	rt_say(l, " Mtu             : %d[B]\n Link type       : %s",
 	       rt_mtu_bytes(c->sys.mtu), ib ? "IB" : "Ethernet");

@@ -7,8 +7,8 @@
 # a vector past them exits 3 naming num_comp_vectors), -C (--report-cycles)
 # in ib_send_lat (the rows of both sides in cycles: t_min far above the
 # µs figure), --payload_file_path in ib_write_bw and ib_send_bw,
-# --flow_label in ib_write_bw with two QPs, --use-null-mr's exit 3 on
-# rxe. Not here: the write tests refuse -X, as perftest does;
+# --flow_label in ib_write_bw with two QPs, --use-null-mr's and
+# --no_lock's exit 3 on rxe (no null MR, no thread domains). Not here: the write tests refuse -X, as perftest does;
 # --inline_recv is refused (perftest 25.01's parser refuses it too).
 # Counts are small: the cases check rows and words, not figures.
 . "$LAB_SCEN/perftest.inc"
@@ -114,5 +114,17 @@ failed || run_on -t 20 a $RT/ib_write_bw --timeout 10 --use-null-mr "$B"
 rc=$?
 failed || [ "$rc" = 3 ] || fail "exit $rc, not 3"
 failed || output_has 'ibv_alloc_null_mr' || fail "ibv_alloc_null_mr not named"
+bg_kill srv
+pass
+
+# --no_lock: rxe has no thread domains (perftest 25.01 fails there too:
+# "Couldn't allocate TD"); the rdmatest side exits 3 naming ibv_alloc_td
+case_begin "ib_send_bw --no_lock: exit 3 naming ibv_alloc_td on rxe" 30
+bg_start srv b $RT/ib_send_bw --timeout 10
+wait_tcp_listen b 18515 20 || fail "server not listening"
+failed || run_on -t 20 a $RT/ib_send_bw --timeout 10 --no_lock "$B"
+rc=$?
+failed || [ "$rc" = 3 ] || fail "exit $rc, not 3"
+failed || output_has 'ibv_alloc_td' || fail "ibv_alloc_td not named"
 bg_kill srv
 pass
