@@ -125,7 +125,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'y', "limit_msgrate", NULL },
 	{ 'I', "inline_size", NULL }, { 'r', "rx-depth", NULL },
 	/* added after 4.5, up to 25.01 (Debian 13's) */
-	{ 0, "write_with_imm", NULL }, { 0, "congest_type", NULL },
+	{ 0, "write_with_imm", "not in rdmatest yet (issue #40: the receiver "
+	  "side of RDMA write with immediate)" }, { 0, "congest_type", NULL },
 	{ 0, "unsolicited_write", NULL }, { 0, "no_ddp", NULL },
 	{ 0, "tcp", NULL },
 	{ 0, "reply_every", NULL }, { 0, "raw_mcast", NULL },
