@@ -110,11 +110,11 @@ static int create_channels(struct rt_res *r, struct ibv_context *ctx,
 
 static struct ibv_cq *create_cq(struct rt_res *r, struct ibv_context *ctx,
 				int depth, void *cq_context,
-				struct ibv_comp_channel *channel,
+				struct ibv_comp_channel *channel, int vector,
 				struct rt_error *err)
 {
 	struct ibv_cq *cq = ibv_create_cq(ctx, depth ? depth : 1, cq_context,
-					  channel, 0);
+					  channel, vector);
 
 	if (!cq)
 		rt_fail_errno(err, refused(r), errno, "ibv_create_cq (%d entries)", depth);
@@ -188,11 +188,11 @@ int rt_res_create_queues(struct rt_res *r, struct ibv_context *ctx,
 		channel = NULL;
 	if (create_channels(r, ctx, spec->own_channels, err) ||
 	    !(r->cq = create_cq(r, ctx, depth, cq_context,
-				r->ch ? r->ch : channel, err)))
+				r->ch ? r->ch : channel, spec->comp_vector, err)))
 		return -1;
 	if (spec->recv_cq_depth &&
 	    !(r->rcq = create_cq(r, ctx, (int)spec->recv_cq_depth, cq_context,
-				 r->rch ? r->rch : channel, err)))
+				 r->rch ? r->rch : channel, spec->comp_vector, err)))
 		return -1;
 	return spec->srq_depth ? create_srq(r, ctx, spec, err) : 0;
 }

@@ -234,6 +234,7 @@ static void fill_path(const struct rt_vdev *d, const struct rt_vqp_spec *s,
 	ah->grh.sgid_index = s->local.gid_index;
 	ah->grh.hop_limit = s->hop_limit;
 	ah->grh.traffic_class = s->traffic_class;
+	ah->grh.flow_label = s->flow_label;
 }
 
 static enum ibv_mtu path_mtu(const struct rt_vdev *d, const struct rt_vqp_spec *s)

@@ -13,7 +13,8 @@ static const struct rt_opt ib_write_lat_opts[] = {
 	RT_PT_OPTS_LAT,
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES,
-	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
+	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, RT_PT_OPT_CYCLES,
+	RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NO_LOCK, { 0 },
 };
 
 RT_PTL_APPLET(ib_write_lat, RT_PT_WRITE, rt_ptl_write_session,

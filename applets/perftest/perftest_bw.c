@@ -110,7 +110,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	enum rt_pt_verb v = b->p->t.verb;
 
 	b->sge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_local(c, i) + off,
-				      (uint32_t)b->size, rt_pt_conn_mr(c, i)->lkey };
+				      (uint32_t)b->size, rt_pt_conn_send_lkey(c, i) };
 	*w = (struct ibv_send_wr){ .wr_id = (uint64_t)i << QP_SHIFT | k,
 				   .sg_list = &b->sge[j], .num_sge = 1 };
 	w->next = j + 1 < b->p->post_list ? &b->wr[j + 1] : NULL;

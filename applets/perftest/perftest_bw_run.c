@@ -32,8 +32,13 @@ static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
 static void fill(struct rt_pt_conn *c)
 {
 	for (unsigned i = 0; i < c->p->qps; i++) {
-		/* verify.h's pattern, QP i's stream: seed i, sequence 0 */
-		rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
+		/* verify.h's pattern, QP i's stream: seed i, sequence 0; or
+		 * --payload_file_path's */
+		if (c->payload)
+			rt_pt_payload_fill(source(c, i), (size_t)c->slot, c->payload,
+					   c->payload_len);
+		else
+			rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
 		memset(dest(c, i), 0, (size_t)c->slot);
 	}
 }
@@ -54,6 +59,9 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 
 	*result = "not checked: messages below 8 bytes";
 	if (size < 8 || size > c->slot)
+		return 0;
+	*result = "not checked: --use-null-mr moves no data";
+	if (c->p->extra.null_mr)
 		return 0;
 	*result = "not checked: the QPs take their receives from one SRQ";
 	if (c->res.srq && c->p->qps > 1)

@@ -158,6 +158,9 @@ static int path(struct rt_pt_conn *c)
 		return -1;
 	c->gid = s->local.grh;
 	/* perftest sets it "if GRH is in use": here the class would go nowhere */
+	if (!c->gid && p->extra.n_flow_labels)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--flow_label: %s port %u "
+			       "uses no GRH (IB without -x)", c->d.name, p->ib_port);
 	if (!c->gid && p->tclass)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--tclass %u: %s port %u "
 			       "uses no GRH (IB without -x)", p->tclass, c->d.name,
@@ -193,6 +196,37 @@ static uint64_t host_memory(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
 }
 
+/* --payload_file_path: the pattern over what each QP sends (read: what
+ * the peer reads), as perftest fills its buffer with it. */
+/* --use-null-mr: the sending side's null MR. */
+static int null_mr(struct rt_pt_conn *c)
+{
+	if (!c->p->extra.null_mr || !c->client)
+		return 0;
+	c->null_mr = ibv_alloc_null_mr(c->d.pd);
+	if (c->null_mr)
+		return 0;
+	return rt_fail_errno(&c->run->err, errno == EOPNOTSUPP || errno == ENOSYS ?
+			     RT_EXIT_ENV : RT_EXIT_FAIL, errno, "--use-null-mr: "
+			     "ibv_alloc_null_mr on %s", c->d.name);
+}
+
+static int payload(struct rt_pt_conn *c)
+{
+	const struct rt_pt_params *p = c->p;
+
+	if (!p->extra.payload)
+		return 0;
+	if (rt_pt_payload_load(p->extra.payload, (size_t)p->size, &c->payload,
+			       &c->payload_len, &c->run->err))
+		return -1;
+	for (unsigned i = 0; i < p->qps; i++)
+		rt_pt_payload_fill(p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) :
+				   rt_pt_conn_local(c, i), (size_t)c->slot,
+				   c->payload, c->payload_len);
+	return 0;
+}
+
 static int buffer(struct rt_pt_conn *c)
 {
 	struct rt_error *err = &c->run->err;
@@ -225,7 +259,7 @@ static int buffer(struct rt_pt_conn *c)
 		return -1;
 	c->buf = c->mem.addr;
 	c->mr = c->mem.mrs[0];
-	return 0;
+	return null_mr(c) || payload(c) ? -1 : 0;
 }
 
 /* perftest's CQs (-e: each on a channel of its own) and Q RC QPs. */
@@ -234,6 +268,7 @@ static int queues(struct rt_pt_conn *c)
 	const struct rt_pt_params *p = c->p;
 	struct rt_error *err = &c->run->err;
 	uint32_t rdepth = p->t.verb == RT_PT_SEND ? p->rx_depth : 1;
+	int vector = rt_pt_comp_vector(p, c->d.ctx, err);
 	struct rt_res_spec rs = {
 		.qp_type = rt_pt_qp_type(p->conn), .send_depth = p->tx_depth, .recv_depth = rdepth,
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
@@ -242,9 +277,14 @@ static int queues(struct rt_pt_conn *c)
 		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,
 		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
+		.comp_vector = vector,
 	};
 
-	if (rt_res_create_verbs(&c->res, c->d.ctx, c->d.pd, NULL, NULL, &rs, err))
+	if (vector < 0 || (p->extra.no_lock &&
+			   rt_pt_no_lock_domains(c->d.ctx, c->d.pd, c->d.name, &c->td,
+						 &c->pad, err)) ||
+	    rt_res_create_verbs(&c->res, c->d.ctx, c->pad ? c->pad : c->d.pd, NULL,
+				NULL, &rs, err))
 		return -1;
 	c->scq = c->res.cq;
 	c->rcq = c->res.rcq;
@@ -414,6 +454,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 		s.local_psn = c->mine[i].psn;
 		s.max_dest_rd_atomic = (uint8_t)c->out_reads;
 		s.max_rd_atomic = (uint8_t)RT_MAX(k->out_reads, 1);
+		s.flow_label = rt_pt_flow_label(c->p, i);
 		if (rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTR, &c->run->err) ||
 		    (rts && rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTS, &c->run->err)))
 			return -1;
@@ -470,6 +511,15 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	if (c->rcq)
 		rt_cqwait_done(&c->rw);
 	rt_res_destroy(&c->res);
+	if (c->pad)
+		ibv_dealloc_pd(c->pad);
+	if (c->td)
+		ibv_dealloc_td(c->td);
+	c->pad = NULL;
+	c->td = NULL;
+	if (c->null_mr)
+		ibv_dereg_mr(c->null_mr);
+	c->null_mr = NULL;
 	rt_pt_mem_free(c);
 	free(c->mine);
 	free(c->theirs);
@@ -482,4 +532,6 @@ void rt_pt_conn_destroy(struct rt_pt_conn *c)
 	c->mine = c->theirs = NULL;
 	c->mr = NULL;
 	c->buf = NULL;
+	free(c->payload);
+	c->payload = NULL;
 }

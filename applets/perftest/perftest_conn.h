@@ -70,6 +70,11 @@ struct rt_pt_conn {
 	uint8_t *buf;             /* 2 × Q slots: send halves, then targets
 				   * (--mr_per_qp: each QP's two side by side) */
 	uint64_t slot, buf_size;
+	struct ibv_mr *null_mr;   /* --use-null-mr's, or NULL */
+	struct ibv_td *td;        /* --no_lock's thread domain, or NULL */
+	struct ibv_pd *pad;       /* --no_lock's parent domain: the QPs' PD */
+	uint8_t *payload;         /* --payload_file_path's pattern, or NULL */
+	size_t payload_len;
 	struct rt_pt_key *mine, *theirs; /* p->qps each */
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
 	struct ibv_ah **ah;       /* UD sending sides: one per QP (perftest_ud.h) */
@@ -95,6 +100,13 @@ static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
 static inline struct ibv_mr *rt_pt_conn_mr(const struct rt_pt_conn *c, unsigned i)
 {
 	return c->mem.mrs[c->p->res.mr_per_qp ? i : 0];
+}
+
+/* The lkey of what QP i posts from its local area: --use-null-mr's on
+ * the sending side. */
+static inline uint32_t rt_pt_conn_send_lkey(const struct rt_pt_conn *c, unsigned i)
+{
+	return c->null_mr ? c->null_mr->lkey : rt_pt_conn_mr(c, i)->lkey;
 }
 
 /* Device, port, out-of-band channel (the server prints perftest's

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "perftest/perftest_lat.h"
+#include "perftest/perftest_extra.h"
 #include "rdmatest/util.h"
 
 /* -a's 2^1 .. 2^23, or one size */
@@ -54,7 +55,7 @@ static void make_path(struct ptl *x)
 		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
-		.target = rt_pt_conn_target(c, 0), .lkey = c->mr->lkey,
+		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),
 		.raddr = c->theirs[0].vaddr, .rkey = c->theirs[0].rkey,
 		.max_inline = RT_MIN(p->inline_size, c->max_inline),
 		.cq_mod = RT_MIN(p->cq_mod, p->tx_depth), .rx_depth = p->rx_depth,
@@ -132,27 +133,32 @@ static int report(struct ptl *x, uint64_t size)
 	const struct rt_pt_params *p = x->c->p;
 	unsigned rtt = rt_ptl_rtt_factor(x->path.verb);
 	struct rt_pt_field fl[RT_PTL_FIELDS + 1]; /* and --cpu_util's */
-	struct rt_pt_lat_figures f;
+	struct rt_pt_lat_figures f, shown = { 0 }; /* µs; as printed (-C: cycles) */
 	bool have = rt_pt_lat_figures(&x->m->lat, rtt, &f);
 	char row[256];
 	size_t n;
-	double avg;
+	double avg, k = p->extra.cycles_per_us > 0 ? p->extra.cycles_per_us : 1;
 
 	if (x->m->duration) {
 		struct rt_ptl_dur d;
 
 		rt_ptl_dur_figures(&d, size, x->m->window_iters, (p->duration - 2ull *
 				   p->margin) * 1000000000ull, rtt);
-		rt_ptl_dur_row(row, sizeof(row), &d);
-		n = rt_ptl_dur_fields(fl, &d, have ? &f : NULL);
 		avg = d.t_avg;
+		d.t_avg *= k;
+		shown = f;
+		rt_pt_cycles_scale(&p->extra, &shown);
+		rt_ptl_dur_row(row, sizeof(row), &d);
+		n = rt_ptl_dur_fields(fl, &d, have ? &shown : NULL);
 		cpu_cell(x, row, sizeof(row), fl, &n);
 	} else {
 		if (!have) /* -n is at least 5: 4 samples */
 			return rt_fail(&x->c->run->err, RT_EXIT_FAIL, "%" PRIu64 " bytes: "
 				       "fewer than 3 latency samples", size);
-		rt_pt_lat_row(row, sizeof(row), size, p->iters, &f);
-		n = rt_ptl_fields(fl, size, p->iters, &f);
+		shown = f;
+		rt_pt_cycles_scale(&p->extra, &shown);
+		rt_pt_lat_row(row, sizeof(row), size, p->iters, &shown);
+		n = rt_ptl_fields(fl, size, p->iters, &shown);
 		avg = f.t_avg;
 		print_samples(x, rtt);
 	}
@@ -160,7 +166,7 @@ static int report(struct ptl *x, uint64_t size)
 		keep(x, size, &f, avg);
 	else if (!x->limit.set && p->limit_lat > 0)
 		rt_pt_check_lat_limits(p, size, avg, 0, &x->limit);
-	return rt_pt_out_row(x->o, row, avg, fl, n);
+	return rt_pt_out_row(x->o, row, avg * k, fl, n);
 }
 
 /* rdmatest's line per size after perftest's table, then the verdict of
@@ -200,6 +206,7 @@ static int run_sizes(struct ptl *x)
 		     rt_pt_conn_barrier(x->c, "size")))
 			return -1;
 		rt_pt_samples_init(&x->samples, x->path.samples ? p->iters : 0);
+		x->samples.cycles_per_us = p->extra.cycles_per_us;
 		x->cpu.at = 0;
 		rc = rt_ptl_run(&x->path, &plan, x->m, err);
 		if (rc)

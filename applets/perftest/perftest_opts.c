@@ -81,8 +81,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	RT_PT_MLX5("dct", "mlx5 DC transport"),
 	RT_PT_MLX5("use_data_direct", "mlx5 Data Direct (mlx5dv)"),
 	RT_PT_MLX5("use_ooo", "mlx5 out-of-order data placement (mlx5dv)"),
-	{ 0, "inline_recv", "neither perftest 4.5 nor 25.01 takes it (it needed "
-	  "MLNX_OFED's experimental verbs)" },
+	{ 0, "inline_recv", "perftest 25.01's parser refuses it (4.5 read its "
+	  "value and did nothing with it)" },
 	/* bandwidth-test rows the latency tests lack */
 	{ 'O', "dualport", "bandwidth tests only (perftest: Dual-port mode only "
 	  "supports BW tests)" },
@@ -94,9 +94,12 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'B', "source_mac", NULL },
 	{ 'E', "dest_mac", NULL },
 	{ 'J', "dest_ip", NULL }, { 'K', "dest_port", NULL },
-	{ 'k', "source_port", NULL }, { 'X', "vector", NULL },
+	{ 'k', "source_port", NULL },
+	{ 'X', "vector", "not in the write tests (perftest: Events feature not "
+	  "available on WRITE verb)" },
 	{ 'g', "mcg", NULL },
-	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", NULL },
+	{ 'v', "mac_fwd", NULL }, { 'C', "report-cycles", "latency tests only (perftest: "
+	  "Available only on Latency tests)" },
 	{ 'H', "report-histogram", NULL }, { 0, "report-histogrm", NULL },
 	{ 'U', "report-unsorted", NULL }, { 0, "run_infinitely", NULL },
 	{ 0, "reversed", NULL }, { 0, "report-both", NULL },
@@ -106,12 +109,13 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "rate_limit_type", NULL },
 	{ 0, "report-per-port", NULL }, { 0, "flows", NULL },
 	{ 0, "flows_burst", NULL },
-	{ 0, "use-null-mr", NULL },
-	{ 0, "payload_file_path", NULL }, { 0, "tx_depth", NULL },
+	{ 0, "use-null-mr", "the write and read tests only, as perftest (not in "
+	  "ib_write_lat: its receiver polls for data a null MR does not carry)" },
+	{ 0, "payload_file_path", "not in ib_write_lat (perftest leaves its "
+	  "buffer zero there: the test polls it)" }, { 0, "tx_depth", NULL },
 	{ 0, "vlan_en", NULL }, { 0, "vlan_pcp", NULL },
 	{ 0, "promiscuous", NULL }, { 0, "sniffer", NULL },
-	{ 0, "raw_ipv6", NULL }, { 0, "no_lock", NULL },
-	{ 0, "flow_label", NULL },
+	{ 0, "raw_ipv6", NULL },
 	{ 0, "connectionless", NULL },
 	/* rows some tests have and others not (bandwidth only; send and
 	 * write only), so that each is refused by name where it is missing */
@@ -121,7 +125,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'y', "limit_msgrate", NULL },
 	{ 'I', "inline_size", NULL }, { 'r', "rx-depth", NULL },
 	/* added after 4.5, up to 25.01 (Debian 13's) */
-	{ 0, "write_with_imm", NULL }, { 0, "congest_type", NULL },
+	{ 0, "write_with_imm", "not in rdmatest yet (issue #40: the receiver "
+	  "side of RDMA write with immediate)" }, { 0, "congest_type", NULL },
 	{ 0, "unsolicited_write", NULL }, { 0, "no_ddp", NULL },
 	{ 0, "tcp", NULL },
 	{ 0, "reply_every", NULL }, { 0, "raw_mcast", NULL },
@@ -349,6 +354,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
 	    rt_pt_ud_rules(p, c, tab, err) ||
 	    rt_pt_res_rules(p, c, tab, err) ||
+	    rt_pt_extra_rules(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

@@ -22,6 +22,7 @@
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
 #include "perftest/perftest_res.h"
+#include "perftest/perftest_extra.h"
 
 #define RT_PT_MAX_QPS 1024
 #define RT_PT_MAX_BUF (1ull << 34)  /* 16 GiB: -a -q 1024 */
@@ -79,6 +80,7 @@ struct rt_pt_cfg {
 	long long latency_gap; /* µs */
 	int run_inf, report_both, reversed, cpu_util, per_port;
 	int histogram, unsorted, client_flag;
+	struct rt_pt_extra_cfg extra; /* perftest_extra.h's rows */
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -104,14 +106,18 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"(--aes_xts, --encrypt_on_tx, --sig_before, --aes_block_size, " \
 	"--data_enc_keys_number, --kek_path, --credentials_path, " \
 	"--data_enc_key_app_path). hns only: --congest_type. EFA only: " \
-	"--unsolicited_write. Raw Ethernet only, as perftest: -L (--hop_limit). " \
+	"--unsolicited_write. Write tests, as perftest: -X (--vector). BW " \
+	"tests, as perftest: -C (--report-cycles). ib_write_lat, as perftest: " \
+	"--payload_file_path, --use-null-mr. As " \
+	"perftest 25.01: --inline_recv. Raw Ethernet only, as perftest: -L " \
+	"(--hop_limit). " \
 	"Not in rdmatest yet: --bind_source_ip, --source_ip, --ipv6, --dlid, " \
-	"--force-link, --pkey_index, --flow_label, -O (--dualport), " \
+	"--force-link, --pkey_index, -O (--dualport), " \
 	"--report-per-port with -O, --mmap, --mmap-offset, --use_hugepages, " \
-	"--odp, --use-null-mr, --mr_per_qp, --payload_file_path, " \
+	"--odp, --mr_per_qp, " \
 	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \
-	"--typical_pkt_size, --recv_post_list, --inline_recv, --use-srq, " \
-	"-X (--vector), --no_lock, --no_ddp, --use_ooo, -C (--report-cycles), " \
+	"--typical_pkt_size, --recv_post_list, --use-srq, " \
+	"--no_ddp, --use_ooo, " \
 	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
 	"and UD."
 
@@ -386,6 +392,7 @@ struct rt_pt_params {
 	bool histogram, unsorted, client_flag;
 	unsigned latency_gap; /* µs before each latency post */
 	const char *counters; /* -W: comma-separated names, or NULL */
+	struct rt_pt_extra extra; /* -X ... (perftest_extra.h) */
 };
 
 /* The run control and reporting options' rules (perftest_ropts.c):

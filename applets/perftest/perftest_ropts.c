@@ -307,11 +307,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void list(const uint64_t *v, uint64_t n, unsigned rtt, const struct rt_log *log)
+static void list(const uint64_t *v, uint64_t n, unsigned rtt, double per_us,
+		 const struct rt_log *log)
 {
-	double q = 1000.0 * (rtt ? rtt : 1);
+	double q = 1000.0 * (rtt ? rtt : 1) / (per_us > 0 ? per_us : 1);
 
-	rt_say(log, "#, usec");
+	rt_say(log, per_us > 0 ? "#, cycles" : "#, usec");
 	for (uint64_t i = 0; i < n; i++)
 		rt_say(log, "%llu, %g", (unsigned long long)i + 1, (double)v[i] / q);
 }
@@ -320,10 +321,10 @@ void rt_pt_samples_print(struct rt_pt_samples *s, bool unsorted, bool histogram,
 			 unsigned rtt, const struct rt_log *log)
 {
 	if (unsorted)
-		list(s->v, s->n, rtt, log);
+		list(s->v, s->n, rtt, s->cycles_per_us, log);
 	qsort(s->v, (size_t)s->n, sizeof(*s->v), cmp_u64);
 	if (histogram && s->n > 2)
-		list(s->v, s->n - 2, rtt, log);
+		list(s->v, s->n - 2, rtt, s->cycles_per_us, log);
 }
 
 void rt_pt_samples_free(struct rt_pt_samples *s)

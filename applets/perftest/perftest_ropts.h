@@ -82,6 +82,7 @@ void rt_pt_cpu_mark(struct rt_pt_cpu_mark *m, uint64_t now, uint64_t open,
 struct rt_pt_samples {
 	uint64_t *v;
 	uint64_t n, cap;
+	double cycles_per_us; /* -C: printed in cycles ("#, cycles"); 0: usec */
 };
 /* cap 0: nothing kept. */
 void rt_pt_samples_init(struct rt_pt_samples *s, uint64_t cap);

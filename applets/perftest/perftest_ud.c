@@ -193,6 +193,7 @@ static int make_ahs(struct rt_pt_conn *c)
 	for (unsigned i = 0; i < c->p->qps; i++) {
 		s.remote.lid = c->theirs[i].lid;
 		s.remote.gid = c->theirs[i].gid;
+		s.flow_label = rt_pt_flow_label(c->p, i);
 		c->ah[i] = rt_vqp_ah(&c->d, &s, &c->run->err);
 		if (!c->ah[i])
 			return -1;

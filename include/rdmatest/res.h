@@ -34,6 +34,7 @@ struct rt_res_spec {
 	uint32_t recv_cq_depth;   /* > 0: receives complete on r->rcq of this depth */
 	uint32_t srq_depth;       /* > 0: the QPs receive from r->srq of this depth */
 	unsigned own_channels;    /* RT_RES_CHANNEL, RT_RES_RECV_CHANNEL */
+	int comp_vector;          /* the CQs' completion vector (0: the first) */
 	int refusal_exit;         /* the exit status when the device refuses a
 				   * CQ, QP, SRQ, channel or MR; 0: RT_EXIT_FAIL */
 };

@@ -71,6 +71,8 @@ struct rt_vqp_spec {
 	struct rt_vaddr local, remote;
 	uint8_t sl, hop_limit;
 	uint8_t traffic_class;     /* the GRH's (0 unless asked: perftest --tclass) */
+	uint32_t flow_label;       /* the GRH's, 20 bits (0 unless asked: perftest
+				    * --flow_label) */
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint8_t max_rd_atomic, max_dest_rd_atomic;
 };
