@@ -111,15 +111,12 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"--payload_file_path, --use-null-mr. As " \
 	"perftest 25.01: --inline_recv. Raw Ethernet only, as perftest: -L " \
 	"(--hop_limit). " \
-	"Not in rdmatest yet: --bind_source_ip, --source_ip, --ipv6, --dlid, " \
-	"--force-link, --pkey_index, -O (--dualport), " \
-	"--report-per-port with -O, --mmap, --mmap-offset, --use_hugepages, " \
-	"--odp, --mr_per_qp, " \
-	"--rate_limit, --rate_limit_type, --rate_units, --burst_size, " \
-	"--typical_pkt_size, --recv_post_list, --use-srq, " \
-	"--no_ddp, --use_ooo, " \
-	"-g (--mcg), -M (--MGID), --connectionless, --write_with_imm, -c UC " \
-	"and UD."
+	"mlx5 only: --use_ooo, --no_ddp. ib_atomic_bw, as perftest: the rate " \
+	"limiter (--rate_limit, --rate_limit_type, --rate_units, --burst_size). " \
+	"Raw packet QPs only, as perftest: --typical_pkt_size (with " \
+	"--rate_limit_type PP), --connectionless. -M (--MGID) goes with -g " \
+	"(--mcg), which exits 3 on a RoCE device that delivers no multicast " \
+	"(Soft-RoCE). Not in rdmatest yet: --write_with_imm."
 
 /* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
 
