@@ -289,9 +289,12 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	rt_error_phase(err, "listen");
 	rc = rt_mesh_fd_limit(p->size, err) ||
 	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
-	     rt_mesh_agg_init(g, p->size, 0, err) || (g->rails = p->nrails, 0) ||
-	     rt_mesh_plan_fits(&s, g, err) ||
-	     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
+	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
+	if (!rc) {
+		g->rails = p->nrails; /* the plan counts results x rails */
+		rc = rt_mesh_plan_fits(&s, g, err) ||
+		     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
+	}
 	if (!rc) {
 		own = start_own_rank(p, lis.lfd);
 		if (own < 0)

@@ -425,10 +425,10 @@ static int blame_pass(struct rt_mesh_coord *c, struct round *rd, struct rt_pair 
 		rc = run_pairs(c, rd, pairs, all, np, round_of, &ran, err);
 	if (!rc && np)
 		rc = rt_mesh_judge(g, c->lim, err);
-	if (!rc)
+	if (!rc) {
 		rt_mesh_blame_conclude(g);
-	if (!rc)
 		evidence_lines(c);
+	}
 	free(all);
 	free(round_of);
 	return rc;

@@ -154,7 +154,7 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 	rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->gbits);
 	if (cpu)
 		rt_pt_cpu_cell(cell, sizeof(cell), s->c->cpu_util);
-	strcat(text, cell);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s", cell);
 	if (rt_pt_out_row(s->o, text, p->output == RT_PT_OUT_MSGRATE ? r->msg_rate
 				      : r->bw_avg, f, k))
 		return -1;
