@@ -367,10 +367,10 @@ static int heap(struct rt_pt_mem *m, size_t len, struct rt_error *err)
 static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err)
 {
 	size_t n = (len + RT_PT_HUGE_PAGE - 1) / RT_PT_HUGE_PAGE * RT_PT_HUGE_PAGE;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
 	/* MAP_ANONYMOUS wants fd -1 (mmap(2)); cppcheck's model does not know it */
 	/* cppcheck-suppress invalidFunctionArg */
-	void *at = mmap(NULL, n, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	void *at = mmap(NULL, n, PROT_READ | PROT_WRITE, flags, -1, 0);
 
 	if (at == MAP_FAILED)
 		return rt_fail_errno(err, RT_EXIT_ENV, errno, "--use_hugepages: no %zu "
