@@ -16,7 +16,6 @@
 # (size, iterations, then seven figures). perftest's own figures come from
 # its CPU clock sampling, which fails now and then under emulation, so
 # only an rdmatest side's row is matched in full.
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
 bw_row() { echo "^ 8 +$1 +$R"; }
 lat_row() { echo "^ 8 +$1 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}"; }
 # perftest's side of ROW: its size and iterations only

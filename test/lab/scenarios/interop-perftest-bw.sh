@@ -13,28 +13,13 @@
 # tens of MB/s, and nothing here depends on a figure, only on rows.
 . "$LAB_SCEN/perftest.inc"
 
-# try TEST SRV CLI ROW OPTS...: one attempt of `one`; on failure WHY says
-# what went wrong and /tmp/pt.srv keeps the server's output.
-try() {
-	local t=$1 s=$2 c=$3 row=$4
-	shift 4
-	: > /tmp/pt.srv
-	bg_start srv b $(cmd "$s" "$t" b) "$@"
-	wait_tcp_listen b 18515 20 || { why="server not listening on 18515"; bg_kill srv; return 1; }
-	run_on -t 60 a $(cmd "$c" "$t" a) "$@" "$B" || { why="$c client $* exited $?"; bg_kill srv; bg_log srv > /tmp/pt.srv; return 1; }
-	output_has "$row" || { why="$c client $*: no row /$row/"; bg_kill srv; return 1; }
-	bg_wait srv 30 || { why="$s server $* exited $?"; bg_log srv > /tmp/pt.srv; return 1; }
-	bg_log srv > /tmp/pt.srv
-	grep -Eq "$row" /tmp/pt.srv || { why="$s server $*: no row /$row/"; return 1; }
-}
+# try (perftest.inc's `one`): try_rows with a 60 s client
+try() { try_rows 60 "$@"; }
 
 # one TEST SRV CLI ROW OPTS... (perftest.inc): a server on b, a client on
 # a, both exit 0 and print a row matching ROW (grep -E); within the
 # current case.
 
-# A row: size, iterations (messages of all QPs), peak, average, rate.
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
-row() { echo "^ $1 +$2 +$R"; }
 
 for t in ib_write_bw ib_read_bw ib_send_bw; do
 	for d in "rt pt" "pt rt"; do

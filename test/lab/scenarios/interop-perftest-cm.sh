@@ -13,7 +13,6 @@
 . "$LAB_SCEN/faults.inc"
 
 # bw and lat rows: size and iterations, then figures
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
 bw_row() { echo "^ $1 +$2 +$R"; }
 lat_row() { echo "^ $1 +$2 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}"; }
 

@@ -13,24 +13,9 @@
 # Counts are small: the cases check rows and words, not figures.
 . "$LAB_SCEN/perftest.inc"
 
-# try TEST SRV CLI ROW OPTS... (for perftest.inc's `one`): a server on b
-# and a client on a with the same OPTS; both exit 0 and print ROW; WHY
-# says what failed, /tmp/pt.srv keeps the server's output.
-try() {
-	local t=$1 s=$2 c=$3 row=$4
-	shift 4
-	: > /tmp/pt.srv
-	bg_start srv b $(cmd "$s" "$t" b) "$@"
-	wait_tcp_listen b 18515 20 || { why="server not listening on 18515"; bg_kill srv; return 1; }
-	run_on -t 40 a $(cmd "$c" "$t" a) "$@" "$B" || { why="$c client $* exited $?"; bg_kill srv; bg_log srv > /tmp/pt.srv; return 1; }
-	output_has "$row" || { why="$c client $*: no row /$row/"; bg_kill srv; return 1; }
-	bg_wait srv 30 || { why="$s server $* exited $?"; bg_log srv > /tmp/pt.srv; return 1; }
-	bg_log srv > /tmp/pt.srv
-	grep -Eq "$row" /tmp/pt.srv || { why="$s server $*: no row /$row/"; return 1; }
-}
+# try (perftest.inc's `one`): try_rows with a 40 s client
+try() { try_rows 40 "$@"; }
 
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
-row() { echo "^ $1 +$2 +$R"; }
 
 for dir in "pt rt" "rt pt"; do
 	set -- $dir

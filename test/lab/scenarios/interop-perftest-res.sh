@@ -17,7 +17,6 @@
 . "$LAB_SCEN/faults.inc"
 
 UP=/opt/peers/up13
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
 bw_row() { echo "^ $1 +$2 +$R"; }
 ROW=$(bw_row 65536 200)
 

@@ -37,8 +37,6 @@ try() {
 	grep -Eq "$row" /tmp/pt.srv || { why="$s server $*: no row /$row/"; return 1; }
 }
 
-R='[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+'
-row() { echo "^ $1 +$2 +$R"; }
 lrow() { echo "^ $1 +$2 +[0-9]+\.[0-9]{2}"; }
 
 for d in "rt pt" "pt rt"; do
