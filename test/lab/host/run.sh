@@ -31,31 +31,46 @@ cmd_list() {
 now() { echo "${EPOCHREALTIME/./}" | cut -c1-13; } # milliseconds
 secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
+# case_tap LINE: one result line of host a's console as TAP (or demo text);
+# counts in console_to_tap's locals
+case_tap() {
+	local line=$1
+	case $line in
+	*"@lab PASS "*)
+		n=$((n + 1)) npass=$((npass + 1))
+		rest=${line#*@lab PASS }
+		if [ "$RUN_MODE" = demo ]; then echo "PASS $rest"; else echo "ok $n - $rest"; fi
+		;;
+	*"@lab FAIL "*)
+		n=$((n + 1)) nfail=$((nfail + 1))
+		rest=${line#*@lab FAIL }
+		name=${rest%%$'\t'*} why=${rest#*$'\t'}
+		[ "$name" != "$rest" ] || why="(no reason given)"
+		if [ "$RUN_MODE" = demo ]; then echo "FAIL $name: $why"; else echo "not ok $n - $name: $why"; fi
+		;;
+	*"@lab SKIP "*)
+		n=$((n + 1)) nskip=$((nskip + 1))
+		rest=${line#*@lab SKIP }
+		name=${rest%%$'\t'*} why=${rest#*$'\t'}
+		[ "$name" != "$rest" ] || why="(no reason given)"
+		if [ "$RUN_MODE" = demo ]; then echo "SKIP $name: $why"; else echo "ok $n - $name # SKIP $why"; fi
+		;;
+	esac
+}
+
 # Read host a's console on stdin; print TAP (or demo text); write counts to $1.
 console_to_tap() {
-	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready="" tall=""
-	t0=$(now)
+	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready="" tall="" tcase
+	t0=$(now) tcase=$t0
 	while IFS= read -r line; do
 		line=${line%$'\r'}
 		case $line in
-		*"@lab PASS "*)
-			n=$((n + 1)) npass=$((npass + 1))
-			rest=${line#*@lab PASS }
-			if [ "$RUN_MODE" = demo ]; then echo "PASS $rest"; else echo "ok $n - $rest"; fi
-			;;
-		*"@lab FAIL "*)
-			n=$((n + 1)) nfail=$((nfail + 1))
-			rest=${line#*@lab FAIL }
-			name=${rest%%$'\t'*} why=${rest#*$'\t'}
-			[ "$name" != "$rest" ] || why="(no reason given)"
-			if [ "$RUN_MODE" = demo ]; then echo "FAIL $name: $why"; else echo "not ok $n - $name: $why"; fi
-			;;
-		*"@lab SKIP "*)
-			n=$((n + 1)) nskip=$((nskip + 1))
-			rest=${line#*@lab SKIP }
-			name=${rest%%$'\t'*} why=${rest#*$'\t'}
-			[ "$name" != "$rest" ] || why="(no reason given)"
-			if [ "$RUN_MODE" = demo ]; then echo "SKIP $name: $why"; else echo "ok $n - $name # SKIP $why"; fi
+		*"@lab PASS "* | *"@lab FAIL "* | *"@lab SKIP "*)
+			# a TAP comment after each result: the case's seconds since the
+			# last result (the first one's include the boot), for ./check's minutes
+			case_tap "$line"
+			[ "$RUN_MODE" = demo ] || echo "# $(secs $(($(now) - tcase))) s"
+			tcase=$(now)
 			;;
 		*"@lab ROW "*) echo "${line#*@lab ROW }" >> "$RUN_DIR/rows" ;;
 		*"@lab DATA "*) echo "${line#*@lab DATA }" >> "${LAB_DATA_OUT:-$RUN_DIR/data.jsonl}" ;;
