@@ -28,7 +28,8 @@ pair() {
 	pass
 }
 
-for count in 1 100 10000; do
+# counts: one ping and a long run (a middle count proved nothing more)
+for count in 1 10000; do
 	for dir in "rt-client/upstream-server:$UP:$RTR" "upstream-client/rt-server:$RTR:$UP" "rt/rt:$RTR:$RTR"; do
 		IFS=: read -r tag srv cli <<-EOT
 		$dir
@@ -36,7 +37,8 @@ for count in 1 100 10000; do
 		pair "$tag -C $count -V" "$srv" "$cli" -- -C "$count" -V
 	done
 done
-for size in 23 64 1024 65535; do
+# sizes: odd and the largest upstream takes (its default 64 runs above)
+for size in 23 65535; do
 	pair "rt-client/upstream-server -S $size -V" "$UP" "$RTR" -S $size -- -C 20 -S $size -V
 	pair "upstream-client/rt-server -S $size -V" "$RTR" "$UP" -S $size -- -C 20 -S $size -V
 done
