@@ -9,13 +9,16 @@
 header() { sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1 | grep . || echo "$3"; }
 
 # Bring every host back to a clean state: no jobs, no netem, links up
-# (rail 1 up and its rxe1 ACTIVE again, within 20 s).
+# and their rxe0 ACTIVE again (rail 1 and its rxe1 too), within 20 s
+# each, so a faults scenario's last case (a link down, a device removed
+# and added back) leaves the next scenario of its batch a working device.
 cleanup() {
 	local h
 	for h in $(lab_hosts); do
 		[ "$LAB_HOSTS" != 1 ] || [ "$h" = a ] || continue
 		_rpc_call "$h" "_job_kill_all; /sbin/tc qdisc del dev eth0 root 2>/dev/null;
-			[ \$LAB_HOSTS = 1 ] || /sbin/ip link set eth0 up; true" 60 > /dev/null
+			[ \$LAB_HOSTS = 1 ] || { /sbin/ip link set eth0 up;
+			_poll_local 20 \"/sbin/rdma link show rxe0/1 | grep -q ' state ACTIVE '\"; }; true" 60 > /dev/null
 		[ "${LAB_RAILS:-1}" -lt 2 ] || _rpc_call "$h" "/sbin/tc qdisc del dev rail1 root 2>/dev/null;
 			/sbin/ip link set rail1 up; _poll_local 20 \"/sbin/rdma link show rxe1/1 | grep -q ' state ACTIVE '\"; true" 60 > /dev/null
 	done
