@@ -115,6 +115,8 @@ struct rt_mesh_sparse {
 };
 
 _Static_assert(sizeof(struct rt_mesh_cell) == 24, "a stored result is 24 B");
+_Static_assert(RT_MESH_STATUS_MAX + 1 < 16 && (RT_MESH_HAS_RTT | RT_MESH_HAS_BW) < 16,
+	       "status + 1 and the flags share a byte");
 _Static_assert(sizeof(struct rt_mesh_sparse) == 32, "a sparse entry is 32 B");
 /* the sparse key holds a rank in 16 bits */
 _Static_assert(RT_HOSTLIST_MAX <= 65536u, "ranks fit 16 bits");

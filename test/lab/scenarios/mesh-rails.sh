@@ -11,7 +11,9 @@
 # healthy, READY with pairs of rail 0 and rail 1; rail 1 of b delayed by
 # netem (100 ms, --max-rtt-us 40000), NOT READY with rail 1's link named
 # and rail 0's good; rail 1 of
-# b down before the run, NOT READY with b's rail named, not b.
+# b down before the run, NOT READY with b's rail named, not b; last
+# --cross-rails, whose crossed links this lab (no router between the
+# rails) cannot carry: NOT READY naming them, rail i against i good.
 M=$RT/mesh
 HOSTS="$A,$B"
 # one link per rail: judged against the absolute thresholds alone
@@ -163,5 +165,51 @@ need_applet mesh && {
 	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0' || fail "rail 0 not one good link"
 	failed || bg_wait r1 60
 	rail_up b || fail "rail_up b: status $?"
+}
+pass
+
+# --cross-rails on this lab, a rail-only fabric: two L2 networks and no
+# router between them. rdma_resolve_addr from 192.0.2.1 (rxe0) to
+# 203.0.113.2 succeeds (the kernel routes it out rail1, whose subnet it
+# is, from the other interface's address), but the connection request is
+# never answered: rping waits past 60 s, rdmatest's rping times out at
+# its 10 s. So the crossed links time out at the pair's --timeout while
+# rail i against rail i passes: NOT READY, the two crossed links named
+# with both devices, no host or rail blamed; rank 1's and rank 0's
+# --lines give mesh report the same verdicts. --no-blame: the re-test of
+# the crossed links would only time out again (another --timeout).
+case_begin "--cross-rails without a spine: rails 0-1 and 1-0 time out, rail i against i good" 120
+need_applet mesh && {
+	XARGS="$ARGS --cross-rails --no-blame --lines"
+	t0=$(date +%s)
+	bg_start r1 b $M $XARGS
+	run_on -t 90 a $M $XARGS
+	rc=$?
+	t1=$(date +%s)
+	cp "$OUT" /tmp/lab/x0.out
+	[ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1"
+	failed || output_has '^mesh: 2 ranks, 4 links tested \(2 crossed\), 2 rails' ||
+		fail "the summary does not count 4 links, 2 of them crossed, on 2 rails"
+	for x in 'rxe0 - 1 \([^)]*\) rxe1, rails 0-1' 'rxe1 - 1 \([^)]*\) rxe0, rails 1-0'; do
+		failed || output_has "^bad link 0 \\([^)]*\\) $x: timeout\$" ||
+			fail "no bad link 0 ... $x: timeout"
+	done
+	failed || ! output_has '^bad link .*, rail [01]:' || fail "a link of rail i against itself is called bad"
+	failed || ! output_has '^(bad|suspect) host|^bad rail' || fail "a host or a rail is blamed for the crossed links"
+	failed || output_has '^NOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 2 bad links' ||
+		fail "no NOT READY line with 2 bad links"
+	failed || [ $((t1 - t0)) -le 40 ] || fail "the run took $((t1 - t0)) s, more than 40"
+	note "--cross-rails, 2 hosts x 2 rails, --timeout 10, --no-blame: rank 0 took $((t1 - t0)) s"
+	record "{\"lab\":\"mesh cross-rails\",\"wall_s\":$((t1 - t0))}"
+	failed || bg_wait r1 60 || [ $? = 1 ] || fail "rank 1 exited $?"
+	bg_log r1 > /tmp/lab/x1.out
+	cat /tmp/lab/x0.out /tmp/lab/x1.out > /tmp/lab/xall.out
+	failed || [ "$(grep -c '"rail_b":' /tmp/lab/xall.out)" = 2 ] || fail "not two result lines with rail_b"
+	failed || { run_on -t 20 a $M report /tmp/lab/xall.out --min-links 1; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "mesh report exited $rc, wanted 1"
+	failed || output_has '^bad link 0 \([^)]*\) rxe0 - 1 \([^)]*\) rxe1, rails 0-1: timeout$' ||
+		fail "mesh report does not name rails 0-1"
+	failed || output_has '^NOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 2 bad links' ||
+		fail "mesh report's verdict differs"
 }
 pass
