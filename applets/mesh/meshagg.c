@@ -356,17 +356,11 @@ bool rt_mesh_link_of_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, 
 			   int rail_b, struct rt_mesh_link *l)
 {
 	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
+	bool turn = a > b; /* the rails turn with the ends */
 	const struct rt_mesh_cell *c;
 
-	if (lo == hi || hi >= g->n)
-		return false;
-	if (lo != a) { /* the rails turn with the ends */
-		int t = rail;
-
-		rail = rail_b;
-		rail_b = t;
-	}
-	if (!(c = find(g, lo, hi, rail, rail_b)))
+	if (lo == hi || hi >= g->n ||
+	    !(c = find(g, lo, hi, turn ? rail_b : rail, turn ? rail : rail_b)))
 		return false;
 	decode(c, lo, hi, l);
 	return true;

@@ -77,7 +77,9 @@
 #include "mesh/meshwire.h"
 
 #define RT_MESH_RESULTS_MAX (1u << 24)
-#define RT_MESH_CLASSES (RT_MESH_RAILS_MAX * RT_MESH_RAILS_MAX)
+/* (rail, rail_b) classes by min x RT_MESH_RAILS_MAX + max: 32 x 32 */
+#define RT_MESH_CLASSES 1024u
+_Static_assert(RT_MESH_CLASSES == RT_MESH_RAILS_MAX * RT_MESH_RAILS_MAX, "a class per rail pair");
 
 struct rt_mesh_limits {
 	double min_gbps;    /* 0: no absolute bandwidth floor */
