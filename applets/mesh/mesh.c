@@ -146,8 +146,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "devices", RT_OPT_STRING, RT_S(devices), 0, 0, NULL, "DEV[:PORT],...",
 	  "the rails to test by device name (and port), instead of --rails", NULL },
 	{ 0, "cross-rails", RT_OPT_FLAG, RT_I(cross_rails), 0, 0, NULL, NULL,
-	  "also test rail i of one host against rail j of the other (not implemented yet: "
-	  "exit 2)", NULL },
+	  "also test rail i of one host against rail j of the other: every rail of a pair's "
+	  "one host against every rail of the other, r x r connections a pair of r rails, "
+	  "in waves of 32 (rank 0's flag decides); crossed links are judged against the "
+	  "medians of their own two rails", NULL },
 	{ 0, "lines", RT_OPT_FLAG, RT_I(lines), 0, 0, NULL, NULL,
 	  "every rank prints its hello and its pairs' results as JSON lines on standard "
 	  "output, for `mesh report` over what the launcher collected", NULL },
@@ -173,7 +175,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
 	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
-	  "[--rails LIST|all | --devices DEV[:PORT],...] [--lines] [--prom FILE] [--json] | report [FILE...]",
+	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
 	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
@@ -187,7 +189,8 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "--timeout bounds each pair's test and the wait for every host; a round "
 	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
 	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
-	  "at once, and the verdicts name the rail (--rails, --devices choose). "
+	  "at once, and the verdicts name the rail (--rails, --devices choose; "
+	  "--cross-rails tests rail i against rail j too). "
 	  "`mesh report [FILE...]` judges the "
 	  "--lines output of all ranks instead. Exit 3 when this host has no RDMA "
 	  "device.",
@@ -485,7 +488,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
-		.no_blame = cfg->no_blame, .budget_ms = cfg->budget * 60,
+		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL };
 	return 0;
 }
@@ -645,9 +648,6 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 
 	if (cfg->command || cfg->files[0])
 		return report(run, cfg);
-	if (cfg->cross_rails)
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--cross-rails: not implemented yet "
-			       "(rail i is tested against rail i)");
 	if (rt_mesh_rails_check(cfg->rails, cfg->devices, &run->err))
 		return -1;
 	m = rt_xcalloc(1, sizeof(*m));

@@ -90,11 +90,22 @@ void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 struct rt_mesh_cell {
 	uint32_t connect, rtt_p50, rtt_p99; /* ns32() */
 	uint32_t mbps, mbps_rev;            /* a to b, b to a (a < b) */
-	uint8_t state;                      /* 0: not tested, else status + 1 */
-	uint8_t flags;                      /* RT_MESH_HAS_* */
+	/* 0: not tested, else (status + 1) | RT_MESH_HAS_* << 4 */
+	uint8_t sf;
 	uint8_t why;                        /* RT_LINK_*, after judging */
-	uint8_t rail;                       /* the rail tested (a's and b's) */
+	uint8_t rail, rail_b;               /* the rails tested: a's and b's */
 };
+
+/* A cell's status + 1 (0: not tested) and its RT_MESH_HAS_* flags. */
+static unsigned cstate(const struct rt_mesh_cell *c)
+{
+	return c->sf & 0xfu;
+}
+
+static unsigned cflags(const struct rt_mesh_cell *c)
+{
+	return c->sf >> 4;
+}
 
 struct rt_mesh_sparse {
 	uint32_t pair; /* a << 16 | b, a < b: sorted, it is the (a, b) order */
@@ -104,6 +115,8 @@ struct rt_mesh_sparse {
 };
 
 _Static_assert(sizeof(struct rt_mesh_cell) == 24, "a stored result is 24 B");
+_Static_assert(RT_MESH_STATUS_MAX + 1 < 16 && (RT_MESH_HAS_RTT | RT_MESH_HAS_BW) < 16,
+	       "status + 1 and the flags share a byte");
 _Static_assert(sizeof(struct rt_mesh_sparse) == 32, "a sparse entry is 32 B");
 /* the sparse key holds a rank in 16 bits */
 _Static_assert(RT_HOSTLIST_MAX <= 65536u, "ranks fit 16 bits");
@@ -157,15 +170,16 @@ static struct rt_mesh_cell encode(const struct rt_mesh_result *r, bool swap)
 		.rtt_p99 = ns32(r->rtt_p99_ns),
 		.mbps = sat32(swap ? r->mbps_rev : r->mbps),
 		.mbps_rev = sat32(swap ? r->mbps : r->mbps_rev),
-		.state = (uint8_t)(r->status + 1), .flags = r->flags, .rail = r->rail};
+		.sf = (uint8_t)((r->status + 1) | (r->flags & 0xfu) << 4),
+		.rail = swap ? r->rail_b : r->rail, .rail_b = swap ? r->rail : r->rail_b};
 }
 
 static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
 		   struct rt_mesh_link *l)
 {
 	*l = (struct rt_mesh_link){.why = c->why, .r = {.a = a, .b = b,
-		.status = (uint8_t)(c->state - 1), .flags = c->flags,
-		.rail = c->rail, .rail_b = c->rail, .connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
+		.status = (uint8_t)(cstate(c) - 1), .flags = (uint8_t)cflags(c),
+		.rail = c->rail, .rail_b = c->rail_b, .connect_ns = ns64(c->connect), .rtt_p50_ns = ns64(c->rtt_p50),
 		.rtt_p99_ns = ns64(c->rtt_p99), .mbps = c->mbps, .mbps_rev = c->mbps_rev}};
 }
 
@@ -213,12 +227,6 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 	if (b >= RT_HOSTLIST_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
 			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
-	/* one rail a stored result (its spare byte): crossed rails are refused
-	 * by name rather than kept as the one rail */
-	if (r->rail != r->rail_b)
-		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: rail %u "
-			       "against rail %u (--cross-rails is not implemented yet)", r->a,
-			       r->b, r->rail, r->rail_b);
 	g->nres++;
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);
@@ -237,10 +245,12 @@ static int cmp_sparse(const void *x, const void *y)
 		return p->pair < q->pair ? -1 : 1;
 	if (p->c.rail != q->c.rail)
 		return p->c.rail < q->c.rail ? -1 : 1;
+	if (p->c.rail_b != q->c.rail_b)
+		return p->c.rail_b < q->c.rail_b ? -1 : 1;
 	return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
-/* The sparse entries by pair and rail, the result of the latest round of
+/* The sparse entries by pair and rails, the result of the latest round of
  * each alone (a re-test after the first pass wins). */
 static void settle(struct rt_mesh_agg *g)
 {
@@ -251,7 +261,8 @@ static void settle(struct rt_mesh_agg *g)
 	qsort(g->sparse, g->nsparse, sizeof(*g->sparse), cmp_sparse);
 	for (uint32_t i = 0; i < g->nsparse; i++) {
 		if (i + 1 < g->nsparse && g->sparse[i + 1].pair == g->sparse[i].pair &&
-		    g->sparse[i + 1].c.rail == g->sparse[i].c.rail)
+		    g->sparse[i + 1].c.rail == g->sparse[i].c.rail &&
+		    g->sparse[i + 1].c.rail_b == g->sparse[i].c.rail_b)
 			continue;
 		g->sparse[k++] = g->sparse[i];
 	}
@@ -282,7 +293,7 @@ static struct rt_mesh_cell *step(struct rt_mesh_iter *it, uint32_t *a, uint32_t 
 			it->a++;
 			it->b = it->a + 1;
 		}
-		if (c->state)
+		if (cstate(c))
 			return c;
 	}
 	return NULL;
@@ -303,17 +314,12 @@ bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l)
 	return c != NULL;
 }
 
-static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
-				       int rail)
+/* The first sparse entry of pair a < b (its lowest rails), or nsparse. */
+static uint32_t first_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b)
 {
 	uint32_t lo = 0, hi = g->nsparse, key = a << 16 | b;
 
-	if (g->dense) {
-		const struct rt_mesh_cell *c = &g->dense[pair_index(g->n, a, b)];
-
-		return c->state && (rail < 0 || c->rail == rail) ? c : NULL;
-	}
-	while (lo < hi) { /* the first entry of the pair: its lowest rail */
+	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
 		if (g->sparse[mid].pair < key)
@@ -321,22 +327,49 @@ static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, 
 		else
 			hi = mid;
 	}
-	for (; lo < g->nsparse && g->sparse[lo].pair == key; lo++) /* its rails: <= 32 */
-		if (rail < 0 || g->sparse[lo].c.rail == rail)
-			return &g->sparse[lo].c;
+	return lo < g->nsparse && g->sparse[lo].pair == key ? lo : g->nsparse;
+}
+
+/* Whether c is of rail a rail_b b (-1: any). */
+static bool on_rails(const struct rt_mesh_cell *c, int rail, int rail_b)
+{
+	return (rail < 0 || c->rail == rail) && (rail_b < 0 || c->rail_b == rail_b);
+}
+
+static const struct rt_mesh_cell *find(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+				       int rail, int rail_b)
+{
+	if (g->dense) {
+		const struct rt_mesh_cell *c = &g->dense[pair_index(g->n, a, b)];
+
+		return cstate(c) && on_rails(c, rail, rail_b) ? c : NULL;
+	}
+	/* its entries: at most RT_MESH_RAILS_MAX^2 (crossed rails) */
+	for (uint32_t i = first_of(g, a, b); i < g->nsparse && g->sparse[i].pair == (a << 16 | b);
+	     i++)
+		if (on_rails(&g->sparse[i].c, rail, rail_b))
+			return &g->sparse[i].c;
 	return NULL;
+}
+
+bool rt_mesh_link_of_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
+			   int rail_b, struct rt_mesh_link *l)
+{
+	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
+	bool turn = a > b; /* the rails turn with the ends */
+	const struct rt_mesh_cell *c;
+
+	if (lo == hi || hi >= g->n ||
+	    !(c = find(g, lo, hi, turn ? rail_b : rail, turn ? rail : rail_b)))
+		return false;
+	decode(c, lo, hi, l);
+	return true;
 }
 
 bool rt_mesh_link_of_rail(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
 			  struct rt_mesh_link *l)
 {
-	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b);
-	const struct rt_mesh_cell *c;
-
-	if (lo == hi || hi >= g->n || !(c = find(g, lo, hi, rail)))
-		return false;
-	decode(c, lo, hi, l);
-	return true;
+	return rt_mesh_link_of_rails(g, a, b, rail, rail, l);
 }
 
 bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
@@ -347,11 +380,23 @@ bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 
 /* ---- medians ---- */
 
-/* The figure a median is taken of (its stored, monotonic value), when
- * the link measured it. */
-static bool figure(const struct rt_mesh_cell *c, uint8_t flag, int rail, uint32_t *v)
+/* A link's class: its two rails, the smaller first (which end is a is
+ * only the ranks' order); rail r against itself is r x 33. */
+static int class_of(unsigned rail, unsigned rail_b)
 {
-	if (c->state != RT_MESH_OK + 1 || !(c->flags & flag) || (rail >= 0 && c->rail != rail))
+	return (int)(RT_MIN(rail, rail_b) * RT_MESH_RAILS_MAX + RT_MAX(rail, rail_b));
+}
+
+static int cell_class(const struct rt_mesh_cell *c)
+{
+	return class_of(c->rail, c->rail_b);
+}
+
+/* The figure a median is taken of (its stored, monotonic value), when
+ * the link measured it and is of class cls (-1: any). */
+static bool figure(const struct rt_mesh_cell *c, uint8_t flag, int cls, uint32_t *v)
+{
+	if (cstate(c) != RT_MESH_OK + 1 || !(cflags(c) & flag) || (cls >= 0 && cell_class(c) != cls))
 		return false;
 	*v = flag == RT_MESH_HAS_RTT ? c->rtt_p50 : RT_MIN(c->mbps, c->mbps_rev);
 	return true;
@@ -362,7 +407,7 @@ static bool figure(const struct rt_mesh_cell *c, uint8_t flag, int rail, uint32_
 /* One pass of the radix selection: the 16-bit digit (top, or bottom
  * among the figures whose top is hi) that holds the k-th figure; k
  * becomes its rank within that digit. */
-static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, int rail, bool low,
+static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, int cls, bool low,
 		      uint32_t hi, uint32_t *k, uint32_t *hist)
 {
 	uint64_t n = ncells(g);
@@ -370,7 +415,7 @@ static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, int rail, bool 
 
 	memset(hist, 0, HIST * sizeof(*hist));
 	for (uint64_t i = 0; i < n; i++)
-		if (figure(cell(g, i), flag, rail, &v) && (!low || v >> 16 == hi))
+		if (figure(cell(g, i), flag, cls, &v) && (!low || v >> 16 == hi))
 			hist[low ? v & 0xffffu : v >> 16]++;
 	while (*k >= hist[d])
 		*k -= hist[d++];
@@ -379,12 +424,12 @@ static uint32_t digit(const struct rt_mesh_agg *g, uint8_t flag, int rail, bool 
 
 /* The k-th smallest figure (from 0; k below their count): two passes
  * over the stored cells, no copy of the figures. */
-static uint32_t nth_figure(const struct rt_mesh_agg *g, uint8_t flag, int rail, uint32_t k,
+static uint32_t nth_figure(const struct rt_mesh_agg *g, uint8_t flag, int cls, uint32_t k,
 			   uint32_t *hist)
 {
-	uint32_t hi = digit(g, flag, rail, false, 0, &k, hist);
+	uint32_t hi = digit(g, flag, cls, false, 0, &k, hist);
 
-	return hi << 16 | digit(g, flag, rail, true, hi, &k, hist);
+	return hi << 16 | digit(g, flag, cls, true, hi, &k, hist);
 }
 
 static double figure_value(uint8_t flag, uint32_t v)
@@ -392,23 +437,23 @@ static double figure_value(uint8_t flag, uint32_t v)
 	return flag == RT_MESH_HAS_RTT ? (double)ns64(v) / 1e3 : (double)v / 1e3;
 }
 
-/* The median of the measured links' figure on `rail` (-1: every rail),
+/* The median of the measured links' figure of class `cls` (-1: every class),
  * the mean of the two middle ones for an even count (RTT in us,
  * bandwidth in Gbit/s). */
-static double median_of(const struct rt_mesh_agg *g, uint8_t flag, int rail)
+static double median_of(const struct rt_mesh_agg *g, uint8_t flag, int cls)
 {
 	uint64_t n = ncells(g);
 	uint32_t k = 0, v, *hist;
 	double m;
 
 	for (uint64_t i = 0; i < n; i++)
-		k += figure(cell(g, i), flag, rail, &v);
+		k += figure(cell(g, i), flag, cls, &v);
 	if (!k)
 		return 0;
 	hist = rt_xmalloc(HIST * sizeof(*hist));
-	m = figure_value(flag, nth_figure(g, flag, rail, k / 2, hist));
+	m = figure_value(flag, nth_figure(g, flag, cls, k / 2, hist));
 	if (k % 2 == 0)
-		m = (figure_value(flag, nth_figure(g, flag, rail, k / 2 - 1, hist)) + m) / 2;
+		m = (figure_value(flag, nth_figure(g, flag, cls, k / 2 - 1, hist)) + m) / 2;
 	free(hist);
 	return m;
 }
@@ -416,17 +461,18 @@ static double median_of(const struct rt_mesh_agg *g, uint8_t flag, int rail)
 /* ---- judging ---- */
 
 /* A relative criterion is made only over enough measured links (of one
- * rail: each rail is judged against its own medians); with fewer it is
+ * class: each rail, and each pair of crossed rails, is judged against its
+ * own medians); with fewer it is
  * named not judged rather than passed. */
 static uint32_t unjudged(const struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
-			 int rail)
+			 int cls)
 {
 	uint32_t rtt = 0, bw = 0, min = RT_MAX(lim->min_links, 1u), out = 0, v;
 	uint64_t n = ncells(g);
 
 	for (uint64_t i = 0; i < n; i++) {
-		rtt += figure(cell(g, i), RT_MESH_HAS_RTT, rail, &v);
-		bw += figure(cell(g, i), RT_MESH_HAS_BW, rail, &v);
+		rtt += figure(cell(g, i), RT_MESH_HAS_RTT, cls, &v);
+		bw += figure(cell(g, i), RT_MESH_HAS_BW, cls, &v);
 	}
 	if (lim->rtt_factor > 0 && rtt && rtt < min)
 		out |= RT_LINK_RTT_REL;
@@ -458,7 +504,13 @@ const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t
 double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			      unsigned rail)
 {
-	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail);
+	return rt_mesh_rails_line_gbps(g, a, b, rail, rail);
+}
+
+double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			       unsigned rail, unsigned rail_b)
+{
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail_b);
 
 	if (!x || !y)
 		return rt_mesh_line_gbps(g, a, b);
@@ -466,20 +518,38 @@ double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t 
 						  : 0;
 }
 
+/* The statistics of the class of rails `rail` against `rail_b`: the
+ * rail's own, or the crossed pair's (either order). */
+static struct rt_mesh_rail_stat *stat_of(const struct rt_mesh_agg *g, unsigned rail,
+					 unsigned rail_b)
+{
+	if (rail == rail_b)
+		return (struct rt_mesh_rail_stat *)&g->rail_stat[rail];
+	return &g->cross_stat[class_of(rail, rail_b)];
+}
+
+const struct rt_mesh_rail_stat *rt_mesh_class_stat(const struct rt_mesh_agg *g, unsigned rail,
+						   unsigned rail_b)
+{
+	static const struct rt_mesh_rail_stat none;
+
+	return rail == rail_b || g->cross_stat ? stat_of(g, rail, rail_b) : &none;
+}
+
 static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			  const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
 {
-	const struct rt_mesh_rail_stat *st = &g->rail_stat[c->rail];
+	const struct rt_mesh_rail_stat *st = stat_of(g, c->rail, c->rail_b);
 	double rtt = figure_value(RT_MESH_HAS_RTT, c->rtt_p50);
 	double gbps = figure_value(RT_MESH_HAS_BW, RT_MIN(c->mbps, c->mbps_rev));
 	uint8_t why = 0;
 
 	if (!g->nodes[a].present || !g->nodes[b].present ||
-	    c->state == RT_MESH_ABSENT + 1)
+	    cstate(c) == RT_MESH_ABSENT + 1)
 		return RT_LINK_ABSENT;
-	if (c->state != RT_MESH_OK + 1)
+	if (cstate(c) != RT_MESH_OK + 1)
 		return RT_LINK_FAILED;
-	if (c->flags & RT_MESH_HAS_RTT) {
+	if (cflags(c) & RT_MESH_HAS_RTT) {
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
 		if (lim->rtt_factor > 0 && st->median_rtt_us > 0 &&
@@ -487,14 +557,14 @@ static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		    rtt > lim->rtt_factor * st->median_rtt_us)
 			why |= RT_LINK_RTT_REL;
 	}
-	if (c->flags & RT_MESH_HAS_BW) {
+	if (cflags(c) & RT_MESH_HAS_BW) {
 		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
 		if (lim->bw_fraction > 0 && !(st->not_judged & RT_LINK_BW_REL) &&
 		    gbps < lim->bw_fraction * st->median_gbps)
 			why |= RT_LINK_BW_REL;
 		if (lim->min_line_rate > 0 &&
-		    gbps < lim->min_line_rate * rt_mesh_rail_line_gbps(g, a, b, c->rail))
+		    gbps < lim->min_line_rate * rt_mesh_rails_line_gbps(g, a, b, c->rail, c->rail_b))
 			why |= RT_LINK_LINE_RATE;
 	}
 	return why;
@@ -549,7 +619,7 @@ static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, unsigned rail, uint3
 
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b)))
-		if (c->rail == rail && bad_link(c->why)) {
+		if (c->rail == rail && c->rail_b == rail && bad_link(c->why)) {
 			o[a + 1]++;
 			o[b + 1]++;
 		}
@@ -560,7 +630,7 @@ static uint32_t *bad_adjacency(const struct rt_mesh_agg *g, unsigned rail, uint3
 	memcpy(fill, o, ((size_t)g->n + 1) * sizeof(*fill));
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b)))
-		if (c->rail == rail && bad_link(c->why)) {
+		if (c->rail == rail && c->rail_b == rail && bad_link(c->why)) {
 			adj[fill[a]++] = b;
 			adj[fill[b]++] = a;
 		}
@@ -581,7 +651,7 @@ static void rail_counts(const struct rt_mesh_agg *g, unsigned rail, uint32_t *te
 	memset(bad, 0, g->n * sizeof(*bad));
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b))) {
-		if (c->rail != rail || c->why == RT_LINK_ABSENT)
+		if (c->rail != rail || c->rail_b != rail || c->why == RT_LINK_ABSENT)
 			continue;
 		tested[a]++, tested[b]++;
 		bad[a] += c->why != 0;
@@ -659,15 +729,14 @@ static void blame_nodes(struct rt_mesh_agg *g)
 	free(bad);
 }
 
-/* A bad link that no bad node or bad rail at either end explains. */
+/* A bad link that no bad node or bad rail at either end explains (a's
+ * rail `rail`, b's `rail_b`). */
 static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, unsigned rail,
-			uint32_t why)
+			unsigned rail_b, uint32_t why)
 {
-	uint32_t bit = 1u << rail;
-
 	return why && why != RT_LINK_ABSENT && g->nodes[a].verdict != RT_NODE_BAD &&
-	       g->nodes[b].verdict != RT_NODE_BAD && !(g->nodes[a].rail_bad & bit) &&
-	       !(g->nodes[b].rail_bad & bit);
+	       g->nodes[b].verdict != RT_NODE_BAD && !(g->nodes[a].rail_bad >> rail & 1u) &&
+	       !(g->nodes[b].rail_bad >> rail_b & 1u);
 }
 
 /* The rail count most hosts have (the smaller on a tie), and the hosts
@@ -707,10 +776,10 @@ static void count(struct rt_mesh_agg *g)
 	blame_nodes(g);
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b))) {
-		bool bl = link_blamed(g, a, b, c->rail, c->why);
+		bool bl = link_blamed(g, a, b, c->rail, c->rail_b, c->why);
 
 		g->bad_links += bl;
-		g->rail_stat[c->rail].bad_links += bl;
+		stat_of(g, c->rail, c->rail_b)->bad_links += bl;
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		g->bad_nodes += g->nodes[i].verdict == RT_NODE_BAD;
@@ -743,24 +812,36 @@ static void judge_rails(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim)
 	uint32_t a, b;
 
 	g->rail_mask = 0;
+	g->ncross = 0;
 	memset(g->rail_stat, 0, sizeof(g->rail_stat));
+	if (g->cross_stat)
+		memset(g->cross_stat, 0, RT_MESH_CLASSES * sizeof(*g->cross_stat));
 	rt_mesh_links(g, &it);
-	while ((c = step(&it, &a, &b)))
-		g->rail_mask |= 1u << c->rail;
+	while ((c = step(&it, &a, &b))) {
+		if (c->rail == c->rail_b) {
+			g->rail_mask |= 1u << c->rail;
+		} else {
+			if (!g->cross_stat)
+				g->cross_stat = rt_xcalloc(RT_MESH_CLASSES, sizeof(*g->cross_stat));
+			g->ncross++;
+		}
+		stat_of(g, c->rail, c->rail_b)->links++;
+	}
 	g->median_rtt_us = median_of(g, RT_MESH_HAS_RTT, -1);
 	g->median_gbps = median_of(g, RT_MESH_HAS_BW, -1);
 	g->not_judged = 0;
-	for (int r = 0; r < (int)RT_MESH_RAILS_MAX; r++) {
-		struct rt_mesh_rail_stat *st = &g->rail_stat[r];
+	for (int k = 0; k < (int)RT_MESH_CLASSES; k++) {
+		unsigned r = (unsigned)k / RT_MESH_RAILS_MAX, rb = (unsigned)k % RT_MESH_RAILS_MAX;
+		struct rt_mesh_rail_stat *st;
 
-		if (!(g->rail_mask >> r & 1u))
+		if (rb < r || (r != rb && !g->cross_stat) || !(st = stat_of(g, r, rb))->links)
 			continue;
-		/* one rail: its medians are the run's, taken once */
-		st->median_rtt_us = g->rail_mask == 1u << r ? g->median_rtt_us
-							    : median_of(g, RT_MESH_HAS_RTT, r);
-		st->median_gbps = g->rail_mask == 1u << r ? g->median_gbps
-							  : median_of(g, RT_MESH_HAS_BW, r);
-		st->not_judged = unjudged(g, lim, r);
+		/* one class: its medians are the run's, taken once */
+		st->median_rtt_us = st->links == g->nlinks ? g->median_rtt_us
+							   : median_of(g, RT_MESH_HAS_RTT, k);
+		st->median_gbps = st->links == g->nlinks ? g->median_gbps
+							 : median_of(g, RT_MESH_HAS_BW, k);
+		st->not_judged = unjudged(g, lim, k);
 		g->not_judged |= st->not_judged;
 	}
 }
@@ -778,14 +859,15 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for rank %u in a mesh of %u",
 			       out, g->n);
 	settle(g);
+	g->nlinks = 0;
+	rt_mesh_links(g, &it);
+	while (step(&it, &a, &b))
+		g->nlinks++;
 	judge_rails(g, lim);
 	for (uint32_t i = 0; i < g->n; i++)
 		g->nodes[i].tested = g->nodes[i].bad = 0;
-	g->nlinks = 0;
 	rt_mesh_links(g, &it);
 	while ((c = step(&it, &a, &b))) {
-		g->nlinks++;
-		g->rail_stat[c->rail].links++;
 		c->why = judge_link(g, a, b, c, lim);
 		if (c->why == RT_LINK_ABSENT)
 			continue;
@@ -805,22 +887,34 @@ double rt_mesh_gbps(const struct rt_mesh_result *r)
 
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
 {
-	return link_blamed(g, l->r.a, l->r.b, l->r.rail, l->why);
+	return link_blamed(g, l->r.a, l->r.b, l->r.rail, l->r.rail_b, l->why);
 }
 
 bool rt_mesh_pair_worst(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			struct rt_mesh_link *l)
 {
-	struct rt_mesh_link k;
+	uint32_t lo = RT_MIN(a, b), hi = RT_MAX(a, b), i, end;
 	bool found = false;
 
-	for (int r = 0; r < (int)RT_MESH_RAILS_MAX; r++) {
-		if (!rt_mesh_link_of_rail(g, a, b, r, &k) || k.why == RT_LINK_ABSENT)
+	if (lo == hi || hi >= g->n)
+		return false;
+	if (g->dense) {
+		i = (uint32_t)pair_index(g->n, lo, hi);
+		end = i + 1;
+	} else {
+		i = first_of(g, lo, hi);
+		for (end = i; end < g->nsparse && g->sparse[end].pair == (lo << 16 | hi); end++)
+			;
+	}
+	/* its rails in (rail, rail_b) order: the first bad one, else the first */
+	for (; i < end; i++) {
+		const struct rt_mesh_cell *c = g->dense ? &g->dense[i] : &g->sparse[i].c;
+
+		if (!cstate(c) || c->why == RT_LINK_ABSENT || (found && !c->why))
 			continue;
-		if (!found || (k.why && !l->why))
-			*l = k;
+		decode(c, lo, hi, l);
 		found = true;
-		if (k.why)
+		if (c->why)
 			break;
 	}
 	return found;
@@ -855,6 +949,7 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 	free(g->nodes);
 	free(g->dense);
 	free(g->sparse);
+	free(g->cross_stat);
 	memset(g, 0, sizeof(*g));
 }
 

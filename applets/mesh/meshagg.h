@@ -24,6 +24,11 @@
  *   With rails, the above is judged rail by rail: a host bad on every
  *   rail it was tested on is a bad host, bad on some a host with bad
  *   rails; a host that passed on one rail is not suspect for another.
+ *   Crossed links (--cross-rails: rail i of a against rail j != i of
+ *   b) are judged against the medians of their class {i, j} and the
+ *   smaller of the two ports' payload rates, but blame no host or rail:
+ *   a bad one is a bad link unless a bad host, a's bad rail i or b's bad
+ *   rail j explains it.
  *         ok      otherwise (its bad links are the links' fault)
  *         untested  said hello but no pair of it was tested (a random
  *                 round of an odd count leaves one out)
@@ -52,12 +57,16 @@
  * 96 B per rank (host name, port, payload rate and counters; 65536
  * ranks: 6 MiB), and 96 B per rail its hello lists (at most
  * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
- * A result keeps its rail in the cell's spare byte (rail of a; b's is
- * the same: --cross-rails is not implemented yet), so one rail is tested
- * per pair and run: the storage per pair is as before.
+ * A result keeps both its rails (a's and b's, a byte each: its status
+ * and flags share one), so the cell is 24 B with or without rails; a
+ * pair of r rails makes r results, r x r with --cross-rails (rank 0's
+ * plan counts them so: meshrun.h), one sparse entry each.
  * Judging works in place: the medians by a two-pass radix selection over
- * the stored figures (a 256 KiB histogram), and while it works 8 B per
- * bad link and 16 B per rank (blaming nodes). */
+ * the stored figures (a 256 KiB histogram), one class at a time (each
+ * rail, and each pair of crossed rails {i, j}: r(r+1)/2 classes, so 2 x
+ * 4 passes over the results a class), and while it works 8 B per bad
+ * link and 16 B per rank (blaming nodes); with crossed results, 32 KiB of
+ * per-class figures (RT_MESH_CLASSES). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
 
@@ -68,6 +77,9 @@
 #include "mesh/meshwire.h"
 
 #define RT_MESH_RESULTS_MAX (1u << 24)
+/* (rail, rail_b) classes by min x RT_MESH_RAILS_MAX + max: 32 x 32 */
+#define RT_MESH_CLASSES 1024u
+_Static_assert(RT_MESH_CLASSES == RT_MESH_RAILS_MAX * RT_MESH_RAILS_MAX, "a class per rail pair");
 
 struct rt_mesh_limits {
 	double min_gbps;    /* 0: no absolute bandwidth floor */
@@ -175,7 +187,9 @@ struct rt_mesh_cover {
 	bool counted;        /* distinct is known (sched.h's rt_pairset) */
 };
 
-/* One rail's links after judging (by rail number). */
+/* One rail's links after judging (by rail number), or one class of
+ * crossed links (rail i of one end against rail j != i of the other,
+ * either way round). */
 struct rt_mesh_rail_stat {
 	uint32_t links, bad_links;  /* bad: those no bad node or rail explains */
 	double median_rtt_us, median_gbps;
@@ -203,8 +217,14 @@ struct rt_mesh_agg {
 	 * hellos; the most a hello lists after them); above 1 the storage
 	 * stays sparse, one entry per pair and rail */
 	uint32_t rails;
-	uint32_t rail_mask;   /* rails with a tested link */
+	bool cross;           /* --cross-rails: rails x rails results a pair */
+	uint32_t rail_mask;   /* rails with a tested link (rail against itself) */
 	struct rt_mesh_rail_stat rail_stat[RT_MESH_RAILS_MAX];
+	/* crossed links (rail != rail_b) judged, and their classes' figures
+	 * by min x RT_MESH_RAILS_MAX + max of the two rails (NULL until a
+	 * crossed result is judged): each class against its own medians */
+	uint32_t ncross;
+	struct rt_mesh_rail_stat *cross_stat;
 	/* (host, rail) verdicts: a rail its hello lists not ACTIVE, or one
 	 * its links blame on a host whose other rails passed */
 	uint32_t bad_rails;
@@ -270,6 +290,9 @@ const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t
  * where either lists no such rail; 0 when either is unknown. */
 double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			      unsigned rail);
+/* The same for a's rail `rail` against b's `rail_b` (crossed rails). */
+double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			       unsigned rail, unsigned rail_b);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
 /* The tested links in (a, b) order, after judging: rt_mesh_links starts
@@ -281,9 +304,18 @@ bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l);
  * O(log P) sparse. */
 bool rt_mesh_link_of(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		     struct rt_mesh_link *l);
-/* The same on one rail (-1: its lowest). */
+/* The same on one rail, a's and b's both (-1: its lowest rails). */
 bool rt_mesh_link_of_rail(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
 			  struct rt_mesh_link *l);
+/* The same on a's rail `rail` against b's `rail_b` (-1 either: any);
+ * l is in (a < b) order, its rails turned with its ends. */
+bool rt_mesh_link_of_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, int rail,
+			   int rail_b, struct rt_mesh_link *l);
+/* After judging: the figures of the class of rail `rail` against rail
+ * `rail_b` (the rail's own when they are equal; zeros for a crossed
+ * class never tested). */
+const struct rt_mesh_rail_stat *rt_mesh_class_stat(const struct rt_mesh_agg *g, unsigned rail,
+						   unsigned rail_b);
 /* After judging: a bad link that no bad node at either end explains. */
 bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
 /* After judging, whether the pair of ranks a and b is bad: its RT_LINK_*
@@ -291,8 +323,10 @@ bool rt_mesh_link_blamed(const struct rt_mesh_agg *g, const struct rt_mesh_link 
  * The one question the blame pass asks of a pair (a pair of several rails
  * is bad when any rail is). */
 int rt_mesh_pair_bad(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
-/* The pair's link that rt_mesh_pair_bad judges by: its first bad rail's,
- * else its first tested rail's; false when no rail of it was tested. */
+/* The pair's link that rt_mesh_pair_bad judges by: its first bad
+ * (rail, rail_b) in that order (a pair is as bad as its worst: crossed
+ * rails count as its rails do), else its first tested one; false when
+ * none of it was tested. */
 bool rt_mesh_pair_worst(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			struct rt_mesh_link *l);
 /* After judging: an ok host, still there and not named bad: one the

@@ -23,14 +23,16 @@ uint32_t rt_mesh_blame_retests(struct rt_mesh_agg *g, struct rt_pair *out)
 	struct rt_mesh_blame *b = &g->blame;
 	uint8_t *per = rt_xcalloc(RT_MAX(g->n, 1u), 1);
 	struct rt_mesh_iter it;
-	struct rt_mesh_link l;
+	struct rt_mesh_link l, w;
 
 	b->nre = 0;
 	rt_mesh_links(g, &it);
 	while (b->nre < RT_MESH_RETEST_MAX && rt_mesh_link_next(&it, &l)) {
 		uint32_t x = l.r.a, y = l.r.b;
 
-		if (rt_mesh_pair_bad(g, x, y) <= 0 || !there(g, x) || !there(g, y) ||
+		/* a pair once, by its worst (rail, rail_b): it is re-tested whole */
+		if (!rt_mesh_pair_worst(g, x, y, &w) || !w.why ||
+		    w.r.rail != l.r.rail || w.r.rail_b != l.r.rail_b || !there(g, x) || !there(g, y) ||
 		    per[x] >= RT_MESH_RETEST_PER_HOST || per[y] >= RT_MESH_RETEST_PER_HOST)
 			continue;
 		per[x]++;

@@ -28,7 +28,10 @@
  * 2 x 4 - 1 + 4096 / B re-test rounds and 2D - 1 + 128 / B pairing
  * rounds, D at most 128 (one good host left for every end), 2 or 3 when
  * good hosts are plenty. Each round keeps meshrun.h's bound (round_ms).
- * Whether a pair is bad comes from meshagg.h's rt_mesh_pair_bad alone.
+ * Whether a pair is bad comes from meshagg.h's rt_mesh_pair_bad alone
+ * (rt_mesh_pair_worst): a pair of several rails, crossed or not, is as
+ * bad as its worst (rail, rail_b), re-tested once and whole (every
+ * connection of it again), its worst result kept as the first.
  * The evidence is kept in the aggregate (g->blame), at rank 0 and in
  * `mesh report`, which rebuilds it from rank 0's "flaky" and "blame"
  * lines (meshjson.h). */

@@ -42,7 +42,7 @@ uint32_t rt_mesh_heat_colour_rail(const struct rt_mesh_agg *g, uint32_t i, uint3
 		return BLACK;
 	if (l.why)
 		return RED;
-	median = g->rail_stat[l.r.rail].median_rtt_us;
+	median = rt_mesh_class_stat(g, l.r.rail, l.r.rail_b)->median_rtt_us;
 	if (!(l.r.flags & RT_MESH_HAS_RTT) || median <= 0)
 		return GREEN;
 	t = (double)l.r.rtt_p50_ns / 1e3 / median - 1.0;

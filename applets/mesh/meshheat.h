@@ -12,6 +12,9 @@
  * Rails, rail-major: one matrix per tested rail, side by side in rail
  * order with RT_HEAT_GAP white columns between them, each shaded against
  * its own rail's median (one rail, or none: one matrix, as before rails).
+ * Crossed links (--cross-rails, rail i against rail j != i) are not
+ * drawn: each matrix is one rail against itself (the document and the
+ * summary have the crossed ones).
  * Memory: one row (png.h), whatever the rails. */
 #ifndef RDMATEST_MESHHEAT_H
 #define RDMATEST_MESHHEAT_H

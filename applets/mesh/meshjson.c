@@ -709,9 +709,13 @@ static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *o
 			rt_json_kv_string(j, "metric", k ? "gbps" : "rtt_us");
 			rt_json_kv_double(j, "value", k ? rt_mesh_gbps(&l.r) :
 					  (double)l.r.rtt_p50_ns / 1e3);
+			const struct rt_mesh_rail_stat *st =
+				rt_mesh_class_stat(g, l.r.rail, l.r.rail_b);
+
 			rt_json_kv_uint(j, "rail", l.r.rail);
-			rt_json_kv_double(j, "median", k ? g->rail_stat[l.r.rail].median_gbps :
-					  g->rail_stat[l.r.rail].median_rtt_us);
+			if (l.r.rail_b != l.r.rail)
+				rt_json_kv_uint(j, "rail_b", l.r.rail_b);
+			rt_json_kv_double(j, "median", k ? st->median_gbps : st->median_rtt_us);
 			rt_json_object_end(j);
 		}
 		drain(j, out);
@@ -828,24 +832,39 @@ static void doc_budget(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_object_end(j);
 }
 
-/* Each tested rail's links and medians. */
+/* One class's links and medians: a rail's, or a crossed pair's. */
+static void class_stat(struct rt_json *j, const struct rt_mesh_rail_stat *st, unsigned r,
+		       unsigned rb)
+{
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "rail", r);
+	if (rb != r)
+		rt_json_kv_uint(j, "rail_b", rb);
+	rt_json_kv_uint(j, "links", st->links);
+	rt_json_kv_uint(j, "bad_links", st->bad_links);
+	rt_json_kv_double(j, "median_rtt_us", st->median_rtt_us > 0 ? st->median_rtt_us : NAN);
+	rt_json_kv_double(j, "median_gbps", st->median_gbps > 0 ? st->median_gbps : NAN);
+	rt_json_object_end(j);
+}
+
+/* Each tested rail's links and medians; with crossed links, each
+ * crossed class {rail, rail_b} (rail < rail_b) in "cross_rails". */
 static void doc_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 {
 	rt_json_key(j, "rails");
 	rt_json_array_begin(j);
-	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++) {
-		const struct rt_mesh_rail_stat *st = &g->rail_stat[r];
-
-		if (!(g->rail_mask >> r & 1u))
-			continue;
-		rt_json_object_begin(j);
-		rt_json_kv_uint(j, "rail", r);
-		rt_json_kv_uint(j, "links", st->links);
-		rt_json_kv_uint(j, "bad_links", st->bad_links);
-		rt_json_kv_double(j, "median_rtt_us", st->median_rtt_us > 0 ? st->median_rtt_us : NAN);
-		rt_json_kv_double(j, "median_gbps", st->median_gbps > 0 ? st->median_gbps : NAN);
-		rt_json_object_end(j);
-	}
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		if (g->rail_mask >> r & 1u)
+			class_stat(j, &g->rail_stat[r], r, r);
+	rt_json_array_end(j);
+	if (!g->ncross)
+		return;
+	rt_json_key(j, "cross_rails");
+	rt_json_array_begin(j);
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		for (unsigned rb = r + 1; rb < RT_MESH_RAILS_MAX; rb++)
+			if (rt_mesh_class_stat(g, r, rb)->links)
+				class_stat(j, rt_mesh_class_stat(g, r, rb), r, rb);
 	rt_json_array_end(j);
 }
 

@@ -291,7 +291,8 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
 	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
 	if (!rc) {
-		g->rails = p->nrails; /* the plan counts results x rails */
+		g->rails = p->nrails; /* the plan counts results x rails (x rails crossed) */
+		g->cross = p->cross;
 		rc = rt_mesh_plan_fits(&s, g, err) ||
 		     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
 	}

@@ -49,6 +49,9 @@ struct rt_mesh_plan {
 	 * host is tested, as before rails */
 	const struct rt_mesh_rail *rails;
 	unsigned nrails;
+	/* rank 0: --cross-rails, every rail of a pair's one end against every
+	 * rail of the other (meshrun.h); the other ranks follow its ASSIGNs */
+	bool cross;
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

@@ -58,6 +58,17 @@ static void rails(struct rt_prom *p, const struct rt_mesh_agg *g)
 				       st->median_rtt_us / 1e6);
 		}
 	}
+	if (g->ncross) { /* crossed rails: two gauges over every crossed class */
+		uint32_t bad = 0;
+
+		for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+			for (unsigned rb = r + 1; rb < RT_MESH_RAILS_MAX; rb++)
+				bad += rt_mesh_class_stat(g, r, rb)->bad_links;
+		rt_prom_gauge_value(p, "rdmatest_mesh_crossed_links", "links tested between "
+				    "rail i of one host and rail j != i of the other", g->ncross);
+		rt_prom_gauge_value(p, "rdmatest_mesh_crossed_bad_links", "bad crossed links "
+				    "that no bad host or bad rail explains", bad);
+	}
 	rt_prom_gauge_value(p, "rdmatest_mesh_bad_rails", "rails of hosts not usable (not "
 			    "ACTIVE) or bad while the host's other rails passed", g->bad_rails);
 	rt_prom_gauge_value(p, "rdmatest_mesh_rail_count_mismatch_hosts",

@@ -5,7 +5,9 @@
  * RT_MESH_PROM_HOSTS (the rest counted). No per-pair series: a run of n
  * hosts has n(n-1)/2 pairs, too many series for a metrics store. Per
  * rail (at most RT_MESH_RAILS_MAX series each): links, bad links, RTT
- * median; and the counts of bad rails and of hosts of another rail count.
+ * median (rail i against itself); and the counts of bad rails and of hosts
+ * of another rail count; with crossed links (--cross-rails) two gauges
+ * more, their count and their bad ones, not per class.
  * Bounded: about 3 KiB plus at most 256 B per listed host and 200 B per
  * rail, under 310 KiB. */
 #ifndef RDMATEST_MESHPROM_H

@@ -24,6 +24,7 @@ struct inbox {
 /* One round's state at rank 0. */
 struct round {
 	uint32_t r, rounds, k;
+	uint32_t wave;               /* of the round's waves (crossed rails) */
 	const struct rt_pair *pairs; /* a listens, b connects */
 	uint32_t *pair_of;           /* per rank: its pair's index, NONE */
 	uint8_t *done;               /* per pair */
@@ -46,26 +47,66 @@ static void lose(struct rt_mesh_coord *c, uint32_t rank)
 	c->lost++;
 }
 
-/* The rails pair (a, b) tests into out (rail numbers, increasing):
- * every rail both hellos list ACTIVE. -1 when either lists none: their
- * hosts are tested, as before rails. */
-static int pair_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint8_t *out)
+/* One connection of a pair: a's rail against b's. */
+struct duo {
+	uint8_t ra, rb;
+};
+
+/* The ACTIVE rails a hello lists into out (rail numbers, increasing);
+ * -1 when it lists none. */
+static int active_rails(const struct rt_mesh_node *x, uint8_t *out)
 {
-	const struct rt_mesh_node *x = &g->nodes[a], *y = &g->nodes[b];
 	int k = 0;
 
-	if (!x->nrails || !y->nrails)
+	if (!x->nrails)
 		return -1;
-	for (unsigned i = 0, j = 0; i < x->nrails && j < y->nrails;) {
-		if (x->rails[i].rail != y->rails[j].rail) {
-			x->rails[i].rail < y->rails[j].rail ? i++ : j++;
-			continue;
-		}
-		if (x->rails[i].state == RT_RAIL_ACTIVE && y->rails[j].state == RT_RAIL_ACTIVE)
+	for (unsigned i = 0; i < x->nrails; i++)
+		if (x->rails[i].state == RT_RAIL_ACTIVE)
 			out[k++] = x->rails[i].rail;
-		i++, j++;
-	}
 	return k;
+}
+
+/* The connections pair (a listens, b connects) makes, in b's order
+ * ((rb, ra) increasing): every rail both hellos list ACTIVE against
+ * itself, or with crossed rails every ACTIVE rail of b against every
+ * ACTIVE rail of a (at most RT_MESH_CLASSES). -1 when either lists
+ * none: their hosts are tested, as before rails. */
+static int pair_duos(const struct rt_mesh_coord *c, uint32_t a, uint32_t b, struct duo *out)
+{
+	uint8_t x[RT_MESH_RAILS_MAX], y[RT_MESH_RAILS_MAX];
+	int nx = active_rails(&c->g->nodes[a], x), ny = active_rails(&c->g->nodes[b], y), k = 0;
+
+	if (nx < 0 || ny < 0)
+		return -1;
+	for (int j = 0; j < ny; j++)
+		for (int i = 0; i < nx; i++)
+			if (c->g->cross || x[i] == y[j])
+				out[k++] = (struct duo){x[i], y[j]};
+	return k;
+}
+
+/* The connections of pair i in this round's wave: *first of them into
+ * d (from pair_duos), their count returned (-1: the hosts, in wave 0;
+ * 0: none in this wave). A wave is at most RT_MESH_RAILS_MAX of them,
+ * what one ASSIGN carries. */
+static int wave_duos(const struct rt_mesh_coord *c, const struct round *rd, uint32_t i,
+		     struct duo *d, int *first)
+{
+	int k = pair_duos(c, rd->pairs[i].a, rd->pairs[i].b, d);
+
+	*first = (int)(rd->wave * RT_MESH_RAILS_MAX);
+	if (k < 0)
+		return rd->wave ? 0 : -1;
+	return RT_MAX(RT_MIN(k - *first, (int)RT_MESH_RAILS_MAX), 0);
+}
+
+/* The waves pair i needs: its connections, RT_MESH_RAILS_MAX a wave. */
+static uint32_t waves_of(const struct rt_mesh_coord *c, const struct round *rd, uint32_t i)
+{
+	struct duo d[RT_MESH_CLASSES];
+	int k = pair_duos(c, rd->pairs[i].a, rd->pairs[i].b, d);
+
+	return k <= 0 ? 1u : ((uint32_t)k + RT_MESH_RAILS_MAX - 1) / RT_MESH_RAILS_MAX;
 }
 
 /* The address of rank's rail `rail` (which its hello lists). */
@@ -79,14 +120,14 @@ static const char *rail_addr(const struct rt_mesh_agg *g, uint32_t rank, uint8_t
 	return "";
 }
 
-/* Results that rank 0 gives itself, one a rail still to come: the pair
- * was not (fully) tried. */
+/* Results that rank 0 gives itself, one a connection of the wave still
+ * to come: the pair was not (fully) tried. */
 static int settle(struct rt_mesh_coord *c, struct round *rd, uint32_t i,
 		  uint8_t status, struct rt_error *err)
 {
 	const struct rt_pair *p = &rd->pairs[i];
-	uint8_t rails[RT_MESH_RAILS_MAX];
-	int k = pair_rails(c->g, p->a, p->b, rails);
+	struct duo d[RT_MESH_CLASSES];
+	int first, k = wave_duos(c, rd, i, d, &first);
 
 	rd->done[i] = 1;
 	rd->left--;
@@ -94,28 +135,44 @@ static int settle(struct rt_mesh_coord *c, struct round *rd, uint32_t i,
 		struct rt_mesh_result res = {.round = rd->r, .a = p->a, .b = p->b,
 					     .status = status};
 
-		if (k > 0)
-			res.rail = res.rail_b = rails[r];
+		if (k > 0) {
+			res.rail = d[first + r].ra;
+			res.rail_b = d[first + r].rb;
+		}
 		if (rt_mesh_agg_add(c->g, &res, err))
 			return -1;
 	}
 	return 0;
 }
 
-/* The rails of rank's assignment: its own rail and the partner's, and
- * the partner's address on it. */
-static void assign_rails(const struct rt_mesh_coord *c, struct rt_mesh_assign *a,
-			 uint32_t rank)
+static int cmp_arail(const void *x, const void *y)
 {
-	uint8_t rails[RT_MESH_RAILS_MAX];
-	int k = pair_rails(c->g, rank, a->peer, rails);
+	const struct rt_mesh_arail *p = x, *q = y;
+
+	return (p->rail * 64 + p->rail_b) - (q->rail * 64 + q->rail_b);
+}
+
+/* The rails of rank's assignment in this wave: its own rail and the
+ * partner's, and the partner's address on it, in (own, partner) order. */
+static void assign_rails(const struct rt_mesh_coord *c, const struct round *rd,
+			 struct rt_mesh_assign *a, uint32_t rank)
+{
+	uint32_t i = rd->pair_of[rank];
+	struct duo d[RT_MESH_CLASSES];
+	int first, k = wave_duos(c, rd, i, d, &first);
+	bool listens = rd->pairs[i].a == rank;
 
 	a->nrails = (uint8_t)(k < 0 ? 0 : k);
 	for (int r = 0; r < k; r++) {
-		a->rails[r].rail = a->rails[r].rail_b = rails[r];
-		rt_strlcpy(a->rails[r].addr, rail_addr(c->g, a->peer, rails[r]),
+		const struct duo *x = &d[first + r];
+
+		a->rails[r].rail = listens ? x->ra : x->rb;
+		a->rails[r].rail_b = listens ? x->rb : x->ra;
+		rt_strlcpy(a->rails[r].addr, rail_addr(c->g, a->peer, a->rails[r].rail_b),
 			   sizeof(a->rails[r].addr));
 	}
+	if (listens) /* b's order is the wave's; a's own comes first for a */
+		qsort(a->rails, a->nrails, sizeof(a->rails[0]), cmp_arail);
 }
 
 static uint8_t role_of(const struct round *rd, uint32_t rank, uint32_t *peer)
@@ -138,11 +195,13 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 	for (uint32_t i = 0; i < rd->k; i++) {
 		const struct rt_pair *p = &rd->pairs[i];
 		bool gone = !c->g->nodes[p->a].present || !c->g->nodes[p->b].present;
-		uint8_t rails[RT_MESH_RAILS_MAX];
-		int k = gone ? -1 : pair_rails(c->g, p->a, p->b, rails);
+		struct duo d[RT_MESH_CLASSES];
+		int first, k = wave_duos(c, rd, i, d, &first); /* gone: no rails, -1 */
 
 		rd->want[i] = (uint8_t)(k < 0 ? 1 : k);
-		if (!k) { /* no rail of theirs to test: bad rails, judged from the hellos */
+		/* no rail of theirs to test: bad rails, judged from the hellos;
+		 * or none left for this wave */
+		if (!k) {
 			rd->done[i] = 1;
 			rd->left--;
 			continue;
@@ -165,7 +224,7 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 		if (a->role != RT_MESH_REST) {
 			a->port = c->g->nodes[a->peer].port;
 			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
-			assign_rails(c, a, rank);
+			assign_rails(c, rd, a, rank);
 		}
 		if (!rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
 			continue;
@@ -208,20 +267,20 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
 }
 
 /* Something came from rank (or it closed): only the connecting side of a
- * pending pair may speak, with its pair's RESULTs of this round, one a
- * rail in the assignment's order. */
+ * pending pair may speak, with its pair's RESULTs of this round's wave,
+ * one a connection in the assignment's order. */
 static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		struct rt_error *err)
 {
 	uint32_t i = rd->pair_of[rank];
 	struct rt_meshmsg m;
 	int got = rd->pairs[i].b == rank ? take(c, rank, &rd->in[i], &m) : -1;
-	uint8_t rails[RT_MESH_RAILS_MAX];
-	int k = pair_rails(c->g, rd->pairs[i].a, rank, rails);
+	struct duo d[RT_MESH_CLASSES];
+	int first, k = wave_duos(c, rd, i, d, &first);
+	struct duo want = k < 0 ? (struct duo){0, 0} : d[first + rd->got[i]];
 	bool ok = got == 1 && m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
 		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank &&
-		  m.u.result.rail == m.u.result.rail_b &&
-		  m.u.result.rail == (k < 0 ? 0 : rails[rd->got[i]]);
+		  m.u.result.rail == want.ra && m.u.result.rail_b == want.rb;
 
 	if (got == 0)
 		return 0;
@@ -287,18 +346,26 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 	uint32_t n = c->s->n;
 	struct pollfd *fds = rt_xmalloc((2 * (size_t)rd->k + 1) * sizeof(*fds));
 	uint32_t *who = rt_xmalloc((2 * (size_t)rd->k + 1) * sizeof(*who));
-	int rc;
+	uint32_t waves = 1;
+	int rc = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 		rd->pair_of[i] = NONE;
 	for (uint32_t i = 0; i < rd->k; i++) {
 		rd->pair_of[rd->pairs[i].a] = rd->pair_of[rd->pairs[i].b] = i;
-		rd->done[i] = rd->got[i] = 0;
-		rd->want[i] = 1;
-		rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
+		waves = RT_MAX(waves, waves_of(c, rd, i));
 	}
-	rd->left = rd->k;
-	rc = assign(c, rd, err) ? -1 : collect(c, rd, fds, who, err);
+	/* crossed rails: RT_MESH_RAILS_MAX connections a pair a wave, each
+	 * wave a round's bound; at most RT_MESH_RAILS_MAX waves */
+	for (rd->wave = 0; !rc && rd->wave < waves; rd->wave++) {
+		for (uint32_t i = 0; i < rd->k; i++) {
+			rd->done[i] = rd->got[i] = 0;
+			rd->want[i] = 1;
+			rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
+		}
+		rd->left = rd->k;
+		rc = assign(c, rd, err) ? -1 : collect(c, rd, fds, who, err);
+	}
 	free(fds);
 	free(who);
 	c->rounds++;
@@ -510,7 +577,8 @@ int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		      struct rt_error *err)
 {
 	uint32_t rails = rails_of(g);
-	uint64_t need = results_of(s) * rails;
+	/* crossed rails: every rail of one end against every rail of the other */
+	uint64_t need = results_of(s) * rails * (g->cross ? rails : 1);
 
 	if (rails > 1 && g->dense && !g->nres) { /* one cell a pair: not for rails */
 		free(g->dense);
@@ -520,10 +588,11 @@ int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		rt_mesh_agg_plan(g, need);
 		return 0;
 	}
-	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts x %u rails makes %llu "
+	return rt_fail(err, RT_EXIT_USAGE, "mesh: a %s of %u hosts x %u rails%s makes %llu "
 		       "results, more than the %u rank 0 holds: fewer hosts or rails (--rails), or "
 		       "--schedule random (--budget)", rt_sched_kind_name(s->kind), s->n, rails,
-		       (unsigned long long)need, g->max_results);
+		       g->cross ? " crossed (x rails)" : "", (unsigned long long)need,
+		       g->max_results);
 }
 
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)

@@ -23,6 +23,13 @@
  * with one RESULT a rail, in that order; where either hello lists no
  * rail, one RESULT for the hosts, as before rails. A pair whose hosts
  * list rails but share no ACTIVE one rests (its rails are bad ones).
+ * With crossed rails (the aggregate's cross, --cross-rails) the pair
+ * tests every ACTIVE rail of b against every ACTIVE rail of a, rail i
+ * against rail j too: up to RT_MESH_RAILS_MAX^2 (1,024) connections, in
+ * waves of at most RT_MESH_RAILS_MAX (what one ASSIGN carries, and one
+ * reactor's connections on the rank), each wave a round of its own
+ * (ASSIGN, RESULTs, bounded by round_ms) under the same round number: a
+ * round of r rails takes ceil(r^2 / 32) waves (one up to 5 rails).
  * A rank is lost for the rest of the run when its connection fails or
  * closes, when it sends anything but the RESULTs of its pair of this
  * round, or when its pair's RESULT has not come within round_ms: its

@@ -43,9 +43,9 @@ static void nodes(FILE *out, const struct rt_mesh_agg *g, uint8_t verdict)
  * sysfs gives a port's active speed and width alone, not what it could
  * run at: a port trained down on both ends looks like a slow one. */
 static void likely_cause(FILE *out, const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
-			 unsigned rail)
+			 unsigned rail, unsigned rail_b)
 {
-	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail);
+	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail_b);
 
 	if (!x || !y)
 		return;
@@ -77,22 +77,24 @@ static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
 	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
 	const struct rt_mesh_rail *ra = rt_mesh_rail_of(g, l->r.a, l->r.rail);
-	const struct rt_mesh_rail *rb = rt_mesh_rail_of(g, l->r.b, l->r.rail);
+	const struct rt_mesh_rail *rb = rt_mesh_rail_of(g, l->r.b, l->r.rail_b);
 	uint32_t end = ra && rb ? (rb->payload_mbps < ra->payload_mbps ? l->r.b : l->r.a) :
 		       g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps ?
 		       l->r.b : l->r.a;
 
 	fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x line rate %.2f Gb/s (the RDMA payload "
 		"rate of %s's port at its MTU)", sep, rt_mesh_gbps(&l->r), from, to,
-		lim->min_line_rate, rt_mesh_rail_line_gbps(g, l->r.a, l->r.b, l->r.rail),
+		lim->min_line_rate, rt_mesh_rails_line_gbps(g, l->r.a, l->r.b, l->r.rail, l->r.rail_b),
 		host_of(g, end));
-	likely_cause(out, g, l->r.a, l->r.b, l->r.rail);
+	likely_cause(out, g, l->r.a, l->r.b, l->r.rail, l->r.rail_b);
 }
 
 static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l,
 		const struct rt_mesh_limits *lim)
 {
 	double rtt = (double)l->r.rtt_p50_ns / 1e3, gbps = rt_mesh_gbps(&l->r);
+	/* the medians of its class: its rail's, or its two crossed rails' */
+	const struct rt_mesh_rail_stat *st = rt_mesh_class_stat(g, l->r.rail, l->r.rail_b);
 	/* the slower direction, which was judged */
 	uint32_t from = l->r.mbps <= l->r.mbps_rev ? l->r.a : l->r.b;
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
@@ -110,7 +112,7 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	}
 	if (l->why & RT_LINK_RTT_REL) {
 		fprintf(out, "%sRTT %.1f us > %.2g x median %.1f us", sep, rtt,
-			lim->rtt_factor, g->rail_stat[l->r.rail].median_rtt_us);
+			lim->rtt_factor, st->median_rtt_us);
 		sep = "; ";
 	}
 	if (l->why & RT_LINK_BW_ABS) {
@@ -120,15 +122,16 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 	}
 	if (l->why & RT_LINK_BW_REL) {
 		fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x median %.2f Gb/s", sep, gbps,
-			from, to, lim->bw_fraction, g->rail_stat[l->r.rail].median_gbps);
+			from, to, lim->bw_fraction, st->median_gbps);
 		sep = "; ";
 	}
 	if (l->why & RT_LINK_LINE_RATE)
 		line_rate(out, sep, g, l, lim);
 }
 
-/* "bad link 0 (a) rxe1 - 1 (b) rxe1, rail 1:", or without rails as
- * before them: "bad link 0 (a) - 1 (b):". */
+/* "bad link 0 (a) rxe1 - 1 (b) rxe1, rail 1:", crossed "bad link 0 (a)
+ * rxe0 - 1 (b) rxe1, rails 0-1:" (a's rail, then b's), or without rails
+ * as before them: "bad link 0 (a) - 1 (b):". */
 static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
 {
 	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, l->r.a, l->r.rail);
@@ -139,8 +142,9 @@ static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_me
 			host_of(g, l->r.b));
 		return;
 	}
-	fprintf(out, "bad link %u (%s) %s - %u (%s) %s, rail %u", l->r.a, host_of(g, l->r.a),
-		x->dev, l->r.b, host_of(g, l->r.b), y->dev, l->r.rail);
+	fprintf(out, "bad link %u (%s) %s - %u (%s) %s, rail%s %u", l->r.a, host_of(g, l->r.a),
+		x->dev, l->r.b, host_of(g, l->r.b), y->dev, l->r.rail_b != l->r.rail ? "s" : "",
+		l->r.rail);
 	if (l->r.rail_b != l->r.rail)
 		fprintf(out, "-%u", l->r.rail_b);
 	fputc(':', out);
@@ -361,6 +365,8 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
 	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks);
+	if (g->ncross)
+		fprintf(out, " (%u crossed)", g->ncross);
 	if (g->rails_expected)
 		fprintf(out, ", %u rails", g->rails_expected);
 	if (g->median_rtt_us > 0)

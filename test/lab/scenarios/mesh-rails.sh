@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# hosts: 2
+# hosts: 3
 # rails: 2
-# timeout: 480
+# timeout: 720
 # mesh over two rails (docs/mesh.md "Rails"): the lab's second RDMA link
 # (rail1, 203.0.113.N, Soft-RoCE rxe1) beside the data link (eth0, rxe0).
 # The first case checks the lab itself: both devices ACTIVE on both hosts,
@@ -10,8 +10,11 @@
 # (--hosts with the rail-0 addresses), finds both rails of each host:
 # healthy, READY with pairs of rail 0 and rail 1; rail 1 of b delayed by
 # netem (100 ms, --max-rtt-us 40000), NOT READY with rail 1's link named
-# and rail 0's good; rail 1 of
-# b down before the run, NOT READY with b's rail named, not b.
+# and rail 0's good; rail 1 of b down before the run, NOT READY with b's
+# rail named, not b; then --cross-rails, whose crossed links this lab (no
+# router between the rails) cannot carry: NOT READY naming them, rail i
+# against i good; last, host c (booted for this alone) as the spine
+# between the rails: --cross-rails READY.
 M=$RT/mesh
 HOSTS="$A,$B"
 # one link per rail: judged against the absolute thresholds alone
@@ -163,5 +166,103 @@ need_applet mesh && {
 	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0' || fail "rail 0 not one good link"
 	failed || bg_wait r1 60
 	rail_up b || fail "rail_up b: status $?"
+}
+pass
+
+# --cross-rails on this lab, a rail-only fabric: two L2 networks and no
+# router between them. rdma_resolve_addr from 192.0.2.1 (rxe0) to
+# 203.0.113.2 succeeds (the kernel routes it out rail1, whose subnet it
+# is, from the other interface's address), but the connection request is
+# never answered: rping waits past 60 s, rdmatest's rping times out at
+# its 10 s. So the crossed links time out at the pair's --timeout while
+# rail i against rail i passes: NOT READY, the two crossed links named
+# with both devices, no host or rail blamed; rank 1's and rank 0's
+# --lines give mesh report the same verdicts. --no-blame: the re-test of
+# the crossed links would only time out again (another --timeout); and a
+# --timeout of 6 s with 20 pings, since the crossed links take all of it.
+# The last case routes them through host c (a spine): READY.
+case_begin "--cross-rails without a spine: rails 0-1 and 1-0 time out, rail i against i good" 120
+need_applet mesh && {
+	XARGS="--hosts $HOSTS --timeout 6 --pings 20 --min-links 1 --cross-rails --no-blame --lines"
+	t0=$(date +%s)
+	bg_start r1 b $M $XARGS
+	run_on -t 90 a $M $XARGS
+	rc=$?
+	t1=$(date +%s)
+	cp "$OUT" /tmp/lab/x0.out
+	[ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1"
+	failed || output_has '^mesh: 2 ranks, 4 links tested \(2 crossed\), 2 rails' ||
+		fail "the summary does not count 4 links, 2 of them crossed, on 2 rails"
+	for x in 'rxe0 - 1 \([^)]*\) rxe1, rails 0-1' 'rxe1 - 1 \([^)]*\) rxe0, rails 1-0'; do
+		failed || output_has "^bad link 0 \\([^)]*\\) $x: timeout\$" ||
+			fail "no bad link 0 ... $x: timeout"
+	done
+	failed || ! output_has '^bad link .*, rail [01]:' || fail "a link of rail i against itself is called bad"
+	failed || ! output_has '^(bad|suspect) host|^bad rail' || fail "a host or a rail is blamed for the crossed links"
+	failed || output_has '^NOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 2 bad links' ||
+		fail "no NOT READY line with 2 bad links"
+	failed || [ $((t1 - t0)) -le 40 ] || fail "the run took $((t1 - t0)) s, more than 40"
+	note "--cross-rails, 2 hosts x 2 rails, --timeout 6, --no-blame: rank 0 took $((t1 - t0)) s"
+	record "{\"lab\":\"mesh cross-rails\",\"wall_s\":$((t1 - t0))}"
+	failed || bg_wait r1 60 || [ $? = 1 ] || fail "rank 1 exited $?"
+	bg_log r1 > /tmp/lab/x1.out
+	cat /tmp/lab/x0.out /tmp/lab/x1.out > /tmp/lab/xall.out
+	failed || [ "$(grep -c '"rail_b":' /tmp/lab/xall.out)" = 2 ] || fail "not two result lines with rail_b"
+	failed || { run_on -t 20 a $M report /tmp/lab/xall.out --min-links 1; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "mesh report exited $rc, wanted 1"
+	failed || output_has '^bad link 0 \([^)]*\) rxe0 - 1 \([^)]*\) rxe1, rails 0-1: timeout$' ||
+		fail "mesh report does not name rails 0-1"
+	failed || output_has '^NOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 2 bad links' ||
+		fail "mesh report's verdict differs"
+}
+pass
+
+# ---- a spine between the rails (docs/mesh.md "Crossed rails") ----
+# Host c, idle until here, on the data link (rail 0, 192.0.2.0/24) and
+# on rail1 (rail 1, 203.0.113.0/24) like a and b, forwards between the
+# two subnets, and a and b route the other rail's subnet through it from
+# each rail's netdev (a route by metric 100, beside the connected one,
+# that Soft-RoCE's lookup from its own netdev picks; RoCE v2 is routed
+# UDP and rxe takes a packet whose destination GID is its own). mesh on
+# a and b alone then tests rail 0 of one against rail 1 of the other
+# through c: READY, 4 results for the pair, 2 of them crossed, each class
+# judged against its own links.
+SPINE_ARGS="$ARGS --cross-rails"
+
+# spine add|del: host c forwards (or not), hosts a and b route the other
+# rail's subnet via c (or no longer)
+spine() {
+	run_on c sh -c "echo $([ "$1" = add ] && echo 1 || echo 0) > /proc/sys/net/ipv4/ip_forward" ||
+		return 1
+	for h in a b; do
+		run_on "$h" /sbin/ip route "$1" 203.0.113.0/24 via "$C" dev eth0 metric 100 || return 1
+		run_on "$h" /sbin/ip route "$1" 192.0.2.0/24 via "$RAIL1_C" dev rail1 metric 100 || return 1
+	done
+}
+
+case_begin "--cross-rails through a spine (host c): READY, 4 results, 2 crossed" 150
+need_applet mesh && {
+	spine add || fail "routes through c: status $?"
+	failed || run_on a /sbin/ip route get "$RAIL1_B" from "$A" oif eth0
+	failed || output_has "via $C dev eth0" || fail "rail 0 of a does not route rail 1's subnet via c"
+	t0=$(date +%s)
+	failed || bg_start r1 b $M $SPINE_ARGS
+	failed || { run_on -t 90 a $M $SPINE_ARGS --json; rc=$?; }
+	t1=$(date +%s)
+	failed || [ "$rc" = 0 ] || fail "rank 0 exited $rc, wanted 0"
+	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
+	failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+	grep -Eo '\{"a":0,"b":1,[^{}]*\}' "$OUT" > /tmp/lab/pairs
+	failed || [ "$(grep -c '"status":"ok"' /tmp/lab/pairs)" = 4 ] || fail "not 4 results ok for the pair"
+	failed || grep -q '"rail":0,"rail_b":1,"dev_a":"rxe0","dev_b":"rxe1"' /tmp/lab/pairs ||
+		fail "no crossed result rxe0 of a - rxe1 of b"
+	failed || grep -q '"rail":1,"rail_b":0,"dev_a":"rxe1","dev_b":"rxe0"' /tmp/lab/pairs ||
+		fail "no crossed result rxe1 of a - rxe0 of b"
+	failed || output_has '"cross_rails":\[\{"rail":0,"rail_b":1,"links":2,"bad_links":0' ||
+		fail "no crossed class 0-1 of 2 good links"
+	note "--cross-rails through c, 2 hosts x 2 rails: rank 0 took $((t1 - t0)) s"
+	record "{\"lab\":\"mesh cross-rails spine\",\"wall_s\":$((t1 - t0))}"
+	failed || bg_wait r1 60 || fail "rank 1 exited $?"
+	spine del || fail "removing the routes through c: status $?"
 }
 pass

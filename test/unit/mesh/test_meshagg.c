@@ -659,14 +659,6 @@ static void rails_judged_per_rail(void **state)
 	assert_true(rt_mesh_link_of(&g, 1, 4, &l));
 	assert_int_equal(l.r.rail, 0);
 	assert_false(rt_mesh_link_of_rail(&g, 1, 4, 2, &l));
-	{ /* a crossed result is refused by name, not stored as one rail */
-		struct rt_mesh_result x = on_rail(ok(0, 1, 10, 90), 0);
-		struct rt_error err = {0};
-
-		x.rail_b = 1;
-		assert_int_equal(rt_mesh_agg_add(&g, &x, &err), -1);
-		assert_non_null(strstr(err.reason, "rail 0 against rail 1 (--cross-rails"));
-	}
 	rt_mesh_agg_free(&g);
 
 	/* 30 us is an outlier on rail 0 (median 10), whatever rail 1 runs at */
@@ -768,6 +760,149 @@ static void line_rate_per_rail(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+static struct rt_mesh_result crossed(struct rt_mesh_result r, unsigned rail, unsigned rail_b)
+{
+	r.rail = (uint8_t)rail;
+	r.rail_b = (uint8_t)rail_b;
+	return r;
+}
+
+/* Every pair of 6 hosts on every (rail of a, rail of b) of 2 rails; the
+ * crossed RTT from fn (0: failed), rail i against itself 10 / 40 us.
+ * Each result is added from b's side (b listed first) for odd pairs, so
+ * that the rails turn with the ends. */
+static void crossed_tournament(struct rt_mesh_agg *g,
+			       double (*fn)(uint32_t a, uint32_t b, unsigned ra))
+{
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = a + 1; b < 6; b++)
+			for (unsigned r = 0; r < 2; r++)
+				for (unsigned rb = 0; rb < 2; rb++) {
+					double rtt = r == rb ? (r ? 40 : 10) : fn(a, b, r);
+					struct rt_mesh_result x = rtt > 0 ? ok(a, b, rtt, 90)
+									  : failed(a, b);
+
+					if ((a + b) % 2) { /* the same link, b's view */
+						x.a = b;
+						x.b = a;
+						add(g, crossed(x, rb, r));
+					} else {
+						add(g, crossed(x, r, rb));
+					}
+				}
+}
+
+static double crossed_100(uint32_t a, uint32_t b, unsigned ra)
+{
+	return a == 1 && b == 4 && ra == 0 ? 300 : 100; /* rail 0 of 1 to rail 1 of 4 */
+}
+
+static double crossed_unreachable(uint32_t a, uint32_t b, unsigned ra)
+{
+	(void)a, (void)b, (void)ra;
+	return 0;
+}
+
+/* --cross-rails: a result keeps both rails (turned with its ends), each
+ * class {i, j} of crossed links is judged against its own medians, and
+ * crossed links that all fail (rails without a route between them) are
+ * bad links that blame no host or rail. */
+static void crossed_rails_judged_per_class(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	(void)state;
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	g.nodes[4].rails[1].payload_mbps = 50000;
+	crossed_tournament(&g, crossed_100);
+	assert_int_equal(g.nres, 60);
+	judge(&g, &relative);
+	assert_int_equal(g.nlinks, 60);
+	assert_int_equal(g.ncross, 30);
+	assert_int_equal(g.rail_mask, 3);
+	assert_int_equal(g.rail_stat[0].links, 15);
+	assert_int_equal(g.rail_stat[1].links, 15);
+	assert_int_equal(rt_mesh_class_stat(&g, 0, 1)->links, 30);
+	assert_ptr_equal(rt_mesh_class_stat(&g, 1, 0), rt_mesh_class_stat(&g, 0, 1));
+	assert_true(rt_mesh_class_stat(&g, 0, 1)->median_rtt_us == 100);
+	assert_true(g.rail_stat[0].median_rtt_us == 10 && g.rail_stat[1].median_rtt_us == 40);
+	/* 300 us: 3 x its class's median, though far from rail 0's or 1's */
+	assert_false(g.ready);
+	assert_int_equal(g.bad_links, 1);
+	assert_int_equal(rt_mesh_class_stat(&g, 0, 1)->bad_links, 1);
+	assert_int_equal(g.rail_stat[0].bad_links + g.rail_stat[1].bad_links, 0);
+	assert_int_equal(g.bad_nodes + g.suspect_nodes + g.bad_rails, 0);
+	/* (1, 4) came from 4's side for rails 0-1 of 1 and 4: found either way */
+	assert_true(rt_mesh_link_of_rails(&g, 1, 4, 0, 1, &l));
+	assert_true(l.r.a == 1 && l.r.rail == 0 && l.r.rail_b == 1);
+	assert_int_equal(l.why, RT_LINK_RTT_REL);
+	assert_true(rt_mesh_link_blamed(&g, &l));
+	assert_true(rt_mesh_link_of_rails(&g, 4, 1, 1, 0, &l));
+	assert_true(l.r.a == 1 && l.r.rail == 0 && l.r.rail_b == 1 && l.r.rtt_p50_ns == 300000);
+	assert_true(rt_mesh_link_of_rails(&g, 1, 4, 1, 0, &l) && l.r.rtt_p50_ns == 100000);
+	assert_true(rt_mesh_link_of_rail(&g, 1, 4, 1, &l) && l.r.rtt_p50_ns == 40000);
+	/* the pair is as bad as its worst (i, j) */
+	assert_int_equal(rt_mesh_pair_bad(&g, 4, 1), RT_LINK_RTT_REL);
+	assert_true(rt_mesh_pair_worst(&g, 1, 4, &l) && l.r.rail == 0 && l.r.rail_b == 1);
+	assert_int_equal(rt_mesh_pair_bad(&g, 0, 2), 0);
+	/* line rate: a's rail against b's, the slower port */
+	assert_true(rt_mesh_rails_line_gbps(&g, 1, 4, 0, 1) == 50.0);
+	assert_true(rt_mesh_rails_line_gbps(&g, 4, 1, 0, 1) == 95.0);
+	/* a re-test replaces its own (pair, rails) alone */
+	add(&g, crossed((struct rt_mesh_result){.round = 9, .a = 4, .b = 1, .status = RT_MESH_OK,
+						 .flags = RT_MESH_HAS_RTT, .rtt_p50_ns = 100000},
+			1, 0));
+	judge(&g, &relative);
+	assert_true(g.ready);
+	assert_int_equal(g.nlinks, 60);
+	rt_mesh_agg_free(&g);
+
+	/* no route between the rails: every crossed link fails; the hosts and
+	 * their rails are good (rail i against itself passed everywhere) */
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	crossed_tournament(&g, crossed_unreachable);
+	judge(&g, &relative);
+	assert_false(g.ready);
+	assert_int_equal(g.bad_links, 30);
+	assert_int_equal(rt_mesh_class_stat(&g, 0, 1)->bad_links, 30);
+	assert_int_equal(g.bad_nodes + g.suspect_nodes + g.bad_rails, 0);
+	assert_true(rt_mesh_pair_worst(&g, 2, 3, &l) && l.r.rail == 0 && l.r.rail_b == 1);
+	assert_int_equal(l.why, RT_LINK_FAILED);
+	rt_mesh_agg_free(&g);
+}
+
+/* A rail that is bad (every link of host 2 on rail 1 failed) explains
+ * the crossed links that end on it, not the others. */
+static void crossed_links_explained_by_a_bad_rail(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	(void)state;
+	init(&g, 6, &(void *){(void *)&sparse});
+	hello_rails(&g, 6, 2, UINT32_MAX, 0, UINT32_MAX);
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = a + 1; b < 6; b++)
+			for (unsigned r = 0; r < 4; r++) {
+				unsigned ra = r >> 1, rb = r & 1u;
+				bool down = (a == 2 && ra == 1) || (b == 2 && rb == 1);
+
+				add(&g, crossed(down ? failed(a, b) : ok(a, b, 10, 90), ra, rb));
+			}
+	judge(&g, &relative);
+	assert_int_equal(g.nodes[2].rail_bad, 1u << 1);
+	assert_int_equal(g.bad_nodes, 0);
+	assert_int_equal(g.bad_rails, 1);
+	assert_int_equal(g.bad_links, 0); /* rail 1 of host 2 explains them all */
+	assert_true(rt_mesh_link_of_rails(&g, 2, 3, 1, 0, &l));
+	assert_int_equal(l.why, RT_LINK_FAILED);
+	assert_false(rt_mesh_link_blamed(&g, &l));
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -792,6 +927,8 @@ int main(void)
 		cmocka_unit_test(bad_rail_bad_host),
 		cmocka_unit_test(rail_down_and_count),
 		cmocka_unit_test(line_rate_per_rail),
+		cmocka_unit_test(crossed_rails_judged_per_class),
+		cmocka_unit_test(crossed_links_explained_by_a_bad_rail),
 		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&sparse),
 		cmocka_unit_test_prestate(retest_replaces_the_earlier_result, (void *)&dense),
 		cmocka_unit_test_prestate(figures_saturate_in_32_bits, (void *)&sparse),

@@ -319,6 +319,34 @@ static void report_rebuilds_the_verdict(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* A pair of 2 rails crossed (4 results), two of them bad: re-tested once
+ * as a pair, its worst (rail, rail_b) kept as the first result. */
+static void crossed_pair_retested_once(void **state)
+{
+	struct rt_pair p[RT_MESH_RETEST_MAX];
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+
+	(void)state;
+	setup(&g, 3);
+	for (unsigned k = 0; k < 4; k++) {
+		uint64_t rtt = k == 1 || k == 2 ? 500000 : 10000; /* rails 0-1, 1-0 slow */
+		struct rt_mesh_result res = {.a = 0, .b = 1, .status = RT_MESH_OK,
+			.flags = RT_MESH_HAS_RTT, .rtt_p50_ns = rtt, .rtt_p99_ns = rtt,
+			.rail = (uint8_t)(k >> 1), .rail_b = (uint8_t)(k & 1u)};
+
+		assert_int_equal(rt_mesh_agg_add(&g, &res, &err), 0);
+	}
+	put(&g, 0, 2, 0, false);
+	put(&g, 1, 2, 0, false);
+	judge(&g);
+	assert_int_equal(g.bad_links, 2);
+	assert_int_equal(rt_mesh_blame_retests(&g, p), 1);
+	assert_true(p[0].a == 0 && p[0].b == 1);
+	assert_true(g.blame.re[0].first.r.rail == 0 && g.blame.re[0].first.r.rail_b == 1);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +357,7 @@ int main(void)
 		cmocka_unit_test(pairing_rules),
 		cmocka_unit_test(host_bad_with_all),
 		cmocka_unit_test(report_rebuilds_the_verdict),
+		cmocka_unit_test(crossed_pair_retested_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

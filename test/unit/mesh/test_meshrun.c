@@ -37,6 +37,8 @@ struct cluster {
 	uint32_t blip;    /* slow in the first pass's rounds only (below blip_rounds) */
 	uint32_t blip_rounds;
 	long long budget_ms; /* a budget schedule's */
+	unsigned rails;   /* each rank's hello lists this many, all ACTIVE */
+	bool cross;       /* rank 0 crosses them (--cross-rails) */
 };
 
 struct stub {
@@ -113,10 +115,11 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 	}
 	if (!ping(st, a))
 		return; /* status failed */
-	*r = (struct rt_mesh_result){.status = RT_MESH_OK,
-		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 300000,
-		.rtt_p50_ns = 10000, .rtt_p99_ns = 15000, .mbps = 50000,
-		.mbps_rev = slow ? 5000 : 50000};
+	for (unsigned i = 0; i < (a->nrails ? a->nrails : 1u); i++) /* one a rail */
+		r[i] = (struct rt_mesh_result){.status = RT_MESH_OK,
+			.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_BW, .connect_ns = 300000,
+			.rtt_p50_ns = 10000, .rtt_p99_ns = 15000, .mbps = 50000,
+			.mbps_rev = slow ? 5000 : 50000};
 }
 
 /* One rank's process: hello, follow, and its exit status tells the test
@@ -137,6 +140,12 @@ static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 	st.conn = &o;
 	h.port = (uint16_t)lis.port;
 	snprintf(h.host, sizeof(h.host), "node%u", rank);
+	h.nrails = (uint8_t)cl->rails;
+	for (unsigned i = 0; i < cl->rails; i++) {
+		h.rails[i] = (struct rt_mesh_rail){.rail = (uint8_t)i, .port = 1,
+			.state = RT_RAIL_ACTIVE, .addr = "127.0.0.1"};
+		snprintf(h.rails[i].dev, sizeof(h.rails[i].dev), "rxe%u", i);
+	}
 	rt_oob_init(&o, 10000);
 	if (rt_mesh_join(&o, "127.0.0.1", port, 5000, &h, &err) ||
 	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
@@ -170,6 +179,7 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
 	assert_int_equal(rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
 	assert_int_equal(rt_mesh_agg_init(&out->g, cl->n, 0, &err), 0);
+	out->g.cross = cl->cross;
 	fflush(NULL);
 	for (uint32_t i = 0; i < cl->n; i++) {
 		pid[i] = i == cl->absent ? -1 : fork();
@@ -523,6 +533,19 @@ static void rails_counted_in_the_plan(void **state)
 	g.rails = 8;
 	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), 0);
 	assert_null(g.dense);
+	/* crossed: rails x rails a pair, 64 times the pairs */
+	g.cross = true;
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), -1);
+	assert_non_null(strstr(err.reason, "tournament of 2048 hosts x 8 rails crossed (x rails) "
+				"makes 134152192 results"));
+	rt_mesh_agg_free(&g);
+	rt_sched_free(&s);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_sched_init(&s, RT_SCHED_TOURNAMENT, 512, 0, 1, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 512, 0, &err), 0);
+	g.rails = 8;
+	g.cross = true;
+	assert_int_equal(rt_mesh_plan_fits(&s, &g, &err), 0); /* 8,372,224 results */
 	rt_mesh_agg_free(&g);
 	rt_sched_free(&s);
 
@@ -545,11 +568,46 @@ static void rails_counted_in_the_plan(void **state)
 	rt_sched_free(&s);
 }
 
+/* Rails at work: 6 rails a host, rail i against rail i (6 connections
+ * a pair), then crossed (36 a pair: two waves of 32 and 4 under each of
+ * the 3 rounds); every connection's RESULT in its wave's order, nobody
+ * lost, READY. */
+static void crossed_rails_in_waves(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_TOURNAMENT, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .blip = 99, .rails = 6};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_true(o.g.ready);
+	assert_int_equal(o.g.nlinks, 6 * 6);
+	assert_int_equal(o.g.ncross, 0);
+	rt_mesh_agg_free(&o.g);
+
+	cl.cross = true;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.c.lost, 0);
+	assert_int_equal(o.c.rounds, 3); /* waves are not rounds */
+	assert_true(o.g.ready);
+	assert_int_equal(o.g.nlinks, 6 * 36);
+	assert_int_equal(o.g.ncross, 6 * 30);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), 6 * 36);
+	assert_int_equal(rt_mesh_class_stat(&o.g, 5, 2)->links, 12); /* both ways round */
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], 10);
+	rt_mesh_agg_free(&o.g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_tournament),
 		cmocka_unit_test(rails_counted_in_the_plan),
+		cmocka_unit_test(crossed_rails_in_waves),
 		cmocka_unit_test(absent_and_dead_rank),
 		cmocka_unit_test(rank_dying_in_last_round_is_named),
 		cmocka_unit_test(silent_rank_times_out),

@@ -331,6 +331,44 @@ static void assign_carries_rails(void **state)
 	assert_non_null(strstr(err.reason, "a rest round with rails"));
 }
 
+/* --cross-rails: a full wave of 32 crossed rails in one ASSIGN, (own,
+ * partner) increasing, and a RESULT of rail 3 against rail 1, travel
+ * whole; the wave out of order is refused. */
+static void crossed_rails_travel(void **state)
+{
+	struct rt_meshmsg m = assign(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len;
+
+	(void)state;
+	m.u.assign.nrails = RT_MESH_RAILS_MAX;
+	for (unsigned i = 0; i < RT_MESH_RAILS_MAX; i++) /* rails 0..3 of this rank x 8 */
+		m.u.assign.rails[i] = (struct rt_mesh_arail){.rail = (uint8_t)(i / 8),
+			.rail_b = (uint8_t)(i % 8), .addr = "10.0.0.5"};
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(len, 92 + 32 * 20);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.assign.nrails, 32);
+	assert_int_equal(back.u.assign.rails[31].rail, 3);
+	assert_int_equal(back.u.assign.rails[31].rail_b, 7);
+	assert_int_equal(back.u.assign.rails[9].rail_b, 1);
+	m.u.assign.rails[1] = m.u.assign.rails[0]; /* (0, 0) then (0, 0) */
+	m.u.assign.rails[0].rail_b = 1;            /* (0, 1) then (0, 0) */
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "rail 0 to 0 (family 4) out of range or order"));
+
+	m = (struct rt_meshmsg){.type = RT_MESHMSG_RESULT,
+		.u.result = {.round = 4, .a = 1, .b = 6, .status = RT_MESH_TIMEOUT,
+			     .rail = 3, .rail_b = 1}};
+	len = rt_meshmsg_encode(&m, buf);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_true(back.u.result.rail == 3 && back.u.result.rail_b == 1);
+	assert_int_equal(back.u.result.status, RT_MESH_TIMEOUT);
+}
+
 static uint64_t xorshift(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -425,6 +463,7 @@ int main(void)
 		cmocka_unit_test(hello_carries_the_payload_rate),
 		cmocka_unit_test(hello_carries_rails),
 		cmocka_unit_test(assign_carries_rails),
+		cmocka_unit_test(crossed_rails_travel),
 		cmocka_unit_test(strict_fields),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),
