@@ -33,8 +33,11 @@
  * --run_infinitely is refused (perftest counts no port there).
  *
  * Not run on a two-port device: Soft-RoCE has one port per device, and
- * rdmatest has never run on RDMA hardware; the port choice, the GID
- * choice and the arithmetic are unit-tested, the rest follows perftest.
+ * rdmatest has never run on RDMA hardware. The port choice, the GID
+ * choice, the arithmetic and the wire form are unit-tested, and the
+ * device steps against a fake two-port device (its verbs queries
+ * replaced); the QPs' transitions and traffic on port 2 follow perftest
+ * untested.
  *
  * Memory: nothing is allocated here; port 2 is a view of the open device
  * (its context and PD), closed with it. */

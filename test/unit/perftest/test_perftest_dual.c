@@ -2,12 +2,16 @@
 /* -O (--dualport) and --report-per-port (perftest_dual.h): which port
  * each QP runs on, port 2's GID choice (perftest's walk), the per-port
  * figures, row and header, the report's four more doubles on the wire,
- * and the combination rules with -q doubled. No two-port device is
- * needed: these are the parts that do not touch one. */
+ * the combination rules with -q doubled, and the device steps against a
+ * fake two-port device (libibverbs' queries replaced with -Wl,--wrap):
+ * the port count, port 2's state and link layer, port 2's local end and
+ * which port and local end each QP takes. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -213,6 +217,178 @@ static void rules(void **state)
 			"--run_infinitely", "h", NULL), &err, "--run_infinitely");
 }
 
+/* ---- a fake two-port device ---------------------------------------------- */
+
+static struct ibv_context fake_ctx; /* abi_compat NULL: the legacy query path */
+static struct ibv_device_attr fake_attr;
+static struct ibv_port_attr fake_port[3];
+/* port 2's GID table: link-local v1 and v2, then 192.0.2.7's v1 and v2 */
+static union ibv_gid fake_gid[4];
+static const enum ibv_gid_type fake_type[4] = {
+	IBV_GID_TYPE_ROCE_V1, IBV_GID_TYPE_ROCE_V2, IBV_GID_TYPE_ROCE_V1,
+	IBV_GID_TYPE_ROCE_V2,
+};
+
+int __wrap_ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
+{
+	(void)c;
+	*a = fake_attr;
+	return 0;
+}
+
+int __wrap_ibv_query_port(struct ibv_context *c, uint8_t port, void *attr)
+{
+	(void)c;
+	if (port < 1 || port > 2)
+		return EINVAL;
+	memcpy(attr, &fake_port[port], sizeof(fake_port[port]));
+	return 0;
+}
+
+int __wrap_ibv_query_gid(struct ibv_context *c, uint8_t port, int index,
+			 union ibv_gid *gid)
+{
+	(void)c;
+	assert_int_equal(port, 2);
+	if (index < 0 || index > 3)
+		return EINVAL;
+	*gid = fake_gid[index];
+	return 0;
+}
+
+int __wrap__ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index,
+			     struct ibv_gid_entry *e, uint32_t flags, size_t size)
+{
+	(void)c, (void)flags;
+	assert_int_equal(port, 2);
+	assert_true(size >= sizeof(*e));
+	if (index > 3)
+		return EINVAL;
+	memset(e, 0, sizeof(*e));
+	e->gid = fake_gid[index];
+	e->gid_index = index;
+	e->gid_type = fake_type[index];
+	return 0;
+}
+
+static struct rt_run run;
+static struct rt_pt_params params;
+
+/* A two-port RoCE device, both ports ACTIVE, -O with -q 2 (4 QPs). */
+static void fake_device(struct rt_pt_conn *c, enum ibv_port_state s2, uint8_t ll2)
+{
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 7 };
+
+	memset(&run, 0, sizeof(run));
+	params = (struct rt_pt_params){ .gid_index = -1, .qps = 4, .res.dualport = true };
+	fake_attr = (struct ibv_device_attr){ .phys_port_cnt = 2 };
+	for (int i = 1; i <= 2; i++)
+		fake_port[i] = (struct ibv_port_attr){ .state = IBV_PORT_ACTIVE,
+			.link_layer = IBV_LINK_LAYER_ETHERNET, .gid_tbl_len = 4, .lid = 0 };
+	fake_port[2].state = s2;
+	fake_port[2].link_layer = ll2;
+	for (int i = 0; i < 4; i++) {
+		memset(&fake_gid[i], 0, sizeof(fake_gid[i]));
+		fake_gid[i].raw[0] = 0xfe;
+		fake_gid[i].raw[1] = 0x80;
+		fake_gid[i].raw[15] = (uint8_t)i;
+	}
+	memcpy(fake_gid[2].raw, v4, 16);
+	memcpy(fake_gid[3].raw, v4, 16);
+	memset(c, 0, sizeof(*c));
+	c->run = &run;
+	c->p = &params;
+	c->d = (struct rt_vdev){ .ctx = &fake_ctx, .port = 1, .attr = fake_port[1] };
+	snprintf(c->d.name, sizeof(c->d.name), "mlx5_0");
+	c->spec.local = (struct rt_vaddr){ .grh = true, .gid_index = 3 };
+}
+
+static void device_checks(void **state)
+{
+	struct rt_pt_conn c;
+
+	(void)state;
+	fake_device(&c, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET);
+	fake_attr.phys_port_cnt = 1;
+	assert_int_equal(rt_pt_dual_device(&c), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_ENV);
+	assert_string_equal(run.err.reason, "-O (--dualport): mlx5_0 has 1 port, a "
+			    "dual-port run needs two");
+	assert_false(c.dual.on);
+	fake_device(&c, IBV_PORT_DOWN, IBV_LINK_LAYER_ETHERNET);
+	assert_int_equal(rt_pt_dual_device(&c), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_ENV);
+	assert_non_null(strstr(run.err.reason, "mlx5_0 port 2 is down, not ACTIVE"));
+	fake_device(&c, IBV_PORT_ACTIVE, IBV_LINK_LAYER_INFINIBAND);
+	assert_int_equal(rt_pt_dual_device(&c), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_ENV);
+	assert_non_null(strstr(run.err.reason, "mlx5_0 port 2 is IB, port 1 is Ethernet"));
+	/* without -O nothing is asked */
+	fake_device(&c, IBV_PORT_DOWN, IBV_LINK_LAYER_INFINIBAND);
+	params.res.dualport = false;
+	assert_int_equal(rt_pt_dual_device(&c), 0);
+	assert_false(c.dual.on);
+	assert_ptr_equal(rt_pt_dual_dev(&c, 3), &c.d);
+	assert_ptr_equal(rt_pt_dual_local(&c, 3), &c.spec.local);
+}
+
+/* RoCE: port 2's GID by perftest's walk (192.0.2.7's v2, entry 3), or
+ * -x's entry; QPs 0 and 1 on port 1 with its local end, 2 and 3 on port 2. */
+static void roce_two_ports(void **state)
+{
+	struct rt_pt_conn c;
+
+	(void)state;
+	fake_device(&c, IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET);
+	assert_int_equal(rt_pt_dual_device(&c), 0);
+	assert_true(c.dual.on);
+	assert_int_equal(c.dual.d2.port, 2);
+	assert_ptr_equal(c.dual.d2.ctx, &fake_ctx);
+	assert_int_equal(rt_pt_dual_path(&c), 0);
+	assert_true(c.dual.gid_auto2 && c.dual.local2.grh);
+	assert_int_equal(c.dual.local2.gid_index, 3);
+	assert_memory_equal(c.dual.local2.gid.raw, fake_gid[3].raw, 16);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(rt_pt_dual_dev(&c, i)->port, i < 2 ? 1 : 2);
+		assert_ptr_equal(rt_pt_dual_local(&c, i), i < 2 ? &c.spec.local :
+				 &c.dual.local2);
+	}
+	/* --ipv6: the v2 link-local entry */
+	params.res.ipv6 = true;
+	assert_int_equal(rt_pt_dual_path(&c), 0);
+	assert_int_equal(c.dual.local2.gid_index, 1);
+	/* -x 2: that entry on port 2 too, as perftest's use_gid_user */
+	params.res.ipv6 = false;
+	params.gid_index = 2;
+	assert_int_equal(rt_pt_dual_path(&c), 0);
+	assert_false(c.dual.gid_auto2);
+	assert_int_equal(c.dual.local2.gid_index, 2);
+	/* an entry port 2 lacks is named */
+	params.gid_index = 9;
+	assert_int_equal(rt_pt_dual_path(&c), -1);
+	assert_int_equal(run.err.exit_code, RT_EXIT_ENV);
+}
+
+/* IB without -x: port 2's LID alone, no GRH; LID 0 is named. */
+static void ib_two_ports(void **state)
+{
+	struct rt_pt_conn c;
+
+	(void)state;
+	fake_device(&c, IBV_PORT_ACTIVE, IBV_LINK_LAYER_INFINIBAND);
+	fake_port[1].link_layer = IBV_LINK_LAYER_INFINIBAND;
+	c.d.attr = fake_port[1];
+	fake_port[2].lid = 7;
+	assert_int_equal(rt_pt_dual_device(&c), 0);
+	assert_int_equal(rt_pt_dual_path(&c), 0);
+	assert_false(c.dual.gid_auto2 || c.dual.local2.grh);
+	assert_int_equal(c.dual.local2.lid, 7);
+	fake_port[2].lid = 0;
+	assert_int_equal(rt_pt_dual_device(&c), 0);
+	assert_int_equal(rt_pt_dual_path(&c), -1);
+	assert_non_null(strstr(run.err.reason, "port 2 has LID 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +397,9 @@ int main(void)
 		cmocka_unit_test(per_port_figures),
 		cmocka_unit_test(report_on_the_wire),
 		cmocka_unit_test(rules),
+		cmocka_unit_test(device_checks),
+		cmocka_unit_test(roce_two_ports),
+		cmocka_unit_test(ib_two_ports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
