@@ -121,11 +121,34 @@ int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 
 /* ---- the device ------------------------------------------------------------------ */
 
+/* perftest's set_link_layer for ib_port2, and one link layer for both. */
+static int port2(struct rt_pt_conn *c)
+{
+	struct rt_vdev *d2 = &c->dual.d2;
+	int e;
+
+	*d2 = c->d;
+	d2->port = RT_PT_DUAL_PORT2;
+	e = ibv_query_port(c->d.ctx, RT_PT_DUAL_PORT2, &d2->attr);
+	if (e)
+		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, e, "-O (--dualport): "
+				     "ibv_query_port %u on %s", RT_PT_DUAL_PORT2, c->d.name);
+	if (d2->attr.state != IBV_PORT_ACTIVE)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s port %u "
+			       "is %s, not ACTIVE", c->d.name, RT_PT_DUAL_PORT2,
+			       ibv_port_state_str(d2->attr.state));
+	if (d2->attr.link_layer != c->d.attr.link_layer)
+		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s port %u "
+			       "is %s, port %u is %s: both ports must be of one link "
+			       "layer", c->d.name, RT_PT_DUAL_PORT2,
+			       rt_link_layer_name(d2->attr.link_layer), c->d.port,
+			       rt_link_layer_name(c->d.attr.link_layer));
+	return 0;
+}
+
 int rt_pt_dual_device(struct rt_pt_conn *c)
 {
-	struct rt_pt_dual *x = &c->dual;
 	struct ibv_device_attr a;
-	int e;
 
 	if (!c->p->res.dualport)
 		return 0;
@@ -136,23 +159,9 @@ int rt_pt_dual_device(struct rt_pt_conn *c)
 		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s has %u "
 			       "port, a dual-port run needs two", c->d.name,
 			       (unsigned)a.phys_port_cnt);
-	x->d2 = c->d;
-	x->d2.port = RT_PT_DUAL_PORT2;
-	e = ibv_query_port(c->d.ctx, RT_PT_DUAL_PORT2, &x->d2.attr);
-	if (e)
-		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, e, "-O (--dualport): "
-				     "ibv_query_port %u on %s", RT_PT_DUAL_PORT2, c->d.name);
-	if (x->d2.attr.state != IBV_PORT_ACTIVE)
-		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s port %u "
-			       "is %s, not ACTIVE", c->d.name, RT_PT_DUAL_PORT2,
-			       ibv_port_state_str(x->d2.attr.state));
-	if (x->d2.attr.link_layer != c->d.attr.link_layer)
-		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s port %u "
-			       "is %s, port %u is %s: both ports must be of one link "
-			       "layer", c->d.name, RT_PT_DUAL_PORT2,
-			       rt_link_layer_name(x->d2.attr.link_layer), c->d.port,
-			       rt_link_layer_name(c->d.attr.link_layer));
-	x->on = true;
+	if (port2(c))
+		return -1;
+	c->dual.on = true;
 	return 0;
 }
 
