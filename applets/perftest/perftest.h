@@ -142,6 +142,9 @@ int rt_pt_barrier(struct rt_pt_chan *o, bool client, bool gid,
 struct rt_pt_bw_report {
 	uint64_t size, iters;
 	double bw_peak, bw_avg, msg_rate;
+	/* --report-per-port (perftest_dual.h): each port's average and
+	 * message rate, exchanged only when both sides give it */
+	double bw_port[2], rate_port[2];
 };
 
 int rt_pt_bw_report_xchg(struct rt_pt_chan *o, bool client, unsigned peer_version,

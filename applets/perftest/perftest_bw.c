@@ -55,6 +55,7 @@ struct bwr {
 	uint64_t warm, cool, stop; /* -D: window and end, ns */
 	bool stopping;
 	uint64_t win_msgs;
+	uint64_t win_port[2];    /* --report-per-port: win_msgs by QP's port */
 	struct rt_pt_pacer pace; /* the software rate limiter */
 	struct rt_watchdog dog;  /* --timeout without progress; interrupts */
 	struct rt_pt_cpu cpu[2]; /* --cpu_util: at the window's start and end */
@@ -178,10 +179,14 @@ static int post_sends(struct bwr *b)
 	return posted;
 }
 
-static void count_window(struct bwr *b, uint64_t t, uint64_t n)
+/* n completions of QP i at t; in the window they count, and with -O by
+ * the QP's port (perftest's iters_per_port). */
+static void count_window(struct bwr *b, unsigned i, uint64_t t, uint64_t n)
 {
-	if (b->timed && t >= b->warm && t < b->cool)
-		b->win_msgs += n;
+	if (!b->timed || t < b->warm || t >= b->cool)
+		return;
+	b->win_msgs += n;
+	b->win_port[rt_pt_dual_slot(i, b->p->qps, b->c->dual.on)] += n;
 }
 
 static int send_done(struct bwr *b, const struct ibv_wc *wc)
@@ -205,7 +210,7 @@ static int send_done(struct bwr *b, const struct ibv_wc *wc)
 	b->t_last = t;
 	if (b->tcomp && b->tot_c - 1 < RT_PT_PEAK_MAX)
 		b->tcomp[b->tot_c - 1] = t;
-	count_window(b, t, n);
+	count_window(b, i, t, n);
 	return 0;
 }
 
@@ -263,7 +268,7 @@ static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 	b->rcnt[i]++;
 	b->tot_r++;
 	if (!b->sends)
-		count_window(b, t, 1);
+		count_window(b, i, t, 1);
 	if (++b->unused[i] < b->rlist || !want_recv(b, i))
 		return 0;
 	b->unused[i] -= b->rlist;
@@ -492,9 +497,12 @@ static void figures(const struct bwr *b, struct rt_pt_bw_report *r)
 	const struct rt_pt_params *p = b->p;
 	uint64_t best = 0;
 
+	*r = (struct rt_pt_bw_report){ 0 };
 	if (b->timed) {
-		rt_pt_bw_figures(r, b->size, b->win_msgs,
-				 (p->duration - 2 * p->margin) * 1000000000ull, 0, p->gbits);
+		uint64_t ns = (p->duration - 2 * p->margin) * 1000000000ull;
+
+		rt_pt_bw_figures(r, b->size, b->win_msgs, ns, 0, p->gbits);
+		rt_pt_dual_figures(r, b->size, b->win_port, ns, p->gbits);
 		return;
 	}
 	if (b->tpost)

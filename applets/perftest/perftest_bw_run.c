@@ -116,19 +116,34 @@ struct sess {
 
 static int check_size(struct sess *s, uint64_t size);
 
-/* The column header, with --cpu_util's column in -D runs. */
+/* The column header, with --cpu_util's column in -D runs;
+ * --report-per-port's (perftest_dual.h) has the ports' columns. */
 static const char *header(const struct rt_pt_params *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", rt_pt_bw_header(p->gbits),
+	snprintf(buf, len, "%s%s", p->per_port ? rt_pt_dual_header(p->gbits) :
+		 rt_pt_bw_header(p->gbits),
 		 p->cpu_util && p->duration ? RT_PT_CPU_HEADER : "");
 	return buf;
 }
 
+/* The dashed line and the header. */
 static void print_header(struct rt_pt_out *o, const struct rt_pt_params *p)
 {
-	char buf[160];
+	char buf[256];
 
+	rt_pt_out_header(o, p->per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
 	rt_pt_out_header(o, header(p, buf, sizeof(buf)));
+}
+
+/* The BW report each way; with --report-per-port its four more figures. */
+static int report_xchg(struct rt_pt_conn *c, const struct rt_pt_bw_report *mine,
+		       struct rt_pt_bw_report *theirs)
+{
+	if (rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, mine,
+				 theirs, &c->run->err))
+		return -1;
+	return c->p->per_port ? rt_pt_dual_report_xchg(&c->ch, c->chan_client, mine,
+						       theirs, &c->run->err) : 0;
 }
 
 /* A row's text and figures; `more` (may be NULL) adds n figures to the
@@ -138,8 +153,8 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 {
 	const struct rt_pt_params *p = s->c->p;
 	bool cpu = p->cpu_util && p->duration;
-	char text[240], cell[32] = "";
-	struct rt_pt_field f[RT_PT_ROW_FIELDS + 4] = {
+	char text[320], cell[32] = "";
+	struct rt_pt_field f[RT_PT_ROW_FIELDS + 8] = {
 		{ "MsgSize", (double)r->size }, { "n_iterations", (double)r->iters },
 		{ "BW_peak", r->bw_peak }, { "BW_average", r->bw_avg },
 		{ "MsgRate", r->msg_rate },
@@ -148,10 +163,18 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 
 	if (cpu)
 		f[k++] = (struct rt_pt_field){ "CPU_util", s->c->cpu_util };
+	for (int i = 0; p->per_port && i < 2; i++) {
+		f[k++] = (struct rt_pt_field){ i ? "BW_Port2" : "BW_Port1", r->bw_port[i] };
+		f[k++] = (struct rt_pt_field){ i ? "MsgRate_Port2" : "MsgRate_Port1",
+					       r->rate_port[i] };
+	}
 	for (size_t i = 0; i < n && k < ARRAY_SIZE(f); i++)
 		f[k++] = more[i];
 	s->last = *r;
-	rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->gbits);
+	if (p->per_port)
+		rt_pt_dual_row(text, sizeof(text) - sizeof(cell), r);
+	else
+		rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->gbits);
 	if (cpu)
 		rt_pt_cpu_cell(cell, sizeof(cell), s->c->cpu_util);
 	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s", cell);
@@ -194,13 +217,13 @@ static int duplex_row(struct sess *s, struct rt_pt_bw_report *mine)
 	struct rt_pt_conn *c = s->c;
 	struct rt_pt_bw_report theirs = { 0 }, own;
 
-	if (rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, mine,
-				 &theirs, &c->run->err) ||
+	if (report_xchg(c, mine, &theirs) ||
 	    rt_pt_bw_report_check(&theirs, mine->size, rt_pt_peer(&c->ch), &c->run->err) ||
 	    check_size(s, mine->size))
 		return -1;
 	own = *mine;
 	rt_pt_bw_sum(mine, &theirs);
+	rt_pt_dual_sum(mine, &theirs);
 	if (!c->p->report_both)
 		return row(s, mine);
 	if (row_more(s, mine, (struct rt_pt_field[]){
@@ -343,7 +366,6 @@ static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
 	rt_pt_print_addrs(c);
 	if (rt_pt_conn_barrier(c, "after the QPs are connected"))
 		return -1;
-	rt_pt_out_header(o, RT_PT_LINE);
 	print_header(o, c->p);
 	return 0;
 }
@@ -362,7 +384,7 @@ static int server_row(struct sess *s, const struct rt_pt_bw_report *theirs)
 static int rdma_server(struct sess *s)
 {
 	struct rt_pt_conn *c = s->c;
-	struct rt_pt_bw_report mine = { c->p->size, 0, 0, 0, 0 }, theirs;
+	struct rt_pt_bw_report mine = { .size = c->p->size }, theirs;
 	const struct rt_pt_params *p = c->p;
 	/* -D bounds the client's run; -n does not (its length is the link's) */
 	long long run_ms = p->duration && !p->run_inf ?
@@ -373,8 +395,7 @@ static int rdma_server(struct sess *s)
 
 	if (rt_pt_conn_await_peer(c, run_ms, "end of the client's run") ||
 	    rt_pt_conn_barrier(c, "end of the run") ||
-	    rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, &mine, &theirs,
-				 &c->run->err) ||
+	    report_xchg(c, &mine, &theirs) ||
 	    /* perftest's --run_infinitely client sends a report it never filled */
 	    (!p->run_inf &&
 	     rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
@@ -455,8 +476,7 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	/* the client's last report goes to the idle server, which prints it */
 	if (!c->p->bidir &&
 	    (rt_pt_conn_barrier(c, "end of the run") ||
-	     rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version,
-				  &s.last, &theirs, &c->run->err)))
+	     report_xchg(c, &s.last, &theirs)))
 		return finish(&s, -1);
 	return finish(&s, rt_pt_conn_close(c));
 }
@@ -504,7 +524,6 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	    rt_pt_conn_keys(c, "second exchange"))
 		return finish(&s, -1);
 	rt_pt_print_addrs(c);
-	rt_pt_out_header(o, RT_PT_LINE);
 	print_header(o, c->p);
 	if (c->p->run_inf)
 		return finish(&s, send_infinite(&s));

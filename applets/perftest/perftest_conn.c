@@ -295,17 +295,20 @@ static int queues(struct rt_pt_conn *c)
 	       ? -1 : 0;
 }
 
+/* -O: QP i's port and its LID and GID (perftest_dual.h). */
 static int qp_init(struct rt_pt_conn *c, unsigned i)
 {
+	const struct rt_vaddr *local = rt_pt_dual_local(c, i);
+
 	c->mine[i] = (struct rt_pt_key){
-		.lid = c->spec.local.lid, .out_reads = (uint16_t)c->out_reads,
+		.lid = local->lid, .out_reads = (uint16_t)c->out_reads,
 		.qpn = c->qp[i]->qp_num, .psn = (uint32_t)lrand48() & 0xffffff,
 		.rkey = rt_pt_conn_mr(c, i)->rkey,
 		.vaddr = (uintptr_t)rt_pt_conn_target(c, i),
 	};
 	if (c->gid)
-		c->mine[i].gid = c->spec.local.gid;
-	return rt_vqp_init(c->qp[i], &c->d, &c->spec, &c->run->err);
+		c->mine[i].gid = local->gid;
+	return rt_vqp_init(c->qp[i], rt_pt_dual_dev(c, i), &c->spec, &c->run->err);
 }
 
 static int resources(struct rt_pt_conn *c)
@@ -374,8 +377,8 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
-	    rt_pt_res_device(c) || rt_pt_report_device(c) || open_chan(c) || path(c) ||
-	    rt_pt_res_path(c) || handshake(c))
+	    rt_pt_res_device(c) || rt_pt_dual_device(c) || open_chan(c) || path(c) ||
+	    rt_pt_res_path(c) || rt_pt_dual_path(c) || handshake(c))
 		return -1;
 	rt_pt_ud_clip(c, p);
 	rt_error_phase(&run->err, "setup");
@@ -455,8 +458,11 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 		s.max_dest_rd_atomic = (uint8_t)c->out_reads;
 		s.max_rd_atomic = (uint8_t)RT_MAX(k->out_reads, 1);
 		s.flow_label = rt_pt_flow_label(c->p, i);
-		if (rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTR, &c->run->err) ||
-		    (rts && rt_vqp_modify(c->qp[i], &c->d, &s, IBV_QPS_RTS, &c->run->err)))
+		s.local = *rt_pt_dual_local(c, i);
+		if (rt_vqp_modify(c->qp[i], rt_pt_dual_dev(c, i), &s, IBV_QPS_RTR,
+				  &c->run->err) ||
+		    (rts && rt_vqp_modify(c->qp[i], rt_pt_dual_dev(c, i), &s, IBV_QPS_RTS,
+					  &c->run->err)))
 			return -1;
 	}
 	return rt_pt_ud_up(c, rts);

@@ -38,6 +38,7 @@
 #include "rdmatest/json.h"
 #include "rdmatest/oob.h"
 #include "perftest/perftest.h"
+#include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
 #include "perftest/perftest_ropts.h"
 #include "rdmatest/res.h"
@@ -54,6 +55,7 @@ struct rt_pt_conn {
 	struct rt_vdev d;
 	struct rt_pt_chan ch;     /* TCP, or with -R the RDMA CM */
 	struct rt_vqp_spec spec;  /* shared values; the peer's per QP at rt_pt_conn_up */
+	struct rt_pt_dual dual;   /* -O: port 2 (perftest_dual.h) */
 	bool gid_auto;            /* the GID was chosen, not given with -x */
 	bool gid;                 /* 108-byte key records (a GID is used) */
 	struct rt_pt_sys sys;     /* after the handshake: the agreed values */
@@ -119,10 +121,6 @@ static inline uint32_t rt_pt_conn_send_lkey(const struct rt_pt_conn *c, unsigned
  * second; their records carry the send PSNs the CM chose. */
 int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 		    struct rt_pt_params *p);
-/* --report-per-port's device (perftest_ropts.c), right after it is open:
- * a device with one port exits 3 naming the dual port it needs; with two,
- * exit 2 until -O runs. 0 without the option. */
-int rt_pt_report_device(const struct rt_pt_conn *c);
 /* Q key records each way, in QP order; the first call fills c->theirs
  * (later ones must repeat it, as perftest repeats them). */
 int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "perftest/perftest.h"
+#include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
 #include "rdmatest/util.h"
 
@@ -107,7 +108,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "rate_limit", NULL }, { 0, "burst_size", NULL },
 	{ 0, "typical_pkt_size", NULL }, { 0, "rate_units", NULL },
 	{ 0, "rate_limit_type", NULL },
-	{ 0, "report-per-port", NULL }, { 0, "flows", NULL },
+	{ 0, "report-per-port", "bandwidth tests only: it needs -O (perftest: "
+	  "Dual-port mode only supports BW tests)" }, { 0, "flows", NULL },
 	{ 0, "flows_burst", NULL },
 	{ 0, "use-null-mr", "the write and read tests only, as perftest (not in "
 	  "ib_write_lat: its receiver polls for data a null MR does not carry)" },
@@ -360,7 +362,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
 	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err) ||
-	    rt_pt_report_rules(p, c, tab, err))
+	    rt_pt_report_rules(p, c, tab, err) || rt_pt_dual_rules(p, c, tab, err))
 		return -1;
 	if (p->all)
 		p->size = RT_PT_ALL_MAX;

@@ -277,8 +277,10 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "direction: the side with HOST connects); not with -R or -z, which " \
 	  "perftest cannot run either", NULL }, \
 	{ 0, "report-per-port", RT_OPT_FLAG, RT_I(per_port), 0, 0, NULL, NULL, \
-	  "with -O and -D, as perftest: each port's figures; a device with one " \
-	  "port exits 3", NULL }
+	  "needs -O and -D, as perftest: each port's BW and message rate over " \
+	  "the sample window in four more columns (BW_Port1 ... in the JSON " \
+	  "rows); both sides must give it (the report exchange carries them); " \
+	  "not with --run_infinitely. A device with one port exits 3", NULL }
 
 /* Latency-only reporting rows (perftest_ropts.c). */
 #define RT_PT_OPTS_REPORT_LAT \
@@ -394,7 +396,7 @@ struct rt_pt_params {
 
 /* The run control and reporting options' rules (perftest_ropts.c):
  * --run_infinitely (BW; not with -e, -a, send, -b), --reversed (not with
- * -R or -z; swaps the test role), --report-per-port (needs -O and -D),
+ * -R or -z; swaps the test role),
  * -H/-U (-n mode, -n bounded), --latency_gap. Called by
  * rt_pt_params_init. */
 int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,

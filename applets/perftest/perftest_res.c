@@ -157,23 +157,6 @@ static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);
 static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
 		    struct rt_error *err);
 
-static int dualport(struct rt_pt_conn *c)
-{
-	struct ibv_device_attr a;
-
-	if (!c->p->res.dualport)
-		return 0;
-	if (ibv_query_device(c->d.ctx, &a))
-		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
-				     "ibv_query_device on %s", c->d.name);
-	if (a.phys_port_cnt < 2)
-		return rt_fail(&c->run->err, RT_EXIT_ENV, "-O (--dualport): %s has %u "
-			       "port, a dual-port run needs two", c->d.name,
-			       (unsigned)a.phys_port_cnt);
-	return rt_fail(&c->run->err, RT_EXIT_USAGE, "-O (--dualport) on a two-port "
-		       "device is not supported by rdmatest yet");
-}
-
 static int forced_link(struct rt_pt_conn *c)
 {
 	int have = c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET ?
@@ -339,7 +322,7 @@ static int early_mem(struct rt_pt_conn *c)
 
 int rt_pt_res_device(struct rt_pt_conn *c)
 {
-	return dualport(c) || forced_link(c) || dlid(c) || pkey(c) || odp(c) ||
+	return forced_link(c) || dlid(c) || pkey(c) || odp(c) ||
 	       early_mem(c) ? -1 : 0;
 }
 

@@ -3,7 +3,7 @@
  * 25.01): the source address of the exchange (--bind_source_ip), the GID
  * family (--ipv6), the P_Key index, the link layer and destination LID
  * checks (--force-link, --dlid), the buffer's memory (--use_hugepages,
- * --mmap, --odp, --mr_per_qp) and the dual-port check (-O). Their rows,
+ * --mmap, --odp, --mr_per_qp) and -O's row (perftest_dual.h runs it). Their rows,
  * their checked values and the device-time checks live here, beside the
  * table rows of perftest_opts.h.
  *
@@ -85,8 +85,13 @@ struct rt_pt_res {
 /* Rows of the bandwidth tests. */
 #define RT_PT_OPTS_RES_BW \
 	{ 'O', "dualport", RT_OPT_FLAG, RT_I(res.dualport), 0, 0, NULL, NULL, \
-	  "run on ports 1 and 2: a one-port device exits 3 naming it; two-port " \
-	  "runs are not implemented (exit 2); -R refuses it, as perftest", NULL }, \
+	  "run on ports 1 and 2, as perftest: -q is doubled, the first half of " \
+	  "the QPs on port 1, the second on port 2, each QP's record with its " \
+	  "port's LID and GID (port 2's: -x's index, else on RoCE perftest's " \
+	  "best of its table). A device with one port (Soft-RoCE) exits 3 " \
+	  "naming its port count; port 2 not ACTIVE or of another link layer " \
+	  "exits 3 naming it; -R and -i other than 1 exit 2. Not yet run on " \
+	  "a two-port device", NULL }, \
 	{ 0, "mr_per_qp", RT_OPT_FLAG, RT_I(res.mr_per_qp), 0, 0, NULL, NULL, \
 	  "one memory region per QP over its own two slots, instead of one for " \
 	  "the whole buffer", NULL }, \
@@ -125,7 +130,7 @@ int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 /* The side makes an SRQ: --use-srq where it receives (perftest: latency,
  * a server, or -b). */
 bool rt_pt_res_srq(const struct rt_pt_params *p);
-/* Once the device is open, before any peer: -O, --force-link, --dlid,
+/* Once the device is open, before any peer: --force-link, --dlid,
  * --pkey_index (its entry) and --odp's capabilities. Exit 3 naming what
  * the device lacks. */
 int rt_pt_res_device(struct rt_pt_conn *c);

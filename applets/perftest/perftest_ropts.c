@@ -84,9 +84,6 @@ int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	p->latency_gap = (unsigned)c->latency_gap;
 	p->counters = c->counters;
 	p->cpu_util = c->cpu_util;
-	if (p->per_port && !p->duration)
-		return rt_fail(err, RT_EXIT_USAGE, "--report-per-port needs -D and -O "
-			       "(as perftest)");
 	if (p->counters && rt_pt_ctr_check(p->counters, err))
 		return -1;
 	return reversed_rules(p, err) || latency_report_rules(p, err) ||
@@ -102,25 +99,6 @@ void rt_pt_report_notes(const struct rt_pt_params *p, const struct rt_log *log)
 			"the results of both sides");
 	if (p->cpu_util && !p->duration)
 		rt_warn(log, "--cpu_util works only with -D (as perftest): no CPU_Util column");
-}
-
-int rt_pt_report_device(const struct rt_pt_conn *c)
-{
-	struct ibv_device_attr a;
-	int rc;
-
-	if (!c->p->per_port)
-		return 0;
-	rc = ibv_query_device(c->d.ctx, &a);
-	if (rc)
-		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, rc, "ibv_query_device "
-				     "on %s", c->d.name);
-	if (a.phys_port_cnt < 2)
-		return rt_fail(&c->run->err, RT_EXIT_ENV, "--report-per-port needs a "
-			       "dual-port device: %s has %u port", c->d.name,
-			       a.phys_port_cnt);
-	return rt_fail(&c->run->err, RT_EXIT_USAGE, "--report-per-port needs -O "
-		       "(--dualport), which rdmatest does not run yet");
 }
 
 /* ---- -W: port counters ------------------------------------------------------ */

@@ -54,7 +54,8 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	if (p->events) /* -X's vector, as perftest names it */
 		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
 		       p->extra.vector > 0 ? p->extra.vector : 0);
-	rt_say(l, " Dual-port       : OFF\t\tDevice         : %s", c->d.name);
+	rt_say(l, " Dual-port       : %s\t\tDevice         : %s",
+	       c->dual.on ? "ON" : "OFF", c->d.name);
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
@@ -72,6 +73,10 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 		rt_say(l, " GID index       : %u%s", c->spec.local.gid_index,
 		       c->gid_auto ? " (chosen by rdmatest: the RoCE v2 GID of the "
 				     "address the peer is reached on)" : "");
+	if (c->gid && c->dual.on) /* perftest's line for port 2 */
+		rt_say(l, " GID index2      : %u%s", c->dual.local2.gid_index,
+		       c->dual.gid_auto2 ? " (chosen as perftest: the best of port 2's "
+					   "table)" : "");
 	if (p->t.verb == RT_PT_READ || p->t.verb == RT_PT_ATOMIC)
 		rt_say(l, " Outstand reads  : %u", c->out_reads);
 	else
@@ -134,6 +139,7 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 	rt_json_kv_bool(j, "gid_chosen", c->gid_auto);
 	rt_json_kv_int(j, "mtu", rt_mtu_bytes(c->sys.mtu));
 	rt_json_kv_uint(j, "qps", c->p->qps);
+	rt_json_kv_bool(j, "dual_port", c->dual.on);
 	rt_json_kv_bool(j, "rdma_cm", c->p->rdma_cm);
 	rt_json_kv_string(j, "unit", c->p->gbits ? "Gb/s" : "MiB/s");
 	rt_json_key(j, "rows");
@@ -146,6 +152,7 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 	rt_json_key(&o->file, "test_info");
 	rt_json_object_begin(&o->file);
 	rt_json_kv_string(&o->file, "test", c->name);
+	rt_json_kv_string(&o->file, "Dual_port", c->dual.on ? "ON" : "OFF");
 	rt_json_kv_string(&o->file, "Device", c->d.name);
 	rt_json_kv_uint(&o->file, "Number_of_qps", c->p->qps);
 	rt_json_kv_string(&o->file, "rdma_cm_QPs", c->p->rdma_cm ? "ON" : "OFF");
@@ -242,7 +249,7 @@ int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
 void rt_pt_out_end(struct rt_pt_out *o)
 {
 	if (o->p->output == RT_PT_OUT_ALL)
-		rt_say(&o->run->log, RT_PT_LINE);
+		rt_say(&o->run->log, o->p->per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
 }
 
 void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v)

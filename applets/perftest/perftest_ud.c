@@ -194,7 +194,8 @@ static int make_ahs(struct rt_pt_conn *c)
 		s.remote.lid = c->theirs[i].lid;
 		s.remote.gid = c->theirs[i].gid;
 		s.flow_label = rt_pt_flow_label(c->p, i);
-		c->ah[i] = rt_vqp_ah(&c->d, &s, &c->run->err);
+		s.local = *rt_pt_dual_local(c, i); /* -O: QP i's port */
+		c->ah[i] = rt_vqp_ah(rt_pt_dual_dev(c, i), &s, &c->run->err);
 		if (!c->ah[i])
 			return -1;
 	}

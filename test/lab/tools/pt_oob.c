@@ -41,7 +41,8 @@ static int sequence(struct ptc *c)
 	struct rt_pt_sys s = { .cycle_buffer = RT_PT_CYCLE_BUFFER,
 			       .cache_line = RT_PT_CACHE_LINE };
 	struct rt_pt_key mine[MAX_QPS], theirs[MAX_QPS];
-	struct rt_pt_bw_report r = { c->size, 5000ull * c->q, 0, 1234.5, 0.25 }, peer;
+	struct rt_pt_bw_report r = { .size = c->size, .iters = 5000ull * c->q,
+				     .bw_avg = 1234.5, .msg_rate = 0.25 }, peer;
 	struct rt_vaddr local;
 
 	if (rt_vdev_local(&c->d, "/sys", -1, (struct sockaddr *)&c->oob.tcp.local, &local,

@@ -309,7 +309,8 @@ static int child_client(struct pair *p)
 {
 	struct rt_pt_sys s = { .cycle_buffer = 4096, .cache_line = 128, .mtu = IBV_MTU_2048 };
 	struct rt_pt_key mine[2] = { key1, key1 }, theirs[2];
-	struct rt_pt_bw_report r = { 65536, 5000, 1.5, 1.25, 0.02 }, peer;
+	struct rt_pt_bw_report r = { .size = 65536, .iters = 5000, .bw_peak = 1.5,
+				     .bw_avg = 1.25, .msg_rate = 0.02 }, peer;
 
 	mine[1].qpn = 0xabce;
 	rt_oob_close(&p->srv.tcp);
@@ -386,7 +387,8 @@ static void barrier_names_mismatch(void **state)
 static void bw_report_bytes(void **state)
 {
 	struct pair p;
-	struct rt_pt_bw_report mine = { 65536, 5000, 1.0, 0.5, 2.0 }, theirs;
+	struct rt_pt_bw_report mine = { .size = 65536, .iters = 5000, .bw_peak = 1.0,
+					.bw_avg = 0.5, .msg_rate = 2.0 }, theirs;
 	uint8_t in[40] = { 0 }, got[36];
 
 	(void)state;
