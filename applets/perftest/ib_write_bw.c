@@ -4,6 +4,7 @@
  * on port 18515, its message sequence, its table (applets/perftest/perftest_bw.c). */
 #include "rdmatest/applet.h"
 #include "perftest/perftest_bw.h"
+#include "perftest/perftest_imm.h"
 
 #define RT_CFG struct rt_pt_cfg
 
@@ -15,7 +16,7 @@ static const struct rt_opt ib_write_bw_opts[] = {
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES, RT_PT_OPTS_RES_BW,
 	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_BW, RT_PT_OPT_PAYLOAD, RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NULL_MR,
-	RT_PT_OPT_NO_LOCK, { 0 },
+	RT_PT_OPT_NO_LOCK, RT_PT_OPT_WRITE_IMM, { 0 },
 };
 
 RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,

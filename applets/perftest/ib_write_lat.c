@@ -3,6 +3,7 @@
  * with it: each side writes -s bytes into the other's buffer and spins on
  * the last byte, which carries the message count (applets/perftest/perftest_lat.c). */
 #include "rdmatest/applet.h"
+#include "perftest/perftest_imm.h"
 #include "perftest/perftest_lat.h"
 
 #define RT_CFG struct rt_pt_cfg
@@ -14,7 +15,7 @@ static const struct rt_opt ib_write_lat_opts[] = {
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES,
 	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, RT_PT_OPT_CYCLES,
-	RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NO_LOCK, { 0 },
+	RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NO_LOCK, RT_PT_OPT_WRITE_IMM, { 0 },
 };
 
 RT_PTL_APPLET(ib_write_lat, RT_PT_WRITE, rt_ptl_write_session,
