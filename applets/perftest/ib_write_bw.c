@@ -23,7 +23,9 @@ RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,
 	     "RDMA WRITE bandwidth over verbs, as perftest's ib_write_bw",
 	     RT_PT_BW_SYNOPSIS,
 	     RT_PT_BW_HELP("The client writes -n messages of -s bytes per QP into the server's"
-			   " buffer; the idle server prints the client's report.",
+			   " buffer; the idle server prints the client's report (with"
+			   " --write_with_imm it counts the writes' receive completions and"
+			   " prints its own row, as perftest 25.01).",
 			   "the server checks the first message of every QP written by an "
 			   "rdmatest client"),
 	     .examples = "On the server, host A:\n"
