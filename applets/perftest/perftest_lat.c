@@ -330,9 +330,6 @@ static int on_failed_wc(const struct lat *l, const struct ibv_wc *wc,
 		       l->rcnt, l->p->peer, hint(l, kind, wc));
 }
 
-/* The clock is read only where a figure needs it: the completion of this
- * side's own post is no progress of the peer's (the bound already runs
- * from the post), so the write test reads it once per message. */
 /* A write with immediate arrived: its completion is checked, then the
  * last byte of this side's area, which holds the sender's count
  * (perftest's sender writes it too). */
@@ -353,6 +350,9 @@ static int on_imm(struct lat *l, const struct ibv_wc *wc, struct rt_error *err)
 	return on_recv(l, now, err);
 }
 
+/* The clock is read only where a figure needs it: the completion of this
+ * side's own post is no progress of the peer's (the bound already runs
+ * from the post), so the write test reads it once per message. */
 static int on_wc(struct lat *l, const struct ibv_wc *wc, const char *kind,
 		 struct rt_error *err)
 {
