@@ -68,7 +68,8 @@
 	  "write with RDMA WRITE with immediate (immediate 0), as perftest 25.01: " \
 	  "the receiver posts receives and counts their completions, checking " \
 	  "each one's opcode, immediate and length (exit 1 otherwise); give it on " \
-	  "both sides. Not with -b and -D, nor -b and --run_infinitely (exit 2)", \
+	  "both sides. ib_write_bw refuses it with -b and -D, or with -b and an " \
+	  "endless run (exit 2)", \
 	  NULL }
 
 /* The test posts receives: the send tests, and the write tests with

@@ -182,8 +182,8 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "sends in flight per QP (clipped to -n)", NULL }
 #define RT_PT_OPT_RX_DEPTH(def) \
 	{ 'r', "rx-depth", RT_OPT_INT, RT_L(rx_depth), 1, 16384, (def), "N", \
-	  "send tests, and write tests with --write_with_imm: receives posted " \
-	  "per QP (otherwise the write and read tests refuse it)", NULL }
+	  "send tests, and write tests that write with immediate: receives " \
+	  "posted per QP (otherwise the write and read tests refuse it)", NULL }
 #define RT_PT_OPT_INLINE(def) \
 	{ 'I', "inline_size", RT_OPT_INT, RT_L(inline_size), 0, 1024, (def), "N", \
 	  "largest message sent inline", NULL }
