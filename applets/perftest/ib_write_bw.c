@@ -4,6 +4,7 @@
  * on port 18515, its message sequence, its table (applets/perftest/perftest_bw.c). */
 #include "rdmatest/applet.h"
 #include "perftest/perftest_bw.h"
+#include "perftest/perftest_imm.h"
 
 #define RT_CFG struct rt_pt_cfg
 
@@ -15,14 +16,16 @@ static const struct rt_opt ib_write_bw_opts[] = {
 	RT_PT_OPTS_RATE, RT_PT_OPTS_MCG,
 	RT_PT_OPTS_RES, RT_PT_OPTS_RES_BW,
 	RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_BW, RT_PT_OPT_PAYLOAD, RT_PT_OPT_FLOW_LABEL, RT_PT_OPT_NULL_MR,
-	RT_PT_OPT_NO_LOCK, { 0 },
+	RT_PT_OPT_NO_LOCK, RT_PT_OPT_WRITE_IMM, { 0 },
 };
 
 RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,
 	     "RDMA WRITE bandwidth over verbs, as perftest's ib_write_bw",
 	     RT_PT_BW_SYNOPSIS,
 	     RT_PT_BW_HELP("The client writes -n messages of -s bytes per QP into the server's"
-			   " buffer; the idle server prints the client's report.",
+			   " buffer; the idle server prints the client's report (with"
+			   " --write_with_imm it counts the writes' receive completions and"
+			   " prints its own row, as perftest 25.01).",
 			   "the server checks the first message of every QP written by an "
 			   "rdmatest client"),
 	     .examples = "On the server, host A:\n"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth engine: one run of one message size (perftest's
  * run_iter_bw, run_iter_bw_server and run_iter_bi, rewritten). */
+#include <arpa/inet.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perftest/perftest_bw.h"
+#include "perftest/perftest_imm.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ud.h"
 #include "perftest/perftest_ropts.h"
@@ -134,6 +136,10 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	}
 	w->wr.rdma.remote_addr = c->theirs[i].vaddr + off;
 	w->wr.rdma.rkey = c->theirs[i].rkey;
+	if (b->p->extra.write_imm) {
+		w->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		w->imm_data = htonl(RT_PT_IMM_DATA);
+	}
 	if (v == RT_PT_SEND)
 		rt_pt_ud_wr(c, i, w);
 }
@@ -231,9 +237,10 @@ static int post_recv(struct bwr *b, unsigned i)
 		b->rsge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_target(c, i) + off,
 					       (uint32_t)b->size + rt_pt_ud_grh(c),
 					       rt_pt_conn_mr(c, i)->lkey };
+		/* a write with immediate places nothing: no buffer */
 		b->rwr[j] = (struct ibv_recv_wr){
 			.wr_id = (uint64_t)i << QP_SHIFT | (b->rpost[i] + j),
-			.sg_list = &b->rsge[j], .num_sge = 1,
+			.sg_list = &b->rsge[j], .num_sge = b->p->extra.write_imm ? 0 : 1,
 			.next = j + 1 < b->rlist ? &b->rwr[j + 1] : NULL };
 	}
 	rc = c->res.srq ? ibv_post_srq_recv(c->res.srq, b->rwr, &bad) :
@@ -250,6 +257,23 @@ static bool want_recv(const struct bwr *b, unsigned i)
 	return b->timed || b->rpost[i] + b->rlist <= b->iters;
 }
 
+/* A receive's length (UD: with its GRH); with --write_with_imm the
+ * whole completion (perftest_imm.h). */
+static int recv_check(const struct bwr *b, const struct ibv_wc *wc)
+{
+	uint32_t grh = rt_pt_ud_grh(b->c);
+
+	if (b->p->extra.write_imm)
+		return rt_pt_imm_wc_check(wc, b->size, rt_pt_peer(&b->c->ch),
+					  &b->c->run->err);
+	if (wc->byte_len == b->size + grh)
+		return 0;
+	return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "%s sent a %u-byte message, "
+		       "this side runs %llu-byte ones (-s or -a differs)",
+		       rt_pt_peer(&b->c->ch), wc->byte_len - grh,
+		       (unsigned long long)b->size);
+}
+
 static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 {
 	unsigned i = (unsigned)(wc->wr_id >> QP_SHIFT);
@@ -257,11 +281,8 @@ static int recv_done(struct bwr *b, const struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS)
 		return fail_wc(b, wc, "receive");
-	if (wc->byte_len != b->size + rt_pt_ud_grh(b->c))
-		return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "%s sent a %u-byte message, "
-			       "this side runs %llu-byte ones (-s or -a differs)",
-			       rt_pt_peer(&b->c->ch), wc->byte_len - rt_pt_ud_grh(b->c),
-			       (unsigned long long)b->size);
+	if (recv_check(b, wc))
+		return -1;
 	if (!b->r_first)
 		b->r_first = t;
 	b->r_last = t;
@@ -410,8 +431,7 @@ static struct bw_role measured(const struct rt_pt_conn *c)
 
 	return (struct bw_role){ .iters = p->iters, .timed = p->duration > 0,
 				 .peak = !p->no_peak, .sends = c->client || p->bidir,
-				 .recvs = p->t.verb == RT_PT_SEND &&
-					  (!c->client || p->bidir) };
+				 .recvs = rt_pt_receives(p) && (!c->client || p->bidir) };
 }
 
 static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
@@ -523,6 +543,13 @@ int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size)
 
 	if (!p->warm_up || p->t.verb == RT_PT_SEND || !(c->client || p->bidir))
 		return 0;
+	/* each warm-up write would take a receive the peer never posted */
+	if (p->extra.write_imm) {
+		rt_warn(&c->run->log, "--perform_warm_up: no warm-up with "
+			"--write_with_imm (as perftest: \"Warm up not supported for "
+			"WRITE_IMM verb. Skipping\")");
+		return 0;
+	}
 	role.iters -= role.iters % p->post_list;
 	bwr_init(&b, c, size, &role);
 	rc = loop(&b);
@@ -603,7 +630,7 @@ int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx)
 {
 	struct bw_role role = { .timed = true, .sends = c->client || c->p->bidir,
-				.recvs = c->p->t.verb == RT_PT_SEND && !c->client };
+				.recvs = rt_pt_receives(c->p) && !c->client };
 	uint64_t period = (uint64_t)c->p->duration * 1000000000ull, from, at = 0, t;
 	struct bwr b;
 	int rc;
@@ -611,7 +638,7 @@ int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 	bwr_init(&b, c, size, &role);
 	/* the send test's receives are posted before the barrier that lets
 	 * the sender start, as perftest's */
-	if (prepost(&b) || (c->p->t.verb == RT_PT_SEND &&
+	if (prepost(&b) || (rt_pt_receives(c->p) &&
 			    rt_pt_conn_barrier(c, "start of the run"))) {
 		bwr_free(&b);
 		return -1;

@@ -457,11 +457,15 @@ static int sizes(struct sess *s, int (*one)(struct sess *, uint64_t))
 	return 0;
 }
 
+static int imm_session(struct sess *s);
+
 int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
 	struct rt_pt_bw_report theirs;
 
+	if (c->p->extra.write_imm)
+		return finish(&s, imm_session(&s));
 	if (rdma_setup(c, o))
 		return finish(&s, -1);
 	if (!c->client && !c->p->bidir)
@@ -531,4 +535,39 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 		return finish(&s, -1);
 	rt_pt_out_end(o);
 	return finish(&s, rt_pt_conn_close(c));
+}
+
+/* ---- write with immediate (perftest_imm.h) ---------------------------------------- */
+
+/* perftest's write_bw with WRITE_IMM: the receives and a barrier, the run,
+ * with -a a barrier, then this side's row (-b: after the report
+ * exchange); the receiver checks the data as the write test's server. */
+static int imm_size(struct sess *s, uint64_t size)
+{
+	struct rt_pt_conn *c = s->c;
+	struct rt_pt_bw_report r;
+
+	if (rt_pt_bw_warm_up(c, size) || rt_pt_bw_measure(c, size, &r, true, NULL) ||
+	    (c->p->all && rt_pt_conn_barrier(c, "end of a size")))
+		return -1;
+	if (c->p->bidir)
+		return duplex_row(s, &r);
+	return check_size(s, size) || row(s, &r) ? -1 : 0;
+}
+
+/* The write test's setup, then the send test's sequence (perftest's
+ * write_bw.c with WRITE_IMM): both sides print their rows, and
+ * --run_infinitely is the send test's. */
+static int imm_session(struct sess *s)
+{
+	struct rt_pt_conn *c = s->c;
+
+	if (rdma_setup(c, s->o))
+		return -1;
+	if (c->p->run_inf)
+		return send_infinite(s);
+	if (sizes(s, imm_size))
+		return -1;
+	rt_pt_out_end(s->o);
+	return rt_pt_conn_close(c);
 }

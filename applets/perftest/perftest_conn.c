@@ -12,6 +12,7 @@
 #include "rdmatest/addr.h"
 #include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
+#include "perftest/perftest_imm.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
@@ -267,12 +268,12 @@ static int queues(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 	struct rt_error *err = &c->run->err;
-	uint32_t rdepth = p->t.verb == RT_PT_SEND ? p->rx_depth : 1;
+	uint32_t rdepth = rt_pt_receives(p) ? p->rx_depth : 1;
 	int vector = rt_pt_comp_vector(p, c->d.ctx, err);
 	struct rt_res_spec rs = {
 		.qp_type = rt_pt_qp_type(p->conn), .send_depth = p->tx_depth, .recv_depth = rdepth,
 		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
-		.recv_cq_depth = p->t.verb == RT_PT_SEND ? rdepth * p->qps : 1,
+		.recv_cq_depth = rt_pt_receives(p) ? rdepth * p->qps : 1,
 		.max_inline = p->inline_size, .busy_poll = !p->events,
 		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,

@@ -84,6 +84,7 @@ struct rt_pt_extra_cfg {
 	const char *flow_label; /* --flow_label's list */
 	int null_mr;            /* --use-null-mr */
 	int no_lock;            /* --no_lock */
+	int write_imm;          /* --write_with_imm (perftest_imm.h) */
 };
 
 /* The checked parameters (struct rt_pt_params's `extra`). */
@@ -95,6 +96,7 @@ struct rt_pt_extra {
 	unsigned n_flow_labels; /* 0: flow label 0 */
 	bool null_mr;           /* --use-null-mr */
 	bool no_lock;           /* --no_lock */
+	bool write_imm;         /* --write_with_imm (perftest_imm.h) */
 };
 
 /* -X: every test but the write tests (which refuse it by name). */

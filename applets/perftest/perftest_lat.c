@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "rdmatest/interrupt.h"
+#include "perftest/perftest_imm.h"
 #include "perftest/perftest_lat.h"
 #include "rdmatest/util.h"
 #include "rdmatest/watchdog.h"
@@ -273,7 +275,9 @@ static int post_recv(struct lat *l, struct rt_error *err)
 	const struct rt_ptl_path *p = l->p;
 	struct ibv_sge sge = { .addr = (uintptr_t)p->target,
 			       .length = (uint32_t)l->plan->size + p->grh, .lkey = p->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+	/* a write with immediate places nothing: no buffer (perftest's 0) */
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge,
+				  .num_sge = p->imm ? 0 : 1 }, *bad;
 	int rc = p->srq ? ibv_post_srq_recv(p->srq, &wr, &bad) :
 		 ibv_post_recv(p->qp, &wr, &bad);
 
@@ -326,6 +330,26 @@ static int on_failed_wc(const struct lat *l, const struct ibv_wc *wc,
 		       l->rcnt, l->p->peer, hint(l, kind, wc));
 }
 
+/* A write with immediate arrived: its completion is checked, then the
+ * last byte of this side's area, which holds the sender's count
+ * (perftest's sender writes it too). */
+static int on_imm(struct lat *l, const struct ibv_wc *wc, struct rt_error *err)
+{
+	uint8_t want = (uint8_t)(l->rcnt + 1), got;
+	uint64_t now;
+
+	if (rt_pt_imm_wc_check(wc, l->plan->size, l->p->peer, err))
+		return -1;
+	got = l->p->target[l->plan->size - 1];
+	if (got != want)
+		return rt_fail(err, RT_EXIT_FAIL, "data check: the last byte of %s's "
+			       "write %" PRIu64 " is %u, not its count %u (modulo 256)",
+			       l->p->peer, l->rcnt + 1, got, want);
+	now = rt_now_ns();
+	rt_watchdog_progress(&l->dog, now);
+	return on_recv(l, now, err);
+}
+
 /* The clock is read only where a figure needs it: the completion of this
  * side's own post is no progress of the peer's (the bound already runs
  * from the post), so the write test reads it once per message. */
@@ -334,6 +358,8 @@ static int on_wc(struct lat *l, const struct ibv_wc *wc, const char *kind,
 {
 	if (wc->status != IBV_WC_SUCCESS)
 		return on_failed_wc(l, wc, kind, err);
+	if (l->p->imm && !strcmp(kind, "receive"))
+		return on_imm(l, wc, err);
 	if (wc->opcode == IBV_WC_RECV) {
 		uint64_t now = rt_now_ns();
 
@@ -397,6 +423,10 @@ static int post(struct lat *l, bool signalled, struct rt_error *err)
 
 	wr.opcode = p->verb == RT_PTL_WRITE ? IBV_WR_RDMA_WRITE :
 		    p->verb == RT_PTL_READ ? IBV_WR_RDMA_READ : IBV_WR_SEND;
+	if (p->imm) {
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htonl(RT_PT_IMM_DATA);
+	}
 	wr.send_flags = signalled ? IBV_SEND_SIGNALED : 0;
 	if (p->verb != RT_PTL_READ && p->verb != RT_PTL_ATOMIC && size <= p->max_inline)
 		wr.send_flags |= IBV_SEND_INLINE;
@@ -471,6 +501,16 @@ static int await_byte(struct lat *l, uint8_t want, struct rt_error *err)
 	return 0;
 }
 
+/* The peer's next write: its last byte, or with --write_with_imm its
+ * receive completion (perftest's run_iter_lat_write_imm). */
+static int await_write(struct lat *l, struct rt_error *err)
+{
+	if (!l->p->imm)
+		return await_byte(l, (uint8_t)(l->rcnt + 1), err);
+	return await(l, l->p->rw, &l->rcnt, l->rcnt + 1, true,
+		     "RDMA WRITE with immediate", err);
+}
+
 /* perftest's run_iter_lat_write: wait for the peer's write (the server
  * skips this once, so it writes first), write this side's count, wait for
  * that write's completion. */
@@ -481,7 +521,7 @@ static int run_write(struct lat *l, struct rt_error *err)
 
 	while (!rc && (more(l, l->scnt) || more(l, l->rcnt))) {
 		if ((l->scnt || l->p->client) && more(l, l->rcnt) &&
-		    (rc = await_byte(l, (uint8_t)(l->rcnt + 1), err)))
+		    (rc = await_write(l, err)))
 			break;
 		if (!more(l, l->scnt))
 			continue;

@@ -9,7 +9,10 @@
  *          area; the last byte carries the sender's message count (1, 2,
  *          ... modulo 256) and the receiver spins on the last byte of its
  *          own area until it holds the count it expects. The server
- *          writes first, the client waits first.
+ *          writes first, the client waits first. With --write_with_imm
+ *          the writes carry an immediate and the receiver waits for each
+ *          one's receive completion instead, checks it (perftest_imm.h)
+ *          and then the last byte.
  *   send:  SENDs of `size` bytes; the client sends first; receives are
  *          re-posted while more messages are due.
  *   read:  the client alone RDMA-READs `size` bytes, one at a time.
@@ -118,6 +121,7 @@ size_t rt_ptl_dur_fields(struct rt_pt_field *out, const struct rt_ptl_dur *d,
 struct rt_ptl_path {
 	enum rt_ptl_verb verb;
 	enum rt_pt_atomic atomic;  /* atomic: which one */
+	bool imm;                  /* write: --write_with_imm (perftest_imm.h) */
 	bool client;
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;       /* --use-srq: receives go there; else NULL */
@@ -130,7 +134,7 @@ struct rt_ptl_path {
 	uint32_t rkey;
 	uint32_t max_inline;       /* sizes up to this go inline (-I; 0 on rxe) */
 	unsigned cq_mod;           /* send: every cq_mod-th send is signalled */
-	unsigned rx_depth;         /* send: receives posted ahead (>= 1) */
+	unsigned rx_depth;         /* send, imm: receives posted ahead (>= 1) */
 	int oob_fd;                /* the peer's close of it names a dead peer; -1 */
 	struct ibv_ah *ah;         /* UD: the peer's address handle, else NULL */
 	uint32_t remote_qpn;       /* UD: the peer's QP */
@@ -148,9 +152,9 @@ struct rt_ptl_plan {
 	uint64_t duration_ns, margin_ns; /* -D, -f; 0: iteration mode */
 };
 
-/* send: the receives of one size (min(rx_depth, iters), all of them in
- * duration mode up to rx_depth), posted before the barrier that lets the
- * peer send. */
+/* send and write with immediate: the receives of one size (min(rx_depth,
+ * iters); rx_depth in duration mode), posted before the barrier that lets
+ * the peer send. */
 int rt_ptl_post_receives(const struct rt_ptl_path *p, const struct rt_ptl_plan *plan,
 			 struct rt_error *err);
 /* Runs one size. 0, -1 with err set, or RT_INTERRUPTED. m holds the

@@ -53,6 +53,7 @@ static void make_path(struct ptl *x)
 
 	x->path = (struct rt_ptl_path){
 		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
+		.imm = p->extra.write_imm,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
 		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),
@@ -187,8 +188,9 @@ static int finish(struct ptl *x)
 
 /* ---- the sizes -------------------------------------------------------------- */
 
-/* Every size in turn; send posts its receives and passes a barrier
- * before each, as perftest (the others have no per-size step). */
+/* Every size in turn; send and write with immediate post their receives
+ * and pass a barrier before each, as perftest (the others have no
+ * per-size step). */
 static int run_sizes(struct ptl *x)
 {
 	const struct rt_pt_params *p = x->c->p;
@@ -201,7 +203,7 @@ static int run_sizes(struct ptl *x)
 		struct rt_ptl_plan plan = plan_of(p, size);
 		int rc;
 
-		if (x->path.verb == RT_PTL_SEND &&
+		if ((x->path.verb == RT_PTL_SEND || x->path.imm) &&
 		    (rt_ptl_post_receives(&x->path, &plan, err) ||
 		     rt_pt_conn_barrier(x->c, "size")))
 			return -1;

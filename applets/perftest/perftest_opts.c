@@ -7,6 +7,7 @@
 #include "perftest/perftest.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_imm.h"
 #include "rdmatest/util.h"
 
 const struct rt_enum rt_pt_mtus[] = {
@@ -90,7 +91,8 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "mr_per_qp", "bandwidth tests only, as in perftest" },
 	{ 0, "recv_post_list", "bandwidth tests only (perftest: Receive post list is "
 	  "supported in BW tests only)" },
-	{ 0, "use-srq", "the SEND tests only: the others post no receives" },
+	{ 0, "use-srq", "the SEND tests only, as perftest (the others post no "
+	  "receives, or with --write_with_imm perftest refuses it)" },
 	{ 'M', "MGID", NULL }, { 'A', "atomic_type", NULL },
 	{ 'B', "source_mac", NULL },
 	{ 'E', "dest_mac", NULL },
@@ -127,8 +129,9 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 'y', "limit_msgrate", NULL },
 	{ 'I', "inline_size", NULL }, { 'r', "rx-depth", NULL },
 	/* added after 4.5, up to 25.01 (Debian 13's) */
-	{ 0, "write_with_imm", "not in rdmatest yet (issue #40: the receiver "
-	  "side of RDMA write with immediate)" }, { 0, "congest_type", NULL },
+	{ 0, "write_with_imm", "ib_write_bw and ib_write_lat only (perftest: "
+	  "Write_with_imm can only be used with write_lat and write_bw tests)" },
+	{ 0, "congest_type", NULL },
 	{ 0, "unsolicited_write", NULL }, { 0, "no_ddp", NULL },
 	{ 0, "tcp", NULL },
 	{ 0, "reply_every", NULL }, { 0, "raw_mcast", NULL },
@@ -160,7 +163,7 @@ static int depths(struct rt_pt_params *p)
 {
 	if (!p->duration && p->tx_depth > p->iters)
 		p->tx_depth = (unsigned)p->iters;
-	if (!p->duration && p->t.verb == RT_PT_SEND && p->rx_depth > p->iters)
+	if (!p->duration && rt_pt_receives(p) && p->rx_depth > p->iters)
 		p->rx_depth = (unsigned)p->iters;
 	if (p->size > 8192 && p->conn != RT_PT_UD && !p->all && !p->events &&
 	    !p->cq_mod_given)
@@ -234,6 +237,7 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->xchg_versions = !c->dont_xchg;
 	p->relaxed = !c->no_relaxed;
 	p->conn = (enum rt_pt_conn_type)c->conn;
+	p->extra.write_imm = c->extra.write_imm;
 }
 
 /* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
@@ -332,10 +336,11 @@ static int unused_rules(const struct rt_pt_params *p, const struct rt_opt_table 
 		return rt_fail(err, RT_EXIT_USAGE, "-o (--outs): outstanding reads are for "
 			       "the READ and atomic tests; the %s test has none",
 			       rt_pt_verb_name(p->t.verb));
-	if (p->t.verb != RT_PT_SEND && rt_opt_was_given(tab, "rx-depth"))
+	if (!rt_pt_receives(p) && rt_opt_was_given(tab, "rx-depth"))
 		return rt_fail(err, RT_EXIT_USAGE, "-r (--rx-depth): the %s test posts no "
-			       "receives; the receive depth is for the SEND tests",
-			       rt_pt_verb_name(p->t.verb));
+			       "receives; the receive depth is for the SEND tests%s",
+			       rt_pt_verb_name(p->t.verb), p->t.verb == RT_PT_WRITE ?
+			       " and --write_with_imm" : "");
 	if (p->rdma_cm && rt_opt_was_given(tab, "sl"))
 		return rt_fail(err, RT_EXIT_USAGE, "-S (--sl) and -R exclude each other: "
 			       "with -R the RDMA CM takes the service level from the path it "
@@ -354,7 +359,7 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
-	    rt_pt_ud_rules(p, c, tab, err) ||
+	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, c, tab, err) ||
 	    rt_pt_res_rules(p, c, tab, err) ||
 	    rt_pt_extra_rules(p, c, tab, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
@@ -377,8 +382,9 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		break;
 	}
 	/* perftest then makes an odd receive depth of a send test even (its
-	 * "WA for a bug when rx_depth is odd"), outside -a */
-	if (p->t.verb == RT_PT_SEND && p->rx_depth % 2 && !p->all)
+	 * "WA for a bug when rx_depth is odd", write with immediate too),
+	 * outside -a */
+	if (rt_pt_receives(p) && p->rx_depth % 2 && !p->all)
 		p->rx_depth++;
 	if (p->iters > 20000)
 		p->no_peak = true;
@@ -404,7 +410,9 @@ void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p)
 	const char *atomic = p->t.verb != RT_PT_ATOMIC ? "" :
 			     p->atomic == RT_PT_CMP_SWAP ? "CMP_AND_SWAP " : "FETCH_AND_ADD ";
 
-	snprintf(buf, len, "%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb), atomic,
+	/* perftest 25.01 names the verb "RDMA_Write_imm" */
+	snprintf(buf, len, "%s%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb),
+		 p->extra.write_imm ? "_imm" : "", atomic,
 		 p->bidir ? "Bidirectional " : "",
 		 p->post_list > 1 ? "Post List " : "",
 		 p->t.kind == RT_PT_BW ? "BW" : "Latency");

@@ -116,7 +116,8 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	"Raw packet QPs only, as perftest: --typical_pkt_size (with " \
 	"--rate_limit_type PP), --connectionless. -M (--MGID) goes with -g " \
 	"(--mcg), which exits 3 on a RoCE device that delivers no multicast " \
-	"(Soft-RoCE). Not in rdmatest yet: --write_with_imm."
+	"(Soft-RoCE). ib_write_bw and ib_write_lat only, as perftest: " \
+	"--write_with_imm."
 
 /* ---- rows (the file defines RT_CFG as struct rt_pt_cfg) ---------------- */
 
@@ -181,7 +182,8 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "sends in flight per QP (clipped to -n)", NULL }
 #define RT_PT_OPT_RX_DEPTH(def) \
 	{ 'r', "rx-depth", RT_OPT_INT, RT_L(rx_depth), 1, 16384, (def), "N", \
-	  "send tests: receives posted per QP (write and read tests refuse it)", NULL }
+	  "send tests, and write tests that write with immediate: receives " \
+	  "posted per QP (otherwise the write and read tests refuse it)", NULL }
 #define RT_PT_OPT_INLINE(def) \
 	{ 'I', "inline_size", RT_OPT_INT, RT_L(inline_size), 0, 1024, (def), "N", \
 	  "largest message sent inline", NULL }

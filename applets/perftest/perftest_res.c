@@ -13,6 +13,7 @@
 
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_res.h"
+#include "perftest/perftest_imm.h"
 #include "rdmatest/addr.h"
 #include "rdmatest/util.h"
 
@@ -95,9 +96,9 @@ static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (p->res.srq && p->qps > (unsigned)c->rx_depth)
 		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %u is more than the "
 			       "SRQ's depth, -r %lld", p->qps, c->rx_depth);
-	if (l > 1 && p->t.verb != RT_PT_SEND)
+	if (l > 1 && !rt_pt_receives(p))
 		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list: the %s test posts "
-			       "no receives; it is for the SEND tests",
+			       "no receives; it is for the SEND tests and --write_with_imm",
 			       rt_pt_verb_name(p->t.verb));
 	if (!rt_opt_was_given(tab, "recv_post_list") || l == 1)
 		return 0;

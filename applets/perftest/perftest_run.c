@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perftest/perftest_conn.h"
+#include "perftest/perftest_imm.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/util.h"
 
@@ -25,7 +26,7 @@ static void depths(const struct rt_pt_conn *c, const struct rt_log *l)
 
 	if (c->client || duplex(p))
 		rt_say(l, " TX depth        : %u", p->tx_depth);
-	if (p->t.verb == RT_PT_SEND && (!c->client || duplex(p)))
+	if (rt_pt_receives(p) && (!c->client || duplex(p)))
 		rt_say(l, " RX depth        : %u", p->rx_depth);
 	if (p->t.kind == RT_PT_BW)
 		rt_say(l, " CQ Moderation   : %u", rt_pt_cq_mod(p, p->size));

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "perftest/perftest_imm.h"
 #include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
 
@@ -161,7 +162,7 @@ int rt_pt_ud_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		return -1;
 	/* UC and UD post every receive up front when -r was left alone */
 	if ((p->conn == RT_PT_UC || p->conn == RT_PT_UD) && !p->duration &&
-	    p->t.verb == RT_PT_SEND && p->rx_depth == 512)
+	    rt_pt_receives(p) && p->rx_depth == 512)
 		p->rx_depth = (unsigned)RT_MIN(p->iters, (uint64_t)RT_PT_UC_MAX_RX);
 	return 0;
 }
