@@ -21,6 +21,7 @@
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 #include "perftest/perftest_report.h"
 #include "rdmatest/util.h"
 
@@ -35,22 +36,14 @@ static const struct rt_opt send_bw_opts[] = {
 
 static int send_bw(struct rt_pt_params *p, struct rt_error *err, ...)
 {
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { send_bw_opts, &cfg, { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_send_bw" };
-	int argc = 1;
 	va_list ap;
+	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
 	va_start(ap, err);
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
+	rc = pt_vparse(p, err, send_bw_opts, "ib_send_bw",
+		       (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW }, ap);
 	va_end(ap);
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW },
-				 &tab, err);
+	return rc;
 }
 
 static void refused(int rc, const struct rt_error *err, const char *want)

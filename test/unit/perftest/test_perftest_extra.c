@@ -15,6 +15,7 @@
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_extra.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ropts.h"
 
@@ -28,22 +29,14 @@ static const struct rt_opt bw_opts[] = {
 
 static int parse(struct rt_pt_params *p, struct rt_error *err, ...)
 {
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { bw_opts, &cfg, { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_send_bw" };
-	int argc = 1;
 	va_list ap;
+	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
 	va_start(ap, err);
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
+	rc = pt_vparse(p, err, bw_opts, "ib_send_bw",
+		       (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW }, ap);
 	va_end(ap);
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW },
-				 &tab, err);
+	return rc;
 }
 
 static void vector_rules(void **state)

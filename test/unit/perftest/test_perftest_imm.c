@@ -15,6 +15,7 @@
 #include "perftest/perftest.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 
 #define RT_CFG struct rt_pt_cfg
 
@@ -35,23 +36,14 @@ static const struct rt_opt lat_opts[] = {
 static int parse(struct rt_pt_params *p, struct rt_error *err,
 		 enum rt_pt_kind kind, ...)
 {
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { kind == RT_PT_BW ? bw_opts : lat_opts, &cfg,
-				    { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_write_bw" };
-	int argc = 1;
 	va_list ap;
+	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
 	va_start(ap, kind);
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
+	rc = pt_vparse(p, err, kind == RT_PT_BW ? bw_opts : lat_opts, "ib_write_bw",
+		       (struct rt_pt_test){ RT_PT_WRITE, kind }, ap);
 	va_end(ap);
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, (struct rt_pt_test){ RT_PT_WRITE, kind },
-				 &tab, err);
+	return rc;
 }
 
 static void bw_depth(void **state)

@@ -13,6 +13,7 @@
 #include "perftest/perftest.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 #include "perftest/perftest_res.h"
 
 #define RT_CFG struct rt_pt_cfg
@@ -30,31 +31,14 @@ static const struct rt_opt write_lat_opts[] = {
 	RT_PT_OPTS_LAT, RT_PT_OPTS_RES, { 0 },
 };
 
-/* Parses the NULL-terminated arguments with one table into params. */
-static int vparse(struct rt_pt_params *p, struct rt_error *err,
-		  const struct rt_opt *opts, struct rt_pt_test t, va_list ap)
-{
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { opts, &cfg, { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_test" };
-	int argc = 1;
-
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, t, &tab, err);
-}
-
 static int send_bw(struct rt_pt_params *p, struct rt_error *err, ...)
 {
 	va_list ap;
 	int rc;
 
 	va_start(ap, err);
-	rc = vparse(p, err, send_bw_opts, (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW }, ap);
+	rc = pt_vparse(p, err, send_bw_opts, "ib_test",
+		       (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW }, ap);
 	va_end(ap);
 	return rc;
 }
@@ -65,7 +49,8 @@ static int write_lat(struct rt_pt_params *p, struct rt_error *err, ...)
 	int rc;
 
 	va_start(ap, err);
-	rc = vparse(p, err, write_lat_opts, (struct rt_pt_test){ RT_PT_WRITE, RT_PT_LAT }, ap);
+	rc = pt_vparse(p, err, write_lat_opts, "ib_test",
+		       (struct rt_pt_test){ RT_PT_WRITE, RT_PT_LAT }, ap);
 	va_end(ap);
 	return rc;
 }

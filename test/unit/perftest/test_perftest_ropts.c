@@ -15,6 +15,7 @@
 #include "perftest/perftest.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 #include "perftest/perftest_ropts.h"
 
 #define RT_CFG struct rt_pt_cfg
@@ -31,23 +32,6 @@ static const struct rt_opt lat_opts[] = {
 	RT_PT_OPTS_RUN, RT_PT_OPTS_LAT, RT_PT_OPTS_REPORT, RT_PT_OPTS_REPORT_LAT, { 0 },
 };
 
-static int vparse(struct rt_pt_params *p, struct rt_error *err, const struct rt_opt *opts,
-		  struct rt_pt_test test, va_list ap)
-{
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { opts, &cfg, { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_test" };
-	int argc = 1;
-
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, test, &tab, err);
-}
-
 static int parse_as(struct rt_pt_params *p, struct rt_error *err,
 		    enum rt_pt_verb v, enum rt_pt_kind k, ...)
 {
@@ -55,8 +39,8 @@ static int parse_as(struct rt_pt_params *p, struct rt_error *err,
 	int rc;
 
 	va_start(ap, k);
-	rc = vparse(p, err, k == RT_PT_BW ? bw_opts : lat_opts,
-		    (struct rt_pt_test){ v, k }, ap);
+	rc = pt_vparse(p, err, k == RT_PT_BW ? bw_opts : lat_opts, "ib_test",
+		       (struct rt_pt_test){ v, k }, ap);
 	va_end(ap);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
+#include "pt_parse.h"
 #include "perftest/perftest_ud.h"
 
 #define RT_CFG struct rt_pt_cfg
@@ -24,21 +25,13 @@ static const struct rt_opt send_opts[] = {
 /* Parses the NULL-terminated arguments with ib_send_bw's table as test t. */
 static int parse(struct rt_pt_params *p, struct rt_error *err, struct rt_pt_test t, ...)
 {
-	static struct rt_pt_cfg cfg;
-	struct rt_opt_table tab = { send_opts, &cfg, { 0 }, rt_pt_refused, true };
-	char *argv[32] = { "ib_send_bw" };
-	int argc = 1;
 	va_list ap;
+	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(err, 0, sizeof(*err));
 	va_start(ap, t);
-	for (char *a; (a = va_arg(ap, char *)) && argc < 31;)
-		argv[argc++] = a;
+	rc = pt_vparse(p, err, send_opts, "ib_send_bw", t, ap);
 	va_end(ap);
-	if (rt_opt_parse(&tab, 1, argc, argv, err))
-		return -1;
-	return rt_pt_params_init(p, &cfg, t, &tab, err);
+	return rc;
 }
 
 static const struct rt_pt_test send_bw = { RT_PT_SEND, RT_PT_BW };
