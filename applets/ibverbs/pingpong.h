@@ -3,7 +3,8 @@
  * the applets share: the 52-byte text record "LLLL:QQQQQQ:PPPPPP:<GID>"
  * and its exchange over the TCP channel (oob.h) in upstream's order, and
  * the loop that bounces `iters` messages each way with rx_depth receives
- * kept posted. The wire is rdma-core v44's (next-tools.md §1.4).
+ * kept posted. The wire is rdma-core v44's
+ * (libibverbs/examples/rc_pingpong.c, pp_client_exch_dest()).
  *
  * Memory: the loop owns no allocation; its buffer is the caller's
  * registered region of RT_PP_BUF_LEN(size) bytes. */

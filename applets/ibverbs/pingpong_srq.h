@@ -3,8 +3,8 @@
  * num_qp RC QPs whose receives come from one shared receive queue, the
  * block of 256 address records each side sends (unused ones are the
  * all-zero record), and the loop whose counts are global over the QPs:
- * -n is the total number of messages each way, as rdma-core v44 counts
- * (next-tools.md §1.8).
+ * -n is the total number of messages each way, as rdma-core v44's
+ * libibverbs/examples/srq_pingpong.c counts them.
  *
  * Memory: the loop owns no allocation; its buffer is the caller's
  * registered region of RT_PP_SRQ_BUF_LEN(size) bytes, and its per-QP state

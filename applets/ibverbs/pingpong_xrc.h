@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* ibv_xsrq_pingpong's wire (rdma-core v44, next-tools.md §1.9): per
+/* ibv_xsrq_pingpong's wire (rdma-core v44, libibverbs/examples/xsrq_pingpong.c): per
  * client one 66-byte text record each way, "LLLL:RRRRRR:SSSSSS:PPPPPP:
  * NNNNNN:<GID>" (LID, receive (TGT) QPN, send (INI) QPN, PSN, XRC SRQ
  * number, the GID's 16 bytes as 32 hex digits) and a NUL; the client writes

@@ -151,11 +151,11 @@ def msg_hdr():
           dg(message(100, 4, 1, flags=2)) + dg(b"\x00" * 10))
     write("msg_hdr", "header-only", message(24, 0xFFFFFFFF, 2 ** 64 - 1))
     write("msg_hdr", "zero-count", struct.pack(">IH", 0, 0) + dg(message(24, 0, 0)))
-    # a ring that ran dry in the middle of two senders' streams (issue 25)
+    # a ring that ran dry in the middle of two senders' streams
     write("msg_hdr", "overrun", head + dg(message(100, 1, 0)) + dg(message(100, 2, 0)) +
           dg(message(100, 1, 1), dry=True) + dg(message(100, 1, 6)) + dg(message(100, 2, 9)) +
           dg(bytes(100), qpn=3) + dg(bytes(100), qpn=3, dry=True))
-    # more senders than a tally tracks (issue 17): the rest count as foreign
+    # more senders than a tally tracks: the rest count as foreign
     write("msg_hdr", "many-senders", struct.pack(">IH", 5000, 100) +
           b"".join(dg(message(100, 0x10000 + i, i % 3)) for i in range(300)) +
           dg(message(100, 0x10000, 4000)) + dg(message(100, 0x10000, 1)))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The file ibv_xsrq_pingpong ties its XRC domain to (issue 36): not
+/* The file ibv_xsrq_pingpong ties its XRC domain to : not
  * upstream's /tmp/xrc_domain, which a planted link could redirect. */
 #include <setjmp.h>
 #include <stdarg.h>
