@@ -50,8 +50,9 @@ exit_in cli 0
 exit_in srv 0
 pass
 
-# a single-client server turns a second client away at once (and frees it:
-# issue 17 item 4) while the first goes on; -v shows the first is pinging
+# a single-client server turns a second client away at once (and frees
+# the refused connection's resources) while the first goes on; -v shows
+# the first is pinging
 case_begin "second client while one is served: rejected at once, the first passes" 90
 start_pair -C 3000 -- -C 3000 -V -v
 wait_log cli 'ping data: rdma-ping-0:' 30 || fail "the first client did not start"
