@@ -190,6 +190,15 @@ cmd_run() {
 			# applet demos need the binary under test
 			say "no --binary: running demo-upstream.sh only"
 			RUN_SCENARIOS+=("$LAB_DIR/scenarios/demo-upstream.sh")
+		elif [ -n "${RDMATEST_LAB_DEMO:-}" ]; then
+			# some applets alone: scripts/fresh-machine proves a fresh root
+			# with a few, where the suites have run every demo's code paths
+			say "RDMATEST_LAB_DEMO: the demos of $RDMATEST_LAB_DEMO alone"
+			for h in $RDMATEST_LAB_DEMO; do
+				f=$LAB_DIR/scenarios/demo-$h.sh
+				[ -f "$f" ] || die "RDMATEST_LAB_DEMO: no demo of '$h' (no scenarios/demo-$h.sh)"
+				RUN_SCENARIOS+=("$f")
+			done
 		else
 			# one demo-<applet>.sh per applet (demo-upstream.sh is the upstream tools')
 			for f in "$LAB_DIR"/scenarios/demo-*.sh; do
