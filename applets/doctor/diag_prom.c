@@ -60,8 +60,7 @@ static void ports(struct rt_prom *p, const struct rt_diag *d)
 		"rdmatest_doctor_port_payload_bytes_per_second" };
 	const char *helps[PORT_GAUGES] = { "1 when the port's state is ACTIVE",
 		"the port's active MTU in bytes (verbs)", "the MTU of the port's netdev in bytes",
-		"the port's signalling rate in bytes per second, as the kernel states it "
-		"(sysfs rate: 400 Gb/sec is 50000000000)",
+		"the port's signalling rate in bytes per second, from the kernel's (sysfs rate)",
 		"the most RDMA WRITE payload the port carries at its active MTU, bytes per second" };
 
 	for (int m = 0; m < PORT_GAUGES && d->nports; m++) {
