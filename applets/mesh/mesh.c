@@ -63,9 +63,20 @@ struct mesh_cfg {
 	const char *rails;
 	const char *devices;
 	int cross_rails;
+	int exit_status; /* enum exit_kind */
 };
 
 #define RT_CFG struct mesh_cfg
+
+enum exit_kind { EXIT_ALL, EXIT_SELF };
+
+static const struct rt_enum exit_kinds[] = {
+	{ "all", EXIT_ALL, "every rank exits with the run's verdict: 0 READY, 1 NOT READY" },
+	{ "self", EXIT_SELF, "NOT READY is exit 1 only on a rank whose own host is at fault "
+	  "(its checks failed, or the verdict names it a bad host or a host with a bad rail), "
+	  "exit 4 on the others; a rank that got no verdict from rank 0 exits 4 too" },
+	{ NULL, 0, NULL },
+};
 
 static const struct rt_enum schedules[] = {
 	{ "ring", RT_SCHED_RING, "each host with the next: 2 rounds (3 for an odd count)" },
@@ -160,6 +171,12 @@ static const struct rt_opt mesh_opts[] = {
 	  "rank 0 and report: write the verdict, the counts, the medians and the hosts "
 	  "not ok as Prometheus gauges into FILE, replaced atomically, for node-exporter's "
 	  "textfile collector (exit 2 when it cannot be written); other ranks write nothing", NULL },
+	{ 0, "exit-status", RT_OPT_ENUM, RT_I(exit_status), 0, 0, "all", "KIND",
+	  "what a rank's exit status says when the run is NOT READY: all, exit 1 on every "
+	  "rank; self, exit 1 only where this host is at fault (its own checks failed, or "
+	  "the verdict names it a bad host or one with a bad rail) and exit 4 on the other "
+	  "ranks and on one that got no verdict from rank 0, so that a hook on every host "
+	  "(a Slurm prolog) acts on its own host alone", exit_kinds },
 	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
 	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
@@ -175,7 +192,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
 	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
-	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--json] | report [FILE...]",
+	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
 	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
@@ -185,7 +202,9 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "within --timeout) included; a blame pass re-tests every bad link once (a link "
 	  "good then is flaky, not bad) and pairs the ends of those still bad with two "
 	  "good hosts each, naming the bad host or the bad link; --json gives the whole run (pairs, matrix, "
-	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
+	  "verdicts) under results.mesh. The other ranks exit with the same verdict; with "
+	  "--exit-status self a NOT READY run is exit 1 only where this host is at fault "
+	  "and exit 4 elsewhere, for hooks that act on their own host. "
 	  "--timeout bounds each pair's test and the wait for every host; a round "
 	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
 	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
@@ -201,13 +220,20 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 		      "mpirun -np 64 --map-by node rdmatest mesh --coordinator node01\n"
 		      "\n"
 		      "With pdsh or clush, the same command on every host of a list "
-		      "(rank i is the i-th host; give a token of your own):\n"
-		      "pdsh -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
-		      "clush -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "(rank i is the i-th host; give a token of your own; -f: every host at "
+		      "once, since pdsh starts 32 and clush 64 at a time by default, and a "
+		      "host started after the others have finished counts as absent):\n"
+		      "pdsh -f 64 -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "clush -f 64 -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
 		      "\n"
 		      "In a Kubernetes Indexed Job of 64 pods behind a headless Service "
 		      "named mesh (docs/mesh.md has the manifest):\n"
 		      "rdmatest mesh --size 64 --coordinator mesh-0.mesh\n"
+		      "\n"
+		      "In a Slurm prolog on every node of the job: fail (and drain) only the "
+		      "node that the verdict blames, on a port of the job's own:\n"
+		      "rdmatest mesh --quick --exit-status self --hosts \"$SLURM_JOB_NODELIST\" "
+		      "--port $((7500 + 2 * (SLURM_JOB_ID % 8000)))\n"
 		      "\n"
 		      "Judge the per-rank --lines output afterwards:\n"
 		      "rdmatest mesh report rank*.out",
@@ -437,6 +463,7 @@ struct mesh_run {
 	struct rt_mesh_plan plan;
 	const char *heatmap;
 	const char *prom;
+	bool exit_self; /* --exit-status self */
 };
 
 /* --budget runs random matchings: with --schedule random or none, never
@@ -476,6 +503,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	limits(cfg, &m->lim);
 	m->heatmap = cfg->heatmap;
 	m->prom = cfg->prom;
+	m->exit_self = cfg->exit_status == EXIT_SELF;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
 		.log = &run->log, .rails = m->rails };
@@ -549,10 +577,23 @@ static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 		       v->bad_links, v->absent, v->untested);
 }
 
+/* --exit-status self: a failure that does not blame this host becomes
+ * exit 4, its message saying so; an interrupt stays what it is. */
+static void not_this_host(struct rt_error *e, const char *why)
+{
+	size_t n = strlen(e->reason);
+
+	if (!e->set || (e->exit_code != RT_EXIT_FAIL && e->exit_code != RT_EXIT_TIMEOUT))
+		return;
+	if (n + 3 < sizeof(e->reason))
+		snprintf(e->reason + n, sizeof(e->reason) - n, ", %s", why);
+	e->exit_code = RT_EXIT_ELSEWHERE;
+}
+
 static int run_mesh(struct rt_run *run, struct mesh_run *m)
 {
 	struct rt_mesh_plan *p = &m->plan;
-	struct rt_mesh_verdict v;
+	struct rt_mesh_verdict v = {0};
 	struct mesh_doc *d;
 	int rc;
 
@@ -560,12 +601,19 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 	       rt_launcher_name(m->l.via), p->coord_host, p->coord_port);
 	if (p->rank) {
 		rc = rt_mesh_take_part(p, &v, &run->err);
-		return rc ? rc : follower_verdict(run, p, &v);
+		if (rc && rc != RT_INTERRUPTED && m->exit_self)
+			not_this_host(&run->err, "no verdict: this host not blamed");
+		rc = rc ? rc : follower_verdict(run, p, &v);
+		if (rc && rc != RT_INTERRUPTED && m->exit_self && !v.self && !v.interrupted)
+			not_this_host(&run->err, "this host not blamed");
+		return rc;
 	}
 	d = doc_new(run, &m->lim);
 	rc = rt_mesh_lead(p, &d->g, &run->err);
 	if (!rc || rc == RT_INTERRUPTED)
 		rc = conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
+	if (rc && m->exit_self && d->judged && !d->g.interrupted && !rt_mesh_host_blamed(&d->g, 0))
+		not_this_host(&run->err, "this host not blamed");
 	return rc;
 }
 

@@ -543,6 +543,7 @@ static void send_verdict(struct rt_mesh_coord *c)
 	for (uint32_t rank = 0; rank < c->s->n; rank++) {
 		struct rt_error e = {0};
 
+		m.u.verdict.self = !g->ready && rt_mesh_host_blamed(g, rank);
 		if (alive(c, rank) && rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
 			lose(c, rank); /* gone at the end: judged already */
 	}

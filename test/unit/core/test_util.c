@@ -60,6 +60,7 @@ static void first_failure_wins(void **state)
 	assert_string_equal(e.event, "RDMA_CM_EVENT_ADDR_ERROR");
 	assert_int_equal(e.status, -113);
 	assert_string_equal(rt_exit_name(124), "timeout");
+	assert_string_equal(rt_exit_name(RT_EXIT_ELSEWHERE), "elsewhere");
 }
 
 /* A retry's record becomes the run's as it is: no second ": strerror",
