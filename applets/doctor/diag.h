@@ -67,6 +67,7 @@ struct rt_diag_env {
 };
 extern const struct rt_diag_env rt_diag_env_real;
 
+/* ---- the finding recorder (diag_finding.c), below every check ---------- */
 void rt_diag_add(struct rt_diag *d, enum rt_diag_level level, const char *check,
 		 const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
