@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "doctor/counters.h"
 #include "rdmatest/error.h"
 
 enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
@@ -55,6 +56,8 @@ struct rt_diag {
 	bool no_rdma;  /* no device at all: exit 3 */
 	struct rt_diag_port ports[RT_DIAG_PORTS];
 	int nports;
+	/* counters[i]: ports[i]'s sysfs counters (rt_diag_port_counters) */
+	struct rt_diag_counters counters[RT_DIAG_PORTS];
 	struct rt_diag_addr addrs[RT_DIAG_ADDRS];
 	int naddrs;
 };
@@ -87,6 +90,10 @@ void rt_diag_devnodes(const struct rt_diag_env *e, struct rt_diag *d);
 /* Adds the active MTU of every port (verbs); without devices a no-op. */
 void rt_diag_port_mtus(struct rt_diag *d);
 void rt_diag_ports(struct rt_diag *d);
+/* Reads each port's counters into d->counters; a link error counter above
+ * zero is a WARN naming it, the retransmit and congestion ones are named
+ * in the PASS line (diag_counters.c, docs/man/doctor.1). */
+void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d);
 /* Local addresses: from getifaddrs, loopback and IPv6 link-local left out. */
 void rt_diag_local_addrs(struct rt_diag *d);
 void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d);

@@ -21,6 +21,7 @@
 #include "doctor/diag.h"
 #include "doctor/diag_peer.h"
 #include "doctor/diag_report.h"
+#include "fake_sysfs.h"
 #include "rdmatest/json.h"
 #include "rdmatest/util.h"
 
@@ -28,22 +29,9 @@ static char root[64], sys_[96], proc_[96], dev_[96];
 static struct rt_diag_env env;
 static struct rt_diag *d;
 
-/* Writes root/rel (creating its directories) with `text`. */
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0700);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 static void port_file(const char *what, const char *text)
