@@ -19,9 +19,10 @@ void rt_diag_local(const struct rt_diag_env *e, struct rt_diag *d, bool verbs)
 	rt_diag_devnodes(e, d);
 	if (verbs)
 		rt_diag_port_mtus(d);
+	/* addresses first: a port without one is unused, not down */
+	rt_diag_local_addrs(d);
 	rt_diag_ports(d);
 	rt_diag_port_counters(e, d);
-	rt_diag_local_addrs(d);
 	rt_diag_gids(e, d);
 	rt_diag_ipmap(e, d);
 	getrlimit(RLIMIT_MEMLOCK, &rl);

@@ -55,7 +55,10 @@ void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d)
 		const struct rt_diag_counters *t = &d->counters[i];
 		char some[256] = "";
 
-		if (!rt_diag_counters_read(e->sysfs, p->dev, p->port, &d->counters[i]))
+		/* an unused port's are read for --json, not judged: a spare
+		 * port's link_downed says nothing about the host */
+		if (!rt_diag_counters_read(e->sysfs, p->dev, p->port, &d->counters[i]) ||
+		    p->unused)
 			continue;
 		read++;
 		counted += t->n;

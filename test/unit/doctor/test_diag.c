@@ -243,6 +243,7 @@ static void test_port_down(void **state)
 	port_file("phys_state", "3: Disabled");
 	put("sys/class/net/eth0/operstate", "down");
 	rt_diag_devices(&env, d);
+	add_addr("eth0", "192.0.2.1"); /* in use: without it the port is unused */
 	rt_diag_ports(d);
 	assert_int_equal(line("ports")->level, RT_DIAG_FAIL);
 	assert_string_equal(line("ports")->fix, "bring the link up: ip link set eth0 up "
