@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "doctor/counters.h"
+#include "doctor/expect.h"
 #include "rdmatest/error.h"
 
 enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
@@ -41,8 +42,9 @@ struct rt_diag_port {
 	char ndev[32];      /* the netdev behind it, "" if none */
 	char ndev_state[16];
 	int ndev_mtu;       /* 0: unknown */
-	/* Not ACTIVE and no local address on its netdev (rt_diag_ports): a
-	 * spare or uncabled port, reported but not judged. */
+	/* Not ACTIVE, no local address on its netdev and not named by the
+	 * --expect file (rt_diag_ports): a spare or uncabled port, reported
+	 * but not judged. */
 	bool unused;
 	int active_mtu;     /* bytes; 0: not asked (no verbs) */
 	int max_mtu;        /* the largest the port supports, bytes; 0: not asked */
@@ -67,6 +69,8 @@ struct rt_diag {
 	struct rt_diag_counters counters[RT_DIAG_PORTS];
 	struct rt_diag_addr addrs[RT_DIAG_ADDRS];
 	int naddrs;
+	/* the --expect file, or NULL: a port it names is never unused */
+	const struct rt_diag_expect *expect;
 };
 
 /* Where the checks look: "/sys", "/proc", "/dev", "/lib/modules" but in
@@ -98,7 +102,8 @@ void rt_diag_devnodes(const struct rt_diag_env *e, struct rt_diag *d);
 /* Adds the active MTU of every port (verbs); without devices a no-op. */
 void rt_diag_port_mtus(struct rt_diag *d);
 /* After rt_diag_local_addrs: a port that is not ACTIVE fails, unless it
- * is unused (no address on its netdev): then one PASS line says so. */
+ * is unused (no address on its netdev, not named by d->expect): then one
+ * PASS line says so. */
 void rt_diag_ports(struct rt_diag *d);
 /* Reads each port's counters into d->counters; a link error counter above
  * zero is a WARN naming it, the retransmit and congestion ones are named

@@ -8,6 +8,7 @@
 #include "rdmatest/devquery.h"
 #include "rdmatest/linerate.h"
 #include "doctor/diag.h"
+#include "doctor/diag_expect.h"
 #include "doctor/diag_read.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
@@ -269,7 +270,8 @@ static void judge_port(struct rt_diag *d, struct rt_diag_port *p)
 	char fix[192], mtu[96], rate[128];
 	bool eth = !strcmp(p->link, "Ethernet");
 
-	p->unused = !strstr(p->state, "ACTIVE") && !has_address(d, p);
+	p->unused = !strstr(p->state, "ACTIVE") && !has_address(d, p) &&
+		    !rt_diag_expect_names_port(d->expect, p->dev, p->port);
 	if (p->unused)
 		return port_unused(d, p);
 	if (!strstr(p->state, "ACTIVE"))
