@@ -70,7 +70,8 @@ RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
 	  "-s). With --expect FILE, each fact FILE names that differs here "
 	  "(a port's rate, a NIC's PCIe lanes, the firmware) fails. Exit 0 "
 	  "when nothing fails, 1 when something does, 3 when there is no RDMA "
-	  "device at all.",
+	  "device at all. doctor.md in rdmatest's documentation says what each "
+	  "counter means and lists the expected-state keys.",
 	  .examples = "This host's checklist:\n"
 		      "rdmatest doctor\n"
 		      "\n"
