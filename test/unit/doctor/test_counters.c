@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "doctor/counters.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 
 static char root[64], sys_[96];
 

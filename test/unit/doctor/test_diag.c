@@ -21,7 +21,7 @@
 #include "doctor/diag.h"
 #include "doctor/diag_peer.h"
 #include "doctor/diag_report.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 #include "rdmatest/json.h"
 #include "rdmatest/util.h"
 
@@ -103,12 +103,7 @@ static int drop_tree(void **state)
 
 static void add_addr(const char *ifname, const char *ip)
 {
-	struct rt_diag_addr *a = &d->addrs[d->naddrs++];
-	struct sockaddr_in *sin = (struct sockaddr_in *)&a->sa;
-
-	rt_strlcpy(a->ifname, ifname, sizeof(a->ifname));
-	sin->sin_family = AF_INET;
-	assert_int_equal(inet_pton(AF_INET, ip, &sin->sin_addr), 1);
+	fake_addr(d, ifname, ip);
 }
 
 /* The only line of `check` (the test fails if there is none). */

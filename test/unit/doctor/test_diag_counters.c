@@ -11,7 +11,7 @@
 
 #include "doctor/diag.h"
 #include "doctor/diag_report.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 #include "rdmatest/json.h"
 
 static char root[64], sys_[96];

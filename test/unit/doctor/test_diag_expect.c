@@ -15,7 +15,7 @@
 
 #include "doctor/diag.h"
 #include "doctor/diag_expect.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 #include "rdmatest/util.h"
 
 static char root[64], sys_[96], proc_[96];

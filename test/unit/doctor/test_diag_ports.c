@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "doctor/diag.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 #include "rdmatest/util.h"
 
 static char root[64], sys_[96];
@@ -63,12 +63,7 @@ static void roce_port(const char *dev, unsigned port, const char *ndev, bool act
 
 static void add_addr(const char *ifname, const char *ip)
 {
-	struct rt_diag_addr *a = &d->addrs[d->naddrs++];
-	struct sockaddr_in *sin = (struct sockaddr_in *)&a->sa;
-
-	rt_strlcpy(a->ifname, ifname, sizeof(a->ifname));
-	sin->sin_family = AF_INET;
-	assert_int_equal(inet_pton(AF_INET, ip, &sin->sin_addr), 1);
+	fake_addr(d, ifname, ip);
 }
 
 static int count(const char *check, enum rt_diag_level level)

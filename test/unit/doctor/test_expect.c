@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "doctor/expect.h"
-#include "fake_sysfs.h"
+#include "fake_host.h"
 
 static struct rt_diag_expect x;
 
