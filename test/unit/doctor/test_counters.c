@@ -59,7 +59,7 @@ static void test_ib_counters(void **state)
 	counter(false, "port_xmit_wait", "1234");
 	counter(false, "port_rcv_data", "98765432109876");
 	assert_int_equal(rt_diag_counters_read(sys_, "mlx5_0", 1, t), 6);
-	/* counters/ in name order: glob's, "V" before the lower case */
+	/* counters/ in natural order, bytes outside digits: "V" before the lower case */
 	assert_string_equal(t->c[0].name, "VL15_dropped");
 	assert_int_equal(find(t, "symbol_error")->cls, RT_DIAG_CTR_LINK);
 	assert_int_equal(find(t, "symbol_error")->value, 7);
