@@ -292,6 +292,17 @@ def diag():
     write("diag", "bad-mtu", b"rdmatest-doctor 1 mlx5_0 1 8192 ens1 -1\n")
 
 
+def expect():
+    """doctor --expect's file (applets/doctor/expect.c)"""
+    write("expect", "saved", b"# rdmatest doctor --save-expect\nkernel 6.1.0-28-amd64\n"
+          b"rdma_core 50.0\nmlx5_0.fw_ver 28.39.1002\nmlx5_0.pcie_speed 16.0 GT/s PCIe\n"
+          b"mlx5_0.pcie_width 16\nmlx5_0/1.state ACTIVE\nmlx5_0/1.rate_gbps 400\n"
+          b"mlx5_0/1.gid_type RoCE v2\n")
+    write("expect", "twice", b"kernel 6.1\n\nkernel 6.2\n")
+    write("expect", "nul", b"kernel 6.1\nrdma_core 50\0.0\n")
+    write("expect", "spaces", b"  \t\n key\t  value with  spaces \t\n#\n")
+
+
 def launch():
     """host lists (even byte 0) and launcher environments (odd byte 0)"""
     write("launch", "hostlist", b"\0" + b"node[01-04,10],gpu[7-9]-ib,login")
@@ -375,6 +386,6 @@ def meshhello():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, launch, udpong, rcopy, meshhello):
+              stream, diag, expect, launch, udpong, rcopy, meshhello):
         f()
     sys.exit(0)
