@@ -6,9 +6,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -42,6 +44,20 @@ const char *rt_gpu_api_name(enum rt_gpu_api api)
 const char *rt_gpu_api_lib(enum rt_gpu_api api)
 {
 	return ops_of(api)->libs[0];
+}
+
+const char *rt_gpumem_peermem_module(enum rt_gpu_api api)
+{
+	return api == RT_GPU_HIP ? "amdgpu" : "nvidia_peermem";
+}
+
+bool rt_gpumem_peermem_loaded(const char *sysfs, enum rt_gpu_api api)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/module/%s", sysfs, rt_gpumem_peermem_module(api));
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool rt_gpumem_error_is_env(const struct rt_error *err)

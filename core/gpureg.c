@@ -1,23 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 #include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "rdmatest/gpureg.h"
-
-const char *rt_gpureg_peermem_module(enum rt_gpu_api api)
-{
-	return api == RT_GPU_HIP ? "amdgpu" : "nvidia_peermem";
-}
-
-bool rt_gpureg_peermem_loaded(const char *sysfs, enum rt_gpu_api api)
-{
-	char path[512];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/module/%s", sysfs, rt_gpureg_peermem_module(api));
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 static struct ibv_mr *reg_dmabuf(struct ibv_pd *pd, struct rt_gpumem *g,
 				 struct rt_gpumem_buf *b, int access, struct rt_error *err)
@@ -39,10 +24,10 @@ static struct ibv_mr *reg_peermem(struct ibv_pd *pd, struct rt_gpumem *g,
 				  struct rt_gpumem_buf *b, int access, const char *sysfs,
 				  const char *dmabuf_why, struct rt_error *err)
 {
-	const char *mod = rt_gpureg_peermem_module(g->api);
+	const char *mod = rt_gpumem_peermem_module(g->api);
 	struct ibv_mr *mr;
 
-	if (!rt_gpureg_peermem_loaded(sysfs, g->api)) {
+	if (!rt_gpumem_peermem_loaded(sysfs, g->api)) {
 		rt_fail(err, RT_EXIT_ENV, "%s%speer memory needs the %s module, which is not loaded (modprobe %s)",
 			dmabuf_why ? dmabuf_why : "", dmabuf_why ? "; " : "", mod, mod);
 		return NULL;

@@ -94,6 +94,13 @@ int rt_gpumem_to_host(struct rt_gpumem *g, const struct rt_gpumem_buf *b, size_t
 int rt_gpumem_export_dmabuf(struct rt_gpumem *g, struct rt_gpumem_buf *b,
 			    struct rt_error *err);
 
+/* The kernel module through which the RDMA core reaches this API's GPU
+ * memory by its device address (peer memory, gpureg.h):
+ * "nvidia_peermem" or "amdgpu"; and whether it is loaded, that is
+ * SYSFS/module/<name> exists (sysfs is "/sys", or a test's tree). */
+const char *rt_gpumem_peermem_module(enum rt_gpu_api api);
+bool rt_gpumem_peermem_loaded(const char *sysfs, enum rt_gpu_api api);
+
 /* True when the recorded failure is the host's (exit class 3). */
 bool rt_gpumem_error_is_env(const struct rt_error *err);
 

@@ -22,13 +22,6 @@ enum rt_gpureg_path {
 	RT_GPUREG_PEERMEM,
 };
 
-/* The module that gives peer memory for the API: "nvidia_peermem" or
- * "amdgpu". */
-const char *rt_gpureg_peermem_module(enum rt_gpu_api api);
-/* Whether that module is loaded: SYSFS/module/<name> exists (sysfs is
- * "/sys", or a test's tree). */
-bool rt_gpureg_peermem_loaded(const char *sysfs, enum rt_gpu_api api);
-
 /* Registers the whole buffer b with `access` on pd. On success the MR
  * (ibv_dereg_mr releases it; the buffer's dma-buf stays with the
  * buffer) and, in *used, the path taken. On failure NULL with err set:

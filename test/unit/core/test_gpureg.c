@@ -147,7 +147,7 @@ static void auto_peermem(void **state)
 
 	setenv("RT_FAKE_GPU_FAIL", "dmabuf", 1);
 	load_peermem(fx);
-	assert_true(rt_gpureg_peermem_loaded(fx->sysfs, RT_GPU_CUDA));
+	assert_true(rt_gpumem_peermem_loaded(fx->sysfs, RT_GPU_CUDA));
 	assert_ptr_equal(rt_gpureg_mr(NULL, &fx->g, fx->b, 0, RT_GPUREG_AUTO, fx->sysfs, &used, &e),
 			 &fake_mr);
 	assert_false(e.set);
@@ -227,9 +227,9 @@ static void no_udmabuf_falls_back(void **state)
 static void module_names(void **state)
 {
 	(void)state;
-	assert_string_equal(rt_gpureg_peermem_module(RT_GPU_CUDA), "nvidia_peermem");
-	assert_string_equal(rt_gpureg_peermem_module(RT_GPU_HIP), "amdgpu");
-	assert_false(rt_gpureg_peermem_loaded("/nonexistent", RT_GPU_CUDA));
+	assert_string_equal(rt_gpumem_peermem_module(RT_GPU_CUDA), "nvidia_peermem");
+	assert_string_equal(rt_gpumem_peermem_module(RT_GPU_HIP), "amdgpu");
+	assert_false(rt_gpumem_peermem_loaded("/nonexistent", RT_GPU_CUDA));
 }
 
 int main(void)
