@@ -118,19 +118,21 @@ static void *load_driver(const struct rt_gpu_ops *ops, struct rt_error *err)
 #else
 static void *load_driver(const struct rt_gpu_ops *ops, struct rt_error *err)
 {
-	const char *why = NULL;
+	char why[160] = "not found";
 
 	for (const char *const *l = ops->libs; *l; l++) {
 		void *dl = dlopen(*l, RTLD_NOW | RTLD_LOCAL);
+		const char *e;
 
 		if (dl)
 			return dl;
-		if (!why)
-			why = dlerror();
+		/* the first name's reason; the next dlopen frees dlerror's text */
+		e = dlerror();
+		if (l == ops->libs && e)
+			rt_strlcpy(why, e, sizeof(why));
 	}
 	rt_fail(err, RT_EXIT_ENV, "cannot load %s, the %s driver library (%s): is the %s driver installed?",
-		ops->libs[0], ops->api, why ? why : "not found",
-		ops == &rt_gpu_hip_ops ? "ROCm" : "NVIDIA");
+		ops->libs[0], ops->api, why, ops == &rt_gpu_hip_ops ? "ROCm" : "NVIDIA");
 	return NULL;
 }
 #endif
