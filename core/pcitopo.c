@@ -64,12 +64,15 @@ static double read_num(const char *dir, const char *attr)
 
 static void read_attrs(const char *dir, struct rt_pci_func *f)
 {
-	char path[PATH_MAX + 32], line[32];
+	char path[PATH_MAX + 32], line[32], *end = line;
+	long node;
 
 	f->vendor = read_hex(dir, "vendor");
 	f->class_code = read_hex(dir, "class");
 	snprintf(path, sizeof(path), "%s/numa_node", dir);
-	f->numa_node = rt_read_line(path, line, sizeof(line)) ? atoi(line) : -1;
+	node = rt_read_line(path, line, sizeof(line)) ? strtol(line, &end, 10) : -1;
+	/* the kernel writes -1 for "no node"; anything unparsable is as unknown */
+	f->numa_node = node >= 0 && node < 4096 && end != line ? (int)node : -1;
 	f->link.cur_gts = read_num(dir, "current_link_speed");
 	f->link.max_gts = read_num(dir, "max_link_speed");
 	f->link.cur_width = (int)read_num(dir, "current_link_width");
