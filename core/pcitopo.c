@@ -2,8 +2,7 @@
 /* A function's place in the PCIe tree is the real path of its sysfs
  * directory: SYSFS/devices/pci0000:00/0000:00:01.0/0000:01:00.0/...,
  * the host bridge first, then every bridge down to the function. */
-#include <dirent.h>
-#include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,24 +151,40 @@ static int by_name(const void *x, const void *y)
 				  ((const struct rt_pci_func *)y)->name);
 }
 
-static void scan_gpus(struct rt_pcitopo *t, const char *sysfs, DIR *d)
+/* The names in SYSFS/rel, sorted, in g: glob, not readdir (nothing
+ * shared between calls, as doctor's rt_diag_list). */
+static int list_dir(const char *sysfs, const char *rel, glob_t *g)
+{
+	char pattern[PATH_MAX];
+
+	snprintf(pattern, sizeof(pattern), "%s/%s/*", sysfs, rel);
+	return glob(pattern, 0, NULL, g);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void scan_gpus(struct rt_pcitopo *t, const char *sysfs, const glob_t *g)
 {
 	struct rt_error ignored = { 0 };
-	struct dirent *de;
 	char rel[320];
 
-	while ((de = readdir(d))) {
-		if (!is_bdf(de->d_name))
-			continue;
-		snprintf(rel, sizeof(rel), "%s/bus/pci/devices/%s", sysfs, de->d_name);
-		if (!rt_pci_is_gpu(read_hex(rel, "vendor"), read_hex(rel, "class")))
+	for (size_t i = 0; i < g->gl_pathc; i++) {
+		const char *bdf = base_name(g->gl_pathv[i]);
+
+		if (!is_bdf(bdf) || !rt_pci_is_gpu(read_hex(g->gl_pathv[i], "vendor"),
+						   read_hex(g->gl_pathv[i], "class")))
 			continue;
 		if (t->n_gpu == RT_PCITOPO_MAX) {
 			t->truncated = true;
 			break;
 		}
-		snprintf(rel, sizeof(rel), "bus/pci/devices/%s", de->d_name);
-		if (rt_pci_func_at(sysfs, rel, de->d_name, &t->gpu[t->n_gpu], &ignored) == 0)
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s", bdf);
+		if (rt_pci_func_at(sysfs, rel, bdf, &t->gpu[t->n_gpu], &ignored) == 0)
 			t->n_gpu++;
 	}
 	qsort(t->gpu, (size_t)t->n_gpu, sizeof(t->gpu[0]), by_name);
@@ -178,41 +193,37 @@ static void scan_gpus(struct rt_pcitopo *t, const char *sysfs, DIR *d)
 static void scan_rdma(struct rt_pcitopo *t, const char *sysfs)
 {
 	struct rt_error ignored = { 0 };
-	struct dirent *de;
-	char path[PATH_MAX];
-	DIR *d;
+	glob_t g;
 
-	snprintf(path, sizeof(path), "%s/class/infiniband", sysfs);
-	d = opendir(path);
-	if (!d)
-		return; /* no RDMA device, or no RDMA core loaded */
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (t->n_rdma == RT_PCITOPO_MAX) {
-			t->truncated = true;
-			break;
+	/* none: no RDMA device, or no RDMA core loaded */
+	if (list_dir(sysfs, "class/infiniband", &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			if (t->n_rdma == RT_PCITOPO_MAX) {
+				t->truncated = true;
+				break;
+			}
+			/* software devices (rxe, siw) have no PCI function: left out */
+			if (rt_pci_rdma_func(sysfs, base_name(g.gl_pathv[i]), &t->rdma[t->n_rdma],
+					     &ignored) == 0)
+				t->n_rdma++;
 		}
-		/* software devices (rxe, siw) have no PCI function: left out */
-		if (rt_pci_rdma_func(sysfs, de->d_name, &t->rdma[t->n_rdma], &ignored) == 0)
-			t->n_rdma++;
+		globfree(&g);
 	}
-	closedir(d);
 	qsort(t->rdma, (size_t)t->n_rdma, sizeof(t->rdma[0]), by_name);
 }
 
 int rt_pcitopo_scan(struct rt_pcitopo *t, const char *sysfs, struct rt_error *err)
 {
-	char path[PATH_MAX];
-	DIR *d;
+	glob_t g;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(path, sizeof(path), "%s/bus/pci/devices", sysfs);
-	d = opendir(path);
-	if (!d)
-		return rt_fail_errno(err, RT_EXIT_ENV, errno, "cannot read the PCI bus (%s)", path);
-	scan_gpus(t, sysfs, d);
-	closedir(d);
+	rc = list_dir(sysfs, "bus/pci/devices", &g);
+	if (rc != 0)
+		return rt_fail(err, RT_EXIT_ENV, "cannot read the PCI bus (%s/bus/pci/devices: %s)",
+			       sysfs, rc == GLOB_NOMATCH ? "no devices" : "unreadable");
+	scan_gpus(t, sysfs, &g);
+	globfree(&g);
 	scan_rdma(t, sysfs);
 	return 0;
 }
