@@ -10,7 +10,7 @@
  * rt_diag_list); dot entries are not matched. */
 static int count_entries(const char *dir)
 {
-	char pattern[520]; /* dir (at most 512, rt_iommu_read's) and "/*" */
+	char pattern[520]; /* dir (rt_iommu_read: at most 512) and a slash and star */
 	glob_t g;
 	int n = 0;
 
