@@ -212,7 +212,8 @@ static int parse_args(struct probe *p, int argc, char **argv)
 {
 	enum rt_gpu_api api;
 
-	for (int i = 1; i < argc; i++) {
+	/* options come in pairs: the name, then its value */
+	for (int i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
@@ -227,7 +228,6 @@ static int parse_args(struct probe *p, int argc, char **argv)
 			p->cmdline = v;
 		else
 			return -1;
-		i++;
 	}
 	return 0;
 }
