@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The connection of an ib_* applet as perftest 4.5 makes it (§2.3). */
+/* The connection of an ib_* applet as perftest 4.5 makes it (perftest's
+ * perftest_communication.c, establish_connection and ctx_hand_shake). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

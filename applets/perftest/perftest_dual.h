@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* -O (--dualport) and --report-per-port of the bandwidth tests (issue
- * #40), with perftest 25.01's wire behaviour (its facts, read from
- * src/perftest_parameters.c, perftest_resources.c and
+/* -O (--dualport) and --report-per-port of the bandwidth tests, with
+ * perftest 25.01's wire behaviour (its facts, read from src/perftest_parameters.c, perftest_resources.c and
  * perftest_communication.c):
  *
  * - -O doubles -q (force_dependecies: num_of_qps *= 2) and runs on ports
@@ -48,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
 #include "rdmatest/vconn.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* --write_with_imm (issue #40): ib_write_bw and ib_write_lat write with
+/* --write_with_imm: ib_write_bw and ib_write_lat write with
  * RDMA WRITE with immediate, as perftest 25.01 does, so that the receiver
  * learns of each message from a receive completion instead of from memory.
  *

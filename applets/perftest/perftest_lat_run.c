@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sessions of ib_write_lat, ib_read_lat, ib_send_lat and
  * ib_atomic_lat (which runs read's sequence): each test's
- * perftest 4.5 message sequence (next-tools.md §2.3) on the skeleton's
- * connection (perftest_conn.h), the measurement of perftest_lat.c, the
- * rows, rdmatest's lines after the table and the thresholds.
+ * perftest 4.5 message sequence (perftest's *_lat.c and
+ * perftest_communication.c) on the skeleton's connection
+ * (perftest_conn.h), the measurement of perftest_lat.c, the rows, rdmatest's lines after the table and the thresholds.
  *
  * Memory: one measurement (a fixed histogram, ~60 KiB) reused for every
  * size, and the figures of at most RT_PTL_SIZES sizes for the lines after

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
 #include "perftest/perftest_imm.h"
@@ -56,7 +56,8 @@ const struct rt_enum rt_pt_rate_types[] = {
 	{ NULL, 0, NULL },
 };
 
-/* Every other option of perftest 4.5's and 25.01's parsers (§2.1):
+/* Every other option of perftest 4.5's and 25.01's parsers (perftest_parameters.c,
+ * parser()):
  * refusing them by name keeps a script's intent from being ignored.
  * The GPU-memory and mlx5-only ones say what they need. */
 #define RT_PT_GPU(name, what) { 0, name, "needs GPU memory (" what ")" }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The options the ib_{send,write,read}_{bw,lat} applets share with
- * perftest 4.5: letters, long names and defaults (next-tools.md §2.1),
+ * perftest 4.5: letters, long names and defaults (perftest's
+ * perftest_parameters.c, parser()),
  * the list of perftest options rdmatest refuses (exit 2, "not supported
  * by rdmatest"), and the checked parameters a run uses. Defaults that
  * differ per test (-s, -n, -t, -r, -I) are arguments of the row macros,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An ib_* applet's run around its test's session: perftest 4.5's printed
- * blocks (§2.5), the rows in text, --json and --out_json, -w/-y, -h, -V. */
+ * blocks (perftest's perftest_parameters.c, ctx_print_test_info), the
+ * rows in text, --json and --out_json, -w/-y, -h, -V. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_run.h"
 #include "perftest/perftest_imm.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/util.h"

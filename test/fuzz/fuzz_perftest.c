@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 
 static void refused(const struct rt_error *err)
 {

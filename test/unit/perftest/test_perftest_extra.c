@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_extra.h"
 #include "perftest/perftest_opts.h"

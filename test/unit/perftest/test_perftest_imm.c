@@ -12,7 +12,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_opts.h"
 #include "pt_parse.h"

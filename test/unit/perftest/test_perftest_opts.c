@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_wire.h"
+#include "perftest/perftest_run.h"
 #include "perftest/perftest_opts.h"
 
 #define RT_CFG struct rt_pt_cfg

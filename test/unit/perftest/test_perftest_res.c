@@ -10,7 +10,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
 #include "pt_parse.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
 #include "pt_parse.h"
