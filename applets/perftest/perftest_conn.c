@@ -14,6 +14,7 @@
 #include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"

@@ -8,6 +8,7 @@
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "rdmatest/util.h"
 
 const struct rt_enum rt_pt_mtus[] = {
@@ -143,13 +144,6 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "remote_port", NULL },
 	{ 0, "local_port", NULL }, { 0, 0, NULL },
 };
-
-uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line)
-{
-	uint64_t s = RT_MAX(size, (uint64_t)page), l = line ? line : 1;
-
-	return (s + l - 1) / l * l;
-}
 
 unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size)
 {
@@ -396,25 +390,4 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			       p->qps, (unsigned long long)p->size,
 			       (unsigned long long)(slot * 2 * p->qps), RT_PT_MAX_BUF);
 	return 0;
-}
-
-const char *rt_pt_verb_name(enum rt_pt_verb v)
-{
-	static const char *const names[] = { "Send", "RDMA_Write", "RDMA_Read",
-					     "Atomic" };
-
-	return names[v];
-}
-
-void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p)
-{
-	const char *atomic = p->t.verb != RT_PT_ATOMIC ? "" :
-			     p->atomic == RT_PT_CMP_SWAP ? "CMP_AND_SWAP " : "FETCH_AND_ADD ";
-
-	/* perftest 25.01 names the verb "RDMA_Write_imm" */
-	snprintf(buf, len, "%s%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb),
-		 p->extra.write_imm ? "_imm" : "", atomic,
-		 p->bidir ? "Bidirectional " : "",
-		 p->post_list > 1 ? "Post List " : "",
-		 p->t.kind == RT_PT_BW ? "BW" : "Latency");
 }

@@ -422,11 +422,6 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 /* -Q in force (perftest settles it once: 1 above 8 KiB unless -Q, -a or
  * -e was given; at most -t; -l's value with -l unless -Q was given). */
 unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size);
-/* "RDMA_Write", "Send", ... and the whole test name into buf, as
- * perftest prints it: "RDMA_Write Bidirectional Post List BW Test",
- * "Atomic FETCH_AND_ADD Latency Test". */
-const char *rt_pt_verb_name(enum rt_pt_verb v);
-void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p);
 /* -c, -g, the rate limiter (perftest_ud.c): perftest's combination
  * rules (UD send only, UC not for read and atomic, UC or -g not with -R,
  * -g one QP and not -b; the rate limiter's) and the UC/UD receive depth;
@@ -437,8 +432,5 @@ int rt_pt_ud_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 enum ibv_qp_type rt_pt_qp_type(enum rt_pt_conn_type t);
 /* "RC", "UC", "UD". */
 const char *rt_pt_conn_name(enum rt_pt_conn_type t);
-
-/* The per-QP slot of the buffer: round_up(max(size, page), line). */
-uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 
 #endif

@@ -14,6 +14,7 @@
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_res.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "rdmatest/addr.h"
 #include "rdmatest/util.h"
 
@@ -334,6 +335,13 @@ int rt_pt_res_path(struct rt_pt_conn *c)
 }
 
 /* ---- the buffer ------------------------------------------------------------ */
+
+uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line)
+{
+	uint64_t s = RT_MAX(size, (uint64_t)page), l = line ? line : 1;
+
+	return (s + l - 1) / l * l;
+}
 
 static int heap(struct rt_pt_mem *m, size_t len, struct rt_error *err)
 {

@@ -139,6 +139,8 @@ int rt_pt_res_device(struct rt_pt_conn *c);
 int rt_pt_res_path(struct rt_pt_conn *c);
 /* --bind_source_ip's address is one this host has (exit 3 otherwise). */
 int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err);
+/* The per-QP slot of the buffer: round_up(max(size, page), line). */
+uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 /* The test's buffer (c->buf, c->buf_size) and its MR(s) as the options
  * ask; released by rt_pt_mem_free. */
 int rt_pt_mem_alloc(struct rt_pt_conn *c, int access);

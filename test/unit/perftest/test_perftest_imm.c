@@ -15,6 +15,7 @@
 #include "perftest/perftest_wire.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_name.h"
 #include "pt_parse.h"
 
 #define RT_CFG struct rt_pt_cfg

@@ -14,6 +14,7 @@
 #include "perftest/perftest_wire.h"
 #include "perftest/perftest_run.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_name.h"
 
 #define RT_CFG struct rt_pt_cfg
 
