@@ -24,7 +24,7 @@
  * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
  * would exceed it is refused; and at most half the host's memory, exit
  * 3); key arrays of Q records; -W's counters and -H/-U's samples as
- * perftest_ropts.h bounds them (the rows: perftest_run.h). */
+ * perftest_runctl.h bounds them (the rows: perftest_run.h). */
 #ifndef RDMATEST_PERFTEST_CONN_H
 #define RDMATEST_PERFTEST_CONN_H
 
@@ -39,7 +39,7 @@
 #include "perftest/perftest_wire.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/vconn.h"

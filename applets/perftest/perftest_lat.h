@@ -37,7 +37,7 @@
 #include "perftest/perftest_atomic.h"
 #include "perftest/perftest_run.h"
 #include "perftest/perftest_report.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 
 enum rt_ptl_verb { RT_PTL_WRITE, RT_PTL_READ, RT_PTL_SEND, RT_PTL_ATOMIC };
 

@@ -20,7 +20,7 @@ void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p)
 
 	/* perftest 25.01 names the verb "RDMA_Write_imm" */
 	snprintf(buf, len, "%s%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb),
-		 p->extra.write_imm ? "_imm" : "", atomic,
+		 p->write_imm ? "_imm" : "", atomic,
 		 p->bidir ? "Bidirectional " : "",
 		 p->post_list > 1 ? "Post List " : "",
 		 p->t.kind == RT_PT_BW ? "BW" : "Latency");

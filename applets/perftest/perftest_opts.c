@@ -32,31 +32,6 @@ const struct rt_enum rt_pt_atomics[] = {
 	{ NULL, 0, NULL },
 };
 
-const struct rt_enum rt_pt_conns[] = {
-	{ "RC", RT_PT_RC, "reliable connection" },
-	{ "UC", RT_PT_UC, "unreliable connection: send and write tests" },
-	{ "UD", RT_PT_UD, "unreliable datagram: send tests, at most the MTU" },
-	{ "XRC", RT_PT_XRC, "refused: rdmatest has no XRC test (ibv_xsrq_pingpong)" },
-	{ "DC", RT_PT_DC, "refused: mlx5 only (mlx5dv)" },
-	{ "SRD", RT_PT_SRD, "refused: EFA only (efadv)" },
-	{ NULL, 0, NULL },
-};
-
-const struct rt_enum rt_pt_rate_units[] = {
-	{ "g", RT_PT_RATE_GBPS, "Gb/s (10^9 bit)" },
-	{ "M", RT_PT_RATE_MIBPS, "MiB/s (2^20 bytes)" },
-	{ "p", RT_PT_RATE_PPS, "messages per second" },
-	{ NULL, 0, NULL },
-};
-
-const struct rt_enum rt_pt_rate_types[] = {
-	{ "OFF", RT_PT_RATE_OFF, "none (the default: --rate_limit alone asks for HW)" },
-	{ "SW", RT_PT_RATE_SW, "software pacing" },
-	{ "HW", RT_PT_RATE_HW, "the device's per-QP rate limit" },
-	{ "PP", RT_PT_RATE_PP, "raw Ethernet packet pacing (refused)" },
-	{ NULL, 0, NULL },
-};
-
 /* Every other option of perftest 4.5's and 25.01's parsers (perftest_parameters.c,
  * parser()):
  * refusing them by name keeps a script's intent from being ignored.
@@ -231,8 +206,8 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->wait_destroy = (unsigned)c->wait_destroy;
 	p->xchg_versions = !c->dont_xchg;
 	p->relaxed = !c->no_relaxed;
-	p->conn = (enum rt_pt_conn_type)c->conn;
-	p->extra.write_imm = c->extra.write_imm;
+	p->conn = (enum rt_pt_conn_type)c->ud.conn;
+	p->write_imm = c->imm.write_imm;
 }
 
 /* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
@@ -354,9 +329,9 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
-	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, c, tab, err) ||
-	    rt_pt_res_rules(p, c, tab, err) ||
-	    rt_pt_extra_rules(p, c, tab, err) ||
+	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, err) ||
+	    rt_pt_mcast_rules(p, c, tab, err) || rt_pt_rate_rules(p, c, tab, err) ||
+	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, c, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

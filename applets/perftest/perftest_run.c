@@ -55,14 +55,14 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
 	if (p->events) /* -X's vector, as perftest names it */
 		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
-		       p->extra.vector > 0 ? p->extra.vector : 0);
+		       p->res.vector > 0 ? p->res.vector : 0);
 	rt_say(l, " Dual-port       : %s\t\tDevice         : %s",
 	       c->dual.on ? "ON" : "OFF", c->d.name);
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
 	       rt_pt_conn_name(p->conn), c->res.srq ? "ON" : "OFF");
-	if (p->extra.no_lock) /* perftest 25.01's line, with its Lock-free */
+	if (p->res.no_lock) /* perftest 25.01's line, with its Lock-free */
 		rt_say(l, " PCIe relax order: %s\t\tLock-free      : ON\n ibv_wr* API     : OFF",
 		       p->relaxed ? "ON" : "OFF");
 	else

@@ -7,7 +7,7 @@
  *
  * Memory: the JSON rows grow with the number of rows (at most 23 with
  * -a; --run_infinitely keeps the last RT_PT_INF_ROWS in a ring instead,
- * perftest_ropts.h). */
+ * perftest_runctl.h). */
 #ifndef RDMATEST_PERFTEST_RUN_H
 #define RDMATEST_PERFTEST_RUN_H
 
@@ -19,7 +19,7 @@
 #include "rdmatest/run.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 
 /* The dashed line, test name and information block; then the local and
  * remote address lines of every QP (GID bytes in decimal, as perftest). */

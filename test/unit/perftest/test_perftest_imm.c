@@ -55,7 +55,7 @@ static void bw_depth(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "host", NULL), 0);
-	assert_false(p.extra.write_imm);
+	assert_false(p.write_imm);
 	assert_false(rt_pt_receives(&p));
 	/* without it a write test posts no receives: -r is refused */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "-r", "8", "host", NULL), -1);
