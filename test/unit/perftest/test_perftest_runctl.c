@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The run control and reporting options of issue #40: their rules
+/* The run control and reporting options (perftest_runctl.h): their rules
  * (--run_infinitely, --reversed, -H/-U, --report-per-port, -W's names),
  * the -Z/--server and -P flags, and the helpers: /proc/stat's line, the
- * CPU figure, the kept samples and their lists, the ring of rows. */
+ * CPU figure, the kept samples and their lists, the ring of rows, and
+ * -C's CPU frequency and figures in cycles. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
