@@ -165,30 +165,6 @@ static int null_mr_rule(const struct rt_pt_params *p, struct rt_error *err)
 	return 0;
 }
 
-int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
-			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err)
-{
-	struct ibv_parent_domain_init_attr a = { .pd = pd };
-	const char *what = "ibv_alloc_td (thread domains)";
-	int e;
-
-	*pad = NULL;
-	*td = ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 });
-	if (*td) {
-		a.td = *td;
-		what = "ibv_alloc_parent_domain";
-		*pad = ibv_alloc_parent_domain(ctx, &a);
-		if (*pad)
-			return 0;
-	}
-	e = errno;
-	if (*td)
-		ibv_dealloc_td(*td);
-	*td = NULL;
-	return rt_fail_errno(err, e == EOPNOTSUPP || e == ENOSYS ? RT_EXIT_ENV :
-			     RT_EXIT_FAIL, e, "--no_lock: %s on %s", what, dev);
-}
-
 /* -X needs -e, as perftest's parser: "Events must be enabled to select a
  * completion vector". */
 static int vector_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
@@ -261,6 +237,30 @@ int rt_pt_comp_vector(const struct rt_pt_params *p, struct ibv_context *ctx,
 			       p->res.vector, ibv_get_device_name(ctx->device),
 			       ctx->num_comp_vectors, ctx->num_comp_vectors - 1);
 	return p->res.vector;
+}
+
+int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
+			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err)
+{
+	struct ibv_parent_domain_init_attr a = { .pd = pd };
+	const char *what = "ibv_alloc_td (thread domains)";
+	int e;
+
+	*pad = NULL;
+	*td = ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 });
+	if (*td) {
+		a.td = *td;
+		what = "ibv_alloc_parent_domain";
+		*pad = ibv_alloc_parent_domain(ctx, &a);
+		if (*pad)
+			return 0;
+	}
+	e = errno;
+	if (*td)
+		ibv_dealloc_td(*td);
+	*td = NULL;
+	return rt_fail_errno(err, e == EOPNOTSUPP || e == ENOSYS ? RT_EXIT_ENV :
+			     RT_EXIT_FAIL, e, "--no_lock: %s on %s", what, dev);
 }
 
 static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);

@@ -37,6 +37,7 @@
 #include "rdmatest/error.h"
 #include "rdmatest/json.h"
 #include "rdmatest/log.h"
+#include "rdmatest/opt.h"
 
 /* The rows' config (struct rt_pt_cfg's `ctl`). */
 struct rt_pt_runctl_cfg {

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* UC and UD of the ib_* tests (perftest_ud.h). */
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_imm.h"
