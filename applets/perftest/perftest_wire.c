@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "rdmatest/util.h"
 
 /* ---- key records ------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* perftest's out-of-band protocol (next-tools.md §2.3, §2.4), the part
+/* perftest's out-of-band protocol (perftest's perftest_communication.c:
+ * ctx_hand_shake, ctx_xchg_data, ctx_close_connection), the part
  * every ib_*_bw/lat applet shares: the messages, each with its exact size
  * and format, and the steps built from them. The client always writes
  * first and then reads; the server reads first and then writes, as
@@ -14,8 +15,8 @@
  * length, every field is checked, and a bad one is one line, exit 1,
  * naming the field. Every read and write is bounded by the channel's
  * timeout (oob.h, cmchan.h). Memory: nothing is allocated here. */
-#ifndef RDMATEST_PERFTEST_H
-#define RDMATEST_PERFTEST_H
+#ifndef RDMATEST_PERFTEST_WIRE_H
+#define RDMATEST_PERFTEST_WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>

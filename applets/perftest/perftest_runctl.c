@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The run control and reporting options of issue #40: their rules
- * (perftest_opts.h) and what they need at run time (perftest_ropts.h). */
+/* The run control and reporting options: their rules and what they need
+ * at run time (perftest_runctl.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +8,61 @@
 
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_report.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/log.h"
 #include "rdmatest/util.h"
 
 /* ---- rules ---------------------------------------------------------------- */
+
+#define CPUINFO_MAX 65536 /* read of /proc/cpuinfo: its first 64 KiB */
+
+double rt_pt_cpuinfo_mhz(const char *text)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *colon = strchr(l, ':');
+		double mhz;
+
+		if (strncmp(l, "cpu MHz", 7) || !colon)
+			continue;
+		mhz = strtod(colon + 1, NULL);
+		if (mhz > 0)
+			return mhz;
+	}
+	return 0;
+}
+
+static int cycles_rule(struct rt_pt_params *p, struct rt_error *err)
+{
+	static const char path[] = "/proc/cpuinfo";
+	char *text = calloc(1, CPUINFO_MAX + 1);
+	FILE *f = text ? fopen(path, "r") : NULL;
+
+	if (f) {
+		size_t n = fread(text, 1, CPUINFO_MAX, f);
+
+		text[n] = 0;
+		fclose(f);
+		p->cycles_per_us = rt_pt_cpuinfo_mhz(text);
+	}
+	free(text);
+	if (p->cycles_per_us > 0)
+		return 0;
+	return rt_fail(err, RT_EXIT_ENV, "-C (--report-cycles): no \"cpu MHz\" in %s "
+		       "to turn the monotonic clock's µs into cycles", path);
+}
+
+void rt_pt_cycles_scale(double cycles_per_us, struct rt_pt_lat_figures *f)
+{
+	double k = cycles_per_us;
+
+	if (k <= 0)
+		return;
+	f->t_min *= k, f->t_max *= k, f->t_typical *= k, f->t_avg *= k;
+	f->t_stdev *= k, f->p99 *= k, f->p999 *= k, f->stdev *= k;
+	f->max *= k, f->p50 *= k, f->p90 *= k, f->p99_all *= k;
+	f->p999_all *= k, f->p9999_all *= k;
+}
 
 /* perftest 25.01's: run_infinitely is a BW mode without events, and
  * without -b in the send test; it turns the run into a timed one without
@@ -74,17 +124,18 @@ static int latency_report_rules(struct rt_pt_params *p, struct rt_error *err)
 int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		       const struct rt_opt_table *tab, struct rt_error *err)
 {
-	p->run_inf = c->run_inf;
-	p->report_both = c->report_both;
-	p->reversed = c->reversed;
-	p->per_port = c->per_port;
-	p->histogram = c->histogram;
-	p->unsorted = c->unsorted;
-	p->client_flag = c->client_flag;
-	p->latency_gap = (unsigned)c->latency_gap;
-	p->counters = c->counters;
-	p->cpu_util = c->cpu_util;
-	if (p->counters && rt_pt_ctr_check(p->counters, err))
+	p->run_inf = c->ctl.run_inf;
+	p->report_both = c->ctl.report_both;
+	p->reversed = c->ctl.reversed;
+	p->per_port = c->dual.per_port;
+	p->histogram = c->ctl.histogram;
+	p->unsorted = c->ctl.unsorted;
+	p->client_flag = c->ctl.client_flag;
+	p->latency_gap = (unsigned)c->ctl.latency_gap;
+	p->counters = c->ctl.counters;
+	p->cpu_util = c->ctl.cpu_util;
+	if ((c->ctl.cycles && cycles_rule(p, err)) ||
+	    (p->counters && rt_pt_ctr_check(p->counters, err)))
 		return -1;
 	return reversed_rules(p, err) || latency_report_rules(p, err) ||
 	       run_inf_rules(p, c, tab, err) ? -1 : 0;

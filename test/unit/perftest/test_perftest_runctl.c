@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The run control and reporting options of issue #40: their rules
+/* The run control and reporting options (perftest_runctl.h): their rules
  * (--run_infinitely, --reversed, -H/-U, --report-per-port, -W's names),
  * the -Z/--server and -P flags, and the helpers: /proc/stat's line, the
- * CPU figure, the kept samples and their lists, the ring of rows. */
+ * CPU figure, the kept samples and their lists, the ring of rows, and
+ * -C's CPU frequency and figures in cycles. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,11 +13,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
 #include "pt_parse.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_report.h"
+#include "perftest/perftest_runctl.h"
+#include "rdmatest/log.h"
 
 #define RT_CFG struct rt_pt_cfg
 
@@ -223,6 +226,54 @@ static void ring_of_rows(void **state)
 	free(r);
 }
 
+static void cpuinfo_mhz(void **state)
+{
+	(void)state;
+	assert_true(rt_pt_cpuinfo_mhz("processor\t: 0\ncpu MHz\t\t: 2596.146\n"
+				      "cpu MHz\t\t: 1000\n") == 2596.146);
+	assert_true(rt_pt_cpuinfo_mhz("processor\t: 0\nBogoMIPS\t: 50.00\n") == 0);
+	assert_true(rt_pt_cpuinfo_mhz("cpu MHz\t\t: junk\ncpu MHz : 3000") == 3000);
+	assert_true(rt_pt_cpuinfo_mhz("") == 0);
+}
+
+static void cycles_scale(void **state)
+{
+	struct rt_pt_lat_figures f = { .samples = 9, .t_min = 1.5, .t_avg = 2, .p999 = 3,
+				       .p9999_all = 4 };
+
+	(void)state;
+	rt_pt_cycles_scale(0, &f);
+	assert_true(f.t_min == 1.5 && f.t_avg == 2);
+	rt_pt_cycles_scale(2000, &f);
+	assert_true(f.t_min == 3000 && f.t_avg == 4000 && f.p999 == 6000 &&
+		    f.p9999_all == 8000);
+	assert_int_equal(f.samples, 9);
+}
+
+static void samples_in_cycles(void **state)
+{
+	struct rt_pt_samples s = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct rt_log log = { 0 };
+
+	(void)state;
+	assert_non_null(f);
+	log.human = f;
+	log.diag = f;
+	rt_pt_samples_init(&s, 3);
+	s.cycles_per_us = 1000;
+	rt_pt_samples_add(&s, 4000); /* 4 µs, 2 one way */
+	rt_pt_samples_add(&s, 2000);
+	rt_pt_samples_add(&s, 8000);
+	rt_pt_samples_print(&s, true, false, 2, &log);
+	fclose(f);
+	assert_string_equal(text, "#, cycles\n1, 2000\n2, 1000\n3, 4000\n");
+	free(text);
+	rt_pt_samples_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +284,9 @@ int main(void)
 		cmocka_unit_test(cpu_figure),
 		cmocka_unit_test(samples_lists),
 		cmocka_unit_test(ring_of_rows),
+		cmocka_unit_test(cpuinfo_mhz),
+		cmocka_unit_test(cycles_scale),
+		cmocka_unit_test(samples_in_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
