@@ -37,36 +37,12 @@
  *   refused, and the run was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
  *
- * Storage (meshagg.c's alone; everyone else reads the links through
- * rt_mesh_links): a result is kept in 24 B, its figures in 32 bits
- * (RTT p50/p99 and connect: ns, exact below 2,147,483,000 ns = 2.1 s,
- * rounded down to the microsecond above, saturating at 2,149,631,778 us,
- * about 35.8 minutes; Mbit/s both ways, saturating at 2^32 - 1), status,
- * flags and the judged reason (RT_LINK_*) a byte each.
- *   dense   one cell per pair a < b, row-major, n(n-1)/2 of them: 24 B a
- *           pair, a, b and the round implied; chosen by rt_mesh_agg_plan
- *           when the plan's results would take at least as much sparse
- *           (a tournament: 8,386,560 pairs of 4,096 hosts in 192 MiB)
- *   sparse  32 B a result (pair, round, cell), sorted by pair when
- *           judged, the result of a pair's latest round kept (arrival
- *           breaks ties): otherwise (random and
- *           ring schedules on many hosts, `mesh report`, where n is known
- *           only from the hellos)
- * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
- * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 96 B per rank (host name, port, payload rate and counters; 65536
- * ranks: 6 MiB), and 96 B per rail its hello lists (at most
- * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
- * A result keeps both its rails (a's and b's, a byte each: its status
- * and flags share one), so the cell is 24 B with or without rails; a
- * pair of r rails makes r results, r x r with --cross-rails (rank 0's
- * plan counts them so: meshrun.h), one sparse entry each.
- * Judging works in place: the medians by a two-pass radix selection over
- * the stored figures (a 256 KiB histogram), one class at a time (each
- * rail, and each pair of crossed rails {i, j}: r(r+1)/2 classes, so 2 x
- * 4 passes over the results a class), and while it works 8 B per bad
- * link and 16 B per rank (blaming nodes); with crossed results, 32 KiB of
- * per-class figures (RT_MESH_CLASSES). */
+ * Memory (meshstore.c says how): 24 B per result dense (a cell per
+ * pair of a tournament), 32 B sparse, at most 32 B x max_results (16 Mi
+ * results by default: 512 MiB; the largest plan, a full tournament of
+ * 5,793 hosts, is 384 MiB dense), 96 B per rank and per rail a hello
+ * lists. Kept by meshstore.c; judged by meshjudge.c (the medians:
+ * meshmedian.c). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
 
@@ -77,6 +53,15 @@
 #include "mesh/meshwire.h"
 
 #define RT_MESH_RESULTS_MAX (1u << 24)
+/* The node rule (meshjudge.c): when a node's bad links are the node's
+ * fault rather than its partners' or the links' own. */
+/* a rank that left the run after a failed pair: its leaving explains it */
+#define RT_MESH_LOST_BAD_LINKS 1u
+/* one bad link blames its link: it takes two to point at a shared end */
+#define RT_MESH_NODE_BAD_LINKS 2u
+/* and more than one in this many of its tested links: fewer, and its
+ * partners' good links speak for it */
+#define RT_MESH_NODE_BAD_ONE_IN 2u
 /* (rail, rail_b) classes by min x RT_MESH_RAILS_MAX + max: 32 x 32 */
 #define RT_MESH_CLASSES 1024u
 _Static_assert(RT_MESH_CLASSES == RT_MESH_RAILS_MAX * RT_MESH_RAILS_MAX, "a class per rail pair");
@@ -137,7 +122,7 @@ struct rt_mesh_refusal {
 
 /* One tested link as its consumers see it, decoded from the stored form
  * on their stack: r.a < r.b (the bandwidths turned with the ends: mbps
- * a to b), r.round 0, the figures as stored (see Storage above). */
+ * a to b), r.round 0, the figures as stored (meshstore.c). */
 struct rt_mesh_link {
 	struct rt_mesh_result r;
 	uint32_t why;            /* RT_LINK_*, after judging */
@@ -196,14 +181,14 @@ struct rt_mesh_rail_stat {
 	uint32_t not_judged;        /* RT_LINK_RTT_REL, RT_LINK_BW_REL */
 };
 
-struct rt_mesh_cell;   /* meshagg.c's stored result */
-struct rt_mesh_sparse; /* meshagg.c's sparse entry */
+struct rt_mesh_cell;   /* meshcell.h's stored result */
+struct rt_mesh_sparse; /* meshcell.h's sparse entry */
 
 struct rt_mesh_agg {
 	uint32_t n;              /* ranks, 0 until the first hello (report) */
 	struct rt_mesh_node *nodes;
 	uint32_t nres, max_results; /* results added (re-tests too), bound */
-	/* the stored results, meshagg.c's alone: one of the two forms */
+	/* the stored results, meshstore.c's: one of the two forms */
 	struct rt_mesh_cell *dense;    /* n(n-1)/2 cells by pair, or NULL */
 	struct rt_mesh_sparse *sparse; /* by arrival; by pair once judged */
 	uint32_t nsparse, cap;
