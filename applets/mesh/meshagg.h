@@ -33,8 +33,9 @@
  *         untested  said hello but no pair of it was tested (a random
  *                 round of an odd count leaves one out)
  *   READY when at least one link was tested, every host that said hello
- *   was tested, nothing is bad, suspect, absent or untested, no peer was
- *   refused, and the run was not interrupted.
+ *   was tested, nothing is bad, suspect, absent or untested, no peer that
+ *   showed the job's token was refused (strangers do not count), and the
+ *   run was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
  *
  * Memory (meshstore.c says how): 24 B per result dense (a cell per
@@ -110,13 +111,26 @@ struct rt_mesh_node {
 	uint32_t tested, bad;
 };
 
-/* A peer that spoke the mesh protocol to rank 0 and was turned away
- * (meshgather.h): named in the summary and the document, and the run is
- * not READY, since a rank may have lost its place to it. */
+/* A peer that showed the job's token to rank 0 and was turned away
+ * (meshgather.h: a rank taken, from another host than the list's):
+ * named in the summary and the document, and the run is not READY, since
+ * a real rank may have lost its place. */
 #define RT_MESH_REFUSED_LIST 64u /* recorded; the rest are counted */
 struct rt_mesh_refusal {
 	char addr[64];    /* "192.0.2.2:40312" */
 	uint32_t rank;    /* as claimed; RT_MESH_NO_PEER when it never said */
+	char reason[96];
+};
+
+/* A connection that could not show the job's token: another job's token,
+ * another protocol version, a malformed header or hello, or a hello of
+ * another mesh size. Anyone who reaches the port can send one, so it is
+ * named in the summary and the document and never changes the verdict.
+ * Memory is fixed: the first RT_MESH_STRANGER_LIST are recorded (160 B
+ * each), the rest only counted. */
+#define RT_MESH_STRANGER_LIST 16u
+struct rt_mesh_stranger {
+	char addr[64];    /* "192.0.2.2:40312" */
 	char reason[96];
 };
 
@@ -218,6 +232,8 @@ struct rt_mesh_agg {
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
+	struct rt_mesh_stranger strangers[RT_MESH_STRANGER_LIST];
+	uint32_t nstrangers; /* strangers turned away, recorded or not */
 	bool ready;
 	struct rt_mesh_blame blame;
 	struct rt_mesh_cover cover;
@@ -261,6 +277,9 @@ void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank);
  * RT_MESH_REFUSED_LIST) and counted. */
 void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 			const char *reason);
+/* A connection that could not show the job's token (above): recorded
+ * (the first RT_MESH_STRANGER_LIST) and counted; no verdict changes. */
+void rt_mesh_agg_stranger(struct rt_mesh_agg *g, const char *addr, const char *reason);
 /* Judges links and nodes (may be called again after more results). */
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err);

@@ -212,6 +212,24 @@ static void doc_refused(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_array_end(j);
 }
 
+/* Connections that could not show the job's token: never in the verdict. */
+static void doc_strangers(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "strangers");
+	rt_json_object_begin(j);
+	rt_json_kv_uint(j, "count", g->nstrangers);
+	rt_json_key(j, "list");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < RT_MIN(g->nstrangers, RT_MESH_STRANGER_LIST); i++) {
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "addr", g->strangers[i].addr);
+		rt_json_kv_string(j, "reason", g->strangers[i].reason);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+	rt_json_object_end(j);
+}
+
 static void doc_outliers(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 {
 	struct rt_mesh_iter it;
@@ -462,6 +480,7 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_lists(j, g, out);
 	doc_bad_rails(j, g);
 	doc_refused(j, g);
+	doc_strangers(j, g);
 	doc_outliers(j, g, out);
 	doc_blame(j, g, out);
 	doc_budget(j, g);

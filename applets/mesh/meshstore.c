@@ -124,6 +124,17 @@ void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 	rt_strlcpy(r->reason, reason, sizeof(r->reason));
 }
 
+void rt_mesh_agg_stranger(struct rt_mesh_agg *g, const char *addr, const char *reason)
+{
+	struct rt_mesh_stranger *r;
+
+	if (g->nstrangers++ >= RT_MESH_STRANGER_LIST)
+		return;
+	r = &g->strangers[g->nstrangers - 1];
+	rt_strlcpy(r->addr, addr, sizeof(r->addr));
+	rt_strlcpy(r->reason, reason, sizeof(r->reason));
+}
+
 /* Below this, nanoseconds are stored as they are; it is a whole number
  * of microseconds just under 2^31, so that above it the stored value
  * counts whole microseconds on from it. */

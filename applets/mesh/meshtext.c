@@ -348,6 +348,20 @@ static void refusals(FILE *out, const struct rt_mesh_agg *g)
 		fprintf(out, "... and %u more refused peers\n", g->refused - shown);
 }
 
+/* Connections that could not show the job's token (meshagg.h): a few
+ * named, the rest counted, none of them in the verdict. */
+static void strangers(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = RT_MIN(RT_MIN(g->nstrangers, RT_MESH_STRANGER_LIST),
+				RT_MESH_TEXT_STRANGERS);
+
+	for (uint32_t i = 0; i < shown; i++)
+		fprintf(out, "stranger %s turned away (not in the verdict): %s\n",
+			g->strangers[i].addr, g->strangers[i].reason);
+	if (g->nstrangers > shown)
+		fprintf(out, "... and %u more strangers turned away\n", g->nstrangers - shown);
+}
+
 static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -380,6 +394,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_ABSENT);
 	nodes(out, g, RT_NODE_UNTESTED);
 	refusals(out, g);
+	strangers(out, g);
 	rail_counts(out, g);
 	bad_rails(out, g);
 	links(out, g, lim);
