@@ -207,7 +207,8 @@ struct rt_mesh_agg {
 	struct rt_mesh_sparse *sparse; /* by arrival; by pair once judged */
 	uint32_t nsparse, cap;
 	/* after rt_mesh_judge */
-	uint32_t nlinks;         /* pairs tested */
+	uint32_t nlinks;         /* pairs stored, absent_links among them */
+	uint32_t absent_links;   /* stored but not tested: an end was absent */
 	double median_rtt_us, median_gbps; /* 0 when nothing measured */
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */

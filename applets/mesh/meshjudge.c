@@ -368,7 +368,7 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for rank %u in a mesh of %u",
 			       out, g->n);
 	rt_mesh_settle(g);
-	g->nlinks = 0;
+	g->nlinks = g->absent_links = 0;
 	rt_mesh_links(g, &it);
 	while (rt_mesh_cell_next(&it, &a, &b))
 		g->nlinks++;
@@ -378,6 +378,7 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 	rt_mesh_links(g, &it);
 	while ((c = rt_mesh_cell_next(&it, &a, &b))) {
 		c->why = judge_link(g, a, b, c, lim);
+		g->absent_links += c->why == RT_LINK_ABSENT;
 		if (c->why == RT_LINK_ABSENT)
 			continue;
 		g->nodes[a].tested++;

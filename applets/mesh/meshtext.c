@@ -378,7 +378,9 @@ static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
-	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks);
+	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks - g->absent_links);
+	if (g->absent_links)
+		fprintf(out, ", %u not tested (a rank absent)", g->absent_links);
 	if (g->ncross)
 		fprintf(out, " (%u crossed)", g->ncross);
 	if (g->rails_expected)
@@ -409,7 +411,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks &&
 		 !g->bad_rails && !g->rail_mismatch)
 		fprintf(out, "NOT READY: not judged\n");
-	else if (g->nlinks == 0)
+	else if (g->nlinks == g->absent_links)
 		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);
 	else if (!g->bad_rails && !g->rail_mismatch)
