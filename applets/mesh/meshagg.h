@@ -14,7 +14,8 @@
  *   node  absent  never said hello (its pairs count against nobody)
  *         bad     lost during the run with a failed pair, or named by
  *                 the blame pass (every pairing with a good host bad), or
- *                 at least 2 bad links, more than half of its tested ones,
+ *                 at least 2 bad links, more than half of its tested ones
+ *                 (RT_MESH_NODE_BAD_LINKS, RT_MESH_NODE_BAD_ONE_IN),
  *                 not counting bad links to nodes found bad before it
  *                 (worst first): a broken node does not make its
  *                 partners look broken
