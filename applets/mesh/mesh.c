@@ -4,7 +4,7 @@
  * a Kubernetes Indexed Job); rank 0 pairs the hosts (sched.h), collects
  * every pair's RDMA CM connect time and RTT (meshtest.h) and judges hosts
  * and links (meshagg.h); `mesh report` judges per-rank JSON lines that the
- * launcher collected (meshjson.h). The run itself is applets/mesh/meshnode.c;
+ * launcher collected (meshparse.h). The run itself is applets/mesh/meshnode.c;
  * this file is its options and glue. */
 #include <errno.h>
 #include <netdb.h>
@@ -19,9 +19,10 @@
 #include "rdmatest/interrupt.h"
 #include "mesh/launch.h"
 #include "mesh/meshblame.h"
+#include "mesh/meshdoc.h"
 #include "mesh/meshheat.h"
-#include "mesh/meshjson.h"
 #include "mesh/meshnode.h"
+#include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshrails.h"
 #include "mesh/meshtest.h"

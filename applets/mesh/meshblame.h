@@ -34,7 +34,7 @@
  * connection of it again), its worst result kept as the first.
  * The evidence is kept in the aggregate (g->blame), at rank 0 and in
  * `mesh report`, which rebuilds it from rank 0's "flaky" and "blame"
- * lines (meshjson.h). */
+ * lines (meshline.h). */
 #ifndef RDMATEST_MESHBLAME_H
 #define RDMATEST_MESHBLAME_H
 

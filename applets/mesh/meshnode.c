@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "rdmatest/interrupt.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshline.h"
 #include "mesh/meshnode.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"

@@ -34,7 +34,7 @@ struct rt_mesh_plan {
 	const struct rt_mesh_limits *lim;
 	rt_mesh_test_fn *fn;
 	void *ctx;
-	FILE *lines;             /* this rank's JSON lines (meshjson.h), or NULL */
+	FILE *lines;             /* this rank's JSON lines (meshline.h), or NULL */
 	/* the launcher's host of every rank, or NULL: rank 0 names the
 	 * absent ranks by it (they never said which host they are) */
 	const struct rt_hostlist *hosts;

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "mesh/meshblame.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshline.h"
 #include "mesh/meshrun.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/oob.h"
@@ -445,7 +445,7 @@ static void put_json(FILE *f, struct rt_json *j)
 	rt_json_free(j);
 }
 
-/* Rank 0's evidence lines, for `mesh report` (meshjson.h). */
+/* Rank 0's evidence lines, for `mesh report` (meshline.h). */
 static void evidence_lines(const struct rt_mesh_coord *c)
 {
 	const struct rt_mesh_blame *b = &c->g->blame;
