@@ -251,7 +251,7 @@ def pingpong():
 
 
 def perftest():
-    """perftest's handshake (applets/perftest/perftest.c): byte 0 picks the message"""
+    """perftest's handshake (applets/perftest/perftest_wire.c): byte 0 picks the message"""
     key = "%04x:%04x:%06x:%06x:%08x:%016x:" % (1, 16, 0x11, 0xabcde, 0x1234, 0x7f0000001000)
     write("perftest", "key", b"\0" + (key + "%08x" % 0).encode() + b"\0")
     gkey = key + "".join("%02x:" % b for b in GID) + "%08x:" % 0x20
