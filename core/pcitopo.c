@@ -115,39 +115,9 @@ bool rt_pci_is_gpu(unsigned vendor, unsigned class_code)
 	return (vendor == 0x10de || vendor == 0x1002) && (cls == 0x0300 || cls == 0x0302);
 }
 
-int rt_pci_natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-			size_t na, nb;
-			int c;
-
-			while (*a == '0' && a[1] >= '0' && a[1] <= '9')
-				a++;
-			while (*b == '0' && b[1] >= '0' && b[1] <= '9')
-				b++;
-			na = strspn(a, "0123456789");
-			nb = strspn(b, "0123456789");
-			if (na != nb)
-				return na < nb ? -1 : 1;
-			c = strncmp(a, b, na);
-			if (c)
-				return c;
-			a += na;
-			b += nb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
 static int by_name(const void *x, const void *y)
 {
-	return rt_pci_natural_cmp(((const struct rt_pci_func *)x)->name,
+	return rt_natural_cmp(((const struct rt_pci_func *)x)->name,
 				  ((const struct rt_pci_func *)y)->name);
 }
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's local checks share (diag_read.h). */
-#include <ctype.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <stdarg.h>
@@ -44,39 +43,9 @@ void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int rt_diag_natcmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			size_t na, nb;
-			int c;
-
-			while (*a == '0' && isdigit((unsigned char)a[1]))
-				a++;
-			while (*b == '0' && isdigit((unsigned char)b[1]))
-				b++;
-			na = strspn(a, "0123456789");
-			nb = strspn(b, "0123456789");
-			if (na != nb)
-				return na < nb ? -1 : 1;
-			c = strncmp(a, b, na);
-			if (c)
-				return c;
-			a += na;
-			b += nb;
-			continue;
-		}
-		if (*a != *b)
-			break;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
 static int natcmp_paths(const void *a, const void *b)
 {
-	return rt_diag_natcmp(*(char *const *)a, *(char *const *)b);
+	return rt_natural_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max)

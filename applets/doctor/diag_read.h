@@ -17,9 +17,6 @@ bool rt_diag_read_at(char *buf, size_t len, const char *fmt, ...)
 /* Appends the text to buf within len. */
 void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Natural order: runs of digits compare as numbers, so mlx5_2 comes
- * before mlx5_10 and port 9 before port 10; the rest byte by byte. */
-int rt_diag_natcmp(const char *a, const char *b);
 /* The names matching dir/pattern, in natural order, each into names[] up
  * to max; returns how many there are. glob, not readdir: nothing is
  * shared between calls. */

@@ -75,7 +75,5 @@ int rt_pcitopo_nearest_gpu(const struct rt_pcitopo *t, int rdma, enum rt_pci_rel
 /* The link trained below the function's own maximum speed or width (a
  * card in a narrower slot, a lane or a speed lost to signal trouble). */
 bool rt_pci_link_degraded(const struct rt_pci_link *l);
-/* strcmp, except that runs of digits compare as numbers. */
-int rt_pci_natural_cmp(const char *a, const char *b);
 
 #endif

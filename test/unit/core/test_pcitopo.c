@@ -173,18 +173,6 @@ static void not_pci(void **state)
 	assert_int_equal(rt_pcitopo_scan(&fx->topo, fx->tree.root, &e), 0);
 }
 
-static void natural_order(void **state)
-{
-	(void)state;
-	assert_true(rt_pci_natural_cmp("mlx5_2", "mlx5_10") < 0);
-	assert_true(rt_pci_natural_cmp("mlx5_10", "mlx5_9") > 0);
-	assert_true(rt_pci_natural_cmp("mlx5_10", "mlx5_10") == 0);
-	assert_true(rt_pci_natural_cmp("bnxt_re0", "mlx5_0") < 0);
-	assert_true(rt_pci_natural_cmp("mlx5", "mlx5_0") < 0);
-	assert_true(rt_pci_natural_cmp("a007", "a7") == 0);
-	assert_true(rt_pci_natural_cmp("a7b", "a7c") < 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,7 +182,6 @@ int main(void)
 		cmocka_unit_test(nearest),
 		cmocka_unit_test(links),
 		cmocka_unit_test(not_pci),
-		cmocka_unit_test(natural_order),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -65,18 +65,6 @@ static void test_list_sorted_and_counted(void **state)
 	assert_int_equal(rt_diag_list(dir, "nosuch*", names, 2), 0);
 }
 
-static void test_natural_order(void **state)
-{
-	(void)state;
-	assert_true(rt_diag_natcmp("mlx5_2", "mlx5_10") < 0);
-	assert_true(rt_diag_natcmp("mlx5_10", "mlx5_2") > 0);
-	assert_true(rt_diag_natcmp("mlx5_10", "mlx5_10") == 0);
-	assert_true(rt_diag_natcmp("9", "10") < 0);
-	assert_true(rt_diag_natcmp("mlx5_1", "mlx5_1a") < 0);
-	assert_true(rt_diag_natcmp("ib0", "mlx5_0") < 0);
-	assert_true(rt_diag_natcmp("VL15_dropped", "link_downed") < 0);
-}
-
 static void test_read_at_and_exists(void **state)
 {
 	char buf[32] = "stale";
@@ -125,7 +113,7 @@ static void test_ip_str(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_list_sorted_and_counted), T(test_natural_order), T(test_read_at_and_exists),
+		T(test_list_sorted_and_counted), T(test_read_at_and_exists),
 		T(test_append_bounded), T(test_ip_str),
 	};
 
