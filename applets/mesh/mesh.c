@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <infiniband/verbs.h>
 
 #include "rdmatest/applet.h"
@@ -27,6 +26,7 @@
 #include "mesh/meshrails.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
+#include "mesh/meshverdict.h"
 #include "rdmatest/devquery.h"
 #include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
@@ -274,99 +274,6 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->min_links = (uint32_t)cfg->min_links;
 }
 
-/* The judged run: the summary, the document, and the verdict as the
- * run's outcome. */
-static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
-{
-	FILE *f = fopen(path, "wb");
-	int rc;
-
-	if (!f)
-		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "--heatmap %s", path);
-	rc = rt_mesh_heatmap(f, g, &run->err);
-	if (fclose(f) && !rc)
-		rc = rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "--heatmap %s", path);
-	return rc;
-}
-
-/* The verdict for node-exporter (meshprom.h). */
-static int prom(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
-{
-	struct rt_prom p;
-	int rc;
-
-	rt_prom_init(&p);
-	rt_mesh_prom(&p, g, time(NULL));
-	rc = rt_prom_write(&p, "--prom", path, &run->err);
-	rt_prom_free(&p);
-	return rc;
-}
-
-/* The aggregate outlives the applet's main: the document is written by
- * rt_run_finish, after the outcome that it starts with, straight to its
- * output (run.h's stream), and only then is the aggregate freed. */
-struct mesh_doc {
-	struct rt_mesh_agg g;
-	struct rt_mesh_limits lim;
-	bool judged; /* concluded: the document has a "mesh" member */
-};
-
-static void doc_write(void *ctx, struct rt_json *results, FILE *out)
-{
-	struct mesh_doc *d = ctx;
-
-	if (!d->judged)
-		return;
-	rt_json_key(results, "mesh");
-	rt_mesh_document(results, &d->g, &d->lim, out);
-}
-
-static void doc_release(void *ctx)
-{
-	struct mesh_doc *d = ctx;
-
-	rt_mesh_agg_free(&d->g);
-	free(d);
-}
-
-/* A new aggregate, the run's to release. */
-static struct mesh_doc *doc_new(struct rt_run *run, const struct rt_mesh_limits *lim)
-{
-	struct mesh_doc *d = rt_xcalloc(1, sizeof(*d));
-
-	d->lim = *lim;
-	run->stream = (struct rt_run_stream){doc_write, doc_release, d};
-	return d;
-}
-
-static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat,
-		    const char *prom_path)
-{
-	const struct rt_mesh_agg *g = &d->g;
-
-	if (heat && heatmap(run, heat, g))
-		return -1;
-	if (prom_path && prom(run, prom_path, g))
-		return -1;
-	if (!run->common.quiet)
-		rt_mesh_summary(run->log.human, g, &d->lim);
-	d->judged = true;
-	if (g->ready)
-		return 0;
-	if (g->interrupted)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
-	if (g->bad_rails || g->rail_mismatch)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
-			       "%u untested hosts, %u bad links, %u refused peers, %u bad rails, "
-			       "%u hosts with another rail count", g->bad_nodes, g->suspect_nodes,
-			       g->absent_nodes, g->untested_nodes, g->bad_links, g->refused,
-			       g->bad_rails, g->rail_mismatch);
-	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
-		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
-		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
-		       g->refused);
-}
-
 /* One input of `mesh report`; its errors name it. */
 static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg *g)
 {
@@ -389,7 +296,7 @@ static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg 
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	struct rt_mesh_limits lim = { 0 };
-	struct mesh_doc *d;
+	struct rt_mesh_doc *d;
 	int rc;
 
 	if (cfg->command && strcmp(cfg->command, "report"))
@@ -397,7 +304,7 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 			       "command is `report`)", cfg->command);
 	limits(cfg, &lim);
 	rt_error_phase(&run->err, "report");
-	d = doc_new(run, &lim);
+	d = rt_mesh_doc_new(run, &lim);
 	rc = rt_mesh_agg_init(&d->g, 0, 0, &run->err);
 	for (size_t i = 0; !rc && (i == 0 || (i < REPORT_FILES && cfg->files[i])); i++)
 		rc = report_file(run, cfg->files[i], &d->g);
@@ -413,7 +320,7 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 		rc = rt_mesh_judge(&d->g, &lim, &run->err);
 	}
 	if (!rc)
-		rc = conclude(run, d, cfg->heatmap, cfg->prom);
+		rc = rt_mesh_conclude(run, d, cfg->heatmap, cfg->prom);
 	return rc ? -1 : 0;
 }
 
@@ -595,7 +502,7 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 {
 	struct rt_mesh_plan *p = &m->plan;
 	struct rt_mesh_verdict v = {0};
-	struct mesh_doc *d;
+	struct rt_mesh_doc *d;
 	int rc;
 
 	rt_say(&run->log, "mesh: rank %u of %u (%s), rank 0 at %s:%u", p->rank, p->size,
@@ -609,10 +516,10 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 			not_this_host(&run->err, "this host not blamed");
 		return rc;
 	}
-	d = doc_new(run, &m->lim);
+	d = rt_mesh_doc_new(run, &m->lim);
 	rc = rt_mesh_lead(p, &d->g, &run->err);
 	if (!rc || rc == RT_INTERRUPTED)
-		rc = conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
+		rc = rt_mesh_conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
 	if (rc && m->exit_self && d->judged && !d->g.interrupted && !rt_mesh_host_blamed(&d->g, 0))
 		not_this_host(&run->err, "this host not blamed");
 	return rc;
