@@ -55,6 +55,7 @@ struct mesh_cfg {
 	long long min_line_rate;
 	long long min_links;
 	long long budget;      /* thousandths of a minute; 0: none */
+	long long join_timeout; /* seconds; 0: --timeout */
 	int no_blame;
 	int lines;
 	int quick;
@@ -117,6 +118,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
 	  "seed of the random schedules and of the blame pass's partners (the same seed "
 	  "gives the same pairs)", NULL },
+	{ 0, "join-timeout", RT_OPT_INT, RT_L(join_timeout), 0, 86400, "0", "SEC",
+	  "bound on a rank's connect to rank 0 and on rank 0's wait for every host to "
+	  "check in (0: --timeout); launchers that start ranks seconds apart (image pulls, "
+	  "pdsh's fanout) need more than a pair's test", NULL },
 	{ 0, "budget", RT_OPT_DECIMAL, RT_L(budget), 0, 10080000, NULL, "MINUTES",
 	  "random perfect matchings, round after round, until MINUTES (decimals allowed) "
 	  "are spent: a round is started only when it and a reserve of 4 rounds for the "
@@ -206,8 +211,9 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "verdicts) under results.mesh. The other ranks exit with the same verdict; with "
 	  "--exit-status self a NOT READY run is exit 1 only where this host is at fault "
 	  "and exit 4 elsewhere, for hooks that act on their own host. "
-	  "--timeout bounds each pair's test and the wait for every host; a round "
-	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
+	  "--timeout bounds each pair's test, --join-timeout (default: --timeout) each "
+	  "rank's connect to rank 0 and the wait for every host; a round takes at most "
+	  "twice --timeout plus 2 s. Every RDMA port that carries an IP address is a "
 	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
 	  "at once, and the verdicts name the rail (--rails, --devices choose; "
 	  "--cross-rails tests rail i against rail j too). "
@@ -421,7 +427,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.test_port = (unsigned)m->port + 1,
 		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
-		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
+		.timeout_ms = run->common.timeout_ms, .join_ms = cfg->join_timeout * 1000, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
@@ -547,6 +553,8 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	rt_say(&run->log, "coordinator: %s", p->coord_host);
 	rt_say(&run->log, "port: %u", p->coord_port);
 	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
+	rt_say(&run->log, "bounds: a pair's test %lld s, joining %lld s", p->timeout_ms / 1000,
+	       rt_mesh_join_ms(p) / 1000);
 	if (p->budget_ms)
 		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
 	/* a fingerprint that the ranks can compare, never the token itself */
@@ -591,6 +599,8 @@ static int dry_run(struct rt_run *run, const struct mesh_run *m)
 	rt_json_kv_string(j, "coordinator", p->coord_host);
 	rt_json_kv_uint(j, "port", p->coord_port);
 	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
+	rt_json_kv_uint(j, "timeout_ms", (uint64_t)p->timeout_ms);
+	rt_json_kv_uint(j, "join_timeout_ms", (uint64_t)rt_mesh_join_ms(p));
 	token_json(j, &m->l);
 	rt_json_object_end(j);
 	return 0;
