@@ -364,6 +364,19 @@ def udrecv():
           b"".join(wc(i % 8, bytes([i]) * 64, qpn=i % 8) for i in range(20)))
 
 
+def cmtsync():
+    """cmtime's v56 TCP step syncs (applets/rdmacm/cmtsync.c): the byte a
+    peer sends at each step, due in the order reset (0), connected (12),
+    disconnected (14)"""
+    run = bytes([0, 12, 14])
+    write("cmtsync", "three-runs", run * 3)
+    write("cmtsync", "miscounted", run + bytes([0, 14]))
+    write("cmtsync", "early", bytes([12]))
+    write("cmtsync", "stranger", run + b"GET / HTTP/1.0\r\n")
+    write("cmtsync", "control", run * 2 + bytes([0, 12, 0x1b]))
+    write("cmtsync", "high", bytes([0, 0xff]))
+
+
 def rcopy():
     """rcopy's client messages (applets/rdmacm/rcopy.c, host byte order):
     byte 0 bit 0 allows execute bits; then one message"""
@@ -416,6 +429,6 @@ def meshhello():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync):
         f()
     sys.exit(0)
