@@ -377,6 +377,20 @@ def cmtsync():
     write("cmtsync", "high", bytes([0, 0xff]))
 
 
+def meshecho():
+    """a mesh pair test's messages (applets/mesh/meshtest.c, host order):
+    a control byte (bit 0: the connecting side), the ping in flight, then
+    the message: seq, the window's address and rkey"""
+    rec = lambda side, want, m: bytes([side]) + struct.pack(">QH", want, len(m)) + m
+    msg = lambda seq, addr=0, rkey=0: struct.pack("=QQQ", seq, addr, rkey)
+    write("meshecho", "pings", b"".join(rec(1, i, msg(i, 0x7f0000001000, 0x1234)) for i in range(3)) +
+          rec(0, 0, msg(5)))
+    write("meshecho", "wrong-ping", rec(1, 4, msg(3)) + rec(1, 2 ** 64 - 1, msg(0)))
+    write("meshecho", "lengths", rec(1, 0, msg(0)[:23]) + rec(1, 0, msg(0) + b"x") +
+          rec(0, 0, b"") + rec(0, 0, bytes(4096)))
+    write("meshecho", "no-window", rec(1, 9, msg(9)) + rec(1, 9, msg(9, 0, 2 ** 64 - 1)))
+
+
 def rcopy():
     """rcopy's client messages (applets/rdmacm/rcopy.c, host byte order):
     byte 0 bit 0 allows execute bits; then one message"""
@@ -429,6 +443,6 @@ def meshhello():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho):
         f()
     sys.exit(0)
