@@ -334,6 +334,63 @@ def udpong():
     write("udpong", "full", b"".join(dg(msg(0, 0, i % 256)) for i in range(260)) + dg(msg(4, 255, 0)))
 
 
+def udrecv():
+    """UD receive completions into rt_ud_rx_take (applets/rdmacm/udrecv.c):
+    the ring's shape, then completions (QPN, wr_id, byte_len, the slot's
+    bytes: GRH area then the datagram) and reposts (0x80)"""
+    head = lambda slots=4, size=64, per=3, senders=1: \
+        bytes([slots - 1]) + struct.pack(">H", size - 1) + bytes([per, senders])
+
+    def wc(slot, dg, qpn=1, byte_len=None, kind=1):
+        data = bytes(40) + dg
+        got = 40 + len(dg) if byte_len is None else byte_len
+        return bytes([qpn]) + struct.pack(">QIH", kind << 56 | slot, got, len(data)) + data
+    write("udrecv", "stream", head() + wc(0, message(64, 1, 0)) + wc(1, message(64, 1, 2)) +
+          b"\x80" + wc(2, message(64, 1, 1)) + wc(0, message(64, 1, 1)))
+    write("udrecv", "two-senders", head(senders=2) + wc(0, message(64, 5, 0)) +
+          wc(1, message(64, 6, 0), qpn=2) + wc(2, message(64, 5, 1)) + wc(3, message(64, 6, 1)))
+    # every posted receive taken before the repost: the ring ran dry
+    write("udrecv", "dry", head(slots=2) + wc(0, message(64, 1, 0)) + wc(1, message(64, 1, 1)) +
+          wc(0, message(64, 1, 2)) + b"\x80" + wc(1, message(64, 1, 2)))
+    write("udrecv", "unknown-slot", head() + wc(4, message(64, 1, 0)) +
+          wc(2 ** 56 - 1, b"", kind=255) + wc(7, bytes(64), kind=0) + wc(3, message(64, 1, 0)))
+    # lengths the device could not have delivered: past the slot, inside the GRH
+    write("udrecv", "byte-len", head() + wc(3, message(64, 1, 0), byte_len=0xFFFFFFFF) +
+          wc(3, message(64, 1, 1), byte_len=0) + wc(2, message(64, 1, 2), byte_len=39) +
+          wc(1, message(64, 1, 2), byte_len=40) + wc(0, message(64, 1, 2), byte_len=41))
+    write("udrecv", "wrong-size", head(size=1024) + wc(3, message(100, 1, 0)) +
+          wc(0, message(1024, 1, 1)[:-1] + b"\xff") + wc(1, b"RDMT" + bytes(2000)))
+    write("udrecv", "foreign", head(slots=8, senders=0) +
+          b"".join(wc(i % 8, bytes([i]) * 64, qpn=i % 8) for i in range(20)))
+
+
+def cmtsync():
+    """cmtime's v56 TCP step syncs (applets/rdmacm/cmtsync.c): the byte a
+    peer sends at each step, due in the order reset (0), connected (12),
+    disconnected (14)"""
+    run = bytes([0, 12, 14])
+    write("cmtsync", "three-runs", run * 3)
+    write("cmtsync", "miscounted", run + bytes([0, 14]))
+    write("cmtsync", "early", bytes([12]))
+    write("cmtsync", "stranger", run + b"GET / HTTP/1.0\r\n")
+    write("cmtsync", "control", run * 2 + bytes([0, 12, 0x1b]))
+    write("cmtsync", "high", bytes([0, 0xff]))
+
+
+def meshecho():
+    """a mesh pair test's messages (applets/mesh/meshtest.c, host order):
+    a control byte (bit 0: the connecting side), the ping in flight, then
+    the message: seq, the window's address and rkey"""
+    rec = lambda side, want, m: bytes([side]) + struct.pack(">QH", want, len(m)) + m
+    msg = lambda seq, addr=0, rkey=0: struct.pack("=QQQ", seq, addr, rkey)
+    write("meshecho", "pings", b"".join(rec(1, i, msg(i, 0x7f0000001000, 0x1234)) for i in range(3)) +
+          rec(0, 0, msg(5)))
+    write("meshecho", "wrong-ping", rec(1, 4, msg(3)) + rec(1, 2 ** 64 - 1, msg(0)))
+    write("meshecho", "lengths", rec(1, 0, msg(0)[:23]) + rec(1, 0, msg(0) + b"x") +
+          rec(0, 0, b"") + rec(0, 0, bytes(4096)))
+    write("meshecho", "no-window", rec(1, 9, msg(9)) + rec(1, 9, msg(9, 0, 2 ** 64 - 1)))
+
+
 def rcopy():
     """rcopy's client messages (applets/rdmacm/rcopy.c, host byte order):
     byte 0 bit 0 allows execute bits; then one message"""
@@ -386,6 +443,6 @@ def meshhello():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho):
         f()
     sys.exit(0)
