@@ -441,8 +441,30 @@ def meshhello():
     write("meshhello", "scanner", b"\2" + b"GET / HTTP/1.0\r\n\r\n")
 
 
+def ptcheck():
+    """the perftest engine's checks of what the peer delivered
+    (perftest_imm.c, perftest_atomic.c): byte 0 the check, byte 1 the atomic"""
+    u32 = lambda *v: struct.pack(">" + "I" * len(v), *v)
+    u64 = lambda *v: struct.pack(">" + "Q" * len(v), *v)
+    # IBV_WC_RECV_RDMA_WITH_IMM is 129, IBV_WC_WITH_IMM 2 (verbs.h)
+    write("ptcheck", "imm-good", b"\0\0" + u32(129, 2, 0, 65536) + u64(65536))
+    write("ptcheck", "imm-no-flag", b"\0\0" + u32(129, 0, 0, 4096) + u64(4096))
+    write("ptcheck", "imm-opcode", b"\0\0" + u32(128, 2, 0, 4096) + u64(4096))
+    write("ptcheck", "imm-value", b"\0\0" + u32(129, 2, 7, 4096) + u64(4096))
+    write("ptcheck", "imm-length", b"\0\0" + u32(129, 2, 0, 4095) + u64(4096))
+    write("ptcheck", "fadd-run", b"\1\0" + u64(*range(41, 49)))
+    write("ptcheck", "fadd-wrap", b"\1\0" + u64(2 ** 64 - 2, 2 ** 64 - 1, 0, 1))
+    write("ptcheck", "fadd-skip", b"\1\0" + u64(5, 6, 8))
+    write("ptcheck", "cas-run", b"\1\1" + u64(9, 9, 9, 9))
+    write("ptcheck", "cas-moved", b"\1\1" + u64(9, 9, 10))
+    write("ptcheck", "counter-good", b"\2\0" + u64(100, 109, 110, 10) + struct.pack(">HHH", 1, 2, 4))
+    write("ptcheck", "counter-lost", b"\2\0" + u64(100, 109, 109, 10) + struct.pack(">HHH", 1, 2, 4))
+    write("ptcheck", "counter-none", b"\2\1" + u64(7, 0, 7, 0) + struct.pack(">HHH", 0, 0, 1))
+    write("ptcheck", "counter-short", b"\2\0" + u64(1, 2))
+
+
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck):
         f()
     sys.exit(0)
