@@ -7,8 +7,9 @@
 # fix: a peer with nothing listening, an address no RDMA port carries,
 # a port down, an MTU mismatch between the hosts, a lowered memlock limit,
 # no rxe device; and its counters after a link flap, a saved expected
-# state against an edited one. A multicast-incapable path cannot be made here (rxe
-# always offers multicast groups), so there is no case for it.
+# state against an edited one, an unused port. A multicast-incapable
+# path cannot be made here (rxe always offers multicast groups), so
+# there is no case for it.
 D=$RT/doctor
 
 # doc_json HOST ARGS...: run doctor --json on HOST; $OUT keeps stdout only
@@ -142,6 +143,24 @@ need_applet doctor && {
 	failed || output_has "^FAIL expect +rxe0 port 1: rate [0-9.]+ Gb/s, expected 400 -- fix: .*--save-expect" ||
 		fail "no expect FAIL naming the rate found and expected"
 	run_on a rm -f $X
+}
+pass
+
+case_begin "an extra rxe on a down veth: its port unused, no FAIL" 60
+need_applet doctor && {
+	# a veth (the guest kernel has no dummy driver), down, so it has no
+	# address, not even IPv6 link-local
+	run_on a $D; rc0=$?
+	run_on a sh -c "/sbin/ip link add veth9 type veth peer name veth9p && /sbin/rdma link add rxe9 type rxe netdev veth9" ||
+		fail "cannot create rxe9 on veth9"
+	failed || { run_on a $D; rc=$?; }
+	failed || [ $rc = $rc0 ] || fail "exit $rc, was $rc0 without rxe9"
+	failed || ! output_has '^FAIL' || fail "a FAIL line"
+	failed || output_has "^PASS ports +rxe9 port 1: unused: 1: DOWN .*netdev veth9 down .*no local address; not judged" ||
+		fail "rxe9's port not reported unused"
+	# the batch's later scenarios need the host as it was
+	run_on a sh -c "/sbin/rdma link delete rxe9; /sbin/ip link delete veth9; ! test -e /sys/class/infiniband/rxe9" ||
+		fail "rxe9 or veth9 not removed"
 }
 pass
 
