@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "doctor/counters.h"
+#include "rdmatest/portctr.h"
 #include "doctor/expect.h"
 #include "rdmatest/error.h"
 
@@ -66,7 +66,7 @@ struct rt_diag {
 	struct rt_diag_port ports[RT_DIAG_PORTS];
 	int nports;
 	/* counters[i]: ports[i]'s sysfs counters (rt_diag_port_counters) */
-	struct rt_diag_counters counters[RT_DIAG_PORTS];
+	struct rt_portctrs counters[RT_DIAG_PORTS];
 	struct rt_diag_addr addrs[RT_DIAG_ADDRS];
 	int naddrs;
 	/* the --expect file, or NULL: a port it names is never unused */

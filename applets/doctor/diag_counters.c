@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* doctor's counter check: what each port's sysfs counters (counters.h)
+/* doctor's counter check: what each port's sysfs counters (rdmatest/portctr.h)
  * say about its link. A link error counter counts since the port came
  * up or its counters were reset, so any above zero is a WARN: the link
  * has dropped or corrupted packets, which a test that passes may not
@@ -14,13 +14,13 @@
 
 /* "symbol_error 12, link_downed 255 (saturated)" for the non-zero
  * counters of class `cls`; returns how many. */
-static int list_class(char *buf, size_t len, const struct rt_diag_counters *t,
-		      enum rt_diag_counter_class cls)
+static int list_class(char *buf, size_t len, const struct rt_portctrs *t,
+		      enum rt_portctr_class cls)
 {
 	int n = 0;
 
 	for (int i = 0; i < t->n; i++) {
-		const struct rt_diag_counter *c = &t->c[i];
+		const struct rt_portctr *c = &t->c[i];
 
 		if (c->cls != cls || !c->value)
 			continue;
@@ -32,11 +32,11 @@ static int list_class(char *buf, size_t len, const struct rt_diag_counters *t,
 
 /* Returns whether it warned. */
 static bool link_errors(struct rt_diag *d, const struct rt_diag_port *p,
-			const struct rt_diag_counters *t)
+			const struct rt_portctrs *t)
 {
 	char errs[256] = "";
 
-	if (!list_class(errs, sizeof(errs), t, RT_DIAG_CTR_LINK))
+	if (!list_class(errs, sizeof(errs), t, RT_PORTCTR_LINK))
 		return false;
 	rt_diag_add(d, RT_DIAG_WARN, "counters", "the link drops or corrupts packets: "
 		    "check the cable, transceiver and switch port, then compare a later reading",
@@ -52,18 +52,18 @@ void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d)
 
 	for (int i = 0; i < d->nports; i++) {
 		const struct rt_diag_port *p = &d->ports[i];
-		const struct rt_diag_counters *t = &d->counters[i];
+		const struct rt_portctrs *t = &d->counters[i];
 		char some[256] = "";
 
 		/* an unused port's are read for --json, not judged: a spare
 		 * port's link_downed says nothing about the host */
-		if (!rt_diag_counters_read(e->sysfs, p->dev, p->port, &d->counters[i]) ||
+		if (!rt_portctr_read(e->sysfs, p->dev, p->port, &d->counters[i]) ||
 		    p->unused)
 			continue;
 		read++;
 		counted += t->n;
 		warned += link_errors(d, p, t);
-		if (list_class(some, sizeof(some), t, RT_DIAG_CTR_TRANSPORT))
+		if (list_class(some, sizeof(some), t, RT_PORTCTR_TRANSPORT))
 			rt_diag_append(transport, sizeof(transport), "%s%s port %u %s",
 				       transport[0] ? "; " : "", p->dev, p->port, some);
 	}

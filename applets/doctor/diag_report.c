@@ -34,17 +34,17 @@ void rt_diag_print(FILE *f, const struct rt_diag *d)
 }
 
 /* Every counter the port has, those doctor does not know too. */
-static void json_counters(struct rt_json *j, const struct rt_diag_counters *t)
+static void json_counters(struct rt_json *j, const struct rt_portctrs *t)
 {
 	rt_json_key(j, "counters");
 	rt_json_array_begin(j);
 	for (int i = 0; i < t->n; i++) {
-		const struct rt_diag_counter *c = &t->c[i];
+		const struct rt_portctr *c = &t->c[i];
 
 		rt_json_object_begin(j);
 		rt_json_kv_string(j, "name", c->name);
 		rt_json_kv_string(j, "dir", c->hw ? "hw_counters" : "counters");
-		rt_json_kv_string(j, "class", rt_diag_counter_class_name(c->cls));
+		rt_json_kv_string(j, "class", rt_portctr_class_name((enum rt_portctr_class)c->cls));
 		rt_json_kv_uint(j, "value", c->value);
 		rt_json_kv_bool(j, "saturated", c->saturated);
 		rt_json_object_end(j);

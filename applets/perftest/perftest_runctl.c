@@ -11,6 +11,7 @@
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_runctl.h"
 #include "rdmatest/log.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 /* ---- rules ---------------------------------------------------------------- */
@@ -184,22 +185,15 @@ int rt_pt_ctr_check(const char *list, struct rt_error *err)
 	return 0;
 }
 
+/* The core's counter read (portctr.h): one decimal, its bound. */
 static bool read_one(const char *path, unsigned long long *v)
 {
-	char buf[32];
-	FILE *f = fopen(path, "r");
-	char *end;
-	bool ok;
+	uint64_t x;
 
-	if (!f)
+	if (!rt_portctr_read_path(path, &x))
 		return false;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return false;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return !errno && end != buf;
+	*v = x;
+	return true;
 }
 
 int rt_pt_ctr_open(struct rt_pt_ctr *k, const char *list, const char *dev,
@@ -215,9 +209,8 @@ int rt_pt_ctr_open(struct rt_pt_ctr *k, const char *list, const char *dev,
 
 		s = next_name(s, name, sizeof(name), &too_long);
 		memcpy(c->name, name, sizeof(name));
-		snprintf(c->path, sizeof(c->path), "/sys/class/infiniband/%s/ports/%u/%s",
-			 dev, port, name);
-		c->ok = read_one(c->path, &c->last);
+		c->ok = rt_portctr_path(c->path, sizeof(c->path), "/sys", dev, port, name) &&
+			read_one(c->path, &c->last);
 		if (!c->ok)
 			return rt_fail_errno(err, RT_EXIT_ENV, errno, "-W (--report-counters): "
 					     "cannot read %s (does %s have counter %s?)",

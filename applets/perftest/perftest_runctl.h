@@ -8,7 +8,9 @@
  * -W: perftest reads /sys/class/infiniband/DEV/ports/PORT/NAME for each
  * name of its list when the connection is made and again after each row,
  * and prints each one's change on a line "\tNAME=DELTA", then an empty
- * line; so does this. A name that cannot be read at the start exits 3
+ * line; so does this, each file read by core's portctr.h (at most
+ * RT_PORTCTR_BYTES bytes, one unsigned decimal). A name that cannot be
+ * read at the start exits 3
  * naming the file (perftest: "Unable to access performance counters",
  * exit 1); one that fails later prints "unreadable".
  *
