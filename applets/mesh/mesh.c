@@ -54,6 +54,8 @@ struct mesh_cfg {
 	long long bw_fraction;
 	long long min_line_rate;
 	long long min_links;
+	long long max_errors;  /* a link counter's rise */
+	long long max_retrans; /* per million packets sent */
 	long long budget;      /* thousandths of a minute; 0: none */
 	long long join_timeout; /* seconds; 0: --timeout */
 	int no_blame;
@@ -155,6 +157,15 @@ static const struct rt_opt mesh_opts[] = {
 	  "with fewer measured links the relative thresholds are not judged and the run "
 	  "is NOT READY (a median of fewer says nothing; --rtt-factor 0 --bw-fraction 0 "
 	  "judge by the absolute ones alone)", NULL },
+	{ 0, "max-errors", RT_OPT_INT, RT_L(max_errors), 0, 1LL << 40, "0", "N",
+	  "a link is bad when a link error counter (symbol_error, link_downed, "
+	  "port_rcv_errors, ...) of either end's port rose by more than N during its test "
+	  "(each end reads its own port's counters before and after)", NULL },
+	{ 0, "max-retrans", RT_OPT_INT, RT_L(max_retrans), 0, 1000000, "1000", "PPM",
+	  "a link is bad when a retransmit counter (rxe's out_of_seq_request, "
+	  "rcvd_seq_err, ...; mlx5's out_of_sequence, packet_seq_err, "
+	  "local_ack_timeout_err, ...) of either end rose by more than PPM per million "
+	  "packets the two ports sent during its test", NULL },
 	{ 0, "rails", RT_OPT_STRING, RT_S(rails), 0, 0, NULL, "LIST|all",
 	  "the rails to test: this host's RDMA ports that carry an IP address, numbered in "
 	  "(device, port) order from 0; LIST is comma-separated numbers (0,2); a pair tests "
@@ -278,6 +289,8 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->bw_fraction = (double)cfg->bw_fraction / 1000.0;
 	lim->min_line_rate = (double)cfg->min_line_rate / 1000.0;
 	lim->min_links = (uint32_t)cfg->min_links;
+	lim->max_errors = (uint64_t)cfg->max_errors;
+	lim->max_retrans_ppm = (uint64_t)cfg->max_retrans;
 }
 
 /* One input of `mesh report`; its errors name it. */
@@ -420,7 +433,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->exit_self = cfg->exit_status == EXIT_SELF;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
-		.log = &run->log, .rails = m->rails };
+		.log = &run->log, .rails = m->rails, .sysfs = "/sys" };
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,

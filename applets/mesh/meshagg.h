@@ -79,6 +79,11 @@ struct rt_mesh_limits {
 	/* fewer measured links than this: a median says nothing, the relative
 	 * criteria are "not judged" and the run is not READY (0 takes 1) */
 	uint32_t min_links;
+	/* a link is bad when a link counter (portctr.h) of either end's port
+	 * rose by more than max_errors during its test (--max-errors), or a
+	 * retransmit counter by more than max_retrans_ppm per million packets
+	 * the two ports sent (--max-retrans) */
+	uint64_t max_errors, max_retrans_ppm;
 };
 
 /* Why a link is bad (a mask). */
@@ -89,6 +94,9 @@ struct rt_mesh_limits {
 #define RT_LINK_BW_REL 16u
 #define RT_LINK_ABSENT 32u  /* an end never said hello: not judged */
 #define RT_LINK_LINE_RATE 64u /* below min_line_rate x the ends' payload rate */
+/* a port's link counter rose by more than max_errors, or a retransmit
+ * counter by more than max_retrans_ppm per million packets sent */
+#define RT_LINK_COUNTERS 128u
 
 enum rt_node_verdict {
 	RT_NODE_OK, RT_NODE_SUSPECT, RT_NODE_BAD, RT_NODE_ABSENT,
@@ -197,6 +205,9 @@ struct rt_mesh_rail_stat {
 };
 
 struct rt_mesh_cell;   /* meshcell.h's stored result */
+struct rt_mesh_ctrlog; /* meshcell.h's stored rises */
+/* Results whose counters rose, kept with their rises (168 B each). */
+#define RT_MESH_CTRLOG_MAX 65536u
 struct rt_mesh_sparse; /* meshcell.h's sparse entry */
 
 struct rt_mesh_agg {
@@ -207,6 +218,11 @@ struct rt_mesh_agg {
 	struct rt_mesh_cell *dense;    /* n(n-1)/2 cells by pair, or NULL */
 	struct rt_mesh_sparse *sparse; /* by arrival; by pair once judged */
 	uint32_t nsparse, cap;
+	/* the rises of results that carried some, at most RT_MESH_CTRLOG_MAX
+	 * (11 MiB); more are counted in ctr_dropped: not judged, and the run
+	 * is not READY */
+	struct rt_mesh_ctrlog *ctrlog;
+	uint32_t nctrlog, ctrcap, ctr_dropped;
 	/* after rt_mesh_judge */
 	uint32_t nlinks;         /* pairs stored, absent_links among them */
 	uint32_t absent_links;   /* stored but not tested: an end was absent */
@@ -299,6 +315,10 @@ double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t 
 /* The same for a's rail `rail` against b's `rail_b` (crossed rails). */
 double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			       unsigned rail, unsigned rail_b);
+/* Whether rise i of c is more than lim allows: a link counter above
+ * max_errors, a retransmit counter above max_retrans_ppm per million
+ * packets the link's ports sent (never without a packet count). */
+bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_mesh_limits *lim);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);
 /* The tested links in (a, b) order, after judging: rt_mesh_links starts

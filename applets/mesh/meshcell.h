@@ -28,6 +28,15 @@ struct rt_mesh_sparse {
 	struct rt_mesh_cell c;
 };
 
+/* The rises of a result that carried some (RT_MESH_HAS_CTR), apart from
+ * its cell: few links have any. Its ends as the cell's (a < b). */
+struct rt_mesh_ctrlog {
+	uint32_t pair;  /* a << 16 | b, as a sparse entry's */
+	uint32_t seq;   /* its round: a pair's latest wins, as its cell */
+	uint8_t rail, rail_b;
+	struct rt_mesh_ctrs c;
+};
+
 _Static_assert(sizeof(struct rt_mesh_cell) == 24, "a stored result is 24 B");
 _Static_assert(RT_MESH_STATUS_MAX + 1 < 16 && (RT_MESH_HAS_RTT | RT_MESH_HAS_BW) < 16,
 	       "status + 1 and the flags share a byte");
@@ -64,6 +73,10 @@ struct rt_mesh_cell *rt_mesh_cell_next(struct rt_mesh_iter *it, uint32_t *a, uin
 /* Before judging: the sparse entries by pair and rails, each pair's
  * latest round alone (a re-test wins). */
 void rt_mesh_settle(struct rt_mesh_agg *g);
+/* After rt_mesh_settle: the rises of cell c of pair a < b, NULL when it
+ * carried none (or they were not kept: rt_mesh_agg.ctr_dropped). */
+const struct rt_mesh_ctrs *rt_mesh_cell_ctrs(const struct rt_mesh_agg *g, uint32_t a,
+					     uint32_t b, const struct rt_mesh_cell *c);
 /* Results taken before the size was known (report): a rank outside it,
  * or 0. */
 uint32_t rt_mesh_rank_outside(const struct rt_mesh_agg *g);

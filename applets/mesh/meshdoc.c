@@ -7,6 +7,7 @@
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
 #include "mesh/meshline.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
@@ -19,6 +20,8 @@ static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 	rt_json_kv_double(j, "bw_fraction", lim->bw_fraction > 0 ? lim->bw_fraction : NAN);
 	rt_json_kv_double(j, "min_line_rate", lim->min_line_rate > 0 ? lim->min_line_rate : NAN);
 	rt_json_kv_uint(j, "min_links", RT_MAX(lim->min_links, 1u));
+	rt_json_kv_uint(j, "max_errors", lim->max_errors);
+	rt_json_kv_uint(j, "max_retrans_ppm", lim->max_retrans_ppm);
 	rt_json_object_end(j);
 }
 
@@ -57,7 +60,8 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 }
 
 static const char *const why_names[] = {"failed", "rtt-absolute", "rtt-relative",
-					"bw-absolute", "bw-relative", "absent", "line-rate"};
+					"bw-absolute", "bw-relative", "absent", "line-rate",
+					"counters"};
 
 static void doc_why(struct rt_json *j, uint32_t why)
 {
@@ -77,6 +81,37 @@ static void drain(struct rt_json *j, FILE *out)
 {
 	if (out && j->len >= DOC_CHUNK)
 		rt_json_flush(j, out);
+}
+
+/* The rises of a link's ports, by end: {"a":{"rcvd_seq_err":52},"b":{}},
+ * and the packets each port sent (null: its port has no such counter). */
+static void doc_counters(struct rt_json *j, const struct rt_mesh_ctrs *c)
+{
+	static const char *const ends[] = {"a", "b"};
+
+	rt_json_key(j, "counters");
+	rt_json_object_begin(j);
+	for (unsigned e = 0; e < 2; e++) {
+		rt_json_key(j, ends[e]);
+		rt_json_object_begin(j);
+		for (unsigned i = 0; i < c->n; i++)
+			if (c->e[i].end == e)
+				rt_json_kv_uint(j, rt_portctr_id_name(c->e[i].id), c->e[i].delta);
+		rt_json_object_end(j);
+	}
+	rt_json_object_end(j);
+	rt_json_key(j, "packets_sent");
+	rt_json_object_begin(j);
+	for (unsigned e = 0; e < 2; e++) {
+		rt_json_key(j, ends[e]);
+		if (c->sent_known & (1u << e))
+			rt_json_uint(j, c->sent[e]);
+		else
+			rt_json_null(j);
+	}
+	rt_json_object_end(j);
+	if (c->more)
+		rt_json_kv_uint(j, "counters_more", c->more);
 }
 
 static void doc_pair(struct rt_json *j, const struct rt_mesh_agg *g,
@@ -110,6 +145,8 @@ static void doc_pair(struct rt_json *j, const struct rt_mesh_agg *g,
 		rt_json_kv_string(j, "dev_a", x->dev);
 		rt_json_kv_string(j, "dev_b", y->dev);
 	}
+	if (l->r.flags & RT_MESH_HAS_CTR)
+		doc_counters(j, &l->r.ctr);
 	rt_json_object_end(j);
 }
 
@@ -486,6 +523,7 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_budget(j, g);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
+	rt_json_kv_uint(j, "counters_dropped", g->ctr_dropped);
 	rt_json_key(j, "not_judged");
 	rt_json_array_begin(j);
 	if (g->not_judged & RT_LINK_RTT_REL)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mesh/meshcell.h"
+#include "mesh/meshctr.h"
 #include "mesh/meshmedian.h"
 #include "rdmatest/util.h"
 
@@ -53,6 +54,30 @@ const struct rt_mesh_rail_stat *rt_mesh_class_stat(const struct rt_mesh_agg *g, 
 	return rail == rail_b || g->cross_stat ? stat_of(g, rail, rail_b) : &none;
 }
 
+bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_ctr *e = &c->e[i];
+	const char *name = rt_portctr_id_name(e->id);
+
+	if (i >= c->n || !name)
+		return false;
+	if (rt_portctr_class(name) == RT_PORTCTR_LINK)
+		return e->delta > lim->max_errors;
+	return rt_mesh_ctr_above_ppm(e->delta, rt_mesh_ctr_sent(c), lim->max_retrans_ppm);
+}
+
+/* RT_LINK_COUNTERS when any rise of the link's ports is too much. */
+static uint8_t judge_counters(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+			      const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_ctrs *ctr = rt_mesh_cell_ctrs(g, a, b, c);
+
+	for (unsigned i = 0; ctr && i < ctr->n; i++)
+		if (rt_mesh_ctr_bad(ctr, i, lim))
+			return RT_LINK_COUNTERS;
+	return 0;
+}
+
 static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			  const struct rt_mesh_cell *c, const struct rt_mesh_limits *lim)
 {
@@ -64,8 +89,9 @@ static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 	if (!g->nodes[a].present || !g->nodes[b].present ||
 	    rt_mesh_cell_state(c) == RT_MESH_ABSENT + 1)
 		return RT_LINK_ABSENT;
+	why = judge_counters(g, a, b, c, lim);
 	if (rt_mesh_cell_state(c) != RT_MESH_OK + 1)
-		return RT_LINK_FAILED;
+		return why | RT_LINK_FAILED;
 	if (rt_mesh_cell_flags(c) & RT_MESH_HAS_RTT) {
 		if (lim->max_rtt_us > 0 && rtt > lim->max_rtt_us)
 			why |= RT_LINK_RTT_ABS;
@@ -309,7 +335,7 @@ static void count(struct rt_mesh_agg *g)
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
 		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
 		   !g->refused && !g->not_judged && !g->interrupted && !g->bad_rails &&
-		   !g->rail_mismatch;
+		   !g->rail_mismatch && !g->ctr_dropped;
 }
 
 /* The rails with links, and each one's medians: each rail is judged

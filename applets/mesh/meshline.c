@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The per-rank JSON lines, written (meshline.h). */
+#include <stdio.h>
+
 #include "mesh/meshline.h"
+#include "rdmatest/portctr.h"
 
 void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 {
@@ -12,6 +15,25 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 	if (h->payload_mbps)
 		rt_json_kv_uint(j, "payload_mbps", h->payload_mbps);
 	rt_json_object_end(j);
+}
+
+/* The rises: "a.NAME" or "b.NAME" each, the packets sent, the count
+ * left out. */
+static void ctr_members(struct rt_json *j, const struct rt_mesh_ctrs *c)
+{
+	char key[8 + RT_PORTCTR_NAME];
+
+	for (unsigned i = 0; i < c->n && i < RT_MESH_CTRS_MAX; i++) {
+		snprintf(key, sizeof(key), "%s.%s", c->e[i].end == RT_MESH_END_A ? "a" : "b",
+			 rt_portctr_id_name(c->e[i].id));
+		rt_json_kv_uint(j, key, c->e[i].delta);
+	}
+	if (c->sent_known & 1u)
+		rt_json_kv_uint(j, "sent_a", c->sent[0]);
+	if (c->sent_known & 2u)
+		rt_json_kv_uint(j, "sent_b", c->sent[1]);
+	if (c->more)
+		rt_json_kv_uint(j, "ctr_more", c->more);
 }
 
 /* A result's members, in a result line or a flaky one. */
@@ -33,6 +55,8 @@ static void result_members(struct rt_json *j, const struct rt_mesh_result *r)
 		rt_json_kv_uint(j, "mbps", r->mbps);
 		rt_json_kv_uint(j, "mbps_rev", r->mbps_rev);
 	}
+	if (r->flags & RT_MESH_HAS_CTR)
+		ctr_members(j, &r->ctr);
 }
 
 /* A rail's fields, in a line or in the document's hellos. */

@@ -13,7 +13,11 @@
  *   (figures only when measured; mbps a to b and mbps_rev b to a, both
  *   or neither; "rail" optional, 0 without it; "rail_b" only where b's
  *   rail is not a's; round only above 0: a pair's result of the latest
- *   round wins, so a re-test replaces the first pass's in any order)
+ *   round wins, so a re-test replaces the first pass's in any order;
+ *   where the ends' port counters rose, after the figures: "a.NAME":N
+ *   and "b.NAME":N for each rise of a's and b's port (at most
+ *   RT_MESH_CTRS_MAX, meshctr.h), "sent_a", "sent_b" the packets each
+ *   port sent where known, "ctr_more" the rises left out)
  *   rank 0's blame pass's evidence (meshblame.h):
  *   {"mesh":"flaky","a":A,"b":B,"status":...,"why":W} a link bad in the
  *    first pass (its figures as a result's, W its RT_LINK_* reasons)
@@ -27,7 +31,7 @@
 #include "rdmatest/json.h"
 #include "mesh/meshagg.h"
 
-#define RT_MESH_LINE_MAX 512u
+#define RT_MESH_LINE_MAX 1024u
 
 /* One line (no newline) for a hello, one of its rails or a result. */
 void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h);

@@ -6,9 +6,10 @@
 
 #include "mesh/meshblame.h"
 #include "mesh/meshparse.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
-#define KV_MAX 16
+#define KV_MAX 32
 
 struct kv {
 	const char *key, *val;
@@ -106,16 +107,10 @@ static bool is(const struct kv *e, const char *s)
 	return e && e->str && e->vlen == strlen(s) && !memcmp(e->val, s, e->vlen);
 }
 
-/* An integer field: *v, true when present; false on a string value. */
-static bool get_num(const struct kv *kv, size_t n, const char *key,
-		    uint64_t *v, bool *present)
+/* An integer value into *v; false on a string or past 64 bits. */
+static bool kv_num(const struct kv *e, uint64_t *v)
 {
-	const struct kv *e = find(kv, n, key);
-
-	*present = e != NULL;
 	*v = 0;
-	if (!e)
-		return true;
 	if (e->str)
 		return false;
 	for (size_t i = 0; i < e->vlen; i++) {
@@ -126,6 +121,17 @@ static bool get_num(const struct kv *kv, size_t n, const char *key,
 		*v = *v * 10 + d;
 	}
 	return true;
+}
+
+/* An integer field: *v, true when present; false on a string value. */
+static bool get_num(const struct kv *kv, size_t n, const char *key,
+		    uint64_t *v, bool *present)
+{
+	const struct kv *e = find(kv, n, key);
+
+	*present = e != NULL;
+	*v = 0;
+	return !e || kv_num(e, v);
 }
 
 static bool get_u32(const struct kv *kv, size_t n, const char *key, uint32_t *v)
@@ -240,11 +246,58 @@ static int parse_status(const struct kv *e, uint8_t *status)
 	return -1;
 }
 
+static int cmp_ctr(const void *x, const void *y)
+{
+	const struct rt_mesh_ctr *p = x, *q = y;
+
+	return (p->end * 256 + p->id) - (q->end * 256 + q->id);
+}
+
+/* The rises of a result line: "a.NAME"/"b.NAME" keys into c, in (end,
+ * id) order (the binary decoder then checks them), the packets sent and
+ * the count left out. Returns how many keys were taken, -1 on a bad one. */
+static int parse_ctrs(const struct kv *kv, size_t n, struct rt_mesh_ctrs *c)
+{
+	uint64_t sent_a, sent_b, more;
+	bool sa, sb, mo;
+	int keys = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char name[RT_PORTCTR_NAME];
+		struct rt_mesh_ctr *e = &c->e[c->n];
+		int id;
+
+		if (kv[i].klen < 3 || kv[i].key[1] != '.' ||
+		    (kv[i].key[0] != 'a' && kv[i].key[0] != 'b'))
+			continue;
+		if (kv[i].klen - 2 >= sizeof(name) || c->n == RT_MESH_CTRS_MAX)
+			return -1;
+		memcpy(name, kv[i].key + 2, kv[i].klen - 2);
+		name[kv[i].klen - 2] = '\0';
+		if ((id = rt_portctr_id(name)) < 0 || id > UINT8_MAX || !kv_num(&kv[i], &e->delta))
+			return -1;
+		e->id = (uint8_t)id;
+		e->end = kv[i].key[0] == 'a' ? RT_MESH_END_A : RT_MESH_END_B;
+		c->n++;
+		keys++;
+	}
+	qsort(c->e, c->n, sizeof(c->e[0]), cmp_ctr);
+	if (!get_num(kv, n, "sent_a", &sent_a, &sa) || !get_num(kv, n, "sent_b", &sent_b, &sb) ||
+	    !get_num(kv, n, "ctr_more", &more, &mo) || more > UINT8_MAX)
+		return -1;
+	c->sent_known = (uint8_t)(sa | sb << 1);
+	c->sent[0] = sent_a;
+	c->sent[1] = sent_b;
+	c->more = (uint8_t)more;
+	return keys + sa + sb + mo;
+}
+
 static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	struct rt_mesh_result *r = &m->u.result;
 	bool c, p50, p99, bw, rev, rl, rlb, round = find(kv, n, "round") != NULL;
 	uint64_t rail, rail_b;
+	int ctr;
 
 	m->type = RT_MESHMSG_RESULT;
 	if (round && !get_u32(kv, n, "round", &r->round))
@@ -263,9 +316,12 @@ static int parse_result(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 	    !get_num(kv, n, "mbps_rev", &r->mbps_rev, &rev) || p50 != p99 || bw != rev ||
 	    c != (r->status == RT_MESH_OK))
 		return -1;
-	r->flags = (uint8_t)((p50 ? RT_MESH_HAS_RTT : 0) | (bw ? RT_MESH_HAS_BW : 0));
+	ctr = parse_ctrs(kv, n, &r->ctr);
+	r->flags = (uint8_t)((p50 ? RT_MESH_HAS_RTT : 0) | (bw ? RT_MESH_HAS_BW : 0) |
+			     (r->ctr.n ? RT_MESH_HAS_CTR : 0));
 	/* every key known: the four required ones and the figures given */
-	return n == 4u + c + p50 + p99 + bw + rev + round + rl + rlb ? 0 : -1;
+	return ctr >= 0 && n == 4u + c + p50 + p99 + bw + rev + round + rl + rlb + (unsigned)ctr
+	       ? 0 : -1;
 }
 
 int rt_mesh_line_parse(const char *line, size_t len, struct rt_meshmsg *m,
@@ -313,8 +369,8 @@ static int evidence_flaky(struct rt_mesh_agg *g, const char *line, size_t len,
 	if (!at || !why || len > RT_MESH_LINE_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "not a mesh flaky line");
 	w = strtoul(why + 7, &end, 10);
-	if (end == why + 7 || *end != '}' || w == 0 || w > 127)
-		return rt_fail(err, RT_EXIT_FAIL, "a flaky line's why is a mask of 1 to 127");
+	if (end == why + 7 || *end != '}' || w == 0 || w > 255)
+		return rt_fail(err, RT_EXIT_FAIL, "a flaky line's why is a mask of 1 to 255");
 	snprintf(buf, sizeof(buf), "%.*s\"result\"%.*s}", (int)(at - line), line,
 		 (int)(why - at - 7), at + 7);
 	if (rt_mesh_line_parse(buf, strlen(buf), &m, err) != 1 ||

@@ -29,7 +29,10 @@
  * time (each rail, and each pair of crossed rails {i, j}: r(r+1)/2
  * classes, so 2 x 4 passes over the results a class), and while it works
  * 8 B per bad link and 16 B per rank (blaming nodes, meshjudge.c); with
- * crossed results, 32 KiB of per-class figures (RT_MESH_CLASSES). */
+ * crossed results, 32 KiB of per-class figures (RT_MESH_CLASSES).
+ * A result whose ports' counters rose keeps its rises apart (168 B, at
+ * most RT_MESH_CTRLOG_MAX of them: 11 MiB), sorted when judged, found by
+ * its cell's pair and rails (the latest round's, as the cell's). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,13 +191,93 @@ static struct rt_mesh_cell encode(const struct rt_mesh_result *r, bool swap)
 		.rail = swap ? r->rail_b : r->rail, .rail_b = swap ? r->rail : r->rail_b};
 }
 
-static void decode(const struct rt_mesh_cell *c, uint32_t a, uint32_t b,
-		   struct rt_mesh_link *l)
+static void decode(const struct rt_mesh_agg *g, const struct rt_mesh_cell *c, uint32_t a,
+		   uint32_t b, struct rt_mesh_link *l)
 {
+	const struct rt_mesh_ctrs *ctr = rt_mesh_cell_ctrs(g, a, b, c);
+
 	*l = (struct rt_mesh_link){.why = c->why, .r = {.a = a, .b = b,
 		.status = (uint8_t)(rt_mesh_cell_state(c) - 1), .flags = (uint8_t)rt_mesh_cell_flags(c),
 		.rail = c->rail, .rail_b = c->rail_b, .connect_ns = rt_mesh_cell_ns(c->connect), .rtt_p50_ns = rt_mesh_cell_ns(c->rtt_p50),
 		.rtt_p99_ns = rt_mesh_cell_ns(c->rtt_p99), .mbps = c->mbps, .mbps_rev = c->mbps_rev}};
+	if (ctr)
+		l->r.ctr = *ctr;
+	else /* rises not kept: the link says none */
+		l->r.flags &= (uint8_t)~RT_MESH_HAS_CTR;
+}
+
+/* r's rises with its ends as a < b. */
+static struct rt_mesh_ctrs turn_ctrs(const struct rt_mesh_ctrs *c, bool swap)
+{
+	struct rt_mesh_ctrs t = *c;
+
+	if (!swap)
+		return t;
+	t.sent_known = (uint8_t)((c->sent_known & 1u) << 1 | (c->sent_known & 2u) >> 1);
+	t.sent[0] = c->sent[1];
+	t.sent[1] = c->sent[0];
+	for (unsigned i = 0; i < t.n && i < RT_MESH_CTRS_MAX; i++)
+		t.e[i].end ^= 1u;
+	return t;
+}
+
+/* Keeps a result's rises (RT_MESH_HAS_CTR), or counts them past the bound. */
+static void ctrlog_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b,
+		       const struct rt_mesh_result *r)
+{
+	bool swap = a != r->a;
+
+	if (!(r->flags & RT_MESH_HAS_CTR))
+		return;
+	if (g->nctrlog == RT_MESH_CTRLOG_MAX) {
+		g->ctr_dropped++;
+		return;
+	}
+	if (g->nctrlog == g->ctrcap) {
+		g->ctrcap = RT_MIN(g->ctrcap ? 2 * g->ctrcap : 64u, RT_MESH_CTRLOG_MAX);
+		g->ctrlog = rt_xrealloc(g->ctrlog, (size_t)g->ctrcap * sizeof(*g->ctrlog));
+	}
+	g->ctrlog[g->nctrlog++] = (struct rt_mesh_ctrlog){.pair = a << 16 | b, .seq = r->round,
+		.rail = swap ? r->rail_b : r->rail, .rail_b = swap ? r->rail : r->rail_b,
+		.c = turn_ctrs(&r->ctr, swap)};
+}
+
+static int ctrlog_key(uint32_t pair, unsigned rail, unsigned rail_b, const struct rt_mesh_ctrlog *e)
+{
+	if (pair != e->pair)
+		return pair < e->pair ? -1 : 1;
+	if (rail != e->rail)
+		return rail < e->rail ? -1 : 1;
+	return (rail_b > e->rail_b) - (rail_b < e->rail_b);
+}
+
+/* By pair and rails, then round: a key's last entry is its latest. */
+static int cmp_ctrlog(const void *x, const void *y)
+{
+	const struct rt_mesh_ctrlog *p = x, *q = y;
+	int k = ctrlog_key(p->pair, p->rail, p->rail_b, q);
+
+	return k ? k : (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+const struct rt_mesh_ctrs *rt_mesh_cell_ctrs(const struct rt_mesh_agg *g, uint32_t a,
+					     uint32_t b, const struct rt_mesh_cell *c)
+{
+	uint32_t lo = 0, hi = g->nctrlog, pair = a << 16 | b;
+
+	if (!(rt_mesh_cell_flags(c) & RT_MESH_HAS_CTR))
+		return NULL;
+	/* the first entry past the key; the one before it is its latest */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ctrlog_key(pair, c->rail, c->rail_b, &g->ctrlog[mid]) >= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && !ctrlog_key(pair, c->rail, c->rail_b, &g->ctrlog[lo - 1]) ?
+	       &g->ctrlog[lo - 1].c : NULL;
 }
 
 uint64_t rt_mesh_cells(const struct rt_mesh_agg *g)
@@ -241,6 +324,7 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
 			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
 	g->nres++;
+	ctrlog_add(g, a, b, r);
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);
 	else
@@ -267,6 +351,8 @@ void rt_mesh_settle(struct rt_mesh_agg *g)
 {
 	uint32_t k = 0;
 
+	if (g->nctrlog)
+		qsort(g->ctrlog, g->nctrlog, sizeof(*g->ctrlog), cmp_ctrlog);
 	if (g->dense || !g->nsparse)
 		return;
 	qsort(g->sparse, g->nsparse, sizeof(*g->sparse), cmp_sparse);
@@ -328,7 +414,7 @@ bool rt_mesh_link_next(struct rt_mesh_iter *it, struct rt_mesh_link *l)
 	const struct rt_mesh_cell *c = rt_mesh_cell_next(it, &a, &b);
 
 	if (c)
-		decode(c, a, b, l);
+		decode(it->g, c, a, b, l);
 	return c != NULL;
 }
 
@@ -380,7 +466,7 @@ bool rt_mesh_link_of_rails(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, 
 	if (lo == hi || hi >= g->n ||
 	    !(c = find(g, lo, hi, turn ? rail_b : rail, turn ? rail : rail_b)))
 		return false;
-	decode(c, lo, hi, l);
+	decode(g, c, lo, hi, l);
 	return true;
 }
 
@@ -418,7 +504,7 @@ bool rt_mesh_pair_worst(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 
 		if (!rt_mesh_cell_state(c) || c->why == RT_LINK_ABSENT || (found && !c->why))
 			continue;
-		decode(c, lo, hi, l);
+		decode(g, c, lo, hi, l);
 		found = true;
 		if (c->why)
 			break;
@@ -440,6 +526,7 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 	free(g->nodes);
 	free(g->dense);
 	free(g->sparse);
+	free(g->ctrlog);
 	free(g->cross_stat);
 	memset(g, 0, sizeof(*g));
 }

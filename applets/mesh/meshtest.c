@@ -6,12 +6,15 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/cm.h"
+#include "mesh/meshctr.h"
 #include "mesh/meshtest.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
 #define MSG RT_MESH_MSG_LEN
+/* A buffer slot: a ping, an echo, or the listener's counters */
+#define SLOT RT_MESH_CTR_MSG_LEN
 /* Send slots in turn: a send's bytes stay untouched until three later
  * sends were posted, by which time its echo (so its ACK) has come. */
 #define SLOTS 4u
@@ -32,6 +35,15 @@ struct rail_run {
 	uint64_t posted, written, bw_t0, bw_t1;
 	uint64_t rposted, read, rd_t0, rd_t1;
 	unsigned inflight;
+	bool ctr_got;       /* the listener's counters came (or cannot) */
+};
+
+/* One connection's port: the reading before its traffic, its rises. */
+struct port_snap {
+	struct rt_portctrs before, after;
+	bool read;          /* before was read: the rises can be */
+	bool taken;         /* after was read: own holds this end's rises */
+	struct rt_mesh_ctrs own, peer; /* this end's; the listener's (connecting side) */
 };
 
 struct pair_test {
@@ -43,6 +55,8 @@ struct pair_test {
 	unsigned created;   /* connections started (active side) */
 	char *last_error;   /* t's */
 	uint8_t conn_rail[RT_MESH_RAILS_MAX]; /* a connection's rail, by creation order */
+	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
+	unsigned nsnaps;
 };
 
 struct pair_conn {
@@ -50,12 +64,13 @@ struct pair_conn {
 	struct rt_buf *bw;  /* the chunk to write from and read into, or the
 			     * window written into and read from */
 	struct rail_run *run; /* active side: its rail's */
+	struct port_snap *snap; /* its port's counters, or NULL */
 };
 
 static int post_msg(struct rt_conn *c, uint64_t v)
 {
 	struct pair_conn *u = rt_conn_data(c);
-	size_t off = (size_t)(1 + v % SLOTS) * MSG;
+	size_t off = (size_t)(1 + v % SLOTS) * SLOT;
 	uint64_t m[3] = { v, 0, 0 };
 
 	if (u->bw && !((const struct pair_test *)rt_conn_applet(c))->active) {
@@ -85,6 +100,61 @@ static int setup_bw(struct rt_conn *c, struct pair_conn *u)
 	return u->bw ? 0 : -1;
 }
 
+/* The device and port under a connection's id: its counters' place. */
+static bool port_of(const struct rt_conn *c, const char **dev, unsigned *port)
+{
+	const struct rdma_cm_id *id = rt_conn_id(c);
+
+	if (!id || !id->verbs || !id->port_num)
+		return false;
+	*dev = ibv_get_device_name(id->verbs->device);
+	*port = id->port_num;
+	return *dev != NULL;
+}
+
+/* The first reading of the connection's port, before its traffic; a port
+ * whose counters cannot be read (none in sysfs) reports no rises. */
+static void snap_before(struct rt_conn *c, struct pair_conn *u)
+{
+	struct pair_test *p = (struct pair_test *)rt_conn_applet(c);
+	const char *dev;
+	unsigned port;
+
+	if (p->nsnaps >= p->nconn)
+		return;
+	u->snap = &p->snaps[p->nsnaps++];
+	u->snap->read = port_of(c, &dev, &port) &&
+			rt_portctr_read(p->t->sysfs, dev, port, &u->snap->before) > 0;
+}
+
+/* The second reading, once the traffic is done: this end's rises. */
+static void snap_after(struct rt_conn *c, struct pair_conn *u, enum rt_mesh_end end)
+{
+	const struct pair_test *p = rt_conn_applet(c);
+	const char *dev;
+	unsigned port;
+
+	if (!u->snap || !u->snap->read || u->snap->taken || !port_of(c, &dev, &port) ||
+	    !rt_portctr_read(p->t->sysfs, dev, port, &u->snap->after))
+		return;
+	u->snap->taken = true;
+	rt_mesh_ctr_rises(&u->snap->before, &u->snap->after, end, &u->snap->own);
+}
+
+/* A rail's result gets both ends' rises, whatever its status: a test
+ * that failed may have failed for what they count. */
+static void attach_counters(struct rt_conn *c, struct rt_mesh_result *r)
+{
+	struct pair_conn *u = rt_conn_data(c);
+
+	if (!u || !u->snap)
+		return;
+	snap_after(c, u, RT_MESH_END_B); /* a rail that ended early: now */
+	rt_mesh_ctr_join(&u->snap->peer, &u->snap->own, &r->ctr);
+	if (r->ctr.n)
+		r->flags |= RT_MESH_HAS_CTR;
+}
+
 static int setup(struct rt_conn *c)
 {
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC,
@@ -100,12 +170,14 @@ static int setup(struct rt_conn *c)
 	u = rt_conn_priv(c, sizeof(*u));
 	if (p->active)
 		u->run = &p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
+	else
+		snap_before(c, u); /* the connecting side's: when established */
 	if (rt_conn_setup_res(c, &spec))
 		return -1;
-	u->buf = rt_res_buf(rt_conn_res(c), (size_t)MSG * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
+	u->buf = rt_res_buf(rt_conn_res(c), (size_t)SLOT * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
 			    rt_conn_err(c));
 	if (!u->buf || setup_bw(c, u) ||
-	    rt_post_recv(rt_conn_res(c), u->buf, 0, MSG, 0, rt_conn_err(c)))
+	    rt_post_recv(rt_conn_res(c), u->buf, 0, SLOT, 0, rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
 	return 0;
 }
@@ -131,6 +203,17 @@ static int post_rdma(struct rt_conn *c, const struct pair_test *t, enum ibv_wr_o
 		p->inflight++;
 	}
 	return 0;
+}
+
+/* The figures are in: this end's second reading, then the final ping,
+ * which the listener answers with its own rises. */
+static int ask_counters(struct rt_conn *c, struct rail_run *p)
+{
+	struct pair_conn *u = rt_conn_data(c);
+
+	snap_after(c, u, RT_MESH_END_B);
+	p->seq = RT_MESH_SEQ_FINAL;
+	return post_msg(c, RT_MESH_SEQ_FINAL);
 }
 
 static int start_bw(struct rt_conn *c, const struct pair_test *t, struct rail_run *p)
@@ -164,7 +247,7 @@ static int read_done(struct rt_conn *c, const struct pair_test *t, struct rail_r
 	if (p->read < t->t->bw_bytes)
 		return post_rdma(c, t, IBV_WR_RDMA_READ);
 	p->rd_t1 = rt_now_ns();
-	return 0;
+	return ask_counters(c, p);
 }
 
 static void established(struct rt_conn *c)
@@ -174,6 +257,7 @@ static void established(struct rt_conn *c)
 
 	if (!t->active)
 		return;
+	snap_before(c, u);
 	u->run->sent_at = rt_now_ns();
 	post_msg(c, u->run->seq);
 }
@@ -197,6 +281,69 @@ int rt_mesh_echo_take(const uint8_t *msg, size_t len, const uint64_t *want,
 	return 0;
 }
 
+/* The listener's answer to the final ping: its second reading's rises
+ * (end a), RT_MESH_CTR_MSG_LEN bytes: the final sequence number, then a
+ * RESULT's counter block (meshwire.h). */
+static int send_counters(struct rt_conn *c, struct pair_conn *u)
+{
+	size_t off = (size_t)(1 + RT_MESH_SEQ_FINAL % SLOTS) * SLOT;
+	uint64_t seq = RT_MESH_SEQ_FINAL;
+	struct rt_mesh_ctrs none = {0};
+
+	snap_after(c, u, RT_MESH_END_A);
+	memcpy(u->buf->addr + off, &seq, sizeof(seq));
+	rt_mesh_ctrs_encode(u->snap ? &u->snap->own : &none, u->buf->addr + off + sizeof(seq));
+	if (rt_post_send(rt_conn_res(c), u->buf, off, RT_MESH_CTR_MSG_LEN, seq, true,
+			 rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
+	return 0;
+}
+
+int rt_mesh_ctr_msg_take(const uint8_t *msg, size_t len, struct rt_mesh_ctrs *ctr,
+			 char *why, size_t why_len)
+{
+	struct rt_error e = {0};
+	uint64_t seq;
+
+	if (len != RT_MESH_CTR_MSG_LEN) {
+		snprintf(why, why_len, "a message of %zu bytes, expected %u", len,
+			 RT_MESH_CTR_MSG_LEN);
+		return -1;
+	}
+	memcpy(&seq, msg, sizeof(seq));
+	if (seq != RT_MESH_SEQ_FINAL ||
+	    rt_mesh_ctrs_decode(msg + sizeof(seq), msg[sizeof(seq) + 1] > 0, ctr, &e)) {
+		snprintf(why, why_len, "the partner's counters: %s",
+			 e.set ? e.reason : "not an answer to the final ping");
+		return -1;
+	}
+	for (unsigned i = 0; i < ctr->n; i++)
+		if (ctr->e[i].end != RT_MESH_END_A) {
+			snprintf(why, why_len, "the partner's counters name the other end");
+			return -1;
+		}
+	if (ctr->sent_known & ~1u) {
+		snprintf(why, why_len, "the partner's counters give the other end's packets");
+		return -1;
+	}
+	return 0;
+}
+
+/* The connecting side takes the listener's rises; a rail whose answer is
+ * not one keeps its figures and reports this end's rises alone. */
+static int take_counters(struct rt_conn *c, struct pair_conn *u, const struct ibv_wc *wc)
+{
+	char why[128];
+
+	u->run->ctr_got = true;
+	if (!u->snap)
+		return 0;
+	if (rt_mesh_ctr_msg_take(u->buf->addr, wc->byte_len, &u->snap->peer, why, sizeof(why)))
+		rt_dbg(((const struct pair_test *)rt_conn_applet(c))->t->log, "%s: %s",
+		       rt_conn_peer(c), why);
+	return 0;
+}
+
 /* The listener echoes what came; the connecting side checks that its
  * ping came back, times it and sends the next. */
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
@@ -214,18 +361,20 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 		return read_done(c, t, p, wc);
 	if (RT_WR_KIND(wc->wr_id) != RT_WR_RECV)
 		return 0;
+	if (t->active && p->seq == RT_MESH_SEQ_FINAL)
+		return take_counters(c, u, wc);
 	if (rt_mesh_echo_take(u->buf->addr, wc->byte_len, t->active ? &p->seq : NULL, &m,
 			      why, sizeof(why)))
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: %s", rt_conn_peer(c), why);
-	if (rt_post_recv(rt_conn_res(c), u->buf, 0, MSG, 0, rt_conn_err(c)))
+	if (rt_post_recv(rt_conn_res(c), u->buf, 0, SLOT, 0, rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
 	if (!t->active)
-		return post_msg(c, m.seq);
+		return m.seq == RT_MESH_SEQ_FINAL ? send_counters(c, u) : post_msg(c, m.seq);
 	rt_hist_add(&p->h, now - p->sent_at);
 	p->raddr = m.raddr;
 	p->rkey = m.rkey;
 	if (++p->got >= t->t->pings)
-		return t->t->bw_bytes ? start_bw(c, t, p) : 0;
+		return t->t->bw_bytes ? start_bw(c, t, p) : ask_counters(c, p);
 	p->seq++;
 	p->sent_at = rt_now_ns();
 	return post_msg(c, p->seq);
@@ -269,7 +418,8 @@ static bool pings_done(const struct rt_cm *cm, const void *arg)
 		const struct rail_run *r =
 			&p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
 
-		done += ended(c) || (r->got >= p->t->pings && r->read >= p->t->bw_bytes);
+		done += ended(c) ||
+			(r->got >= p->t->pings && r->read >= p->t->bw_bytes && r->ctr_got);
 	}
 	return done >= p->created || past(p);
 }
@@ -376,12 +526,14 @@ static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_resul
 		reason = short_of(p, &p->runs[i], rt_conn_peer(c), &timeout, buf, sizeof(buf));
 		if (!reason) {
 			fill(&r[i], p, &p->runs[i], connect_ns(c));
+			attach_counters(c, &r[i]);
 			continue;
 		}
 		if (rt_conn_err(c)->set)
 			reason = rt_conn_err(c)->reason;
 		r[i].status = timeout || rt_conn_err(c)->exit_code == RT_EXIT_TIMEOUT
 				      ? RT_MESH_TIMEOUT : RT_MESH_FAILED;
+		attach_counters(c, &r[i]);
 		rt_strlcpy(why[i], reason, sizeof(why[i]));
 	}
 	for (unsigned i = 0; i < p->nconn; i++)
@@ -474,6 +626,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	p->active = active;
 	p->nconn = n;
 	p->runs = active ? rt_xcalloc(n, sizeof(*p->runs)) : NULL; /* 58 KiB a rail */
+	p->snaps = rt_xcalloc(n, sizeof(*p->snaps)); /* 16 KiB a rail */
 	p->deadline = rt_now_ns() + (uint64_t)bound * 1000000u;
 	for (unsigned i = 0; i < n; i++)
 		r[i].status = RT_MESH_FAILED;
@@ -489,5 +642,6 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
 	rt_cm_destroy(cm);
 	free(p->runs);
+	free(p->snaps);
 	free(p);
 }

@@ -25,12 +25,21 @@
  *            its own; a rail that fails does not end the others; one
  *            result a rail. The listener takes one connection a rail on
  *            its one wildcard listener and ends when all of them ended
+ *   counters each side reads its own port's counters (portctr.h, meshctr.h)
+ *            before the connection's traffic (the listener when the
+ *            request comes, the connecting side once established) and
+ *            after it (the connecting side when its figures are in, then
+ *            its final ping RT_MESH_SEQ_FINAL; the listener when that
+ *            ping comes, answering with its rises); the connecting side's
+ *            result carries both ends' rises, a failed one too. A rail
+ *            whose listener does not answer keeps its figures and its
+ *            own end's rises
  * A reactor per test: nothing of one pair is left for the next. Each
  * test, listen or connect, ends within timeout_ms whatever the partner
  * does, so rank 0's round bound is 2 x timeout_ms plus a margin.
- * Memory: one latency histogram (58 KiB) a rail and a reactor per test;
- * with bandwidth a chunk to send (64 KiB) and the window to receive
- * (1 MiB) a rail. */
+ * Memory: one latency histogram (58 KiB) and two readings of the port's
+ * counters (16 KiB) a rail and a reactor per test; with bandwidth a
+ * chunk to send (64 KiB) and the window to receive (1 MiB) a rail. */
 #ifndef RDMATEST_MESHTEST_H
 #define RDMATEST_MESHTEST_H
 
@@ -54,6 +63,7 @@ struct rt_mesh_cm_test {
 	 * assignment names */
 	const struct rt_mesh_rail *rails;
 	unsigned nrails;
+	const char *sysfs;     /* "/sys": where the ports' counters are */
 	/* the last failed test's reason, for the rank's own diagnostics */
 	char last_error[160];
 };
@@ -62,6 +72,10 @@ struct rt_mesh_cm_test {
  * listener's echoes its bandwidth window (address, rkey; 0 without one),
  * three 8-byte words in host order. */
 #define RT_MESH_MSG_LEN 24u
+/* The connecting side's last ping, once its figures are in: the
+ * listener answers it with its port's rises (rt_mesh_ctr_msg_take). */
+#define RT_MESH_SEQ_FINAL UINT64_MAX
+#define RT_MESH_CTR_MSG_LEN (8u + RT_MESH_CTR_WIRE)
 struct rt_mesh_echo {
 	uint64_t seq;
 	uint64_t raddr; /* 0: no window offered */
@@ -74,6 +88,13 @@ struct rt_mesh_echo {
  * echoes another ping. */
 int rt_mesh_echo_take(const uint8_t *msg, size_t len, const uint64_t *want,
 		      struct rt_mesh_echo *m, char *why, size_t why_len);
+
+/* Judges the listener's answer to the final ping, msg[0..len) as
+ * received: 0 with its rises in *ctr (end a only, its packets sent at
+ * most), or -1 with the reason in why. */
+struct rt_mesh_ctrs;
+int rt_mesh_ctr_msg_take(const uint8_t *msg, size_t len, struct rt_mesh_ctrs *ctr,
+			 char *why, size_t why_len);
 
 /* rt_mesh_test_fn: ctx is a struct rt_mesh_cm_test. */
 void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a,

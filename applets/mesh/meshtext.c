@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The human summary of a mesh run (meshtext.h). */
+#include <inttypes.h>
+
 #include "mesh/meshblame.h"
+#include "mesh/meshctr.h"
 #include "mesh/meshtext.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank)
@@ -89,6 +93,32 @@ static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
 	likely_cause(out, g, l->r.a, l->r.b, l->r.rail, l->r.rail_b);
 }
 
+/* Each rise past its limit, naming the counter and the end whose port
+ * counted it: "rcvd_seq_err +52 at 0 (node01): 5200 per million packets
+ * sent > 1000", "symbol_error +3 at 1 (node02) > 0". */
+static void counters(FILE *out, const char *sep, const struct rt_mesh_agg *g,
+		     const struct rt_mesh_link *l, const struct rt_mesh_limits *lim)
+{
+	const struct rt_mesh_ctrs *c = &l->r.ctr;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct rt_mesh_ctr *e = &c->e[i];
+		const char *name = rt_portctr_id_name(e->id);
+		uint32_t end = e->end == RT_MESH_END_A ? l->r.a : l->r.b;
+
+		if (!rt_mesh_ctr_bad(c, i, lim))
+			continue;
+		fprintf(out, "%s%s +%" PRIu64 " at %u (%s)", sep, name, e->delta, end,
+			host_of(g, end));
+		if (rt_portctr_class(name) == RT_PORTCTR_LINK)
+			fprintf(out, " > %" PRIu64, lim->max_errors);
+		else
+			fprintf(out, ": %.0f per million packets sent > %" PRIu64,
+				rt_mesh_ctr_ppm(e->delta, rt_mesh_ctr_sent(c)), lim->max_retrans_ppm);
+		sep = "; ";
+	}
+}
+
 static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_link *l,
 		const struct rt_mesh_limits *lim)
 {
@@ -125,8 +155,12 @@ static void why(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_lin
 			from, to, lim->bw_fraction, st->median_gbps);
 		sep = "; ";
 	}
-	if (l->why & RT_LINK_LINE_RATE)
+	if (l->why & RT_LINK_LINE_RATE) {
 		line_rate(out, sep, g, l, lim);
+		sep = "; ";
+	}
+	if (l->why & RT_LINK_COUNTERS)
+		counters(out, sep, g, l, lim);
 }
 
 /* "bad link 0 (a) rxe1 - 1 (b) rxe1, rail 1:", crossed "bad link 0 (a)
@@ -376,6 +410,9 @@ static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 	if (g->not_judged & RT_LINK_BW_REL)
 		fprintf(out, "not judged: bandwidth against %.2g x the median (fewer than "
 			"%u measured links, --min-links)\n", lim->bw_fraction, min);
+	if (g->ctr_dropped)
+		fprintf(out, "not judged: the port counters of %u links (more than %u links' "
+			"counters rose)\n", g->ctr_dropped, RT_MESH_CTRLOG_MAX);
 }
 
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
@@ -410,7 +447,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, "READY\n");
 	else if (g->interrupted)
 		fprintf(out, "NOT READY: interrupted\n");
-	else if (g->not_judged && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
+	else if ((g->not_judged || g->ctr_dropped) && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
 		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks &&
 		 !g->bad_rails && !g->rail_mismatch)
 		fprintf(out, "NOT READY: not judged\n");

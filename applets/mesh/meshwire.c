@@ -6,11 +6,12 @@
 #include "mesh/meshwire.h"
 #include "rdmatest/linerate.h"
 #include "rdmatest/oob.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 6
+#define VERSION 7
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
@@ -18,7 +19,7 @@ static const uint32_t payload_len[] = {
 	/* with no rail; each adds RT_MESH_RAIL_WIRE */
 	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
-	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5,
+	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5 + RT_MESH_CTR_WIRE,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
 
@@ -118,6 +119,25 @@ int rt_mesh_host_valid(const char *host)
 	return 1;
 }
 
+void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf)
+{
+	struct cur c = {.w = buf};
+	unsigned n = RT_MIN(ctr->n, RT_MESH_CTRS_MAX);
+
+	put8(&c, ctr->sent_known);
+	put8(&c, (uint8_t)n);
+	put8(&c, ctr->more);
+	put_zero(&c, 1);
+	put64(&c, ctr->sent[0]);
+	put64(&c, ctr->sent[1]);
+	for (unsigned i = 0; i < RT_MESH_CTRS_MAX; i++) {
+		put8(&c, i < n ? ctr->e[i].id : 0);
+		put8(&c, i < n ? ctr->e[i].end : 0);
+		put_zero(&c, 2);
+		put64(&c, i < n ? ctr->e[i].delta : 0);
+	}
+}
+
 size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 {
 	struct cur c = {.w = buf};
@@ -169,6 +189,8 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put64(&c, m->u.result.rtt_p99_ns);
 		put64(&c, m->u.result.mbps);
 		put64(&c, m->u.result.mbps_rev);
+		rt_mesh_ctrs_encode(&m->u.result.ctr, c.w);
+		c.w += RT_MESH_CTR_WIRE;
 		break;
 	default: /* RT_MESHMSG_VERDICT */
 		put8(&c, m->u.verdict.ready);
@@ -455,9 +477,10 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 			       r->rail, r->rail_b, RT_MESH_RAILS_MAX);
 	if (r->status > RT_MESH_STATUS_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown status %u", r->status);
-	if (r->flags & ~(RT_MESH_HAS_RTT | RT_MESH_HAS_BW))
+	if (r->flags & ~(RT_MESH_HAS_RTT | RT_MESH_HAS_BW | RT_MESH_HAS_CTR))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: unknown flags 0x%02x", r->flags);
-	if (r->status != RT_MESH_OK && r->flags)
+	/* a failed test may still have raised counters: often why it failed */
+	if (r->status != RT_MESH_OK && (r->flags & ~RT_MESH_HAS_CTR))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: figures in a failed test");
 	/* an "ok" with nothing measured would pass any threshold */
 	if (r->status == RT_MESH_OK && !(r->flags & RT_MESH_HAS_RTT))
@@ -466,6 +489,68 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: RTT median above its p99");
 	if (!(r->flags & RT_MESH_HAS_BW) && (r->mbps || r->mbps_rev))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: bandwidth without its flag");
+	return rt_mesh_ctrs_decode(c->r, r->flags & RT_MESH_HAS_CTR, &r->ctr, err);
+}
+
+/* A counter a RESULT may carry: one mesh judges (portctr.h). */
+static bool ctr_judged(unsigned id)
+{
+	const char *name = rt_portctr_id_name(id);
+
+	return name && (rt_portctr_class(name) == RT_PORTCTR_LINK || rt_portctr_retransmit(name));
+}
+
+static int ctr_entry(struct cur *c, unsigned i, unsigned n, struct rt_mesh_ctr *e,
+		     struct rt_error *err)
+{
+	uint8_t pad0, pad1;
+
+	e->id = get8(c);
+	e->end = get8(c);
+	pad0 = get8(c);
+	pad1 = get8(c);
+	e->delta = get64(c);
+	if (pad0 || pad1 || (i >= n && (e->id || e->end || e->delta)))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entry %u is not zero "
+			       "where it must be", i);
+	if (i >= n)
+		return 0;
+	if (e->end > RT_MESH_END_B || !ctr_judged(e->id) || !e->delta)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entry %u: end %u, "
+			       "counter %u, rise %llu (want a or b, a link or retransmit "
+			       "counter, a rise)", i, e->end, e->id, (unsigned long long)e->delta);
+	return 0;
+}
+
+int rt_mesh_ctrs_decode(const uint8_t *buf, bool has_ctr, struct rt_mesh_ctrs *ctr,
+			struct rt_error *err)
+{
+	struct cur c = {.r = buf};
+
+	ctr->sent_known = get8(&c);
+	ctr->n = get8(&c);
+	ctr->more = get8(&c);
+	if (zeros(&c, 1, "counters", err))
+		return -1;
+	ctr->sent[0] = get64(&c);
+	ctr->sent[1] = get64(&c);
+	if (ctr->n > RT_MESH_CTRS_MAX || has_ctr != (ctr->n > 0) || (ctr->more && !ctr->n))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: %u counters%s, at most %u and "
+			       "some only with the flag", ctr->n, ctr->more ? " and more" : "",
+			       RT_MESH_CTRS_MAX);
+	if (ctr->sent_known & ~3u || (!(ctr->sent_known & 1u) && ctr->sent[0]) ||
+	    (!(ctr->sent_known & 2u) && ctr->sent[1]))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh result: packets sent without their bit "
+			       "(0x%02x)", ctr->sent_known);
+	for (unsigned i = 0; i < RT_MESH_CTRS_MAX; i++) {
+		const struct rt_mesh_ctr *e = &ctr->e[i], *p = &ctr->e[i - (i > 0)];
+
+		if (ctr_entry(&c, i, ctr->n, &ctr->e[i], err))
+			return -1;
+		if (i && i < ctr->n && (e->end * 256u + e->id) <= (p->end * 256u + p->id))
+			return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entries out of "
+				       "(end, counter) order");
+	}
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 6, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 7, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), its rails (version 6):
@@ -21,7 +21,9 @@
  *   RESULT   round, a, b, status, flags, the rail of a and of b (version
  *            6; equal unless rails are crossed), connect, RTT p50/p99,
  *            Mbit/s a to b and b to a (version 2; version 1 had one
- *            direction)
+ *            direction), then (version 7) the ends' port counters that
+ *            rose during the test: RT_MESH_CTR_WIRE bytes (struct
+ *            rt_mesh_ctrs), whose unused entries are zero
  *   VERDICT  ready, interrupted, whether the receiving rank's host is
  *            blamed (in what was a zero pad byte), bad hosts, bad
  *            links, absent hosts, untested hosts (version 3)  0 -> rank
@@ -33,13 +35,19 @@
  * number not above the one before it or not below RT_MESH_RAILS_MAX, port
  * 0, an unknown state, link layer, lane count, MTU or address family,
  * address bytes past an IPv4 address, a speed or payload rate above the
- * fastest port's or a payload rate above its speed.
+ * fastest port's or a payload rate above its speed; so is a counter
+ * block whose count is above RT_MESH_CTRS_MAX or disagrees with the
+ * RT_MESH_HAS_CTR flag, whose entries are not in (end, number) order,
+ * name no link or retransmit counter (portctr.h's numbers), rose by 0
+ * or belong to no end, or whose packets sent are given without their
+ * bit.
  * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 2,276;
  * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
- * (96); nothing is allocated. */
+ * (a RESULT: 180); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
 #define RDMATEST_MESHWIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +57,13 @@
 #define RT_MESH_RAILS_MAX 32u  /* rails a host lists, at most */
 #define RT_MESH_RAIL_WIRE 68u  /* one rail's entry in a HELLO */
 #define RT_MESH_ARAIL_WIRE 20u /* one rail's entry in an ASSIGN */
-#define RT_MESHMSG_SMALL 96u   /* header + a RESULT or VERDICT's payload */
+/* a RESULT's counter block: 4 bytes of counts, the two ends' packets
+ * sent (u64 each), RT_MESH_CTRS_MAX entries of 12 (number, end, two zero
+ * bytes, the rise: u64) */
+#define RT_MESH_CTRS_MAX 8u
+#define RT_MESH_CTR_WIRE (4u + 16u + RT_MESH_CTRS_MAX * 12u)
+/* header + a RESULT's payload, the larger of a RESULT and a VERDICT */
+#define RT_MESHMSG_SMALL (RT_MESHMSG_HDR + 56u + RT_MESH_CTR_WIRE)
 /* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
 #define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 92u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
 #define RT_MESH_HOST_LEN 64u   /* host field, NUL-terminated and padded */
@@ -76,6 +90,28 @@ enum rt_mesh_status {
 
 #define RT_MESH_HAS_RTT 1u
 #define RT_MESH_HAS_BW 2u /* both directions' figures */
+#define RT_MESH_HAS_CTR 4u /* counters rose: the result's ctrs has entries */
+
+/* The ends of a result's counter entries: a's port and b's. */
+enum rt_mesh_end { RT_MESH_END_A = 0, RT_MESH_END_B = 1 };
+
+/* One port counter that rose during a pair's test, at one end. */
+struct rt_mesh_ctr {
+	uint8_t id;     /* portctr.h's number: a link or retransmit counter */
+	uint8_t end;    /* enum rt_mesh_end */
+	uint64_t delta; /* > 0 */
+};
+
+/* The counters a pair's test raised on its ends' ports (meshctr.h):
+ * at most RT_MESH_CTRS_MAX, link counters before retransmit ones, the
+ * largest first, then in (end, id) order; the rest counted in more. */
+struct rt_mesh_ctrs {
+	uint8_t sent_known; /* bit e: end e's packets sent are known */
+	uint8_t n;
+	uint8_t more;       /* rises left out (saturating at 255) */
+	uint64_t sent[2];   /* packets each end's port sent during the test */
+	struct rt_mesh_ctr e[RT_MESH_CTRS_MAX];
+};
 
 /* A port's state (the kernel's enum ib_port_state; 0: not known). */
 enum rt_rail_state {
@@ -143,6 +179,7 @@ struct rt_mesh_result {
 	uint8_t rail, rail_b; /* the rail of a and of b (below RT_MESH_RAILS_MAX) */
 	uint64_t connect_ns, rtt_p50_ns, rtt_p99_ns;
 	uint64_t mbps, mbps_rev; /* a to b, b to a */
+	struct rt_mesh_ctrs ctr; /* RT_MESH_HAS_CTR: what rose */
 };
 
 struct rt_mesh_verdict {
@@ -183,6 +220,13 @@ int rt_meshmsg_decode(const uint8_t *buf, size_t len, uint32_t size,
 /* A host name that fits the host field: 1 to 63 name characters. */
 int rt_mesh_host_valid(const char *host);
 const char *rt_mesh_status_name(unsigned status);
+
+/* A counter block alone (RT_MESH_CTR_WIRE bytes), as a RESULT carries
+ * it: what a pair's listener hands its partner (meshtest.c). The decoder
+ * checks what the RESULT's does; ctr->n must agree with has_ctr. */
+void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf);
+int rt_mesh_ctrs_decode(const uint8_t *buf, bool has_ctr, struct rt_mesh_ctrs *ctr,
+			struct rt_error *err);
 
 struct rt_oob;
 /* One message from / to a connection, within the connection's bound. */

@@ -2,7 +2,7 @@
 /* The two ways mesh results reach rank 0 or `mesh report` (meshwire.h,
  * meshparse.h). Input byte 0 chooses:
  *   even  the rest is binary messages, each a size byte (the mesh's rank
- *         count, 0: any) and up to 96 bytes, the length in a byte first:
+ *         count, 0: any) and up to 255 bytes, the length in a byte first:
  *         a message the decoder takes must encode back to the same bytes
  *   odd   the rest is a report (per-rank JSON lines): whatever it holds,
  *         reading, judging and the document never fail unsafely, and the

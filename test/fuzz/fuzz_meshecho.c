@@ -6,8 +6,14 @@
  * its fields are its words; a refusal gives one printable line; nothing
  * is read past the message (an exactly sized copy).
  *
- * Input: records, each a control byte (bit 0: the connecting side), the
- * 8-byte ping in flight, a 2-byte length and that many bytes. */
+ * The listener's answer to the final ping (its port's rises) goes to
+ * rt_mesh_ctr_msg_take: taken only at its exact length, with the final
+ * sequence number, a counter block the RESULT decoder takes and end a
+ * alone; a refusal gives one printable line.
+ *
+ * Input: records, each a control byte (bit 0: the connecting side; bit 1:
+ * the listener's counters), the 8-byte ping in flight, a 2-byte length
+ * and that many bytes. */
 #include "fuzz.h"
 
 #include "mesh/meshtest.h"
@@ -44,17 +50,43 @@ static void take(const uint8_t *msg, size_t len, const uint64_t *want)
 			   (unsigned char)why[i]);
 }
 
+static void take_ctrs(const uint8_t *msg, size_t len)
+{
+	struct rt_mesh_ctrs c;
+	char why[128];
+	size_t n;
+
+	memset(why, 0, sizeof(why));
+	if (rt_mesh_ctr_msg_take(msg, len, &c, why, sizeof(why)) == 0) {
+		FUZZ_CHECK(len == RT_MESH_CTR_MSG_LEN && c.n <= RT_MESH_CTRS_MAX &&
+			   !(c.sent_known & ~1u), "counters taken: %zu bytes, %u rises", len, c.n);
+		for (unsigned i = 0; i < c.n; i++)
+			FUZZ_CHECK(c.e[i].end == RT_MESH_END_A && c.e[i].delta,
+				   "a rise of the other end or of nothing taken");
+		return;
+	}
+	n = strnlen(why, sizeof(why));
+	FUZZ_CHECK(n > 0 && n < sizeof(why), "reason of %zu bytes", n);
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK(why[i] >= 0x20 && why[i] < 0x7f, "byte 0x%02x in the reason",
+			   (unsigned char)why[i]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
 
 	while (in.n) {
-		bool connecting = fuzz_u8(&in) & 1;
+		uint8_t ctl = fuzz_u8(&in);
+		bool connecting = ctl & 1;
 		uint64_t want = fuzz_u64(&in, 8);
 		size_t n = fuzz_u64(&in, 2), len;
 		uint8_t *msg = fuzz_bytes(&in, n, &len);
 
-		take(msg, len, connecting ? &want : NULL);
+		if (ctl & 2)
+			take_ctrs(msg, len);
+		else
+			take(msg, len, connecting ? &want : NULL);
 		free(msg);
 	}
 	return 0;

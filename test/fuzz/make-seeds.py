@@ -194,26 +194,37 @@ def mesh():
     """applets/mesh/meshwire.c's messages (even first byte) and mesh report lines
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    # version 6: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
+    # version 7: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
     # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
     rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
                                               2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
-    hello = b"RM\x06\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+    hello = b"RM\x07\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
         struct.pack(">IB3x", 2200, 1) + rail
     # an ASSIGN of one rail: rail 0 to rail 0 at 192.0.2.2
-    assign = (b"RM\x06\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
+    assign = (b"RM\x07\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
               host("10.0.0.5") + struct.pack(">B3xBBBx", 1, 0, 0, 4) + bytes([192, 0, 2, 2]) +
               bytes(12))
-    rest = b"RM\x06\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
-    result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
-                                            812345, 9000, 15000, 97000, 96000)
-    failed = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0)
-    verdict = b"RM\x06\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
+    rest = b"RM\x07\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
+    # the counter block: nothing rose; or rxe's link_downed (2) and
+    # rcvd_seq_err (33) at a, out_of_seq_request (30) at b, both ends' packets
+    no_ctr = bytes(4 + 16 + 8 * 12)
+    ctrs = (struct.pack(">BBBxQQ", 3, 3, 1, 100000, 250000) +
+            struct.pack(">BBxxQ", 2, 0, 1) + struct.pack(">BBxxQ", 33, 0, 52) +
+            struct.pack(">BBxxQ", 30, 1, 40) + bytes(5 * 12))
+    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
+                                            812345, 9000, 15000, 97000, 96000) + no_ctr
+    failed = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+                                            0) + no_ctr
+    counted = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 7,
+                                             812345, 9000, 15000, 97000, 96000) + ctrs
+    verdict = b"RM\x07\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
     frame = lambda size, m: bytes([size, len(m)]) + m
     write("mesh", "messages", b"\0" + frame(8, hello) + frame(8, assign) + frame(1, rest) +
           frame(8, result) + frame(0, failed) + frame(8, verdict))
     write("mesh", "bad-length", b"\0" + frame(8, hello[:7] + b"\x50" + hello[8:]))
+    write("mesh", "result-counters", b"\0" + frame(8, counted) + frame(8, counted[:-60] +
+                                                                    b"\x01" + counted[-59:]))
     write("mesh", "hello-bad-rail", b"\0" + frame(8, hello[:-68 + 33] + b"\0" + hello[-68 + 34:]))
     lines = [
         '0: {"mesh":"hello","rank":0,"size":3,"host":"n1"}',
@@ -222,6 +233,8 @@ def mesh():
         '0: {"mesh":"result","a":0,"b":1,"status":"ok","connect_ns":70000,'
         '"rtt_p50_ns":9000,"rtt_p99_ns":12000,"mbps":97000,"mbps_rev":96000}',
         '1: {"mesh":"result","a":1,"b":2,"status":"absent"}',
+        '0: {"mesh":"result","a":0,"b":2,"status":"timeout","a.rcvd_seq_err":52,'
+        '"b.out_of_seq_request":40,"sent_a":1000,"sent_b":900,"round":1}',
     ]
     write("mesh", "report", b"\1" + "\n".join(lines).encode() + b"\n")
     write("mesh", "report-bad-line", b"\1" + lines[0].encode() + b"\n{\"mesh\":1}\n")
@@ -389,6 +402,14 @@ def meshecho():
     write("meshecho", "lengths", rec(1, 0, msg(0)[:23]) + rec(1, 0, msg(0) + b"x") +
           rec(0, 0, b"") + rec(0, 0, bytes(4096)))
     write("meshecho", "no-window", rec(1, 9, msg(9)) + rec(1, 9, msg(9, 0, 2 ** 64 - 1)))
+    # the listener's counters (bit 1: taken as such): the final sequence
+    # number, then a RESULT's counter block (big endian) of end a alone
+    block = lambda n, end: (struct.pack(">BBBxQQ", 1, n, 0, 5000, 0) +
+                            b"".join(struct.pack(">BBxxQ", 33 + i, end, 9) for i in range(n)) +
+                            bytes((8 - n) * 12))
+    write("meshecho", "counters", rec(3, 0, struct.pack("=Q", M64) + block(1, 0)) +
+          rec(3, 0, struct.pack("=Q", M64) + block(1, 1)) +
+          rec(3, 0, struct.pack("=Q", 5) + block(0, 0)))
 
 
 def rcopy():
@@ -424,14 +445,14 @@ def meshhello():
     """a hello (applets/mesh/meshwire.c) as a connection to rank 0 sends
     it; byte 0 picks the chunking"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    # version 6: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
+    # version 7: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
     # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
     rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
                                               2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
-    hello = b"RM\x06\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+    hello = b"RM\x07\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
         struct.pack(">IB3x", 2200, 1) + rail
-    result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
     for seed in (0, 1, 5, 200):
         write("meshhello", "hello-%d" % seed, bytes([seed]) + hello)

@@ -412,7 +412,7 @@ static void report_errors_name_the_line(void **state)
 	f = text_file(longline);
 	assert_int_equal(rt_mesh_report_read(f, &g, &err), -1);
 	fclose(f);
-	assert_non_null(strstr(err.reason, "line 1 is longer than 512"));
+	assert_non_null(strstr(err.reason, "line 1 is longer than 1024"));
 	rt_mesh_agg_free(&g);
 	free(longline);
 

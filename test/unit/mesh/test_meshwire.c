@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshwire.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
 
@@ -86,7 +87,7 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {100, 92, 64, 28, 100 + 2 * 68, 92 + 2 * 20};
+	static const size_t sizes[] = {100, 92, 64 + RT_MESH_CTR_WIRE, 28, 100 + 2 * 68, 92 + 2 * 20};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -172,13 +173,15 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 6");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 7");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 6");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 7");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 6");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 7");
 	/* version 5 hellos had no rails */
-	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 6");
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 7");
+	/* version 6 results had no port counters */
+	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 7");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -208,7 +211,7 @@ static void strict_fields(void **state)
 	expect_refused(result(), 19, 1, 8, "paired with itself");
 	expect_refused(result(), 20, 4, 8, "unknown status 4");
 	expect_refused(result(), 20, RT_MESH_FAILED, 8, "figures in a failed test");
-	expect_refused(result(), 21, 4, 8, "unknown flags");
+	expect_refused(result(), 21, 8, 8, "unknown flags");
 	expect_refused(result(), 22, 32, 8, "rail 32 and 0, want below 32");
 	expect_refused(result(), 23, 40, 8, "rail 0 and 40");
 	expect_refused(result(), 38, 0xff, 8, "median above its p99");
@@ -235,7 +238,73 @@ static void strict_fields(void **state)
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(rt_meshmsg_decode(buf, rt_meshmsg_encode(&m, buf) + 1, 8,
 					   &back, &err), -1);
-	assert_non_null(strstr(err.reason, "header says 64"));
+	assert_non_null(strstr(err.reason, "header says 180"));
+}
+
+/* A result whose ports' counters rose: rxe's retransmit counters at both
+ * ends and a link counter, the packets sent. */
+static struct rt_meshmsg result_ctrs(void)
+{
+	struct rt_meshmsg m = result();
+	struct rt_mesh_ctrs *c = &m.u.result.ctr;
+
+	m.u.result.flags |= RT_MESH_HAS_CTR;
+	c->sent_known = 3;
+	c->sent[0] = 100000;
+	c->sent[1] = 250000;
+	c->n = 3;
+	c->more = 2;
+	c->e[0] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("link_downed"), RT_MESH_END_A, 1};
+	c->e[1] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("rcvd_seq_err"), RT_MESH_END_A, 52};
+	c->e[2] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("out_of_seq_request"),
+				       RT_MESH_END_B, 40};
+	return m;
+}
+
+/* The counter block travels whole and every field of it is checked. */
+static void result_carries_counters(void **state)
+{
+	struct rt_meshmsg m = result_ctrs(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+	const size_t ctr = 64, e0 = ctr + 20, e1 = e0 + 12, e3 = e0 + 36;
+
+	(void)state;
+	assert_int_equal(len, RT_MESHMSG_SMALL);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.result.ctr.n, 3);
+	assert_int_equal(back.u.result.ctr.more, 2);
+	assert_true(back.u.result.ctr.sent[1] == 250000);
+	assert_string_equal(rt_portctr_id_name(back.u.result.ctr.e[1].id), "rcvd_seq_err");
+	assert_int_equal(back.u.result.ctr.e[1].delta, 52);
+	assert_int_equal(back.u.result.ctr.e[2].end, RT_MESH_END_B);
+	/* a failed test keeps its counters: often what made it fail */
+	m = result_ctrs();
+	m.u.result.status = RT_MESH_TIMEOUT;
+	m.u.result.flags = RT_MESH_HAS_CTR;
+	m.u.result.rtt_p50_ns = m.u.result.rtt_p99_ns = m.u.result.mbps = m.u.result.mbps_rev = 0;
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.result.ctr.n, 3);
+
+	expect_refused(result_ctrs(), ctr + 1, 9, 8, "9 counters");
+	expect_refused(result_ctrs(), ctr + 1, 0, 8, "0 counters and more");
+	expect_refused(result(), ctr + 1, 1, 8, "some only with the flag");
+	expect_refused(result_ctrs(), ctr, 4, 8, "packets sent without their bit");
+	expect_refused(result_ctrs(), ctr, 2, 8, "packets sent without their bit");
+	expect_refused(result_ctrs(), ctr + 3, 1, 8, "counters padding");
+	expect_refused(result_ctrs(), e0 + 1, 2, 8, "end 2");
+	expect_refused(result_ctrs(), e0, (uint8_t)rt_portctr_id("sent_pkts"), 8,
+		       "a link or retransmit counter");
+	expect_refused(result_ctrs(), e0, 250, 8, "counter 250");
+	expect_refused(result_ctrs(), e0 + 2, 1, 8, "entry 0 is not zero");
+	expect_refused(result_ctrs(), e1, (uint8_t)rt_portctr_id("link_downed"), 8,
+		       "out of (end, counter) order");
+	expect_refused(result_ctrs(), e3 + 11, 1, 8, "entry 3 is not zero");
+	m = result_ctrs();
+	m.u.result.ctr.e[1].delta = 0;
+	expect_refused(m, 0, 'R', 8, "rise 0");
 }
 
 /* A HELLO's rails: each field travels, each is range-checked, and the
@@ -469,6 +538,7 @@ int main(void)
 		cmocka_unit_test(assign_carries_rails),
 		cmocka_unit_test(crossed_rails_travel),
 		cmocka_unit_test(strict_fields),
+		cmocka_unit_test(result_carries_counters),
 		cmocka_unit_test(fuzz_damage),
 		cmocka_unit_test(over_a_connection),
 	};

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A pair test's port counters: readings to rises, and their rates
+ * (meshctr.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh/meshctr.h"
+#include "rdmatest/util.h"
+
+static bool is_link(const struct rt_mesh_ctr *e)
+{
+	return rt_portctr_class(rt_portctr_id_name(e->id)) == RT_PORTCTR_LINK;
+}
+
+/* Link counters first, then the larger rise, then (end, id). */
+static int cmp_keep(const void *x, const void *y)
+{
+	const struct rt_mesh_ctr *p = x, *q = y;
+
+	if (is_link(p) != is_link(q))
+		return is_link(p) ? -1 : 1;
+	if (p->delta != q->delta)
+		return p->delta > q->delta ? -1 : 1;
+	return (p->end * 256 + p->id) - (q->end * 256 + q->id);
+}
+
+static int cmp_wire(const void *x, const void *y)
+{
+	const struct rt_mesh_ctr *p = x, *q = y;
+
+	return (p->end * 256 + p->id) - (q->end * 256 + q->id);
+}
+
+/* The first RT_MESH_CTRS_MAX of all[0..n) by cmp_keep into out, the
+ * rest counted, out's entries then in wire order. */
+static void keep_best(struct rt_mesh_ctr *all, unsigned n, unsigned more,
+		      struct rt_mesh_ctrs *out)
+{
+	qsort(all, n, sizeof(all[0]), cmp_keep);
+	out->n = (uint8_t)RT_MIN(n, RT_MESH_CTRS_MAX);
+	out->more = (uint8_t)RT_MIN(more + (n - out->n), UINT8_MAX);
+	memcpy(out->e, all, out->n * sizeof(all[0]));
+	qsort(out->e, out->n, sizeof(out->e[0]), cmp_wire);
+}
+
+void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctrs *after,
+		       enum rt_mesh_end end, struct rt_mesh_ctrs *out)
+{
+	struct rt_mesh_ctr all[RT_PORTCTR_MAX];
+	unsigned n = 0;
+	uint64_t sent;
+
+	memset(out, 0, sizeof(*out));
+	if (rt_portctr_sent(before, after, &sent)) {
+		out->sent_known = (uint8_t)(1u << end);
+		out->sent[end] = sent;
+	}
+	for (int i = 0; i < after->n && i < RT_PORTCTR_MAX; i++) {
+		const struct rt_portctr *c = &after->c[i];
+		int id = rt_portctr_id(c->name);
+		uint64_t d;
+
+		if (id < 0 || id > UINT8_MAX ||
+		    (c->cls != RT_PORTCTR_LINK && !rt_portctr_retransmit(c->name)))
+			continue;
+		d = rt_portctr_delta(before, after, c->name, c->hw);
+		if (d)
+			all[n++] = (struct rt_mesh_ctr){(uint8_t)id, (uint8_t)end, d};
+	}
+	keep_best(all, n, 0, out);
+}
+
+void rt_mesh_ctr_join(const struct rt_mesh_ctrs *a, const struct rt_mesh_ctrs *b,
+		      struct rt_mesh_ctrs *out)
+{
+	struct rt_mesh_ctr all[2 * RT_MESH_CTRS_MAX];
+	unsigned n = 0, more = a->more + b->more;
+
+	for (unsigned i = 0; i < a->n && i < RT_MESH_CTRS_MAX; i++)
+		all[n++] = a->e[i];
+	for (unsigned i = 0; i < b->n && i < RT_MESH_CTRS_MAX; i++)
+		all[n++] = b->e[i];
+	memset(out, 0, sizeof(*out));
+	out->sent_known = (uint8_t)((a->sent_known & 1u) | (b->sent_known & 2u));
+	out->sent[0] = out->sent_known & 1u ? a->sent[0] : 0;
+	out->sent[1] = out->sent_known & 2u ? b->sent[1] : 0;
+	keep_best(all, n, more, out);
+}
+
+uint64_t rt_mesh_ctr_sent(const struct rt_mesh_ctrs *c)
+{
+	uint64_t a = c->sent_known & 1u ? c->sent[0] : 0, b = c->sent_known & 2u ? c->sent[1] : 0;
+
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* x * y as a 128-bit number in two halves. */
+static void mul128(uint64_t x, uint64_t y, uint64_t *hi, uint64_t *lo)
+{
+	uint64_t xl = x & 0xffffffffu, xh = x >> 32, yl = y & 0xffffffffu, yh = y >> 32;
+	uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+
+	*lo = (mid << 32) | (ll & 0xffffffffu);
+	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+bool rt_mesh_ctr_above_ppm(uint64_t rise, uint64_t sent, uint64_t ppm)
+{
+	uint64_t ah, al, bh, bl;
+
+	if (!sent)
+		return false;
+	/* rise / sent > ppm / 10^6  <=>  rise x 10^6 > ppm x sent */
+	mul128(rise, 1000000u, &ah, &al);
+	mul128(ppm, sent, &bh, &bl);
+	return ah > bh || (ah == bh && al > bl);
+}
+
+double rt_mesh_ctr_ppm(uint64_t rise, uint64_t sent)
+{
+	return sent ? (double)rise * 1e6 / (double)sent : 0;
+}
