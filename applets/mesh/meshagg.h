@@ -11,6 +11,9 @@
  *         still show both directions. With min_line_rate, also bad below
  *         that fraction of the smaller payload rate its ends' hellos
  *         give (linerate.h): a link every link of which is as slow.
+ *         Also bad, a failed one too, when its ports' counters rose past
+ *         max_errors (a link counter) or max_retrans_ppm per million
+ *         packets sent (a retransmit counter): meshctr.h.
  *   node  absent  never said hello (its pairs count against nobody)
  *         bad     lost during the run with a failed pair, or named by
  *                 the blame pass (every pairing with a good host bad), or

@@ -283,7 +283,8 @@ static int parse_ctrs(const struct kv *kv, size_t n, struct rt_mesh_ctrs *c)
 	}
 	qsort(c->e, c->n, sizeof(c->e[0]), cmp_ctr);
 	if (!get_num(kv, n, "sent_a", &sent_a, &sa) || !get_num(kv, n, "sent_b", &sent_b, &sb) ||
-	    !get_num(kv, n, "ctr_more", &more, &mo) || more > UINT8_MAX)
+	    !get_num(kv, n, "ctr_more", &more, &mo) || more > UINT8_MAX ||
+	    (!c->n && (sa || sb || mo))) /* the line writes them with rises alone */
 		return -1;
 	c->sent_known = (uint8_t)(sa | sb << 1);
 	c->sent[0] = sent_a;

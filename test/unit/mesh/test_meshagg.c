@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshagg.h"
+#include "rdmatest/portctr.h"
 #include "mesh/sched.h"
 #include "rdmatest/util.h"
 
@@ -903,6 +904,105 @@ static void crossed_links_explained_by_a_bad_rail(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* A result whose ports' counters rose: `name` by `rise` at `end` of a
+ * test whose two ports sent `sent` packets (0: not known). */
+static struct rt_mesh_result counted(struct rt_mesh_result r, const char *name, uint64_t rise,
+				     enum rt_mesh_end end, uint64_t sent)
+{
+	r.flags |= RT_MESH_HAS_CTR;
+	r.ctr.n = 1;
+	r.ctr.e[0] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id(name), (uint8_t)end, rise};
+	if (sent) {
+		r.ctr.sent_known = 3;
+		r.ctr.sent[0] = sent / 2;
+		r.ctr.sent[1] = sent - sent / 2;
+	}
+	return r;
+}
+
+/* Link counters against --max-errors, retransmit counters against
+ * --max-retrans per million packets: each side of each threshold, the
+ * rises turned with the ends, a failed test's counters judged too. */
+static void counters_judged(void **state)
+{
+	struct rt_mesh_limits lim = {.max_errors = 0, .max_retrans_ppm = 1000};
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	init(&g, 6, state);
+	say_hello(&g, 6, UINT32_MAX);
+	/* 0-1: symbol_error +1 at b's port (rank 0 there: the ends turn) */
+	add(&g, counted(ok(1, 0, 10, 100), "symbol_error", 1, RT_MESH_END_B, 0));
+	/* 2-3: 1000 per million: not above */
+	add(&g, counted(ok(2, 3, 10, 100), "rcvd_seq_err", 10, RT_MESH_END_A, 10000));
+	/* 4-5: 1001 per million: above */
+	add(&g, counted(ok(4, 5, 10, 100), "out_of_seq_request", 1001, RT_MESH_END_B, 1000000));
+	/* 0-2: retransmits without a packet count: no rate, not judged */
+	add(&g, counted(ok(0, 2, 10, 100), "duplicate_request", 500, RT_MESH_END_A, 0));
+	/* 1-3: failed, and its ports counted retransmits */
+	add(&g, counted(failed(1, 3), "retry_exceeded_err", 5, RT_MESH_END_A, 100));
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.why, RT_LINK_COUNTERS);
+	assert_int_equal(l.r.ctr.n, 1);
+	assert_int_equal(l.r.ctr.e[0].end, RT_MESH_END_A); /* rank 0's port: a */
+	assert_true(rt_mesh_ctr_bad(&l.r.ctr, 0, &lim));
+	assert_true(rt_mesh_link_of(&g, 2, 3, &l));
+	assert_int_equal(l.why, 0);
+	assert_int_equal(l.r.ctr.e[0].delta, 10);
+	assert_true(rt_mesh_link_of(&g, 4, 5, &l));
+	assert_int_equal(l.why, RT_LINK_COUNTERS);
+	assert_true(rt_mesh_link_of(&g, 0, 2, &l));
+	assert_int_equal(l.why, 0);
+	assert_true(rt_mesh_link_of(&g, 1, 3, &l));
+	assert_int_equal(l.why, RT_LINK_FAILED | RT_LINK_COUNTERS);
+	assert_false(g.ready);
+	/* a looser bound: the symbol error is allowed, the rate is not */
+	lim.max_errors = 1;
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.why, 0);
+	assert_true(rt_mesh_link_of(&g, 4, 5, &l));
+	assert_int_equal(l.why, RT_LINK_COUNTERS);
+	lim.max_retrans_ppm = 1001;
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of(&g, 4, 5, &l));
+	assert_int_equal(l.why, 0);
+	rt_mesh_agg_free(&g);
+}
+
+/* A re-test replaces the first result's counters: one without rises
+ * clears them, one with rises brings its own. */
+static void retest_replaces_counters(void **state)
+{
+	const struct rt_mesh_limits lim = {.max_retrans_ppm = 1000};
+	struct rt_mesh_result again = ok(0, 1, 10, 100), worse;
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	init(&g, 3, state);
+	say_hello(&g, 3, UINT32_MAX);
+	add(&g, counted(ok(0, 1, 10, 100), "link_downed", 2, RT_MESH_END_A, 0));
+	add(&g, counted(ok(1, 2, 10, 100), "link_downed", 2, RT_MESH_END_A, 0));
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.why, RT_LINK_COUNTERS);
+	again.round = 1;
+	add(&g, again);
+	worse = counted(ok(2, 1, 10, 100), "symbol_error", 9, RT_MESH_END_A, 0);
+	worse.round = 1;
+	add(&g, worse);
+	judge(&g, &lim);
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.why, 0);
+	assert_false(l.r.flags & RT_MESH_HAS_CTR);
+	assert_true(rt_mesh_link_of(&g, 1, 2, &l));
+	assert_int_equal(l.why, RT_LINK_COUNTERS);
+	assert_string_equal(rt_portctr_id_name(l.r.ctr.e[0].id), "symbol_error");
+	assert_int_equal(l.r.ctr.e[0].end, RT_MESH_END_B); /* rank 2's port: b */
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +1036,10 @@ int main(void)
 		cmocka_unit_test_prestate(median_by_selection_matches_a_sort, (void *)&sparse),
 		cmocka_unit_test_prestate(median_by_selection_matches_a_sort, (void *)&dense),
 		cmocka_unit_test(bad_input),
+		cmocka_unit_test_prestate(counters_judged, (void *)&sparse),
+		cmocka_unit_test_prestate(counters_judged, (void *)&dense),
+		cmocka_unit_test_prestate(retest_replaces_counters, (void *)&sparse),
+		cmocka_unit_test_prestate(retest_replaces_counters, (void *)&dense),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include "../fuzz/fuzz.h" /* a JSON validator independent of json.c */
 #include "mesh/meshdoc.h"
 #include "mesh/meshparse.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static void assert_valid_json(const char *text)
@@ -86,6 +87,32 @@ static void lines_round_trip(void **state)
 	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
 	assert_memory_equal(&m.u.result, &bw, sizeof(bw));
 	rt_json_free(&j);
+
+	/* the ports' counters that rose, each under its end and name */
+	bw.flags |= RT_MESH_HAS_CTR;
+	bw.ctr = (struct rt_mesh_ctrs){.sent_known = 2, .sent = {0, 20000}, .n = 2, .more = 1};
+	bw.ctr.e[0] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("rcvd_seq_err"), RT_MESH_END_A, 52};
+	bw.ctr.e[1] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("out_of_seq_request"),
+					   RT_MESH_END_B, 40};
+	rt_json_init(&j);
+	rt_mesh_line_result(&j, &bw);
+	assert_string_equal(rt_json_text(&j),
+			    "{\"mesh\":\"result\",\"a\":3,\"b\":1,\"rail\":0,\"status\":\"ok\","
+			    "\"connect_ns\":70000,\"rtt_p50_ns\":9000,\"rtt_p99_ns\":12000,"
+			    "\"mbps\":97000,\"mbps_rev\":41000,\"a.rcvd_seq_err\":52,"
+			    "\"b.out_of_seq_request\":40,\"sent_b\":20000,\"ctr_more\":1}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_memory_equal(&m.u.result, &bw, sizeof(bw));
+	rt_json_free(&j);
+	/* a counter mesh does not judge, or no number: not a result line */
+	assert_int_equal(parse("{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\","
+			       "\"a.sent_pkts\":5}", &m, &err), -1);
+	assert_int_equal(parse("{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\","
+			       "\"a.nosuch\":5}", &m, &err), -1);
+	assert_int_equal(parse("{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\","
+			       "\"c.rcvd_seq_err\":5}", &m, &err), -1);
+	assert_int_equal(parse("{\"mesh\":\"result\",\"a\":0,\"b\":2,\"status\":\"timeout\","
+			       "\"sent_a\":5}", &m, &err), -1);
 }
 
 static void prefixes_and_other_lines(void **state)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshtext.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static const struct rt_mesh_limits lim = {.max_rtt_us = 40, .rtt_factor = 2.1,
@@ -177,6 +178,47 @@ static void names_the_line_rate(void **state)
 			       "its MTU)\n"));
 	assert_null(strstr(text, "bad link 0 (node0) - 2"));
 	assert_null(strstr(text, "bad link 1 (node1) - 2"));
+	rt_mesh_agg_free(&g);
+	free(text);
+}
+
+/* A link bad by its counters: each counter past its limit, its rise, the
+ * end whose port counted it and the rate against --max-retrans; a rise
+ * within its limit is not named. */
+static void names_the_counters(void **state)
+{
+	struct rt_mesh_limits lim = {.max_errors = 0, .max_retrans_ppm = 1000};
+	struct rt_mesh_result r = ok(1, 0, 10, 100);
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	r.flags |= RT_MESH_HAS_CTR;
+	r.ctr = (struct rt_mesh_ctrs){.sent_known = 3, .sent = {4000, 6000}, .n = 3};
+	/* a is rank 1 here: its rises are rank 1's port's */
+	r.ctr.e[0] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("symbol_error"), RT_MESH_END_A, 3};
+	r.ctr.e[1] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("rcvd_seq_err"), RT_MESH_END_A, 52};
+	r.ctr.e[2] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("out_of_seq_request"),
+					  RT_MESH_END_B, 5};
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 2};
+
+		snprintf(h.host, sizeof(h.host), "node%u", i);
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	rt_mesh_summary(f, &g, &lim);
+	fclose(f);
+	assert_non_null(strstr(text, "bad link 0 (node0) - 1 (node1): symbol_error +3 at 1 "
+			       "(node1) > 0; rcvd_seq_err +52 at 1 (node1): 5200 per million "
+			       "packets sent > 1000\n"));
+	assert_null(strstr(text, "out_of_seq_request"));
+	assert_non_null(strstr(text, "NOT READY"));
 	rt_mesh_agg_free(&g);
 	free(text);
 }
@@ -418,6 +460,7 @@ int main(void)
 		cmocka_unit_test(names_bad_nodes_and_links),
 		cmocka_unit_test(names_the_slow_direction),
 		cmocka_unit_test(names_the_line_rate),
+		cmocka_unit_test(names_the_counters),
 		cmocka_unit_test(bounded_lists),
 		cmocka_unit_test(names_the_rails),
 		cmocka_unit_test(names_a_bad_rail_and_its_cause),
