@@ -35,7 +35,7 @@ struct rail_run {
 	uint64_t posted, written, bw_t0, bw_t1;
 	uint64_t rposted, read, rd_t0, rd_t1;
 	unsigned inflight;
-	bool ctr_got;       /* the listener's counters came (or cannot) */
+	bool ctr_got;       /* the listener's answer to the final ping came */
 };
 
 /* One connection's port: the reading before its traffic, its rises. */
