@@ -165,7 +165,7 @@ static void nearest(struct rt_diag *d, const struct rt_pcitopo *t, int nic, int 
 		    g->name, g->numa_node, rt_pci_rel_name(rel), route);
 }
 
-/* Bridges whose config space could not be read, over every route. */
+/* What the routes between each RDMA device and its nearest GPU showed. */
 struct acs_tally {
 	int pairs, bridges, unreadable, redirects;
 };
@@ -285,9 +285,8 @@ static void iommu(const struct rt_diag_env *e, struct rt_diag *d, const struct r
 	snprintf(cmdline, sizeof(cmdline), "%s/cmdline", e->proc);
 	rt_iommu_read(e->sysfs, cmdline, t->gpu[0].name, &m);
 	if (m.mode == RT_IOMMU_TRANSLATED)
-		rt_diag_add(d, RT_DIAG_WARN, "iommu", "boot with iommu=pt (passthrough; "
-			    "with intel_iommu=on or amd_iommu=on where those are set), unless "
-			    "the host passes devices to VMs",
+		rt_diag_add(d, RT_DIAG_WARN, "iommu", "add iommu=pt (passthrough) to the kernel "
+			    "command line and reboot, unless the host passes devices to VMs",
 			    "translated (GPU %s's group: %s; %d IOMMU groups): every peer-to-peer "
 			    "mapping goes through the IOMMU, which can cost GPUDirect throughput "
 			    "or refuse it", t->gpu[0].name, m.domain_type, m.groups);
@@ -302,6 +301,7 @@ void rt_diag_gpu(const struct rt_diag_env *e, struct rt_diag *d)
 {
 	struct rt_error ignored = { 0 };
 	struct rt_pcitopo *t = rt_xcalloc(1, sizeof(*t));
+	char more[48] = "";
 	int nvidia, amd;
 
 	/* no PCI bus (a container without /sys/bus/pci) or no GPU: nothing */
@@ -309,10 +309,12 @@ void rt_diag_gpu(const struct rt_diag_env *e, struct rt_diag *d)
 		goto out;
 	nvidia = count_vendor(t, VENDOR_NVIDIA);
 	amd = count_vendor(t, VENDOR_AMD);
+	if (t->truncated)
+		snprintf(more, sizeof(more), " (more not read: at most %d of each)",
+			 RT_PCITOPO_MAX);
 	rt_diag_add(d, RT_DIAG_PASS, "gpu", NULL, "%d GPU%s (NVIDIA %d, AMD %d), %d RDMA "
 		    "device%s with a PCI function%s", t->n_gpu, t->n_gpu == 1 ? "" : "s",
-		    nvidia, amd, t->n_rdma, t->n_rdma == 1 ? "" : "s",
-		    t->truncated ? " (more not read: at most 64 of each)" : "");
+		    nvidia, amd, t->n_rdma, t->n_rdma == 1 ? "" : "s", more);
 	if (nvidia)
 		memory_nvidia(e, d, nvidia);
 	if (amd)
