@@ -37,13 +37,55 @@ static void module(const char *name)
 	fake_put(tree.root, rel, "0");
 }
 
+static void set_attr(const char *bdf, const char *name, const char *value)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", tree.root, bdf);
+	tree_attr(dir, name, value);
+}
+
+/* One tree for every test (building it is most of their time); each
+ * test's setup puts back what a test may change. */
+static int make_tree(void **state)
+{
+	(void)state;
+	pci_tree_make(&tree);
+	pci_tree_add_far_nic(&tree);
+	return 0;
+}
+
+static int drop_tree(void **state)
+{
+	(void)state;
+	pci_tree_remove(&tree);
+	return 0;
+}
+
+/* What the tests change back to what pci_tree_make wrote: GPU 0's
+ * vendor and speed, GPU 3's x8, mlx5_11's speed, ACS above GPU 5; and
+ * no modules, no IOMMU groups. */
+static void tree_reset(void)
+{
+	char cmd[3 * PATH_MAX], dir[PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/module' '%s/kernel' "
+		 "'%s/bus/pci/devices/" GPU0 "/iommu_group'", tree.root, tree.root, tree.root);
+	assert_int_equal(system(cmd), 0);
+	set_attr(GPU0, "vendor", "0x10de\n");
+	set_attr(GPU0, "current_link_speed", GEN5);
+	set_attr(GPU3, "current_link_width", "8\n");
+	set_attr("0000:e1:00.0", "current_link_speed", GEN5);
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", tree.root, GPU5_PORT);
+	tree_config(dir, ACS_ON);
+}
+
 /* The host as most GPU clusters run it: NVIDIA's proprietary driver,
  * nvidia_peermem loaded, kernel 6.8, no IOMMU. */
 static int setup(void **state)
 {
 	(void)state;
-	pci_tree_make(&tree);
-	pci_tree_add_far_nic(&tree);
+	tree_reset();
 	fake_root(proc, sizeof(proc), "test_diag_gpu");
 	env = (struct rt_diag_env){ tree.root, proc, proc, NULL };
 	fake_put(proc, "sys/kernel/osrelease", "6.8.0-49-generic");
@@ -62,7 +104,6 @@ static int teardown(void **state)
 	(void)state;
 	free(d);
 	fake_remove(proc);
-	pci_tree_remove(&tree);
 	return 0;
 }
 
@@ -104,14 +145,6 @@ static const struct rt_diag_line *find(const char *check, enum rt_diag_level lev
 			return &d->lines[i];
 	fail_msg("no %s line of %s holding \"%s\"", rt_diag_level_name(level), check, needle);
 	return NULL;
-}
-
-static void set_attr(const char *bdf, const char *name, const char *value)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", tree.root, bdf);
-	tree_attr(dir, name, value);
 }
 
 /* One summary line, the peer memory module, every NIC's nearest GPU. */
@@ -399,5 +432,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, make_tree, drop_tree);
 }
