@@ -43,13 +43,26 @@ struct kernel_rel {
 	bool known, dmabuf_mr;
 };
 
+/* "6.8.0-49-generic": major and minor; false when it does not start so. */
+static bool release_numbers(const char *release, long *major, long *minor)
+{
+	char *end;
+
+	*major = strtol(release, &end, 10);
+	if (end == release || *end != '.')
+		return false;
+	release = end + 1;
+	*minor = strtol(release, &end, 10);
+	return end != release;
+}
+
 static void kernel_read(const struct rt_diag_env *e, struct kernel_rel *k)
 {
-	int major = 0, minor = 0;
+	long major = 0, minor = 0;
 
 	k->known = rt_diag_read_at(k->release, sizeof(k->release), "%s/sys/kernel/osrelease",
 				   e->proc) &&
-		   sscanf(k->release, "%d.%d", &major, &minor) == 2;
+		   release_numbers(k->release, &major, &minor);
 	if (!k->release[0])
 		rt_strlcpy(k->release, "unreadable", sizeof(k->release));
 	k->dmabuf_mr = k->known && (major > DMABUF_MAJOR ||

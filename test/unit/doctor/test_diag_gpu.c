@@ -289,6 +289,27 @@ static void test_flavour_unknown(void **state)
 	assert_null(strstr(l->evidence, "proprietary"));
 }
 
+/* A release procfs does not give, or not as numbers, is not called old. */
+static void test_kernel_unknown(void **state)
+{
+	char path[96];
+	const struct rt_diag_line *l;
+
+	(void)state;
+	drop_module("nvidia_peermem");
+	snprintf(path, sizeof(path), "%s/sys/kernel/osrelease", proc);
+	assert_int_equal(unlink(path), 0);
+	rt_diag_gpu(&env, d);
+	l = find("gpu-memory", RT_DIAG_WARN, "(kernel unreadable, ");
+	assert_null(strstr(l->evidence, "older"));
+
+	memset(d, 0, sizeof(*d));
+	fake_put(proc, "sys/kernel/osrelease", "6-custom");
+	rt_diag_gpu(&env, d);
+	l = find("gpu-memory", RT_DIAG_WARN, "(kernel 6-custom, ");
+	assert_null(strstr(l->evidence, "older"));
+}
+
 /* The open kernel module on a 5.12+ kernel has the dma-buf path; on an
  * older kernel it has not. */
 static void test_dmabuf_path(void **state)
@@ -424,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_link_speed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peermem_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flavour_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dmabuf_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvidia_not_loaded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_gpu, setup, teardown),
