@@ -120,6 +120,11 @@ void rt_diag_memlock(struct rt_diag *d, unsigned long long limit, bool ipc_lock)
  * initial user namespace (the one the kernel asks). */
 bool rt_diag_has_ipc_lock(const struct rt_diag_env *e);
 void rt_diag_netns(const struct rt_diag_env *e, struct rt_diag *d);
+/* GPUDirect RDMA on a host with an NVIDIA or AMD GPU (diag_gpu.c): the
+ * peer memory module or dma-buf path, each RDMA device's nearest GPU and
+ * ACS between them, PCIe links below their maximum, the IOMMU mode.
+ * Without a GPU it adds nothing. */
+void rt_diag_gpu(const struct rt_diag_env *e, struct rt_diag *d);
 /* Provider capabilities of each device (opens it, creates RC and UD QPs). */
 void rt_diag_caps(struct rt_diag *d);
 /* Every local check above but caps, in order (active MTUs only with

@@ -3,9 +3,10 @@
  * about it. A checklist (diag.h): modules and device nodes, devices and
  * ports, GID tables and the index a RoCE v2 test should use, which RDMA
  * port carries each local address, memlock, network namespace, provider
- * capabilities; with ADDR also the route to it, the peer's MTU (from a
- * `doctor --listen` peer) and one RDMA CM connection. No peer tool has
- * one; the findings also feed every applet's error line (applet.c). */
+ * capabilities, GPUDirect RDMA on a GPU host; with ADDR also the route
+ * to it, the peer's MTU (from a `doctor --listen` peer) and one RDMA CM
+ * connection. No peer tool has one; the findings also feed every
+ * applet's error line (applet.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -64,7 +65,11 @@ RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
 	  "table and the index a RoCE v2 test should use, which RDMA port "
 	  "carries each local address, the memlock limit, the network "
 	  "namespace, and what the providers can do (RC, UD, multicast, XRC, "
-	  "iomap, ODP). With ADDR: whether the route to it leaves through an "
+	  "iomap, ODP). On a host with an NVIDIA or AMD GPU, GPUDirect RDMA: "
+	  "the peer memory module or dma-buf path, each RDMA device's nearest "
+	  "GPU and their PCIe relation (PIX to SYS), ACS between them, PCIe "
+	  "links below their maximum and the IOMMU mode (warnings only). "
+	  "With ADDR: whether the route to it leaves through an "
 	  "RDMA port, the peer's MTU when it runs `doctor --listen`, and an "
 	  "RDMA CM connection to any CM server on -p (doctor --listen, rping "
 	  "-s). With --expect FILE, each fact FILE names that differs here "
