@@ -54,7 +54,8 @@
 
 #define RT_PT_DUAL_PORT2 2u
 
-/* The rows' config (struct rt_pt_cfg's `dual`). */
+/* The rows' config (struct rt_pt_cfg's `dual`; the run reads it as
+ * struct rt_pt_params's `opt.dual`). */
 struct rt_pt_dual_cfg {
 	int on;       /* -O */
 	int per_port; /* --report-per-port */

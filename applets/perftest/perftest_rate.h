@@ -31,11 +31,15 @@ enum rt_pt_rate_unit { RT_PT_RATE_GBPS, RT_PT_RATE_MIBPS, RT_PT_RATE_PPS };
 extern const struct rt_enum rt_pt_rate_units[]; /* --rate_units: M, g, p */
 extern const struct rt_enum rt_pt_rate_types[]; /* --rate_limit_type: SW, HW, PP */
 
-/* The rows' config (struct rt_pt_cfg's `rate`). */
+/* The rows' config (struct rt_pt_cfg's `rate`; the run reads it as
+ * struct rt_pt_params's `opt.rate`, where the rules below settle
+ * type and burst_size). */
 struct rt_pt_rate_cfg {
 	const char *limit;      /* --rate_limit */
-	long long burst_size, typical_pkt_size;
-	int units, type;        /* enum rt_pt_rate_unit, enum rt_pt_rate_type */
+	long long burst_size;   /* messages; the rules make 0 -t */
+	long long typical_pkt_size;
+	int units;              /* enum rt_pt_rate_unit */
+	int type;               /* enum rt_pt_rate_type; HW for --rate_limit alone */
 };
 
 /* The rate limiter, every test (perftest's parser has it everywhere; the

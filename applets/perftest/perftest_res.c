@@ -40,7 +40,7 @@ static int link_layer(const char *word, int *out, struct rt_error *err)
 static int cm_rules(const struct rt_pt_params *p, const struct rt_opt_table *tab,
 		    struct rt_error *err)
 {
-	if (!p->rdma_cm)
+	if (!p->opt.rdma_cm)
 		return 0;
 	if (p->res.dualport)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -R exclude each "
@@ -94,9 +94,9 @@ static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	unsigned l = p->res.recv_post_list;
 
-	if (p->res.srq && p->qps > (unsigned)c->rx_depth)
-		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %u is more than the "
-			       "SRQ's depth, -r %lld", p->qps, c->rx_depth);
+	if (p->res.srq && p->opt.qps > c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %lld is more than the "
+			       "SRQ's depth, -r %lld", p->opt.qps, c->rx_depth);
 	if (l > 1 && !rt_pt_receives(p))
 		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list: the %s test posts "
 			       "no receives; it is for the SEND tests and --write_with_imm",
@@ -151,7 +151,7 @@ static int flow_label_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	if (!c->res.flow_label)
 		return 0;
-	if (p->rdma_cm)
+	if (p->opt.rdma_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "--flow_label and -R exclude each "
 			       "other: the RDMA CM sets the path (as --tclass)");
 	return rt_pt_flow_labels_parse(c->res.flow_label, &p->res, err);
@@ -172,7 +172,7 @@ static int vector_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	if (!rt_opt_was_given(tab, "vector"))
 		return 0;
-	if (!p->events)
+	if (!p->opt.events)
 		return rt_fail(err, RT_EXIT_USAGE, "-X (--vector) needs -e (--events): "
 			       "the completion vector is the one events arrive on "
 			       "(as perftest)");
@@ -182,7 +182,7 @@ static int vector_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 
 bool rt_pt_res_srq(const struct rt_pt_params *p)
 {
-	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->bidir);
+	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->opt.bidir);
 }
 
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
@@ -342,7 +342,7 @@ static int ipv6_gid(struct rt_pt_conn *c)
 	if (!c->gid)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 chooses a RoCE v2 "
 			       "GID: %s port %u is IB", c->d.name, c->d.port);
-	if (c->p->rdma_cm)
+	if (c->p->opt.rdma_cm)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 with -R: the RDMA CM "
 			       "takes the GID of the addresses it connects; give the "
 			       "server's IPv6 address");
@@ -373,7 +373,7 @@ static uint32_t odp_need(const struct rt_pt_params *p)
 {
 	switch (p->t.verb) {
 	case RT_PT_SEND:
-		if (p->t.kind == RT_PT_LAT || p->bidir)
+		if (p->t.kind == RT_PT_LAT || p->opt.bidir)
 			return IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
 		return p->client ? IBV_ODP_SUPPORT_SEND : IBV_ODP_SUPPORT_RECV;
 	case RT_PT_WRITE:
@@ -413,9 +413,9 @@ static int early_mem(struct rt_pt_conn *c)
 {
 	const struct rt_pt_res *r = &c->p->res;
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t slot = rt_pt_slot(c->p->size, page > 0 ? (uint32_t)page : 4096,
+	uint64_t slot = rt_pt_slot(c->p->opt.size, page > 0 ? (uint32_t)page : 4096,
 				   RT_PT_CACHE_LINE);
-	size_t len = (size_t)(slot * 2 * c->p->qps);
+	size_t len = (size_t)(slot * 2 * c->p->opt.qps);
 	struct rt_pt_mem m = { 0 };
 	int rc;
 
@@ -518,7 +518,7 @@ static int reg(struct rt_pt_conn *c, int access)
 	bool per_qp = c->p->res.mr_per_qp;
 	size_t len = per_qp ? (size_t)(2 * c->slot) : (size_t)c->buf_size;
 
-	m->nmr = per_qp ? c->p->qps : 1;
+	m->nmr = per_qp ? c->p->opt.qps : 1;
 	m->mrs = rt_xcalloc(m->nmr, sizeof(*m->mrs));
 	for (unsigned i = 0; i < m->nmr; i++) {
 		m->mrs[i] = ibv_reg_mr(c->d.pd, m->addr + (size_t)i * len, len, access);

@@ -62,7 +62,8 @@
 #define RT_PT_FLOW_LABELS 64   /* --flow_label's list, at most */
 #define RT_PT_FLOW_LABEL_MAX 0xfffffu /* 20 bits */
 
-/* The table's fields (struct rt_pt_cfg's `res`). */
+/* The table's fields (struct rt_pt_cfg's `res`; the run reads the values
+ * checked from them, struct rt_pt_res below). */
 struct rt_pt_res_cfg {
 	const char *source, *mmap_file, *force_link;
 	long long pkey_index, mmap_offset, dlid, recv_post_list;

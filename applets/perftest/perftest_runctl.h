@@ -39,11 +39,13 @@
 #include "rdmatest/log.h"
 #include "rdmatest/opt.h"
 
-/* The rows' config (struct rt_pt_cfg's `ctl`). */
+/* The rows' config (struct rt_pt_cfg's `ctl`; the run reads it as
+ * struct rt_pt_params's `opt.ctl`). */
 struct rt_pt_runctl_cfg {
 	const char *counters;  /* -W */
 	long long latency_gap; /* µs */
-	int run_inf, report_both, reversed, cpu_util;
+	int run_inf, report_both, reversed;
+	int cpu_util;          /* asked; the column is there with -D only */
 	int histogram, unsorted, client_flag;
 	int cycles;            /* -C */
 };
