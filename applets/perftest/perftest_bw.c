@@ -448,7 +448,7 @@ static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
 	b->rcnt = b->ccnt + q;
 	b->rpost = b->rcnt + q;
 	b->unused = b->rpost + q;
-	b->rlist = p->res.recv_post_list;
+	b->rlist = p->opt.res.recv_post_list;
 	b->rwr = rt_xcalloc(b->rlist, sizeof(*b->rwr));
 	b->rsge = rt_xcalloc(b->rlist, sizeof(*b->rsge));
 	b->want_r = r->iters * q;

@@ -61,7 +61,7 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 	if (size < 8 || size > c->slot)
 		return 0;
 	*result = "not checked: --use-null-mr moves no data";
-	if (c->p->res.null_mr)
+	if (c->p->opt.res.null_mr)
 		return 0;
 	*result = "not checked: the QPs take their receives from one SRQ";
 	if (c->res.srq && c->p->opt.qps > 1)

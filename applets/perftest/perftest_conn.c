@@ -38,7 +38,7 @@ static int open_cm_chan(struct rt_pt_conn *c)
 {
 	struct rt_cmchan_spec s = {
 		.server = c->chan_client ? c->p->opt.server : NULL, .port = c->p->opt.port,
-		.source = c->p->res.source,
+		.source = c->p->opt.res.source,
 		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->opt.retry_count,
 		.ack_timeout = (int)c->p->opt.qp_timeout,
 	};
@@ -59,17 +59,17 @@ static int open_chan(struct rt_pt_conn *c)
 
 	rt_oob_init(o, k->timeout_ms);
 	rt_error_phase(err, "connect");
-	if (c->p->res.source && rt_pt_res_source(c->p, err))
+	if (c->p->opt.res.source && rt_pt_res_source(c->p, err))
 		return -1;
 	if (c->p->comm_cm)
 		return open_cm_chan(c);
-	if (c->p->res.source)
+	if (c->p->opt.res.source)
 		o->source = (const struct sockaddr *)&c->p->res.source_addr;
 	if (c->chan_client)
 		return rt_oob_connect(o, c->p->opt.server, c->p->opt.port,
 				      k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
 				      err);
-	if (rt_oob_listen(o, c->p->res.source, c->p->opt.port, err))
+	if (rt_oob_listen(o, c->p->opt.res.source, c->p->opt.port, err))
 		return -1;
 	banner(c);
 	o->timeout_ms = rt_run_accept_bound(c->run);
@@ -205,7 +205,7 @@ static uint64_t host_memory(void)
 /* --use-null-mr: the sending side's null MR. */
 static int null_mr(struct rt_pt_conn *c)
 {
-	if (!c->p->res.null_mr || !c->client)
+	if (!c->p->opt.res.null_mr || !c->client)
 		return 0;
 	c->null_mr = ibv_alloc_null_mr(c->d.pd);
 	if (c->null_mr)
@@ -285,7 +285,7 @@ static int queues(struct rt_pt_conn *c)
 		.comp_vector = vector,
 	};
 
-	if (vector < 0 || (p->res.no_lock &&
+	if (vector < 0 || (p->opt.res.no_lock &&
 			   rt_pt_no_lock_domains(c->d.ctx, c->d.pd, c->d.name, &c->td,
 						 &c->pad, err)) ||
 	    rt_res_create_verbs(&c->res, c->d.ctx, c->pad ? c->pad : c->d.pd, NULL,
@@ -351,7 +351,7 @@ static int cm_connect(struct rt_pt_conn *c)
 	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->opt.port);
 	/* --bind_source_ip: the test QPs leave from the channel's address
 	 * (any port: the channel holds its own) */
-	if (c->client && c->p->res.source) {
+	if (c->client && c->p->opt.res.source) {
 		memcpy(&s.src, chan_local(c), rt_addr_len(chan_local(c)));
 		rt_addr_set_port((struct sockaddr *)&s.src, 0);
 	}
@@ -455,7 +455,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
 
-		s.remote.lid = c->p->res.dlid ? c->p->res.dlid : k->lid;
+		s.remote.lid = c->p->opt.res.dlid ? c->p->opt.res.dlid : k->lid;
 		s.remote.gid = k->gid;
 		s.remote_qpn = k->qpn;
 		s.remote_psn = k->psn;

@@ -88,19 +88,19 @@ struct rt_pt_conn {
  * holds both. */
 static inline uint8_t *rt_pt_conn_local(const struct rt_pt_conn *c, unsigned i)
 {
-	if (c->p->res.mr_per_qp)
+	if (c->p->opt.res.mr_per_qp)
 		return c->buf + 2ull * i * c->slot;
 	return c->buf + (uint64_t)i * c->slot;
 }
 static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
 {
-	if (c->p->res.mr_per_qp)
+	if (c->p->opt.res.mr_per_qp)
 		return c->buf + (2ull * i + 1) * c->slot;
 	return c->buf + ((uint64_t)c->p->opt.qps + i) * c->slot;
 }
 static inline struct ibv_mr *rt_pt_conn_mr(const struct rt_pt_conn *c, unsigned i)
 {
-	return c->mem.mrs[c->p->res.mr_per_qp ? i : 0];
+	return c->mem.mrs[c->p->opt.res.mr_per_qp ? i : 0];
 }
 
 /* The lkey of what QP i posts from its local area: --use-null-mr's on

@@ -90,7 +90,7 @@ static int per_port_rules(const struct rt_pt_params *p, struct rt_error *err)
 {
 	if (!p->opt.dual.per_port)
 		return 0;
-	if (!p->opt.duration || !p->res.dualport)
+	if (!p->opt.duration || !p->opt.dual.on)
 		return rt_fail(err, RT_EXIT_USAGE, "--report-per-port needs -D and -O "
 			       "(as perftest: per port, in a timed run)");
 	if (p->opt.ctl.run_inf)
@@ -105,7 +105,7 @@ int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	if (per_port_rules(p, err))
 		return -1;
-	if (!p->res.dualport)
+	if (!p->opt.dual.on)
 		return 0;
 	if (p->opt.mcast.on)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -g (--mcg) exclude "
@@ -150,7 +150,7 @@ int rt_pt_dual_device(struct rt_pt_conn *c)
 {
 	struct ibv_device_attr a;
 
-	if (!c->p->res.dualport)
+	if (!c->p->opt.dual.on)
 		return 0;
 	if (ibv_query_device(c->d.ctx, &a))
 		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
@@ -186,7 +186,7 @@ static int best_gid2(const struct rt_pt_conn *c)
 			.roce_v2 = g.gid_type == IBV_GID_TYPE_ROCE_V2,
 		};
 	}
-	return rt_pt_dual_best_gid(e, n, c->p->res.ipv6);
+	return rt_pt_dual_best_gid(e, n, c->p->opt.res.ipv6);
 }
 
 int rt_pt_dual_path(struct rt_pt_conn *c)

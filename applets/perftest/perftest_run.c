@@ -54,15 +54,15 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 		return;
 	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
 	if (p->opt.events) /* -X's vector, as perftest names it */
-		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
-		       p->res.vector > 0 ? p->res.vector : 0);
+		rt_say(l, " Test with events. Using %s_comp%lld", c->d.name,
+		       p->opt.res.vector > 0 ? p->opt.res.vector : 0);
 	rt_say(l, " Dual-port       : %s\t\tDevice         : %s",
 	       c->dual.on ? "ON" : "OFF", c->d.name);
 	rt_say(l, " Number of qps   : %lld\t\tTransport type : %s", p->opt.qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
 	       rt_pt_conn_name(p->opt.ud.conn), c->res.srq ? "ON" : "OFF");
-	if (p->res.no_lock) /* perftest 25.01's line, with its Lock-free */
+	if (p->opt.res.no_lock) /* perftest 25.01's line, with its Lock-free */
 		rt_say(l, " PCIe relax order: %s\t\tLock-free      : ON\n ibv_wr* API     : OFF",
 		       p->opt.no_relaxed ? "OFF" : "ON");
 	else

@@ -182,7 +182,7 @@ static void rules(void **state)
 	(void)state;
 	/* -O doubles -q, on ports 1 and 2 */
 	assert_int_equal(send_bw(&p, &err, "-O", "h", NULL), 0);
-	assert_true(p.res.dualport);
+	assert_true(p.opt.dual.on);
 	assert_int_equal(p.opt.qps, 2);
 	assert_int_equal(p.opt.ib_port, 1);
 	assert_int_equal(send_bw(&p, &err, "-O", "-q", "4", "h", NULL), 0);
@@ -273,8 +273,8 @@ static void fake_device(struct rt_pt_conn *c, enum ibv_port_state s2, uint8_t ll
 	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 7 };
 
 	memset(&run, 0, sizeof(run));
-	params = (struct rt_pt_params){ .opt = { .gid_index = -1, .qps = 4 },
-					   .res.dualport = true };
+	params = (struct rt_pt_params){ .opt = { .gid_index = -1, .qps = 4,
+						    .dual.on = true } };
 	fake_attr = (struct ibv_device_attr){ .phys_port_cnt = 2 };
 	for (int i = 1; i <= 2; i++)
 		fake_port[i] = (struct ibv_port_attr){ .state = IBV_PORT_ACTIVE,
@@ -319,7 +319,7 @@ static void device_checks(void **state)
 	assert_non_null(strstr(run.err.reason, "mlx5_0 port 2 is IB, port 1 is Ethernet"));
 	/* without -O nothing is asked */
 	fake_device(&c, IBV_PORT_DOWN, IBV_LINK_LAYER_INFINIBAND);
-	params.res.dualport = false;
+	params.opt.dual.on = false;
 	assert_int_equal(rt_pt_dual_device(&c), 0);
 	assert_false(c.dual.on);
 	assert_ptr_equal(rt_pt_dual_dev(&c, 3), &c.d);
@@ -348,11 +348,11 @@ static void roce_two_ports(void **state)
 				 &c.dual.local2);
 	}
 	/* --ipv6: the v2 link-local entry */
-	params.res.ipv6 = true;
+	params.opt.res.ipv6 = true;
 	assert_int_equal(rt_pt_dual_path(&c), 0);
 	assert_int_equal(c.dual.local2.gid_index, 1);
 	/* -x 2: that entry on port 2 too, as perftest's use_gid_user */
-	params.res.ipv6 = false;
+	params.opt.res.ipv6 = false;
 	params.opt.gid_index = 2;
 	assert_int_equal(rt_pt_dual_path(&c), 0);
 	assert_false(c.dual.gid_auto2);
