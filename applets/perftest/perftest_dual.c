@@ -100,8 +100,8 @@ static int per_port_rules(const struct rt_pt_params *p, struct rt_error *err)
 	return 0;
 }
 
-int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err)
 {
 	if (per_port_rules(p, err))
 		return -1;
@@ -110,10 +110,10 @@ int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (p->opt.mcast.on)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -g (--mcg) exclude "
 			       "each other (as in perftest)");
-	if (rt_opt_was_given(tab, "ib-port") && c->ib_port != 1)
+	if (rt_opt_was_given(tab, "ib-port") && p->opt.ib_port != 1)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) runs on ports 1 and "
 			       "2: -i %lld does not go with it (perftest's -O sets -i "
-			       "to 1)", c->ib_port);
+			       "to 1)", p->opt.ib_port);
 	p->opt.ib_port = 1;
 	p->opt.qps *= 2; /* at most 2 x RT_PT_MAX_QPS; the buffer's bound follows */
 	return 0;

@@ -306,14 +306,14 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, tab, err) || duration(p, tab, err) ||
 	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, err) ||
-	    rt_pt_mcast_rules(p, tab, err) || rt_pt_rate_rules(p, c, tab, err) ||
+	    rt_pt_mcast_rules(p, tab, err) || rt_pt_rate_rules(p, tab, err) ||
 	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
 	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err) ||
-	    rt_pt_report_rules(p, c, tab, err) || rt_pt_dual_rules(p, c, tab, err))
+	    rt_pt_report_rules(p, tab, err) || rt_pt_dual_rules(p, tab, err))
 		return -1;
 	if (p->opt.all)
 		p->opt.size = RT_PT_ALL_MAX;

@@ -28,43 +28,44 @@ const struct rt_enum rt_pt_rate_types[] = {
 /* ---- options -------------------------------------------------------------- */
 
 /* The rate limiter (perftest's parser and ctx_connect). */
-static int rate_parse(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		      const struct rt_opt_table *tab, struct rt_error *err)
+static int rate_parse(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		      struct rt_error *err)
 {
+	struct rt_pt_rate_cfg *k = &p->opt.rate;
 	char *end;
 
 	p->rate_type_given = rt_opt_was_given(tab, "rate_limit_type");
-	if (c->rate.limit && p->rate_type_given && p->opt.rate.type == RT_PT_RATE_OFF)
+	if (k->limit && p->rate_type_given && k->type == RT_PT_RATE_OFF)
 		return rt_fail(err, RT_EXIT_USAGE, "--rate_limit with --rate_limit_type "
 			       "OFF: give SW or HW, or neither");
-	if (c->rate.limit) {
+	if (k->limit) {
 		errno = 0;
-		p->rate_limit = strtod(c->rate.limit, &end);
-		if (errno || end == c->rate.limit || *end || !isfinite(p->rate_limit) ||
+		p->rate_limit = strtod(k->limit, &end);
+		if (errno || end == k->limit || *end || !isfinite(p->rate_limit) ||
 		    p->rate_limit <= 0)
 			return rt_fail(err, RT_EXIT_USAGE, "--rate_limit '%s': not a number "
-				       "above 0", c->rate.limit);
+				       "above 0", k->limit);
 		/* given alone, perftest asks for the device's limit */
-		if (p->opt.rate.type == RT_PT_RATE_OFF)
-			p->opt.rate.type = RT_PT_RATE_HW;
+		if (k->type == RT_PT_RATE_OFF)
+			k->type = RT_PT_RATE_HW;
 	}
-	if (rt_opt_was_given(tab, "burst_size") && c->rate.burst_size > 0 &&
-	    p->opt.rate.type == RT_PT_RATE_OFF)
+	if (rt_opt_was_given(tab, "burst_size") && k->burst_size > 0 &&
+	    k->type == RT_PT_RATE_OFF)
 		return rt_fail(err, RT_EXIT_USAGE, "--burst_size needs the rate limiter "
 			       "(--rate_limit): bursts are its (as in perftest)");
-	if (p->opt.rate.burst_size <= 0)
-		p->opt.rate.burst_size = p->opt.tx_depth;
-	if (rt_opt_was_given(tab, "typical_pkt_size") && c->rate.typical_pkt_size &&
-	    p->opt.rate.type != RT_PT_RATE_PP)
+	if (k->burst_size <= 0)
+		k->burst_size = p->opt.tx_depth;
+	if (rt_opt_was_given(tab, "typical_pkt_size") && k->typical_pkt_size &&
+	    k->type != RT_PT_RATE_PP)
 		return rt_fail(err, RT_EXIT_USAGE, "--typical_pkt_size is for the PP rate "
 			       "limiter only (as in perftest)");
 	return 0;
 }
 
-int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err)
 {
-	if (rate_parse(p, c, tab, err))
+	if (rate_parse(p, tab, err))
 		return -1;
 	switch (p->opt.rate.type) {
 	case RT_PT_RATE_OFF:

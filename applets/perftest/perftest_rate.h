@@ -63,15 +63,14 @@ struct rt_pt_rate_cfg {
 	  "Ethernet (refused, as perftest)", NULL }
 
 struct rt_pt_params;
-struct rt_pt_cfg;
 struct rt_pt_conn;
 
 /* perftest's rules (exit 2 naming the option): --rate_limit a number
  * above 0 and alone asks for HW; --burst_size and --typical_pkt_size need
  * the limiter; BW tests only, not atomic nor two-way send; HW not with -R
  * or -z nor in packets; PP refused. Called by rt_pt_params_init. */
-int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err);
+int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err);
 /* After a sending side's QPs are up: the HW rate limit on each (or exit
  * 3, or software pacing in its place); sets c->pace_sw. */
 int rt_pt_rate_up(struct rt_pt_conn *c, bool sends);

@@ -190,7 +190,9 @@ struct rt_pt_conn;
  * IPv4 or IPv6 address, --mmap-offset needs
  * --mmap, --mmap and --use_hugepages exclude each other, --force-link
  * takes IB or Ethernet, -R refuses --pkey_index, --dlid and -O; -c DC
- * (mlx5 only) is refused. */
+ * (mlx5 only) is refused. --use-srq and --recv_post_list are checked
+ * against -r and -n as given (c): by then the UC/UD and write with
+ * immediate rules may have changed p's -r. */
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err);
 struct ibv_td;

@@ -123,10 +123,10 @@ static int latency_report_rules(struct rt_pt_params *p, struct rt_error *err)
 	return 0;
 }
 
-int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		       const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		       struct rt_error *err)
 {
-	if ((c->ctl.cycles && cycles_rule(p, err)) ||
+	if ((p->opt.ctl.cycles && cycles_rule(p, err)) ||
 	    (p->opt.ctl.counters && rt_pt_ctr_check(p->opt.ctl.counters, err)))
 		return -1;
 	return reversed_rules(p, err) || latency_report_rules(p, err) ||
