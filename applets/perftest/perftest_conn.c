@@ -157,8 +157,8 @@ static int path(struct rt_pt_conn *c)
 	s->timeout = (uint8_t)p->opt.qp_timeout;
 	s->sl = (uint8_t)p->opt.sl;
 	s->traffic_class = p->opt.tclass;
-	if (rt_vdev_local(&c->d, "/sys", p->opt.gid_index, chan_local(c), &s->local,
-			  &c->run->err))
+	if (rt_vdev_local(&c->d, "/sys", (int)p->opt.gid_index, chan_local(c),
+			  &s->local, &c->run->err))
 		return -1;
 	c->gid = s->local.grh;
 	/* perftest sets it "if GRH is in use": here the class would go nowhere */
@@ -340,7 +340,7 @@ static int cm_connect(struct rt_pt_conn *c)
 		.client = c->client, .dev = c->d.name, .ib_port = c->p->opt.ib_port,
 		.qp = c->qp, .n = c->p->opt.qps, .out_reads = c->out_reads,
 		.ack_timeout = (uint8_t)c->p->opt.qp_timeout, .mtu = c->sys.mtu,
-		.tos = c->p->opt.tos, .retry_count = c->p->opt.retry_count,
+		.tos = (int)c->p->opt.tos, .retry_count = c->p->opt.retry_count,
 		.timeout_ms = c->run->common.timeout_ms, .peer = rt_pt_peer(&c->ch),
 	};
 	const struct sockaddr *at = c->client ? chan_remote(c) : chan_local(c);

@@ -192,7 +192,7 @@ static int best_gid2(const struct rt_pt_conn *c)
 int rt_pt_dual_path(struct rt_pt_conn *c)
 {
 	struct rt_pt_dual *x = &c->dual;
-	int idx = c->p->opt.gid_index;
+	int idx = (int)c->p->opt.gid_index;
 
 	if (!x->on)
 		return 0;

@@ -232,7 +232,7 @@ int rt_pt_comp_vector(const struct rt_pt_params *p, struct ibv_context *ctx,
 			       "completion vectors (num_comp_vectors), 0 to %d",
 			       p->opt.res.vector, ibv_get_device_name(ctx->device),
 			       ctx->num_comp_vectors, ctx->num_comp_vectors - 1);
-	return p->opt.res.vector;
+	return (int)p->opt.res.vector;
 }
 
 int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,

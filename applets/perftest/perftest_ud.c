@@ -89,7 +89,7 @@ void rt_pt_ud_clip(struct rt_pt_conn *c, struct rt_pt_params *p)
 	if (p->opt.all)
 		rt_say(&c->run->log, " Max msg size in UD is MTU %llu\n"
 		       " Changing to this MTU", (unsigned long long)mtu);
-	p->opt.size = mtu;
+	p->opt.size = (long long)mtu;
 }
 
 uint32_t rt_pt_ud_grh(const struct rt_pt_conn *c)
