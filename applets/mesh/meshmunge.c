@@ -15,8 +15,6 @@
 
 #include "mesh/meshmunge.h"
 
-extern char **environ;
-
 /* What one run of munge or unmunge gave back. */
 struct child_out {
 	char out[RT_MESH_MUNGE_OUT_MAX + 1];
@@ -192,8 +190,13 @@ static int meta(const char *text, const char *key, long long *v)
 	size_t kl = strlen(key);
 
 	for (const char *line = text; *line && *line != '\n';) {
-		if (!strncmp(line, key, kl) && line[kl] == ':')
-			return sscanf(line + kl + 1, " %lld", v) == 1 ? 0 : -1;
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			char *end;
+
+			errno = 0;
+			*v = strtoll(line + kl + 1, &end, 10);
+			return !errno && end != line + kl + 1 && (*end == '\n' || !*end) ? 0 : -1;
+		}
 		line = strchr(line, '\n');
 		if (!line)
 			break;
@@ -226,14 +229,14 @@ static int take_payload(const struct rt_mesh_munge *m, const char *text,
 			       "not this one ('%s')", (int)strcspn(p, " \n"), p, job);
 	p += jl + 1;
 	for (unsigned i = 0; i < RT_MESH_AUTH_SECRET; i++) {
-		int hi = hexval(p[2 * i]), lo = hi < 0 ? -1 : hexval(p[2 * i + 1]);
+		int hi = hexval(p[(size_t)2 * i]), lo = hi < 0 ? -1 : hexval(p[(size_t)2 * i + 1]);
 
 		if (lo < 0)
 			return rt_fail(err, RT_EXIT_FAIL, "MUNGE: the credential's key is not "
 				       "%u hex digits", 2 * RT_MESH_AUTH_SECRET);
 		key[i] = (uint8_t)(hi << 4 | lo);
 	}
-	if (strcmp(p + 2 * RT_MESH_AUTH_SECRET, "\n"))
+	if (strcmp(p + (size_t)2 * RT_MESH_AUTH_SECRET, "\n"))
 		return rt_fail(err, RT_EXIT_FAIL, "MUNGE: text after the credential's key");
 	return 0;
 }

@@ -23,8 +23,6 @@
 
 #include "mesh/meshmunge.h"
 
-extern char **environ;
-
 static struct {
 	char dir[40];
 	char sock[80];
