@@ -5,7 +5,7 @@
 #include "mesh/meshauth.h"
 #include "rdmatest/random.h"
 
-enum { CHALLENGE = 1, ANSWER = 2, PROOF = 3 };
+enum { CHALLENGE = 1, ANSWER = 2, PROOF = 3, CRED = 4 };
 
 #define CTX_LEN (1u + 4u + 4u + 4u + 2u * RT_MESH_AUTH_NONCE)
 
@@ -51,6 +51,11 @@ void rt_mesh_auth_init(struct rt_mesh_auth *a, struct rt_hmac *mac,
 	a->side = (uint8_t)side;
 	a->rank = rank;
 	a->size = size;
+	memcpy(a->secret, secret, RT_MESH_AUTH_SECRET);
+}
+
+void rt_mesh_auth_secret(struct rt_mesh_auth *a, const uint8_t secret[RT_MESH_AUTH_SECRET])
+{
 	memcpy(a->secret, secret, RT_MESH_AUTH_SECRET);
 }
 
@@ -157,6 +162,32 @@ int rt_mesh_auth_answer(struct rt_mesh_auth *a, const uint8_t in[RT_MESH_AUTH_CH
 		return refuse(a);
 	a->state = RT_MESH_AUTH_ANSWERED;
 	return 0;
+}
+
+void rt_mesh_auth_cred_head(uint8_t out[RT_MESH_AUTH_CRED_HEAD], uint32_t len)
+{
+	out[0] = 'R', out[1] = 'A', out[2] = RT_MESH_AUTH_VERSION, out[3] = CRED;
+	put32(out + 4, len);
+}
+
+int rt_mesh_auth_cred_len(struct rt_mesh_auth *a, const uint8_t in[RT_MESH_AUTH_CRED_HEAD],
+			  struct rt_error *err)
+{
+	uint32_t len = get32(in + 4);
+
+	if (want_state(a, RT_MESH_AUTH_RANK, RT_MESH_AUTH_CHALLENGED, "credential", err))
+		return refuse(a);
+	if (in[0] != 'R' || in[1] != 'A' || in[2] != RT_MESH_AUTH_VERSION || in[3] != CRED) {
+		rt_fail(err, RT_EXIT_FAIL, "mesh auth: no MUNGE credential from rank 0 (it runs "
+			"with another --auth)");
+		return refuse(a);
+	}
+	if (len == 0 || len >= RT_MESH_AUTH_CRED_MAX) {
+		rt_fail(err, RT_EXIT_FAIL, "mesh auth: a MUNGE credential of %u bytes, want 1 "
+			"to %u", len, RT_MESH_AUTH_CRED_MAX - 1);
+		return refuse(a);
+	}
+	return (int)len;
 }
 
 /* Both proved: the two directions' keys. */

@@ -24,6 +24,12 @@
  * back to its maker (a reflection) does not fit either; the rank proves
  * only after rank 0 has, so a stranger posing as rank 0 learns nothing
  * to replay.
+ * Under MUNGE (meshmunge.h) rank 0 sends, between the CHALLENGE and its
+ * ANSWER, the credential that holds the run key:
+ *   CRED       0 -> rank   "RA" 1 4 | length u32 | the credential's text
+ *                          (1 to RT_MESH_AUTH_CRED_MAX - 1 bytes)
+ * and the rank sets the key it opens (rt_mesh_auth_secret) before it
+ * checks the ANSWER.
  * A frame: the mesh message (header | payload, meshwire.h) | seq u64 |
  * MAC (32), the MAC = HMAC-SHA256(key of the direction, seq | header |
  * payload), seq 1 for a direction's first frame and one more each frame.
@@ -46,6 +52,8 @@
 #define RT_MESH_AUTH_CHALLENGE 44u
 #define RT_MESH_AUTH_ANSWER 76u
 #define RT_MESH_AUTH_PROOF 44u
+#define RT_MESH_AUTH_CRED_HEAD 8u
+#define RT_MESH_AUTH_CRED_MAX 1024u /* a CRED's text, at most (meshmunge.h) */
 #define RT_MESH_AUTH_TRAILER (8u + RT_HMAC_LEN) /* seq and MAC after a message */
 #define RT_MESH_AUTH_FRAME_MAX (RT_MESHMSG_MAX + RT_MESH_AUTH_TRAILER)
 
@@ -82,6 +90,9 @@ struct rt_mesh_auth {
 void rt_mesh_auth_init(struct rt_mesh_auth *a, struct rt_hmac *mac,
 		       const uint8_t secret[RT_MESH_AUTH_SECRET],
 		       enum rt_mesh_auth_side side, uint32_t rank, uint32_t size);
+/* The run's secret, when it comes after init (a rank under MUNGE: from
+ * the CRED; before rt_mesh_auth_prove). */
+void rt_mesh_auth_secret(struct rt_mesh_auth *a, const uint8_t secret[RT_MESH_AUTH_SECRET]);
 /* Forgets the keys (explicit_bzero): call when the connection closes. */
 void rt_mesh_auth_wipe(struct rt_mesh_auth *a);
 
@@ -91,6 +102,12 @@ int rt_mesh_auth_challenge(struct rt_mesh_auth *a, uint8_t out[RT_MESH_AUTH_CHAL
 /* Rank 0: takes a CHALLENGE, writes the ANSWER (its proof, a fresh nonce). */
 int rt_mesh_auth_answer(struct rt_mesh_auth *a, const uint8_t in[RT_MESH_AUTH_CHALLENGE],
 			uint8_t out[RT_MESH_AUTH_ANSWER], struct rt_error *err);
+/* Rank 0 under MUNGE: the head of the CRED whose text is len bytes. */
+void rt_mesh_auth_cred_head(uint8_t out[RT_MESH_AUTH_CRED_HEAD], uint32_t len);
+/* The rank: how many bytes of text the CRED head in announces (1 to
+ * RT_MESH_AUTH_CRED_MAX - 1), or -1. */
+int rt_mesh_auth_cred_len(struct rt_mesh_auth *a, const uint8_t in[RT_MESH_AUTH_CRED_HEAD],
+			  struct rt_error *err);
 /* The rank: checks rank 0's proof in the ANSWER ("rank 0 could not prove
  * the job's secret"), writes its PROOF; the connection is open. */
 int rt_mesh_auth_prove(struct rt_mesh_auth *a, const uint8_t in[RT_MESH_AUTH_ANSWER],

@@ -28,7 +28,8 @@
 #include "mesh/meshauth.h"
 #include "rdmatest/error.h"
 
-#define RT_MESH_MUNGE_CRED_MAX 1024u  /* a credential's text, bytes (ours: ~250) */
+/* a credential's text, bytes, with its NUL (ours: ~250); a CRED's bound */
+#define RT_MESH_MUNGE_CRED_MAX RT_MESH_AUTH_CRED_MAX
 #define RT_MESH_MUNGE_JOB_MAX 64u
 #define RT_MESH_MUNGE_WAIT_MS 5000    /* for munge or unmunge to finish */
 #define RT_MESH_MUNGE_OUT_MAX 4096u   /* what either writes, at most */

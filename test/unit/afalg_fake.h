@@ -59,7 +59,7 @@ static struct afalg_fake_slot *afalg_slot(int fd)
 
 static int afalg_new(int tfm)
 {
-	struct afalg_fake_slot *s = afalg_slot(-2);
+	struct afalg_fake_slot *s = NULL;
 	int fd;
 
 	for (int i = 0; i < AFALG_FAKE_SLOTS && !s; i++)

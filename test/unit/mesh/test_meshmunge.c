@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,9 @@
 #include <cmocka.h>
 
 #include "mesh/meshmunge.h"
+#include "mesh/meshseal.h"
+#include "rdmatest/random.h"
+#include "../afalg_fake.h"
 
 static struct {
 	char dir[40];
@@ -317,10 +321,64 @@ static void bounded_wait_and_missing_program(void **state)
 	assert_string_equal(err.reason, "MUNGE: not a credential (5 bytes)");
 }
 
+/* The whole handshake under MUNGE: rank 0 (a child) draws a run key and
+ * seals it for the rank, the rank opens it, both prove it, a sealed
+ * VERDICT arrives. */
+static void handshake_under_munge(void **state)
+{
+	struct rt_mesh_munge m = { .socket = lab.sock, .job = "77" };
+	uint8_t run_key[RT_MESH_AUTH_SECRET], none[RT_MESH_AUTH_SECRET] = {0};
+	struct rt_hmac mac = RT_HMAC_INIT;
+	struct rt_mesh_auth a;
+	struct rt_error err = {0};
+	struct rt_meshmsg v;
+	struct rt_oob o;
+	int sv[2], ws;
+	pid_t pid;
+
+	(void)state;
+	need_munged();
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(rt_hmac_open(&mac, &err), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rt_meshmsg out = {.type = RT_MESHMSG_VERDICT};
+
+		out.u.verdict.ready = 1;
+		close(sv[0]);
+		rt_oob_init(&o, 5000);
+		o.fd = sv[1];
+		if (rt_random_bytes(run_key, sizeof(run_key), &err) == 0) {
+			rt_mesh_auth_init(&a, &mac, run_key, RT_MESH_AUTH_COORDINATOR, 0, 3);
+			if (rt_mesh_seal_admit(&o, &a, &m, &err) == 0)
+				rt_meshmsg_write_sealed(&o, &a, &out, &err);
+		}
+		if (err.set)
+			fprintf(stderr, "rank 0: %s\n", err.reason);
+		_exit(err.set ? 1 : 0);
+	}
+	close(sv[1]);
+	rt_oob_init(&o, 5000);
+	o.fd = sv[0];
+	/* the rank knows no secret until the credential comes */
+	rt_mesh_auth_init(&a, &mac, none, RT_MESH_AUTH_RANK, 1, 3);
+	if (rt_mesh_seal_join(&o, &a, &m, &err) || rt_meshmsg_read_sealed(&o, &a, 3, &v, &err))
+		fail_msg("%s", err.reason);
+	assert_int_equal(v.type, RT_MESHMSG_VERDICT);
+	assert_int_equal(v.u.verdict.ready, 1);
+	assert_memory_not_equal(a.secret, none, sizeof(none));
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	rt_oob_close(&o);
+	rt_hmac_close(&mac);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(handshake_under_munge),
 		cmocka_unit_test(another_jobs_credential),
 		cmocka_unit_test(munged_not_running),
 		cmocka_unit_test(what_unmunge_says),
