@@ -287,6 +287,40 @@ static void handshake_refusals(void **state)
 	assert_non_null(strstr(err.reason, "challenge out of turn"));
 }
 
+/* The CRED head under MUNGE: its length's bounds, and a secret set
+ * after init counts. */
+static void cred_head_and_late_secret(void **state)
+{
+	struct rt_mesh_auth coord, rank, copy;
+	uint8_t ch[RT_MESH_AUTH_CHALLENGE], an[RT_MESH_AUTH_ANSWER], pr[RT_MESH_AUTH_PROOF];
+	uint8_t head[RT_MESH_AUTH_CRED_HEAD];
+	struct rt_error err = {0};
+
+	(void)state;
+	rt_mesh_auth_init(&coord, &mac, secret, RT_MESH_AUTH_COORDINATOR, 0, SIZE);
+	rt_mesh_auth_init(&rank, &mac, other, RT_MESH_AUTH_RANK, 1, SIZE);
+	assert_int_equal(rt_mesh_auth_challenge(&rank, ch, &err), 0);
+	rt_mesh_auth_cred_head(head, 250);
+	copy = rank;
+	assert_int_equal(rt_mesh_auth_cred_len(&copy, head, &err), 250);
+	rt_mesh_auth_cred_head(head, RT_MESH_AUTH_CRED_MAX - 1);
+	assert_int_equal(rt_mesh_auth_cred_len(&copy, head, &err), (int)RT_MESH_AUTH_CRED_MAX - 1);
+	rt_mesh_auth_cred_head(head, RT_MESH_AUTH_CRED_MAX);
+	assert_int_equal(rt_mesh_auth_cred_len(&copy, head, &err), -1);
+	assert_string_equal(err.reason, "mesh auth: a MUNGE credential of 1024 bytes, want 1 to 1023");
+	err = (struct rt_error){0};
+	copy = rank;
+	rt_mesh_auth_cred_head(head, 0);
+	assert_int_equal(rt_mesh_auth_cred_len(&copy, head, &err), -1);
+	assert_non_null(strstr(err.reason, "of 0 bytes"));
+	/* the rank learns the secret from the credential, then proves it */
+	err = (struct rt_error){0};
+	rt_mesh_auth_secret(&rank, secret);
+	assert_int_equal(rt_mesh_auth_answer(&coord, ch, an, &err), 0);
+	assert_int_equal(rt_mesh_auth_prove(&rank, an, pr, &err), 0);
+	assert_int_equal(rt_mesh_auth_check(&coord, pr, &err), 0);
+}
+
 /* An open pair and one sealed frame from rank 0 to the rank. */
 static int sealed(struct rt_mesh_auth *coord, struct rt_mesh_auth *rank, uint8_t *frame)
 {
@@ -415,6 +449,7 @@ int main(void)
 		cmocka_unit_test(replayed_answer_and_proof),
 		cmocka_unit_test(reflected_proof),
 		cmocka_unit_test(handshake_refusals),
+		cmocka_unit_test(cred_head_and_late_secret),
 		cmocka_unit_test(tampered_byte_anywhere),
 		cmocka_unit_test(truncated_at_every_length),
 		cmocka_unit_test(replayed_and_reordered),
