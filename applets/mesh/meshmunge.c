@@ -52,7 +52,7 @@ static int spawn(const char *const argv[], int in, int out, int errfd, pid_t *pi
  * deadline passes; what does not fit is dropped. */
 static void drain(int out, int errfd, struct child_out *c, long long deadline)
 {
-	char scratch[512];
+	char scratch[512] = {0}; /* where what does not fit goes */
 	size_t err_len = 0;
 	struct pollfd p[2] = { { out, POLLIN, 0 }, { errfd, POLLIN, 0 } };
 
