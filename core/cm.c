@@ -247,8 +247,10 @@ void rt_conn_resolve(struct rt_conn *c)
 		resolve_fail(c, errno);
 }
 
-struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
-			      struct sockaddr *dst)
+/* A connection on a fresh id of the reactor's port space, named for
+ * messages by addr (the peer, or the address it binds); NULL with the
+ * run's error set. */
+static struct rt_conn *conn_create(struct rt_cm *cm, const struct sockaddr *addr)
 {
 	struct rdma_cm_id *id;
 	struct rt_conn *c;
@@ -258,7 +260,17 @@ struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
 		return NULL;
 	}
 	c = conn_new(cm, id, false);
-	rt_addr_str(dst, c->peer, sizeof(c->peer));
+	rt_addr_str(addr, c->peer, sizeof(c->peer));
+	return c;
+}
+
+struct rt_conn *rt_cm_connect(struct rt_cm *cm, struct sockaddr *src,
+			      struct sockaddr *dst)
+{
+	struct rt_conn *c = conn_create(cm, dst);
+
+	if (!c)
+		return NULL;
 	memcpy(&c->dst, dst, rt_addr_len(dst));
 	if (src) {
 		memcpy(&c->src, src, rt_addr_len(src));
@@ -301,18 +313,16 @@ static int bind_fail(struct rt_cm *cm, int e, const char *addr)
 
 int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr)
 {
-	struct rdma_cm_id *id;
 	struct rt_conn *c;
 
 	rt_error_phase(cm->err, "listen");
-	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps))
-		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "rdma_create_id");
-	c = conn_new(cm, id, false);
-	rt_addr_str(addr, c->peer, sizeof(c->peer));
+	c = conn_create(cm, addr);
+	if (!c)
+		return -1;
 	cm->listener = c;
-	if (rdma_bind_addr(id, addr))
+	if (rdma_bind_addr(c->id, addr))
 		return bind_fail(cm, errno, c->peer);
-	if (rdma_listen(id, cm->params.backlog))
+	if (rdma_listen(c->id, cm->params.backlog))
 		return rt_fail_errno(cm->err, RT_EXIT_FAIL, errno,
 				     "rdma_listen %s", c->peer);
 	c->state = RT_CONN_LISTENING;
@@ -338,16 +348,11 @@ int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
 
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
 {
-	struct rdma_cm_id *id;
-	struct rt_conn *c;
+	struct rt_conn *c = conn_create(cm, addr);
 
-	if (rdma_create_id(cm->ch, &id, NULL, cm->params.ps)) {
-		rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "rdma_create_id");
+	if (!c)
 		return NULL;
-	}
-	c = conn_new(cm, id, false);
-	rt_addr_str(addr, c->peer, sizeof(c->peer));
-	if (addr && rdma_bind_addr(id, addr)) {
+	if (addr && rdma_bind_addr(c->id, addr)) {
 		bind_fail(cm, errno, c->peer);
 		return NULL;
 	}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The reactor's own structures, for core/cm*.c and core modules that
- * extend the reactor (mcast.c) and their unit tests. Applets see
- * struct rt_cm and struct rt_conn only through cm.h. */
+/* The reactor's own structures, for core/cm*.c and for unit tests that
+ * build a reactor's state by hand (test_cm; the rdmacm family's test_udtally
+ * and test_udrecv). Applets and their engines, multicast joins
+ * (applets/rdmacm/mcast.c) among them, see struct rt_cm and struct rt_conn
+ * only through cm.h. */
 #ifndef RDMATEST_CM_PRIV_H
 #define RDMATEST_CM_PRIV_H
 

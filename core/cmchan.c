@@ -12,34 +12,46 @@
 struct rt_cmchan {
 	struct rt_run *run;
 	struct rt_cm *cm;
-	struct rt_conn *conn;   /* the one connection, once set up */
+	struct rt_cmchan_conn one; /* the one connection, once set up */
 	size_t msg_max;
-	struct rt_buf *in, *out;
 	bool pending;           /* a message sits in `in`, not taken yet */
 	uint32_t pending_len;
 	uint64_t sends_before;  /* the send count before the send waited for */
 };
 
-static int setup(struct rt_conn *c)
+int rt_cmchan_conn_setup(struct rt_conn *c, size_t msg_max, uint32_t max_inline,
+			 struct rt_cmchan_conn *one)
 {
-	struct rt_cmchan *ch = rt_conn_applet(c);
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC, .send_depth = 1,
-				    .recv_depth = 1, .sig_all = true };
+				    .recv_depth = 1, .max_inline = max_inline,
+				    .sig_all = true };
 	struct rt_res *r;
 
 	if (rt_conn_refuse_beyond(c, 1) || rt_conn_setup_res(c, &spec))
 		return -1;
 	r = rt_conn_res(c);
-	ch->in = rt_res_buf(r, ch->msg_max, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
-	ch->out = ch->in ? rt_res_buf(r, ch->msg_max, IBV_ACCESS_LOCAL_WRITE,
-				      rt_conn_err(c)) : NULL;
+	one->in = rt_res_buf(r, msg_max, IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c));
+	one->out = one->in ? rt_res_buf(r, msg_max, IBV_ACCESS_LOCAL_WRITE,
+					rt_conn_err(c)) : NULL;
 	/* the receive is posted before the connect or accept, as the peer
 	 * may send the moment it is established */
-	if (!ch->out || rt_post_recv(r, ch->in, 0, ch->msg_max, 0, rt_conn_err(c)))
+	if (!one->out || rt_post_recv(r, one->in, 0, msg_max, 0, rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
-	ch->pending = false;
-	ch->conn = c;
+	one->conn = c;
 	return 0;
+}
+
+bool rt_cmchan_extra_request(struct rt_conn *c)
+{
+	return rt_conn_beyond(c, 1);
+}
+
+static int setup(struct rt_conn *c)
+{
+	struct rt_cmchan *ch = rt_conn_applet(c);
+
+	ch->pending = false;
+	return rt_cmchan_conn_setup(c, ch->msg_max, 0, &ch->one);
 }
 
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
@@ -53,20 +65,15 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 	return 0;
 }
 
-static bool extra_request_only(struct rt_conn *c)
-{
-	return rt_conn_beyond(c, 1);
-}
-
 static const struct rt_cm_hooks hooks = {
 	.setup = setup,
 	.completion = completion,
-	.failed = extra_request_only,
+	.failed = rt_cmchan_extra_request,
 };
 
 static bool gone(const struct rt_cmchan *ch)
 {
-	enum rt_conn_state s = rt_conn_state(ch->conn);
+	enum rt_conn_state s = rt_conn_state(ch->one.conn);
 
 	return s == RT_CONN_FAILED || s == RT_CONN_DISCONNECTED;
 }
@@ -84,16 +91,16 @@ static bool sent(const struct rt_cm *cm, const void *unused)
 	const struct rt_cmchan *ch = rt_cm_applet(cm);
 
 	(void)unused;
-	return rt_conn_count(ch->conn, RT_COUNT_SENDS) > ch->sends_before || gone(ch);
+	return rt_conn_count(ch->one.conn, RT_COUNT_SENDS) > ch->sends_before || gone(ch);
 }
 
 /* A wait that ended with the peer gone is that peer's failure. */
 static int peer_left(struct rt_cmchan *ch, const char *before)
 {
-	if (rt_conn_state(ch->conn) == RT_CONN_FAILED)
+	if (rt_conn_state(ch->one.conn) == RT_CONN_FAILED)
 		return -1; /* the reactor recorded why */
 	return rt_fail(&ch->run->err, RT_EXIT_FAIL, "%s disconnected before %s",
-		       rt_conn_peer(ch->conn), before);
+		       rt_conn_peer(ch->one.conn), before);
 }
 
 static int establish(struct rt_cmchan *ch, const struct rt_cmchan_spec *s)
@@ -120,7 +127,7 @@ static int establish(struct rt_cmchan *ch, const struct rt_cmchan_spec *s)
 	/* one client: the port is free again for the tool's next listener */
 	if (!s->server)
 		rt_cm_unlisten(ch->cm);
-	return ch->conn && rt_conn_state(ch->conn) == RT_CONN_ESTABLISHED ? 0 :
+	return ch->one.conn && rt_conn_state(ch->one.conn) == RT_CONN_ESTABLISHED ? 0 :
 	       peer_left(ch, "the connection was established");
 }
 
@@ -161,14 +168,14 @@ int rt_cmchan_send(struct rt_cmchan *ch, const void *buf, size_t len)
 			       "message (1..%zu)", len, ch->msg_max);
 	if (gone(ch))
 		return peer_left(ch, "a message could be sent");
-	memcpy(ch->out->addr, buf, len);
-	ch->sends_before = rt_conn_count(ch->conn, RT_COUNT_SENDS);
-	if (rt_post_send(rt_conn_res(ch->conn), ch->out, 0, len, 0, true,
-			 rt_conn_err(ch->conn)))
-		return rt_conn_fail_recorded(ch->conn);
+	memcpy(ch->one.out->addr, buf, len);
+	ch->sends_before = rt_conn_count(ch->one.conn, RT_COUNT_SENDS);
+	if (rt_post_send(rt_conn_res(ch->one.conn), ch->one.out, 0, len, 0, true,
+			 rt_conn_err(ch->one.conn)))
+		return rt_conn_fail_recorded(ch->one.conn);
 	if ((rc = rt_cm_run(ch->cm, &w)))
 		return rc;
-	return rt_conn_count(ch->conn, RT_COUNT_SENDS) > ch->sends_before ? 0 :
+	return rt_conn_count(ch->one.conn, RT_COUNT_SENDS) > ch->sends_before ? 0 :
 	       peer_left(ch, "the message was sent");
 }
 
@@ -216,29 +223,29 @@ int rt_cmchan_recv(struct rt_cmchan *ch, void *buf, size_t len)
 	if (ch->pending_len != len)
 		return rt_fail(&ch->run->err, RT_EXIT_FAIL, "%s sent a %u-byte message "
 			       "where %zu bytes were due: it walks another exchange "
-			       "(another test, option or version)", rt_conn_peer(ch->conn),
+			       "(another test, option or version)", rt_conn_peer(ch->one.conn),
 			       ch->pending_len, len);
-	memcpy(buf, ch->in->addr, len);
+	memcpy(buf, ch->one.in->addr, len);
 	ch->pending = false;
-	if (rt_post_recv(rt_conn_res(ch->conn), ch->in, 0, ch->msg_max, 0,
-			 rt_conn_err(ch->conn)))
-		return rt_conn_fail_recorded(ch->conn);
+	if (rt_post_recv(rt_conn_res(ch->one.conn), ch->one.in, 0, ch->msg_max, 0,
+			 rt_conn_err(ch->one.conn)))
+		return rt_conn_fail_recorded(ch->one.conn);
 	return 0;
 }
 
 const char *rt_cmchan_peer(const struct rt_cmchan *ch)
 {
-	return rt_conn_peer(ch->conn);
+	return rt_conn_peer(ch->one.conn);
 }
 
 const struct sockaddr *rt_cmchan_local(const struct rt_cmchan *ch)
 {
-	return rdma_get_local_addr(rt_conn_id(ch->conn));
+	return rdma_get_local_addr(rt_conn_id(ch->one.conn));
 }
 
 const struct sockaddr *rt_cmchan_remote(const struct rt_cmchan *ch)
 {
-	return rdma_get_peer_addr(rt_conn_id(ch->conn));
+	return rdma_get_peer_addr(rt_conn_id(ch->one.conn));
 }
 
 void rt_cmchan_close(struct rt_cmchan *ch)

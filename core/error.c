@@ -90,6 +90,8 @@ const char *rt_exit_name(int exit_code)
 		return "usage";
 	case RT_EXIT_ENV:
 		return "environment";
+	case RT_EXIT_ELSEWHERE:
+		return "elsewhere";
 	case RT_EXIT_TIMEOUT:
 		return "timeout";
 	case RT_EXIT_SIGINT:

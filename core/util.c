@@ -173,3 +173,38 @@ size_t rt_utf8_len(const unsigned char *s, size_t n)
 		return 0;
 	return len;
 }
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int rt_natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (is_digit(*a) && is_digit(*b)) {
+			size_t na, nb;
+			int c;
+
+			while (*a == '0' && is_digit(a[1]))
+				a++;
+			while (*b == '0' && is_digit(b[1]))
+				b++;
+			na = strspn(a, "0123456789");
+			nb = strspn(b, "0123456789");
+			if (na != nb)
+				return na < nb ? -1 : 1;
+			c = strncmp(a, b, na);
+			if (c)
+				return c;
+			a += na;
+			b += nb;
+			continue;
+		}
+		if (*a != *b)
+			break;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}

@@ -5,19 +5,25 @@
  * procfs and /dev under roots given in struct rt_diag_env, so that unit
  * tests run them on a fake tree; only the verbs probes (active MTU,
  * provider capabilities) and the network probes (diag_peer.h) need the
- * real thing. Memory: a fixed RT_DIAG_MAX lines, the rest counted. */
+ * real thing. Memory: a fixed RT_DIAG_MAX lines, the rest counted, and
+ * RT_DIAG_PORTS ports with their counters: about 3 MiB, allocated zeroed
+ * and touched only as far as the host has ports. */
 #ifndef RDMATEST_DIAG_H
 #define RDMATEST_DIAG_H
 
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "doctor/counters.h"
+#include "doctor/expect.h"
 #include "rdmatest/error.h"
 
 enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
 
-#define RT_DIAG_MAX 48   /* lines kept; more are counted in `dropped` */
-#define RT_DIAG_PORTS 16 /* ports examined; more are counted in `dropped` */
+#define RT_DIAG_PORTS 256 /* ports examined; more are counted in `dropped` */
+/* lines kept, more are counted in `dropped`: a few for each port (its
+ * state, GIDs, counters, expected state) and the host's own */
+#define RT_DIAG_MAX (3 * RT_DIAG_PORTS + 64)
 #define RT_DIAG_ADDRS 32 /* local addresses examined */
 
 struct rt_diag_line {
@@ -36,6 +42,10 @@ struct rt_diag_port {
 	char ndev[32];      /* the netdev behind it, "" if none */
 	char ndev_state[16];
 	int ndev_mtu;       /* 0: unknown */
+	/* Not ACTIVE, no local address on its netdev and not named by the
+	 * --expect file (rt_diag_ports): a spare or uncabled port, reported
+	 * but not judged. */
+	bool unused;
 	int active_mtu;     /* bytes; 0: not asked (no verbs) */
 	int max_mtu;        /* the largest the port supports, bytes; 0: not asked */
 	/* From rate and active_mtu (rt_diag_ports, core/linerate.h), 0 when
@@ -55,8 +65,12 @@ struct rt_diag {
 	bool no_rdma;  /* no device at all: exit 3 */
 	struct rt_diag_port ports[RT_DIAG_PORTS];
 	int nports;
+	/* counters[i]: ports[i]'s sysfs counters (rt_diag_port_counters) */
+	struct rt_diag_counters counters[RT_DIAG_PORTS];
 	struct rt_diag_addr addrs[RT_DIAG_ADDRS];
 	int naddrs;
+	/* the --expect file, or NULL: a port it names is never unused */
+	const struct rt_diag_expect *expect;
 };
 
 /* Where the checks look: "/sys", "/proc", "/dev", "/lib/modules" but in
@@ -67,6 +81,7 @@ struct rt_diag_env {
 };
 extern const struct rt_diag_env rt_diag_env_real;
 
+/* ---- the finding recorder (diag_finding.c), below every check ---------- */
 void rt_diag_add(struct rt_diag *d, enum rt_diag_level level, const char *check,
 		 const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -79,13 +94,21 @@ int rt_diag_exit(const struct rt_diag *d);
 
 /* ---- the local checks, in checklist order ------------------------------ */
 void rt_diag_modules(const struct rt_diag_env *e, struct rt_diag *d);
-/* Lists the devices and fills d->ports from sysfs. */
+/* Lists the devices and fills d->ports from sysfs, in natural order
+ * (mlx5_2 before mlx5_10). */
 void rt_diag_devices(const struct rt_diag_env *e, struct rt_diag *d);
 /* After rt_diag_devices: no uverbs node is only a finding with devices. */
 void rt_diag_devnodes(const struct rt_diag_env *e, struct rt_diag *d);
 /* Adds the active MTU of every port (verbs); without devices a no-op. */
 void rt_diag_port_mtus(struct rt_diag *d);
+/* After rt_diag_local_addrs: a port that is not ACTIVE fails, unless it
+ * is unused (no address on its netdev, not named by d->expect): then one
+ * PASS line says so. */
 void rt_diag_ports(struct rt_diag *d);
+/* Reads each port's counters into d->counters; a link error counter above
+ * zero is a WARN naming it, the retransmit and congestion ones are named
+ * in the PASS line (diag_counters.c, docs/man/doctor.1). */
+void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d);
 /* Local addresses: from getifaddrs, loopback and IPv6 link-local left out. */
 void rt_diag_local_addrs(struct rt_diag *d);
 void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d);

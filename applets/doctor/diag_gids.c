@@ -59,6 +59,8 @@ void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d)
 		char table[384] = "", ip[64], fix[192];
 		int idx;
 
+		if (p->unused)
+			continue; /* its ports line says so */
 		if (strcmp(p->link, "Ethernet")) {
 			rt_diag_add(d, RT_DIAG_PASS, "gids", NULL, "%s port %u is %s: tests "
 				    "address it by LID, no GID index needed", p->dev, p->port,

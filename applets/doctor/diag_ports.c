@@ -8,9 +8,31 @@
 #include "rdmatest/devquery.h"
 #include "rdmatest/linerate.h"
 #include "doctor/diag.h"
+#include "doctor/diag_expect.h"
 #include "doctor/diag_read.h"
 #include "rdmatest/util.h"
 #include "rdmatest/vconn.h"
+
+/* netdevs looked at beside one device (IPoIB child interfaces included) */
+#define RT_DIAG_NETDEVS 32
+
+/* An InfiniBand port's GIDs name no netdev: its IPoIB netdev is the one
+ * beside it under the device's PCI function whose dev_port is the port's
+ * number less one (the kernel's ipoib driver numbers them so). */
+static void ipoib_ndev(const struct rt_diag_env *e, struct rt_diag_port *p)
+{
+	char dir[512], names[RT_DIAG_NETDEVS][64], devport[16];
+	int n;
+
+	snprintf(dir, sizeof(dir), "%.400s/class/infiniband/%.63s/device/net", e->sysfs, p->dev);
+	n = rt_diag_list(dir, "*", names, RT_DIAG_NETDEVS);
+	for (int i = 0; i < n && i < RT_DIAG_NETDEVS; i++)
+		if (rt_diag_read_at(devport, sizeof(devport), "%s/%s/dev_port", dir, names[i]) &&
+		    strtoul(devport, NULL, 10) + 1 == p->port) {
+			rt_strlcpy(p->ndev, names[i], sizeof(p->ndev));
+			return;
+		}
+}
 
 static void read_port(const struct rt_diag_env *e, const char *dev, unsigned port,
 		      struct rt_diag_port *p)
@@ -29,6 +51,8 @@ static void read_port(const struct rt_diag_env *e, const char *dev, unsigned por
 	if (!rt_diag_read_at(p->ndev, sizeof(p->ndev), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
 		     base, dev, port))
 		rt_diag_read_at(p->ndev, sizeof(p->ndev), "%s/class/infiniband/%s/parent", base, dev);
+	if (!p->ndev[0] && !strcmp(p->link, "InfiniBand"))
+		ipoib_ndev(e, p);
 	if (!p->ndev[0])
 		return;
 	rt_diag_read_at(p->ndev_state, sizeof(p->ndev_state), "%s/class/net/%s/operstate", base, p->ndev);
@@ -219,11 +243,37 @@ static void port_down(struct rt_diag *d, const struct rt_diag_port *p, bool eth)
 		    p->dev, p->port, p->state, p->phys, p->link, mtu);
 }
 
-static void judge_port(struct rt_diag *d, const struct rt_diag_port *p)
+/* Whether a local address sits on the port's netdev: an operator who
+ * gave it one means to use it. */
+static bool has_address(const struct rt_diag *d, const struct rt_diag_port *p)
+{
+	for (int i = 0; p->ndev[0] && i < d->naddrs; i++)
+		if (!strcmp(d->addrs[i].ifname, p->ndev))
+			return true;
+	return false;
+}
+
+/* A spare port, an uncabled second port or an onboard NIC nobody uses:
+ * failing it would drain a healthy node. */
+static void port_unused(struct rt_diag *d, const struct rt_diag_port *p)
+{
+	char ndev[96];
+
+	ndev_text(ndev, sizeof(ndev), p);
+	rt_diag_add(d, RT_DIAG_PASS, "ports", NULL, "%s port %u: unused: %s (phys %s), %s%s, "
+		    "no local address; not judged (name it in an --expect file to require "
+		    "it)", p->dev, p->port, p->state, p->phys, p->link, ndev);
+}
+
+static void judge_port(struct rt_diag *d, struct rt_diag_port *p)
 {
 	char fix[192], mtu[96], rate[128];
 	bool eth = !strcmp(p->link, "Ethernet");
 
+	p->unused = !strstr(p->state, "ACTIVE") && !has_address(d, p) &&
+		    !rt_diag_expect_names_port(d->expect, p->dev, p->port);
+	if (p->unused)
+		return port_unused(d, p);
 	if (!strstr(p->state, "ACTIVE"))
 		return port_down(d, p, eth);
 	if (eth && p->active_mtu && p->ndev_mtu && p->active_mtu > roce_mtu_for(p->ndev_mtu)) {

@@ -47,20 +47,21 @@ static double port_value(const struct rt_diag_port *dp, int m)
 	case 0: return strstr(dp->state, "ACTIVE") != NULL;
 	case 1: return dp->active_mtu;
 	case 2: return dp->ndev_mtu;
-	case 3: return dp->rate_gbps;
+	case 3: return dp->rate_gbps * 1e9 / 8;
 	}
-	return dp->payload_gbps;
+	return dp->payload_gbps * 1e9 / 8;
 }
 
 static void ports(struct rt_prom *p, const struct rt_diag *d)
 {
 	const char *names[PORT_GAUGES] = { "rdmatest_doctor_port_active",
 		"rdmatest_doctor_port_active_mtu_bytes", "rdmatest_doctor_port_netdev_mtu_bytes",
-		"rdmatest_doctor_port_rate_gbps", "rdmatest_doctor_port_payload_gbps" };
+		"rdmatest_doctor_port_rate_bytes_per_second",
+		"rdmatest_doctor_port_payload_bytes_per_second" };
 	const char *helps[PORT_GAUGES] = { "1 when the port's state is ACTIVE",
 		"the port's active MTU in bytes (verbs)", "the MTU of the port's netdev in bytes",
-		"the port's rate in Gbit/s, as the kernel states it (sysfs rate)",
-		"the most RDMA WRITE payload the port carries at its active MTU, Gbit/s" };
+		"the port's signalling rate in bytes per second, from the kernel's (sysfs rate)",
+		"the most RDMA WRITE payload the port carries at its active MTU, bytes per second" };
 
 	for (int m = 0; m < PORT_GAUGES && d->nports; m++) {
 		rt_prom_gauge(p, names[m], helps[m]);

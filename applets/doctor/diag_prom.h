@@ -2,7 +2,9 @@
 /* doctor's checklist as Prometheus gauges (`doctor --prom FILE`, for
  * node-exporter's textfile collector; names in README.md, "doctor and
  * Prometheus"). Bounded by the checklist's own bounds: at most
- * RT_DIAG_MAX checks and RT_DIAG_PORTS ports, a few KiB. */
+ * RT_DIAG_MAX checks and RT_DIAG_PORTS ports: a few KiB for a host with
+ * a few ports, and at the bound (256 ports, five gauge lines each of at
+ * most ~150 bytes with a 63-character device name) under 200 KiB. */
 #ifndef RDMATEST_DIAG_PROM_H
 #define RDMATEST_DIAG_PROM_H
 

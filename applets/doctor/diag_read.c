@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's local checks share (diag_read.h). */
 #include <glob.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,11 @@ void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int natcmp_paths(const void *a, const void *b)
+{
+	return rt_natural_cmp(*(char *const *)a, *(char *const *)b);
+}
+
 int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max)
 {
 	char path[512];
@@ -49,12 +55,13 @@ int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max
 	int n = 0;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, pattern) >= (int)sizeof(path) ||
-	    glob(path, 0, NULL, &g))
+	    glob(path, GLOB_NOSORT, NULL, &g))
 		return 0;
+	/* the paths share dir: their order is their names' */
+	qsort(g.gl_pathv, g.gl_pathc, sizeof(g.gl_pathv[0]), natcmp_paths);
 	for (size_t i = 0; i < g.gl_pathc; i++, n++)
 		if (n < max)
 			rt_strlcpy(names[n], strrchr(g.gl_pathv[i], '/') + 1, 64);
 	globfree(&g);
 	return n;
 }
-

@@ -17,9 +17,9 @@ bool rt_diag_read_at(char *buf, size_t len, const char *fmt, ...)
 /* Appends the text to buf within len. */
 void rt_diag_append(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The names matching dir/pattern (sorted, as glob gives them), each into
- * names[] up to max; returns how many there are. glob, not readdir: the
- * order is stable and nothing is shared between calls. */
+/* The names matching dir/pattern, in natural order, each into names[] up
+ * to max; returns how many there are. glob, not readdir: nothing is
+ * shared between calls. */
 int rt_diag_list(const char *dir, const char *pattern, char names[][64], int max);
 
 #endif

@@ -33,7 +33,27 @@ void rt_diag_print(FILE *f, const struct rt_diag *d)
 		count(d, RT_DIAG_WARN), count(d, RT_DIAG_FAIL));
 }
 
-/* Each port's facts and rates; a figure not known is null. */
+/* Every counter the port has, those doctor does not know too. */
+static void json_counters(struct rt_json *j, const struct rt_diag_counters *t)
+{
+	rt_json_key(j, "counters");
+	rt_json_array_begin(j);
+	for (int i = 0; i < t->n; i++) {
+		const struct rt_diag_counter *c = &t->c[i];
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "name", c->name);
+		rt_json_kv_string(j, "dir", c->hw ? "hw_counters" : "counters");
+		rt_json_kv_string(j, "class", rt_diag_counter_class_name(c->cls));
+		rt_json_kv_uint(j, "value", c->value);
+		rt_json_kv_bool(j, "saturated", c->saturated);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+	rt_json_kv_int(j, "counters_dropped", t->dropped);
+}
+
+/* Each port's facts, rates and counters; a figure not known is null. */
 static void json_ports(struct rt_json *j, const struct rt_diag *d)
 {
 	rt_json_key(j, "ports");
@@ -48,6 +68,7 @@ static void json_ports(struct rt_json *j, const struct rt_diag *d)
 		json_positive(j, "active_mtu", p->active_mtu);
 		json_positive(j, "rate_gbps", p->rate_gbps);
 		json_positive(j, "payload_gbps", p->payload_gbps);
+		json_counters(j, &d->counters[i]);
 		rt_json_object_end(j);
 	}
 	rt_json_array_end(j);

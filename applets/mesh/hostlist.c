@@ -160,7 +160,7 @@ static uint64_t expr_count(const struct expr *e, uint64_t cap)
 	uint64_t n = 1;
 
 	for (size_t i = 0; i < e->ng; i++) {
-		if (e->g[i].size > cap || n > cap / e->g[i].size)
+		if (e->g[i].size && (e->g[i].size > cap || n > cap / e->g[i].size))
 			return UINT64_MAX;
 		n *= e->g[i].size;
 	}

@@ -4,14 +4,13 @@
  * a Kubernetes Indexed Job); rank 0 pairs the hosts (sched.h), collects
  * every pair's RDMA CM connect time and RTT (meshtest.h) and judges hosts
  * and links (meshagg.h); `mesh report` judges per-rank JSON lines that the
- * launcher collected (meshjson.h). The run itself is applets/mesh/meshnode.c;
+ * launcher collected (meshparse.h). The run itself is applets/mesh/meshnode.c;
  * this file is its options and glue. */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <infiniband/verbs.h>
 
 #include "rdmatest/applet.h"
@@ -19,13 +18,15 @@
 #include "rdmatest/interrupt.h"
 #include "mesh/launch.h"
 #include "mesh/meshblame.h"
+#include "mesh/meshdoc.h"
 #include "mesh/meshheat.h"
-#include "mesh/meshjson.h"
 #include "mesh/meshnode.h"
+#include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshrails.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
+#include "mesh/meshverdict.h"
 #include "rdmatest/devquery.h"
 #include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
@@ -54,6 +55,7 @@ struct mesh_cfg {
 	long long min_line_rate;
 	long long min_links;
 	long long budget;      /* thousandths of a minute; 0: none */
+	long long join_timeout; /* seconds; 0: --timeout */
 	int no_blame;
 	int lines;
 	int quick;
@@ -63,9 +65,20 @@ struct mesh_cfg {
 	const char *rails;
 	const char *devices;
 	int cross_rails;
+	int exit_status; /* enum exit_kind */
 };
 
 #define RT_CFG struct mesh_cfg
+
+enum exit_kind { EXIT_ALL, EXIT_SELF };
+
+static const struct rt_enum exit_kinds[] = {
+	{ "all", EXIT_ALL, "every rank exits with the run's verdict: 0 READY, 1 NOT READY" },
+	{ "self", EXIT_SELF, "NOT READY is exit 1 only on a rank whose own host is at fault "
+	  "(its checks failed, or the verdict names it a bad host or a host with a bad rail), "
+	  "exit 4 on the others; a rank that got no verdict from rank 0 exits 4 too" },
+	{ NULL, 0, NULL },
+};
 
 static const struct rt_enum schedules[] = {
 	{ "ring", RT_SCHED_RING, "each host with the next: 2 rounds (3 for an odd count)" },
@@ -105,6 +118,10 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
 	  "seed of the random schedules and of the blame pass's partners (the same seed "
 	  "gives the same pairs)", NULL },
+	{ 0, "join-timeout", RT_OPT_INT, RT_L(join_timeout), 0, 86400, "0", "SEC",
+	  "bound on a rank's connect to rank 0 and on rank 0's wait for every host to "
+	  "check in (0: --timeout); launchers that start ranks seconds apart (image pulls, "
+	  "pdsh's fanout) need more than a pair's test", NULL },
 	{ 0, "budget", RT_OPT_DECIMAL, RT_L(budget), 0, 10080000, NULL, "MINUTES",
 	  "random perfect matchings, round after round, until MINUTES (decimals allowed) "
 	  "are spent: a round is started only when it and a reserve of 4 rounds for the "
@@ -160,6 +177,12 @@ static const struct rt_opt mesh_opts[] = {
 	  "rank 0 and report: write the verdict, the counts, the medians and the hosts "
 	  "not ok as Prometheus gauges into FILE, replaced atomically, for node-exporter's "
 	  "textfile collector (exit 2 when it cannot be written); other ranks write nothing", NULL },
+	{ 0, "exit-status", RT_OPT_ENUM, RT_I(exit_status), 0, 0, "all", "KIND",
+	  "what a rank's exit status says when the run is NOT READY: all, exit 1 on every "
+	  "rank; self, exit 1 only where this host is at fault (its own checks failed, or "
+	  "the verdict names it a bad host or one with a bad rail) and exit 4 on the other "
+	  "ranks and on one that got no verdict from rank 0, so that a hook on every host "
+	  "(a Slurm prolog) acts on its own host alone", exit_kinds },
 	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
 	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
@@ -175,7 +198,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
 	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
-	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--json] | report [FILE...]",
+	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
 	  "has: srun, mpirun, pdsh/clush with --hosts, or a Kubernetes Indexed Job. "
 	  "Rank 0 pairs the hosts round by round, every pair times its RDMA CM "
@@ -185,9 +208,12 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "within --timeout) included; a blame pass re-tests every bad link once (a link "
 	  "good then is flaky, not bad) and pairs the ends of those still bad with two "
 	  "good hosts each, naming the bad host or the bad link; --json gives the whole run (pairs, matrix, "
-	  "verdicts) under results.mesh. The other ranks exit with the same verdict. "
-	  "--timeout bounds each pair's test and the wait for every host; a round "
-	  "takes at most twice that plus 2 s. Every RDMA port that carries an IP address is a "
+	  "verdicts) under results.mesh. The other ranks exit with the same verdict; with "
+	  "--exit-status self a NOT READY run is exit 1 only where this host is at fault "
+	  "and exit 4 elsewhere, for hooks that act on their own host. "
+	  "--timeout bounds each pair's test, --join-timeout (default: --timeout) each "
+	  "rank's connect to rank 0 and the wait for every host; a round takes at most "
+	  "twice --timeout plus 2 s. Every RDMA port that carries an IP address is a "
 	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
 	  "at once, and the verdicts name the rail (--rails, --devices choose; "
 	  "--cross-rails tests rail i against rail j too). "
@@ -201,13 +227,20 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 		      "mpirun -np 64 --map-by node rdmatest mesh --coordinator node01\n"
 		      "\n"
 		      "With pdsh or clush, the same command on every host of a list "
-		      "(rank i is the i-th host; give a token of your own):\n"
-		      "pdsh -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
-		      "clush -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "(rank i is the i-th host; give a token of your own; -f: every host at "
+		      "once, since pdsh starts 32 and clush 64 at a time by default, and a "
+		      "host started after the others have finished counts as absent):\n"
+		      "pdsh -f 64 -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
+		      "clush -f 64 -w 'node[01-64]' rdmatest mesh --hosts 'node[01-64]' --token-file /etc/rdmatest/token\n"
 		      "\n"
 		      "In a Kubernetes Indexed Job of 64 pods behind a headless Service "
 		      "named mesh (docs/mesh.md has the manifest):\n"
 		      "rdmatest mesh --size 64 --coordinator mesh-0.mesh\n"
+		      "\n"
+		      "In a Slurm prolog on every node of the job: fail (and drain) only the "
+		      "node that the verdict blames, on a port of the job's own:\n"
+		      "rdmatest mesh --quick --exit-status self --hosts \"$SLURM_JOB_NODELIST\" "
+		      "--port $((7500 + 2 * (SLURM_JOB_ID % 8000)))\n"
 		      "\n"
 		      "Judge the per-rank --lines output afterwards:\n"
 		      "rdmatest mesh report rank*.out",
@@ -247,99 +280,6 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->min_links = (uint32_t)cfg->min_links;
 }
 
-/* The judged run: the summary, the document, and the verdict as the
- * run's outcome. */
-static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
-{
-	FILE *f = fopen(path, "wb");
-	int rc;
-
-	if (!f)
-		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "--heatmap %s", path);
-	rc = rt_mesh_heatmap(f, g, &run->err);
-	if (fclose(f) && !rc)
-		rc = rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "--heatmap %s", path);
-	return rc;
-}
-
-/* The verdict for node-exporter (meshprom.h). */
-static int prom(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
-{
-	struct rt_prom p;
-	int rc;
-
-	rt_prom_init(&p);
-	rt_mesh_prom(&p, g, time(NULL));
-	rc = rt_prom_write(&p, "--prom", path, &run->err);
-	rt_prom_free(&p);
-	return rc;
-}
-
-/* The aggregate outlives the applet's main: the document is written by
- * rt_run_finish, after the outcome that it starts with, straight to its
- * output (run.h's stream), and only then is the aggregate freed. */
-struct mesh_doc {
-	struct rt_mesh_agg g;
-	struct rt_mesh_limits lim;
-	bool judged; /* concluded: the document has a "mesh" member */
-};
-
-static void doc_write(void *ctx, struct rt_json *results, FILE *out)
-{
-	struct mesh_doc *d = ctx;
-
-	if (!d->judged)
-		return;
-	rt_json_key(results, "mesh");
-	rt_mesh_document(results, &d->g, &d->lim, out);
-}
-
-static void doc_release(void *ctx)
-{
-	struct mesh_doc *d = ctx;
-
-	rt_mesh_agg_free(&d->g);
-	free(d);
-}
-
-/* A new aggregate, the run's to release. */
-static struct mesh_doc *doc_new(struct rt_run *run, const struct rt_mesh_limits *lim)
-{
-	struct mesh_doc *d = rt_xcalloc(1, sizeof(*d));
-
-	d->lim = *lim;
-	run->stream = (struct rt_run_stream){doc_write, doc_release, d};
-	return d;
-}
-
-static int conclude(struct rt_run *run, struct mesh_doc *d, const char *heat,
-		    const char *prom_path)
-{
-	const struct rt_mesh_agg *g = &d->g;
-
-	if (heat && heatmap(run, heat, g))
-		return -1;
-	if (prom_path && prom(run, prom_path, g))
-		return -1;
-	if (!run->common.quiet)
-		rt_mesh_summary(run->log.human, g, &d->lim);
-	d->judged = true;
-	if (g->ready)
-		return 0;
-	if (g->interrupted)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
-	if (g->bad_rails || g->rail_mismatch)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
-			       "%u untested hosts, %u bad links, %u refused peers, %u bad rails, "
-			       "%u hosts with another rail count", g->bad_nodes, g->suspect_nodes,
-			       g->absent_nodes, g->untested_nodes, g->bad_links, g->refused,
-			       g->bad_rails, g->rail_mismatch);
-	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
-		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
-		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
-		       g->refused);
-}
-
 /* One input of `mesh report`; its errors name it. */
 static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg *g)
 {
@@ -362,7 +302,7 @@ static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg 
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	struct rt_mesh_limits lim = { 0 };
-	struct mesh_doc *d;
+	struct rt_mesh_doc *d;
 	int rc;
 
 	if (cfg->command && strcmp(cfg->command, "report"))
@@ -370,7 +310,7 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 			       "command is `report`)", cfg->command);
 	limits(cfg, &lim);
 	rt_error_phase(&run->err, "report");
-	d = doc_new(run, &lim);
+	d = rt_mesh_doc_new(run, &lim);
 	rc = rt_mesh_agg_init(&d->g, 0, 0, &run->err);
 	for (size_t i = 0; !rc && (i == 0 || (i < REPORT_FILES && cfg->files[i])); i++)
 		rc = report_file(run, cfg->files[i], &d->g);
@@ -386,7 +326,7 @@ static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 		rc = rt_mesh_judge(&d->g, &lim, &run->err);
 	}
 	if (!rc)
-		rc = conclude(run, d, cfg->heatmap, cfg->prom);
+		rc = rt_mesh_conclude(run, d, cfg->heatmap, cfg->prom);
 	return rc ? -1 : 0;
 }
 
@@ -437,6 +377,7 @@ struct mesh_run {
 	struct rt_mesh_plan plan;
 	const char *heatmap;
 	const char *prom;
+	bool exit_self; /* --exit-status self */
 };
 
 /* --budget runs random matchings: with --schedule random or none, never
@@ -476,6 +417,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	limits(cfg, &m->lim);
 	m->heatmap = cfg->heatmap;
 	m->prom = cfg->prom;
+	m->exit_self = cfg->exit_status == EXIT_SELF;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
 		.log = &run->log, .rails = m->rails };
@@ -485,7 +427,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.test_port = (unsigned)m->port + 1,
 		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
-		.timeout_ms = run->common.timeout_ms, .lim = &m->lim,
+		.timeout_ms = run->common.timeout_ms, .join_ms = cfg->join_timeout * 1000, .lim = &m->lim,
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
@@ -549,23 +491,43 @@ static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 		       v->bad_links, v->absent, v->untested);
 }
 
+/* --exit-status self: a failure that does not blame this host becomes
+ * exit 4, its message saying so; an interrupt stays what it is. */
+static void not_this_host(struct rt_error *e, const char *why)
+{
+	size_t n = strlen(e->reason);
+
+	if (!e->set || (e->exit_code != RT_EXIT_FAIL && e->exit_code != RT_EXIT_TIMEOUT))
+		return;
+	if (n + 3 < sizeof(e->reason))
+		snprintf(e->reason + n, sizeof(e->reason) - n, ", %s", why);
+	e->exit_code = RT_EXIT_ELSEWHERE;
+}
+
 static int run_mesh(struct rt_run *run, struct mesh_run *m)
 {
 	struct rt_mesh_plan *p = &m->plan;
-	struct rt_mesh_verdict v;
-	struct mesh_doc *d;
+	struct rt_mesh_verdict v = {0};
+	struct rt_mesh_doc *d;
 	int rc;
 
 	rt_say(&run->log, "mesh: rank %u of %u (%s), rank 0 at %s:%u", p->rank, p->size,
 	       rt_launcher_name(m->l.via), p->coord_host, p->coord_port);
 	if (p->rank) {
 		rc = rt_mesh_take_part(p, &v, &run->err);
-		return rc ? rc : follower_verdict(run, p, &v);
+		if (rc && rc != RT_INTERRUPTED && m->exit_self)
+			not_this_host(&run->err, "no verdict: this host not blamed");
+		rc = rc ? rc : follower_verdict(run, p, &v);
+		if (rc && rc != RT_INTERRUPTED && m->exit_self && !v.self && !v.interrupted)
+			not_this_host(&run->err, "this host not blamed");
+		return rc;
 	}
-	d = doc_new(run, &m->lim);
+	d = rt_mesh_doc_new(run, &m->lim);
 	rc = rt_mesh_lead(p, &d->g, &run->err);
 	if (!rc || rc == RT_INTERRUPTED)
-		rc = conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
+		rc = rt_mesh_conclude(run, d, m->heatmap, m->prom) || rc ? -1 : 0;
+	if (rc && m->exit_self && d->judged && !d->g.interrupted && !rt_mesh_host_blamed(&d->g, 0))
+		not_this_host(&run->err, "this host not blamed");
 	return rc;
 }
 
@@ -591,6 +553,8 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	rt_say(&run->log, "coordinator: %s", p->coord_host);
 	rt_say(&run->log, "port: %u", p->coord_port);
 	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
+	rt_say(&run->log, "bounds: a pair's test %lld s, joining %lld s", p->timeout_ms / 1000,
+	       rt_mesh_join_ms(p) / 1000);
 	if (p->budget_ms)
 		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
 	/* a fingerprint that the ranks can compare, never the token itself */
@@ -635,6 +599,8 @@ static int dry_run(struct rt_run *run, const struct mesh_run *m)
 	rt_json_kv_string(j, "coordinator", p->coord_host);
 	rt_json_kv_uint(j, "port", p->coord_port);
 	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
+	rt_json_kv_uint(j, "timeout_ms", (uint64_t)p->timeout_ms);
+	rt_json_kv_uint(j, "join_timeout_ms", (uint64_t)rt_mesh_join_ms(p));
 	token_json(j, &m->l);
 	rt_json_object_end(j);
 	return 0;

@@ -14,7 +14,8 @@
  *   node  absent  never said hello (its pairs count against nobody)
  *         bad     lost during the run with a failed pair, or named by
  *                 the blame pass (every pairing with a good host bad), or
- *                 at least 2 bad links, more than half of its tested ones,
+ *                 at least 2 bad links, more than half of its tested ones
+ *                 (RT_MESH_NODE_BAD_LINKS, RT_MESH_NODE_BAD_ONE_IN),
  *                 not counting bad links to nodes found bad before it
  *                 (worst first): a broken node does not make its
  *                 partners look broken
@@ -33,40 +34,17 @@
  *         untested  said hello but no pair of it was tested (a random
  *                 round of an odd count leaves one out)
  *   READY when at least one link was tested, every host that said hello
- *   was tested, nothing is bad, suspect, absent or untested, no peer was
- *   refused, and the run was not interrupted.
+ *   was tested, nothing is bad, suspect, absent or untested, no peer that
+ *   showed the job's token was refused (strangers do not count), and the
+ *   run was not interrupted.
  * A later result for the same pair replaces the earlier one (re-tests).
  *
- * Storage (meshagg.c's alone; everyone else reads the links through
- * rt_mesh_links): a result is kept in 24 B, its figures in 32 bits
- * (RTT p50/p99 and connect: ns, exact below 2,147,483,000 ns = 2.1 s,
- * rounded down to the microsecond above, saturating at 2,149,631,778 us,
- * about 35.8 minutes; Mbit/s both ways, saturating at 2^32 - 1), status,
- * flags and the judged reason (RT_LINK_*) a byte each.
- *   dense   one cell per pair a < b, row-major, n(n-1)/2 of them: 24 B a
- *           pair, a, b and the round implied; chosen by rt_mesh_agg_plan
- *           when the plan's results would take at least as much sparse
- *           (a tournament: 8,386,560 pairs of 4,096 hosts in 192 MiB)
- *   sparse  32 B a result (pair, round, cell), sorted by pair when
- *           judged, the result of a pair's latest round kept (arrival
- *           breaks ties): otherwise (random and
- *           ring schedules on many hosts, `mesh report`, where n is known
- *           only from the hellos)
- * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
- * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 96 B per rank (host name, port, payload rate and counters; 65536
- * ranks: 6 MiB), and 96 B per rail its hello lists (at most
- * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
- * A result keeps both its rails (a's and b's, a byte each: its status
- * and flags share one), so the cell is 24 B with or without rails; a
- * pair of r rails makes r results, r x r with --cross-rails (rank 0's
- * plan counts them so: meshrun.h), one sparse entry each.
- * Judging works in place: the medians by a two-pass radix selection over
- * the stored figures (a 256 KiB histogram), one class at a time (each
- * rail, and each pair of crossed rails {i, j}: r(r+1)/2 classes, so 2 x
- * 4 passes over the results a class), and while it works 8 B per bad
- * link and 16 B per rank (blaming nodes); with crossed results, 32 KiB of
- * per-class figures (RT_MESH_CLASSES). */
+ * Memory (meshstore.c says how): 24 B per result dense (a cell per
+ * pair of a tournament), 32 B sparse, at most 32 B x max_results (16 Mi
+ * results by default: 512 MiB; the largest plan, a full tournament of
+ * 5,793 hosts, is 384 MiB dense), 96 B per rank and per rail a hello
+ * lists. Kept by meshstore.c; judged by meshjudge.c (the medians:
+ * meshmedian.c). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
 
@@ -77,6 +55,15 @@
 #include "mesh/meshwire.h"
 
 #define RT_MESH_RESULTS_MAX (1u << 24)
+/* The node rule (meshjudge.c): when a node's bad links are the node's
+ * fault rather than its partners' or the links' own. */
+/* a rank that left the run after a failed pair: its leaving explains it */
+#define RT_MESH_LOST_BAD_LINKS 1u
+/* one bad link blames its link: it takes two to point at a shared end */
+#define RT_MESH_NODE_BAD_LINKS 2u
+/* and more than one in this many of its tested links: fewer, and its
+ * partners' good links speak for it */
+#define RT_MESH_NODE_BAD_ONE_IN 2u
 /* (rail, rail_b) classes by min x RT_MESH_RAILS_MAX + max: 32 x 32 */
 #define RT_MESH_CLASSES 1024u
 _Static_assert(RT_MESH_CLASSES == RT_MESH_RAILS_MAX * RT_MESH_RAILS_MAX, "a class per rail pair");
@@ -125,9 +112,10 @@ struct rt_mesh_node {
 	uint32_t tested, bad;
 };
 
-/* A peer that spoke the mesh protocol to rank 0 and was turned away
- * (meshgather.h): named in the summary and the document, and the run is
- * not READY, since a rank may have lost its place to it. */
+/* A peer that showed the job's token to rank 0 and was turned away
+ * (meshgather.h: a rank taken, from another host than the list's):
+ * named in the summary and the document, and the run is not READY, since
+ * a real rank may have lost its place. */
 #define RT_MESH_REFUSED_LIST 64u /* recorded; the rest are counted */
 struct rt_mesh_refusal {
 	char addr[64];    /* "192.0.2.2:40312" */
@@ -135,9 +123,21 @@ struct rt_mesh_refusal {
 	char reason[96];
 };
 
+/* A connection that could not show the job's token: another job's token,
+ * another protocol version, a malformed header or hello, or a hello of
+ * another mesh size. Anyone who reaches the port can send one, so it is
+ * named in the summary and the document and never changes the verdict.
+ * Memory is fixed: the first RT_MESH_STRANGER_LIST are recorded (160 B
+ * each), the rest only counted. */
+#define RT_MESH_STRANGER_LIST 16u
+struct rt_mesh_stranger {
+	char addr[64];    /* "192.0.2.2:40312" */
+	char reason[96];
+};
+
 /* One tested link as its consumers see it, decoded from the stored form
  * on their stack: r.a < r.b (the bandwidths turned with the ends: mbps
- * a to b), r.round 0, the figures as stored (see Storage above). */
+ * a to b), r.round 0, the figures as stored (meshstore.c). */
 struct rt_mesh_link {
 	struct rt_mesh_result r;
 	uint32_t why;            /* RT_LINK_*, after judging */
@@ -196,19 +196,20 @@ struct rt_mesh_rail_stat {
 	uint32_t not_judged;        /* RT_LINK_RTT_REL, RT_LINK_BW_REL */
 };
 
-struct rt_mesh_cell;   /* meshagg.c's stored result */
-struct rt_mesh_sparse; /* meshagg.c's sparse entry */
+struct rt_mesh_cell;   /* meshcell.h's stored result */
+struct rt_mesh_sparse; /* meshcell.h's sparse entry */
 
 struct rt_mesh_agg {
 	uint32_t n;              /* ranks, 0 until the first hello (report) */
 	struct rt_mesh_node *nodes;
 	uint32_t nres, max_results; /* results added (re-tests too), bound */
-	/* the stored results, meshagg.c's alone: one of the two forms */
+	/* the stored results, meshstore.c's: one of the two forms */
 	struct rt_mesh_cell *dense;    /* n(n-1)/2 cells by pair, or NULL */
 	struct rt_mesh_sparse *sparse; /* by arrival; by pair once judged */
 	uint32_t nsparse, cap;
 	/* after rt_mesh_judge */
-	uint32_t nlinks;         /* pairs tested */
+	uint32_t nlinks;         /* pairs stored, absent_links among them */
+	uint32_t absent_links;   /* stored but not tested: an end was absent */
 	double median_rtt_us, median_gbps; /* 0 when nothing measured */
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
@@ -233,6 +234,8 @@ struct rt_mesh_agg {
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
+	struct rt_mesh_stranger strangers[RT_MESH_STRANGER_LIST];
+	uint32_t nstrangers; /* strangers turned away, recorded or not */
 	bool ready;
 	struct rt_mesh_blame blame;
 	struct rt_mesh_cover cover;
@@ -276,6 +279,9 @@ void rt_mesh_agg_lost(struct rt_mesh_agg *g, uint32_t rank);
  * RT_MESH_REFUSED_LIST) and counted. */
 void rt_mesh_agg_refuse(struct rt_mesh_agg *g, const char *addr, uint32_t rank,
 			const char *reason);
+/* A connection that could not show the job's token (above): recorded
+ * (the first RT_MESH_STRANGER_LIST) and counted; no verdict changes. */
+void rt_mesh_agg_stranger(struct rt_mesh_agg *g, const char *addr, const char *reason);
 /* Judges links and nodes (may be called again after more results). */
 int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 		  struct rt_error *err);

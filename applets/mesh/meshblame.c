@@ -253,3 +253,13 @@ const char *rt_blame_verdict_name(enum rt_blame_verdict v)
 
 	return (size_t)v < ARRAY_SIZE(names) ? names[v] : "?";
 }
+
+bool rt_mesh_host_blamed(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	const struct rt_mesh_node *n;
+
+	if (rank >= g->n || !g->nodes)
+		return false;
+	n = &g->nodes[rank];
+	return n->verdict == RT_NODE_BAD || n->rail_bad != 0;
+}

@@ -34,7 +34,7 @@
  * connection of it again), its worst result kept as the first.
  * The evidence is kept in the aggregate (g->blame), at rank 0 and in
  * `mesh report`, which rebuilds it from rank 0's "flaky" and "blame"
- * lines (meshjson.h). */
+ * lines (meshline.h). */
 #ifndef RDMATEST_MESHBLAME_H
 #define RDMATEST_MESHBLAME_H
 
@@ -77,5 +77,9 @@ enum rt_blame_verdict rt_mesh_blame_link(const struct rt_mesh_agg *g, uint32_t a
 /* The end record of rank, or NULL. */
 const struct rt_mesh_blame_end *rt_mesh_blame_end_of(const struct rt_mesh_agg *g, uint32_t rank);
 const char *rt_blame_verdict_name(enum rt_blame_verdict v);
+/* After judging: whether the verdict puts rank's own host at fault, a bad
+ * host or a host with a bad rail; suspect, absent and untested hosts are
+ * not (nothing proves them bad), nor the ends of a bad link. */
+bool rt_mesh_host_blamed(const struct rt_mesh_agg *g, uint32_t rank);
 
 #endif

@@ -51,12 +51,23 @@ static int drop(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	return 1;
 }
 
-/* A peer that spoke the protocol and was turned away: named in the
- * summary, not only counted. */
+/* A peer that showed the job's token and was turned away: named in the
+ * summary, and the run is not READY (a real rank may have lost its
+ * place). */
 static int refuse(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		  size_t i, struct rt_mesh_agg *g, uint32_t rank, const char *why)
 {
 	rt_mesh_agg_refuse(g, p[i].addr, rank, why);
+	return drop(gt, p, np, i, true);
+}
+
+/* A connection that could not show the job's token (meshagg.h): named,
+ * but it never makes the run NOT READY, since anyone who reaches the port
+ * can send one. */
+static int turn_away(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
+		     size_t i, struct rt_mesh_agg *g, const char *why)
+{
+	rt_mesh_agg_stranger(g, p[i].addr, why);
 	return drop(gt, p, np, i, true);
 }
 
@@ -143,10 +154,16 @@ static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 	struct rt_meshmsg m;
 	char why[192];
 
-	if (rt_meshmsg_decode(p[i].in.buf, p[i].in.got, gt->n, &m, &e))
-		return refuse(gt, p, np, i, g, m.u.hello.rank, e.reason);
+	/* any size first: a hello of another mesh is another job's */
+	if (rt_meshmsg_decode(p[i].in.buf, p[i].in.got, 0, &m, &e))
+		return turn_away(gt, p, np, i, g, e.reason);
 	if (adm->req && m.u.hello.token != adm->req->token)
-		return refuse(gt, p, np, i, g, m.u.hello.rank, "another job's token");
+		return turn_away(gt, p, np, i, g, "another job's token");
+	if (m.u.hello.size != gt->n) {
+		snprintf(why, sizeof(why), "a hello of a mesh of %u, this one has %u",
+			 m.u.hello.size, gt->n);
+		return turn_away(gt, p, np, i, g, why);
+	}
 	if (!from_its_host(adm, m.u.hello.rank, &p[i].peer, why, sizeof(why)))
 		return refuse(gt, p, np, i, g, m.u.hello.rank, why);
 	if (adm->addrs) /* partners connect where the list says, not the hello */
@@ -210,8 +227,8 @@ static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		return admit(gt, p, np, i, g, io_ms, adm);
 	case RT_MESH_HELLO_STRANGER:
 		return drop(gt, p, np, i, true); /* not a mesh peer: a scanner */
-	default:
-		return refuse(gt, p, np, i, g, RT_MESH_NO_PEER, e.reason);
+	default: /* a header of another version or length: no token to show */
+		return turn_away(gt, p, np, i, g, e.reason);
 	}
 }
 

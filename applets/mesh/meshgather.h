@@ -8,9 +8,12 @@
  * wait at once, and a new one evicts the oldest: idle connections cannot
  * lock the ranks out. A connection that sends anything but a valid hello
  * of this mesh, or claims a rank already taken (the first stays), is
- * closed and counted; one that spoke the protocol is also recorded with
- * its address, claimed rank and reason (rt_mesh_agg_refuse), and the rest
- * go on. Memory: one struct rt_oob per rank (344 B) and at most
+ * closed and counted, and the rest go on. One that spoke the protocol is
+ * also named: a stranger (rt_mesh_agg_stranger: its address and reason,
+ * never in the verdict) when it cannot show the job's token (another
+ * job's token, version or mesh size, a malformed header or hello); a
+ * refused peer (rt_mesh_agg_refuse: the run is not READY) when it can but
+ * loses its place (a rank taken, another host than the list's). Memory: one struct rt_oob per rank (344 B) and at most
  * RT_MESH_PENDING_MAX connections of 256 B not yet identified. */
 #ifndef RDMATEST_MESHGATHER_H
 #define RDMATEST_MESHGATHER_H
@@ -55,9 +58,10 @@ struct rt_mesh_admit {
 	const struct rt_hostlist *hosts;
 };
 
-/* rt_mesh_gather with admission: a hello refused by it is recorded
- * (rt_mesh_agg_refuse) with "another job's token" or the address it came
- * from and the one the list names. req NULL admits as rt_mesh_gather. */
+/* rt_mesh_gather with admission: a hello of another token is a stranger
+ * ("another job's token"), one from another host than the list's is
+ * refused with the address it came from and the one the list names. req
+ * NULL admits as rt_mesh_gather. */
 int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 			 long long wait_ms, long long io_ms,
 			 const struct rt_mesh_admit *req, struct rt_mesh_agg *g,
@@ -74,7 +78,8 @@ enum rt_mesh_hello_step {
 	RT_MESH_HELLO_MORE,     /* read up to want - got more bytes at buf + got */
 	RT_MESH_HELLO_WHOLE,    /* buf[0..got) is the whole message, to decode */
 	RT_MESH_HELLO_STRANGER, /* not a mesh peer at all (a scanner) */
-	RT_MESH_HELLO_REFUSED,  /* a mesh peer's bad header or other message: e */
+	RT_MESH_HELLO_REFUSED,  /* a mesh peer's bad header or other message: e
+				 * (a stranger: it has shown no token) */
 };
 #define RT_MESH_HELLO_IN_INIT { .want = RT_MESHMSG_HDR }
 /* n (1..want - got) bytes came at buf + got: what the connection has

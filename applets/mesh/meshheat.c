@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mesh's heatmap (meshheat.h). */
 #include "mesh/meshheat.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshdoc.h"
 #include "mesh/png.h"
 
 #define WHITE 0xffffffu

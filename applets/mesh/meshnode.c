@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "rdmatest/interrupt.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshline.h"
 #include "mesh/meshnode.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
@@ -90,9 +90,14 @@ static int hello_host(const struct rt_mesh_plan *p, const struct rt_oob *o, char
 
 /* The first assignment comes after the gathering, later ones within a
  * round each. */
-static long long follow_ms(long long timeout_ms)
+long long rt_mesh_join_ms(const struct rt_mesh_plan *p)
 {
-	return timeout_ms + rt_mesh_round_ms(timeout_ms) + ROUND_MARGIN_MS;
+	return p->join_ms > 0 ? p->join_ms : p->timeout_ms;
+}
+
+static long long follow_ms(const struct rt_mesh_plan *p)
+{
+	return rt_mesh_join_ms(p) + rt_mesh_round_ms(p->timeout_ms) + ROUND_MARGIN_MS;
 }
 
 int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
@@ -103,13 +108,13 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 	struct rt_oob o;
 	int rc;
 
-	rt_oob_init(&o, follow_ms(p->timeout_ms));
+	rt_oob_init(&o, follow_ms(p));
 	h->rank = p->rank;
 	h->size = p->size;
 	h->port = (uint16_t)p->test_port;
 	h->token = p->token;
 	rt_error_phase(err, "join");
-	rc = rt_oob_connect(&o, p->coord_host, p->coord_port, p->timeout_ms, err);
+	rc = rt_oob_connect(&o, p->coord_host, p->coord_port, rt_mesh_join_ms(p), err);
 	if (!rc)
 		rc = hello_host(p, &o, h->host, err);
 	if (!rc && !rt_mesh_host_valid(h->host))
@@ -303,7 +308,7 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	}
 	rt_error_phase(err, "gather");
 	if (!rc)
-		rc = rt_mesh_gather_admit(&gt, lis.lfd, p->size, p->timeout_ms, p->timeout_ms,
+		rc = rt_mesh_gather_admit(&gt, lis.lfd, p->size, rt_mesh_join_ms(p), p->timeout_ms,
 					  &(struct rt_mesh_admit){p->token, p->hosts}, g, err);
 	rt_oob_close(&lis);
 	if (!rc)

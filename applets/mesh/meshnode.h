@@ -7,9 +7,12 @@
  *   a rank   rt_mesh_take_part: joins rank 0 (refusals retried while it
  *            comes up), says hello with its host and test port, runs its
  *            tests (plan->fn) until the verdict
- * Bounds from plan->timeout_ms (T): one pair's test T, the gathering T,
- * a round 2T + 2 s (rt_mesh_round_ms), a rank's wait for its next
- * message the gathering plus a round. */
+ * Bounds from plan->timeout_ms (T) and plan->join_ms (J, T when 0): one
+ * pair's test T, a rank's connect to rank 0 J, the gathering J, a round
+ * 2T + 2 s (rt_mesh_round_ms), a rank's wait for its next message the
+ * gathering plus a round. Launchers start ranks seconds apart (image
+ * pulls, pdsh's fanout) while a pair's test should fail fast: two
+ * knobs. */
 #ifndef RDMATEST_MESHNODE_H
 #define RDMATEST_MESHNODE_H
 
@@ -31,10 +34,11 @@ struct rt_mesh_plan {
 	uint32_t max_pairs;      /* 0: no bound */
 	uint64_t seed;
 	long long timeout_ms;
+	long long join_ms;       /* joining and gathering; 0: timeout_ms */
 	const struct rt_mesh_limits *lim;
 	rt_mesh_test_fn *fn;
 	void *ctx;
-	FILE *lines;             /* this rank's JSON lines (meshjson.h), or NULL */
+	FILE *lines;             /* this rank's JSON lines (meshline.h), or NULL */
 	/* the launcher's host of every rank, or NULL: rank 0 names the
 	 * absent ranks by it (they never said which host they are) */
 	const struct rt_hostlist *hosts;
@@ -55,6 +59,8 @@ struct rt_mesh_plan {
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);
+/* J: the plan's bound on joining and gathering. */
+long long rt_mesh_join_ms(const struct rt_mesh_plan *p);
 
 /* Rank 0 holds a connection per rank and the pending ones at once:
  * raises the soft RLIMIT_NOFILE (often 1024) to what size needs, up to

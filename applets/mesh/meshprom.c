@@ -95,9 +95,9 @@ void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 	rt_prom_gauge_value(p, "rdmatest_mesh_rtt_median_seconds",
 			    "the median of the links' RTT medians "
 			    "(0: nothing measured)", g->median_rtt_us / 1e6);
-	rt_prom_gauge_value(p, "rdmatest_mesh_bandwidth_median_gbps",
-			    "the median of the links' bandwidth in "
-			    "Gbit/s, the slower direction (0: not measured)", g->median_gbps);
+	rt_prom_gauge_value(p, "rdmatest_mesh_bandwidth_median_bytes_per_second",
+			    "the median of the links' bandwidth in bytes per second, "
+			    "the slower direction (0: not measured)", g->median_gbps * 1e9 / 8);
 	hosts(p, g);
 	rails(p, g);
 	rt_prom_gauge_value(p, "rdmatest_mesh_last_run_timestamp_seconds",

@@ -11,7 +11,8 @@
  * active rate only: a port below what it could run at is not knowable
  * here) and its payload rate is linerate.h's at the active MTU.
  * Bounds: at most RT_MESH_RAILS_MAX (32) rails a host; doctor examines
- * RT_DIAG_PORTS (16) ports, so 16 in practice; nothing is allocated. */
+ * RT_DIAG_PORTS (256) ports, so the rail bound binds: rails past the
+ * 32nd are not taken; nothing is allocated. */
 #ifndef RDMATEST_MESHRAILS_H
 #define RDMATEST_MESHRAILS_H
 

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "mesh/meshblame.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshline.h"
 #include "mesh/meshrun.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/oob.h"
@@ -445,7 +445,7 @@ static void put_json(FILE *f, struct rt_json *j)
 	rt_json_free(j);
 }
 
-/* Rank 0's evidence lines, for `mesh report` (meshjson.h). */
+/* Rank 0's evidence lines, for `mesh report` (meshline.h). */
 static void evidence_lines(const struct rt_mesh_coord *c)
 {
 	const struct rt_mesh_blame *b = &c->g->blame;
@@ -543,6 +543,7 @@ static void send_verdict(struct rt_mesh_coord *c)
 	for (uint32_t rank = 0; rank < c->s->n; rank++) {
 		struct rt_error e = {0};
 
+		m.u.verdict.self = !g->ready && rt_mesh_host_blamed(g, rank);
 		if (alive(c, rank) && rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
 			lose(c, rank); /* gone at the end: judged already */
 	}

@@ -11,9 +11,7 @@
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
 
-/* A message: the ping's sequence number, and in echoes the listener's
- * bandwidth window (address, rkey; 0 without one). */
-#define MSG 24u
+#define MSG RT_MESH_MSG_LEN
 /* Send slots in turn: a send's bytes stay untouched until three later
  * sends were posted, by which time its echo (so its ACK) has come. */
 #define SLOTS 4u
@@ -104,7 +102,7 @@ static int setup(struct rt_conn *c)
 		u->run = &p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
 	if (rt_conn_setup_res(c, &spec))
 		return -1;
-	u->buf = rt_res_buf(rt_conn_res(c), MSG * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
+	u->buf = rt_res_buf(rt_conn_res(c), (size_t)MSG * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
 			    rt_conn_err(c));
 	if (!u->buf || setup_bw(c, u) ||
 	    rt_post_recv(rt_conn_res(c), u->buf, 0, MSG, 0, rt_conn_err(c)))
@@ -180,6 +178,25 @@ static void established(struct rt_conn *c)
 	post_msg(c, u->run->seq);
 }
 
+int rt_mesh_echo_take(const uint8_t *msg, size_t len, const uint64_t *want,
+		      struct rt_mesh_echo *m, char *why, size_t why_len)
+{
+	uint64_t w[3];
+
+	if (len != MSG) {
+		snprintf(why, why_len, "a message of %zu bytes, expected %u", len, MSG);
+		return -1;
+	}
+	memcpy(w, msg, MSG);
+	*m = (struct rt_mesh_echo){ .seq = w[0], .raddr = w[1], .rkey = (uint32_t)w[2] };
+	if (want && m->seq != *want) {
+		snprintf(why, why_len, "echo of ping %llu for ping %llu",
+			 (unsigned long long)m->seq, (unsigned long long)*want);
+		return -1;
+	}
+	return 0;
+}
+
 /* The listener echoes what came; the connecting side checks that its
  * ping came back, times it and sends the next. */
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
@@ -187,7 +204,9 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 	const struct pair_test *t = rt_conn_applet(c);
 	struct pair_conn *u = rt_conn_data(c);
 	struct rail_run *p = u->run;
-	uint64_t m[3], v, now = rt_now_ns();
+	struct rt_mesh_echo m;
+	char why[96];
+	uint64_t now = rt_now_ns();
 
 	if (RT_WR_KIND(wc->wr_id) == RT_WR_WRITE)
 		return write_done(c, t, p, wc);
@@ -195,22 +214,16 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 		return read_done(c, t, p, wc);
 	if (RT_WR_KIND(wc->wr_id) != RT_WR_RECV)
 		return 0;
-	if (wc->byte_len != MSG)
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: a message of %u bytes, expected %u",
-				    rt_conn_peer(c), wc->byte_len, MSG);
-	memcpy(m, u->buf->addr, MSG);
-	v = m[0];
+	if (rt_mesh_echo_take(u->buf->addr, wc->byte_len, t->active ? &p->seq : NULL, &m,
+			      why, sizeof(why)))
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: %s", rt_conn_peer(c), why);
 	if (rt_post_recv(rt_conn_res(c), u->buf, 0, MSG, 0, rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
 	if (!t->active)
-		return post_msg(c, v);
-	if (v != p->seq)
-		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: echo of ping %llu for ping %llu",
-				    rt_conn_peer(c), (unsigned long long)v,
-				    (unsigned long long)p->seq);
+		return post_msg(c, m.seq);
 	rt_hist_add(&p->h, now - p->sent_at);
-	p->raddr = m[1];
-	p->rkey = (uint32_t)m[2];
+	p->raddr = m.raddr;
+	p->rkey = m.rkey;
 	if (++p->got >= t->t->pings)
 		return t->t->bw_bytes ? start_bw(c, t, p) : 0;
 	p->seq++;

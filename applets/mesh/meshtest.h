@@ -34,6 +34,7 @@
 #ifndef RDMATEST_MESHTEST_H
 #define RDMATEST_MESHTEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rdmatest/log.h"
@@ -56,6 +57,23 @@ struct rt_mesh_cm_test {
 	/* the last failed test's reason, for the rank's own diagnostics */
 	char last_error[160];
 };
+
+/* The pair test's message: the ping's sequence number, and in the
+ * listener's echoes its bandwidth window (address, rkey; 0 without one),
+ * three 8-byte words in host order. */
+#define RT_MESH_MSG_LEN 24u
+struct rt_mesh_echo {
+	uint64_t seq;
+	uint64_t raddr; /* 0: no window offered */
+	uint32_t rkey;
+};
+/* Judges a message the partner sent, msg[0..len) as received: 0 with its
+ * fields in *m, or -1 with the reason in why (len bytes, at most
+ * RT_MESH_MSG_LEN read) when it is not RT_MESH_MSG_LEN bytes long or, on
+ * the connecting side (want: the ping in flight; NULL on the listener's),
+ * echoes another ping. */
+int rt_mesh_echo_take(const uint8_t *msg, size_t len, const uint64_t *want,
+		      struct rt_mesh_echo *m, char *why, size_t why_len);
 
 /* rt_mesh_test_fn: ctx is a struct rt_mesh_cm_test. */
 void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a,

@@ -348,6 +348,23 @@ static void refusals(FILE *out, const struct rt_mesh_agg *g)
 		fprintf(out, "... and %u more refused peers\n", g->refused - shown);
 }
 
+/* Connections that could not show the job's token (meshagg.h): a few
+ * named, the rest counted, none of them in the verdict. */
+static void strangers(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t shown = RT_MIN(RT_MIN(g->nstrangers, RT_MESH_STRANGER_LIST),
+				RT_MESH_TEXT_STRANGERS);
+
+	/* cppcheck follows one caller whose aggregate met no stranger */
+	// cppcheck-suppress knownConditionTrueFalse
+	for (uint32_t i = 0; i < shown; i++)
+		fprintf(out, "stranger %s turned away (not in the verdict): %s\n",
+			g->strangers[i].addr, g->strangers[i].reason);
+	// cppcheck-suppress knownConditionTrueFalse
+	if (g->nstrangers > shown)
+		fprintf(out, "... and %u more strangers turned away\n", g->nstrangers - shown);
+}
+
 static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -364,7 +381,9 @@ static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
-	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks);
+	fprintf(out, "mesh: %u ranks, %u links tested", g->n, g->nlinks - g->absent_links);
+	if (g->absent_links)
+		fprintf(out, ", %u not tested (a rank absent)", g->absent_links);
 	if (g->ncross)
 		fprintf(out, " (%u crossed)", g->ncross);
 	if (g->rails_expected)
@@ -380,6 +399,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	nodes(out, g, RT_NODE_ABSENT);
 	nodes(out, g, RT_NODE_UNTESTED);
 	refusals(out, g);
+	strangers(out, g);
 	rail_counts(out, g);
 	bad_rails(out, g);
 	links(out, g, lim);
@@ -394,7 +414,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks &&
 		 !g->bad_rails && !g->rail_mismatch)
 		fprintf(out, "NOT READY: not judged\n");
-	else if (g->nlinks == 0)
+	else if (g->nlinks == g->absent_links)
 		fprintf(out, "NOT READY: no link tested (%u absent hosts)\n",
 			g->absent_nodes);
 	else if (!g->bad_rails && !g->rail_mismatch)

@@ -13,6 +13,9 @@
 #include "mesh/meshagg.h"
 
 #define RT_MESH_TEXT_LIST 20u
+/* strangers named (meshagg.h), the rest counted: anyone can send them,
+ * and a flood must not bury the verdict */
+#define RT_MESH_TEXT_STRANGERS 4u
 
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim);

@@ -173,7 +173,8 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 	default: /* RT_MESHMSG_VERDICT */
 		put8(&c, m->u.verdict.ready);
 		put8(&c, m->u.verdict.interrupted);
-		put_zero(&c, 2);
+		put8(&c, m->u.verdict.self);
+		put_zero(&c, 1);
 		put32(&c, m->u.verdict.bad_nodes);
 		put32(&c, m->u.verdict.bad_links);
 		put32(&c, m->u.verdict.absent);
@@ -473,18 +474,19 @@ static int dec_verdict(struct cur *c, uint32_t size, struct rt_mesh_verdict *v,
 {
 	v->ready = get8(c);
 	v->interrupted = get8(c);
-	if (zeros(c, 2, "verdict", err))
+	v->self = get8(c);
+	if (zeros(c, 1, "verdict", err))
 		return -1;
 	v->bad_nodes = get32(c);
 	v->bad_links = get32(c);
 	v->absent = get32(c);
 	v->untested = get32(c);
-	if (v->ready > 1 || v->interrupted > 1)
+	if (v->ready > 1 || v->interrupted > 1 || v->self > 1)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: ready is %u, interrupted %u, "
-			       "want 0 or 1", v->ready, v->interrupted);
+			       "self %u, want 0 or 1", v->ready, v->interrupted, v->self);
 	if ((size && (v->bad_nodes > size || v->absent > size || v->untested > size)) ||
 	    (v->ready && (v->bad_nodes || v->bad_links || v->absent || v->untested ||
-			  v->interrupted)))
+			  v->interrupted || v->self)))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh verdict: counts do not add up");
 	return 0;
 }

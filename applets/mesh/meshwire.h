@@ -22,8 +22,9 @@
  *            6; equal unless rails are crossed), connect, RTT p50/p99,
  *            Mbit/s a to b and b to a (version 2; version 1 had one
  *            direction)
- *   VERDICT  ready, interrupted, bad hosts, bad links, absent hosts,
- *            untested hosts (version 3)                  0 -> rank
+ *   VERDICT  ready, interrupted, whether the receiving rank's host is
+ *            blamed (in what was a zero pad byte), bad hosts, bad
+ *            links, absent hosts, untested hosts (version 3)  0 -> rank
  * The decoder is strict: a wrong magic, version, type or length, a
  * non-zero pad byte, a rank outside the size, an unterminated or
  * non-name host, an unknown status or flag, a payload rate above the
@@ -147,6 +148,11 @@ struct rt_mesh_result {
 struct rt_mesh_verdict {
 	uint8_t ready;
 	uint8_t interrupted; /* rank 0 was stopped mid-run: never ready */
+	/* 1 when the verdict blames the receiving rank's own host (a bad
+	 * host, or a bad rail of it); rank 0 sets it rank by rank, so that
+	 * a rank can tell its host's fault from another's (mesh
+	 * --exit-status self); never set on a READY verdict */
+	uint8_t self;
 	uint32_t bad_nodes, bad_links, absent, untested;
 };
 

@@ -10,7 +10,7 @@
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ud.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/util.h"
 #include "rdmatest/watchdog.h"
 
@@ -136,7 +136,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	}
 	w->wr.rdma.remote_addr = c->theirs[i].vaddr + off;
 	w->wr.rdma.rkey = c->theirs[i].rkey;
-	if (b->p->extra.write_imm) {
+	if (b->p->write_imm) {
 		w->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		w->imm_data = htonl(RT_PT_IMM_DATA);
 	}
@@ -240,7 +240,7 @@ static int post_recv(struct bwr *b, unsigned i)
 		/* a write with immediate places nothing: no buffer */
 		b->rwr[j] = (struct ibv_recv_wr){
 			.wr_id = (uint64_t)i << QP_SHIFT | (b->rpost[i] + j),
-			.sg_list = &b->rsge[j], .num_sge = b->p->extra.write_imm ? 0 : 1,
+			.sg_list = &b->rsge[j], .num_sge = b->p->write_imm ? 0 : 1,
 			.next = j + 1 < b->rlist ? &b->rwr[j + 1] : NULL };
 	}
 	rc = c->res.srq ? ibv_post_srq_recv(c->res.srq, b->rwr, &bad) :
@@ -263,7 +263,7 @@ static int recv_check(const struct bwr *b, const struct ibv_wc *wc)
 {
 	uint32_t grh = rt_pt_ud_grh(b->c);
 
-	if (b->p->extra.write_imm)
+	if (b->p->write_imm)
 		return rt_pt_imm_wc_check(wc, b->size, rt_pt_peer(&b->c->ch),
 					  &b->c->run->err);
 	if (wc->byte_len == b->size + grh)
@@ -544,7 +544,7 @@ int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size)
 	if (!p->warm_up || p->t.verb == RT_PT_SEND || !(c->client || p->bidir))
 		return 0;
 	/* each warm-up write would take a receive the peer never posted */
-	if (p->extra.write_imm) {
+	if (p->write_imm) {
 		rt_warn(&c->run->log, "--perform_warm_up: no warm-up with "
 			"--write_with_imm (as perftest: \"Warm up not supported for "
 			"WRITE_IMM verb. Skipping\")");

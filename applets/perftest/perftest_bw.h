@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The bandwidth tests' engine and sequences (ib_write_bw, ib_read_bw,
- * ib_send_bw), wire-compatible with perftest 4.5 (next-tools.md §2.3):
+ * ib_send_bw), wire-compatible with perftest 4.5 (perftest's *_bw.c and
+ * perftest_communication.c):
  * the message sequence of each test and role, the posting loop (Q QPs,
  * -t sends in flight per QP, -l per post call, one signalled completion
  * every -Q), the remote and local addresses walking through the cycle
@@ -23,7 +24,7 @@
 #ifndef RDMATEST_PERFTEST_BW_H
 #define RDMATEST_PERFTEST_BW_H
 
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_run.h"
 
 #define RT_PT_PEAK_MAX 32768u /* the window search is quadratic */
 

@@ -10,7 +10,7 @@
 #include "perftest/perftest_bw.h"
 #include "perftest/perftest_report.h"
 #include "perftest/perftest_ud.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/util.h"
 #include "rdmatest/verify.h"
 
@@ -61,7 +61,7 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 	if (size < 8 || size > c->slot)
 		return 0;
 	*result = "not checked: --use-null-mr moves no data";
-	if (c->p->extra.null_mr)
+	if (c->p->res.null_mr)
 		return 0;
 	*result = "not checked: the QPs take their receives from one SRQ";
 	if (c->res.srq && c->p->qps > 1)
@@ -464,7 +464,7 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
 	struct rt_pt_bw_report theirs;
 
-	if (c->p->extra.write_imm)
+	if (c->p->write_imm)
 		return finish(&s, imm_session(&s));
 	if (rdma_setup(c, o))
 		return finish(&s, -1);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The connection of an ib_* applet as perftest 4.5 makes it (§2.3). */
+/* The connection of an ib_* applet as perftest 4.5 makes it (perftest's
+ * perftest_communication.c, establish_connection and ctx_hand_shake). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,7 +14,9 @@
 #include "rdmatest/fdwait.h"
 #include "perftest/perftest_cm.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "perftest/perftest_conn.h"
+#include "perftest/perftest_rate.h"
 #include "perftest/perftest_ud.h"
 #include "rdmatest/util.h"
 
@@ -159,7 +162,7 @@ static int path(struct rt_pt_conn *c)
 		return -1;
 	c->gid = s->local.grh;
 	/* perftest sets it "if GRH is in use": here the class would go nowhere */
-	if (!c->gid && p->extra.n_flow_labels)
+	if (!c->gid && p->res.n_flow_labels)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--flow_label: %s port %u "
 			       "uses no GRH (IB without -x)", c->d.name, p->ib_port);
 	if (!c->gid && p->tclass)
@@ -202,7 +205,7 @@ static uint64_t host_memory(void)
 /* --use-null-mr: the sending side's null MR. */
 static int null_mr(struct rt_pt_conn *c)
 {
-	if (!c->p->extra.null_mr || !c->client)
+	if (!c->p->res.null_mr || !c->client)
 		return 0;
 	c->null_mr = ibv_alloc_null_mr(c->d.pd);
 	if (c->null_mr)
@@ -216,9 +219,9 @@ static int payload(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 
-	if (!p->extra.payload)
+	if (!p->payload)
 		return 0;
-	if (rt_pt_payload_load(p->extra.payload, (size_t)p->size, &c->payload,
+	if (rt_pt_payload_load(p->payload, (size_t)p->size, &c->payload,
 			       &c->payload_len, &c->run->err))
 		return -1;
 	for (unsigned i = 0; i < p->qps; i++)
@@ -281,7 +284,7 @@ static int queues(struct rt_pt_conn *c)
 		.comp_vector = vector,
 	};
 
-	if (vector < 0 || (p->extra.no_lock &&
+	if (vector < 0 || (p->res.no_lock &&
 			   rt_pt_no_lock_domains(c->d.ctx, c->d.pd, c->d.name, &c->td,
 						 &c->pad, err)) ||
 	    rt_res_create_verbs(&c->res, c->d.ctx, c->pad ? c->pad : c->d.pd, NULL,
@@ -446,7 +449,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 	struct rt_vqp_spec s = c->spec;
 
 	if (c->cm)
-		return rt_pt_ud_up(c, rts);
+		return rt_pt_rate_up(c, rts) || rt_pt_ud_up(c, rts) ? -1 : 0;
 	rt_error_phase(&c->run->err, "connect");
 	for (unsigned i = 0; i < c->p->qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
@@ -466,7 +469,7 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 					  &c->run->err)))
 			return -1;
 	}
-	return rt_pt_ud_up(c, rts);
+	return rt_pt_rate_up(c, rts) || rt_pt_ud_up(c, rts) ? -1 : 0;
 }
 
 static void keepalive(int fd, long long timeout_ms)

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The skeleton every ib_{send,write,read}_{bw,lat} applet runs on: the
- * connection as perftest 4.5 makes it (next-tools.md §2.3), its printed
- * information block and address lines (§2.5), the result rows on stdout,
+ * connection as perftest 4.5 makes it (perftest's perftest_communication.c,
+ * establish_connection), its printed information block and address lines
+ * (perftest_parameters.c, ctx_print_test_info; ctx_print_pingpong_data), the result rows on stdout,
  * in --json and in --out_json, and the -w/-y thresholds.
  *
  * API for a test (one function per test kind, rt_pt_session_fn):
- *   rt_pt_main() parses nothing itself: the applet's table filled a
- *   struct rt_pt_cfg; rt_pt_main checks it (perftest_opts.h), handles -h
- *   and -V, opens the connection up to INIT (rt_pt_conn_open: device,
+ *   rt_pt_main() (perftest_run.h) parses nothing itself: the applet's
+ *   table filled a struct rt_pt_cfg; rt_pt_main checks it
+ *   (perftest_opts.h), handles -h and -V, opens the connection up to INIT (rt_pt_conn_open: device,
  *   out-of-band channel, version/page/cache line/MTU handshake, one MR,
  *   Q QPs in INIT, this side's key records), prints the banner and the
  *   information block, then calls the test's session, which walks the
  *   test's own message sequence with rt_pt_conn_keys (all Q records each
  *   way), rt_pt_conn_up (RTR, and RTS when asked), rt_pt_conn_barrier (a
  *   repeated QP 0 record) and rt_pt_conn_close (the close exchange), and
- *   reports rows through rt_pt_out_* (struct rt_pt_out). Errors set
+ *   reports rows through rt_pt_out_* (struct rt_pt_out, perftest_run.h). Errors set
  *   run->err and return -1; rt_pt_main cleans up whatever was built.
  *
  * Memory: one buffer of 2 × Q slots (heap, huge pages or a mapped file,
@@ -22,10 +23,8 @@
  * round_up(max(size, page), cache line) with the negotiated page and
  * cache line, at most RT_PT_MAX_BUF bytes (a peer announcing a page that
  * would exceed it is refused; and at most half the host's memory, exit
- * 3); key arrays of Q records; the JSON rows grow with the number of rows
- * (at most 23 with -a; --run_infinitely keeps the last RT_PT_INF_ROWS in
- * a ring instead, perftest_ropts.h); -W's counters and -H/-U's samples as
- * perftest_ropts.h bounds them. */
+ * 3); key arrays of Q records; -W's counters and -H/-U's samples as
+ * perftest_runctl.h bounds them (the rows: perftest_run.h). */
 #ifndef RDMATEST_PERFTEST_CONN_H
 #define RDMATEST_PERFTEST_CONN_H
 
@@ -37,10 +36,10 @@
 #include "rdmatest/cqwait.h"
 #include "rdmatest/json.h"
 #include "rdmatest/oob.h"
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/res.h"
 #include "rdmatest/run.h"
 #include "rdmatest/vconn.h"
@@ -142,89 +141,8 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts);
  * (rt_pt_conn_barrier), with its own bound. */
 int rt_pt_conn_await_peer(struct rt_pt_conn *c, long long max_ms,
 			  const char *what);
-/* The close: a barrier, "done", the peer's close (perftest.h). */
+/* The close: a barrier, "done", the peer's close (perftest_wire.h). */
 int rt_pt_conn_close(struct rt_pt_conn *c);
 void rt_pt_conn_destroy(struct rt_pt_conn *c);
-
-/* The dashed line, test name and information block; then the local and
- * remote address lines of every QP (GID bytes in decimal, as perftest). */
-void rt_pt_print_info(const struct rt_pt_conn *c);
-void rt_pt_print_addrs(const struct rt_pt_conn *c);
-#define RT_PT_LINE "---------------------------------------------------------------------------------------"
-
-/* ---- results -------------------------------------------------------------- */
-
-/* The rows of a run: printed (unless --output picks one figure), added
- * to --json's results.rows, and, with --out_json, the whole document
- * {"tool":"rdmatest","applet":...,"test_info":{...},"results":[rows]} rewritten after every row, so the
- * file is valid JSON with every row so far at any time. */
-struct rt_pt_out {
-	struct rt_run *run;
-	const struct rt_pt_params *p;
-	struct rt_json file;
-	bool rows_open;     /* results.rows is the open container */
-	/* --run_infinitely: the rows go to this ring (the last
-	 * RT_PT_INF_ROWS), written out with each document instead */
-	struct rt_pt_ring *ring;
-	/* -W: the counters read after each row, printed and in its JSON */
-	struct rt_pt_ctr *ctr;
-};
-
-/* A figure of a row: integer (decimals < 0) or with that many decimals
- * in the text form; JSON has the full value. */
-struct rt_pt_field {
-	const char *key;
-	double v;
-};
-
-void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c);
-/* The dashed line and the column header (nothing with --output). */
-void rt_pt_out_header(struct rt_pt_out *o, const char *header);
-/* One row: `text` as perftest prints it, or with --output only `pick`'s
- * value ("%lf"); the fields for the JSON documents. A file that cannot
- * be written is exit 3. */
-int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
-		  const struct rt_pt_field *f, size_t n);
-/* The closing dashed line. */
-void rt_pt_out_end(struct rt_pt_out *o);
-/* A member of --json's results after the rows (closes the rows array). */
-void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v);
-void rt_pt_out_free(struct rt_pt_out *o);
-/* -w/-y: exit 1 naming the measured figure and the threshold. */
-int rt_pt_check_limits(const struct rt_pt_params *p, double bw_avg,
-		       double msg_rate, struct rt_error *err);
-/* --limit_lat/--limit_lat_max: exit 1 naming the size, the measured
- * latency and the threshold (µs). */
-int rt_pt_check_lat_limits(const struct rt_pt_params *p, uint64_t size,
-			   double t_avg, double max, struct rt_error *err);
-
-/* ---- the applet's main ------------------------------------------------------ */
-
-/* A test's sequence and measurement after rt_pt_conn_open and the info
- * block. */
-typedef int rt_pt_session_fn(struct rt_pt_conn *c, struct rt_pt_out *o);
-
-/* -V, the parameters, the connection, the session, the cleanup. */
-int rt_pt_main(struct rt_run *run, const struct rt_pt_cfg *cfg,
-	       struct rt_pt_test t, rt_pt_session_fn *session);
-
-/* RT_APPLET_REFUSING for an ib_* applet whose option table is n##_opts:
- * its main is rt_pt_main with the test and session (-h prints the
- * applet's help here, where the applet's descriptor is known; it exits
- * 1 after help and version, as perftest does). Optional descriptor
- * members follow, as in RT_APPLET. */
-#define RT_PT_APPLET(n, verb, kind, session, summary_, synopsis_, description_, ...) \
-	RT_APPLET_REFUSING(n, rt_pt_refused, summary_, synopsis_, description_, \
-			   .long_prefixes = true, .info_exit = RT_EXIT_FAIL,   \
-			   __VA_ARGS__);                                       \
-	static int n##_main(struct rt_run *run, void *cfg)                     \
-	{                                                                      \
-		if (((const struct rt_pt_cfg *)cfg)->help) {                   \
-			rt_applet_help(&applet_##n);                           \
-			return rt_exit_silently(&run->err, applet_##n.info_exit); \
-		}                                                              \
-		return rt_pt_main(run, cfg, (struct rt_pt_test){ (verb), (kind) }, \
-				  (session));                                  \
-	}
 
 #endif

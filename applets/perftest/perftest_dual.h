@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* -O (--dualport) and --report-per-port of the bandwidth tests (issue
- * #40), with perftest 25.01's wire behaviour (its facts, read from
- * src/perftest_parameters.c, perftest_resources.c and
+/* -O (--dualport) and --report-per-port of the bandwidth tests, with
+ * perftest 25.01's wire behaviour (its facts, read from src/perftest_parameters.c, perftest_resources.c and
  * perftest_communication.c):
  *
  * - -O doubles -q (force_dependecies: num_of_qps *= 2) and runs on ports
@@ -48,12 +47,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
 #include "rdmatest/vconn.h"
 
 #define RT_PT_DUAL_PORT2 2u
+
+/* The rows' config (struct rt_pt_cfg's `dual`). */
+struct rt_pt_dual_cfg {
+	int on;       /* -O */
+	int per_port; /* --report-per-port */
+};
+
+/* -O, in the bandwidth tests' resource rows (perftest_res.h). */
+#define RT_PT_OPT_DUALPORT \
+	{ 'O', "dualport", RT_OPT_FLAG, RT_I(dual.on), 0, 0, NULL, NULL, \
+	  "run on ports 1 and 2, as perftest: -q is doubled, the first half of " \
+	  "the QPs on port 1, the second on port 2, each QP's record with its " \
+	  "port's LID and GID (port 2's: -x's index, else on RoCE perftest's " \
+	  "best of its table). A device with one port (Soft-RoCE) exits 3 " \
+	  "naming its port count; port 2 not ACTIVE or of another link layer " \
+	  "exits 3 naming it; -R and -i other than 1 exit 2. Not yet run on " \
+	  "a two-port device", NULL }
+
+/* --report-per-port, in the bandwidth tests' reporting rows
+ * (perftest_runctl.h). */
+#define RT_PT_OPT_PER_PORT \
+	{ 0, "report-per-port", RT_OPT_FLAG, RT_I(dual.per_port), 0, 0, NULL, NULL, \
+	  "needs -O and -D, as perftest: each port's BW and message rate over " \
+	  "the sample window in four more columns (BW_Port1 ... in the JSON " \
+	  "rows); both sides must give it (the report exchange carries them); " \
+	  "not with --run_infinitely. A device with one port exits 3", NULL }
+
 
 /* struct rt_pt_conn's `dual`: port 2 and its local end. */
 struct rt_pt_dual {

@@ -3,11 +3,12 @@
 #include <arpa/inet.h>
 
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_opts.h"
 
 int rt_pt_imm_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
 		    struct rt_error *err)
 {
-	if (!p->extra.write_imm)
+	if (!p->write_imm)
 		return 0;
 	if (p->bidir && rt_opt_was_given(tab, "run_infinitely"))
 		return rt_fail(err, RT_EXIT_USAGE, "--write_with_imm: --run_infinitely "

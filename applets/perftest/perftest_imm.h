@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* --write_with_imm (issue #40): ib_write_bw and ib_write_lat write with
+/* --write_with_imm: ib_write_bw and ib_write_lat write with
  * RDMA WRITE with immediate, as perftest 25.01 does, so that the receiver
  * learns of each message from a receive completion instead of from memory.
  *
@@ -55,16 +55,22 @@
 
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
-#include "perftest/perftest_opts.h"
 
 /* perftest's immediate, in network order on the wire (it is 0). */
 #define RT_PT_IMM_DATA 0u
 /* perftest's receive depth of the latency test (DEF_RX_SEND). */
 #define RT_PT_IMM_LAT_RX 512u
 
+/* The row's config (struct rt_pt_cfg's `imm`; the checked value is
+ * struct rt_pt_params's write_imm, whose rt_pt_receives says the test
+ * posts receives). */
+struct rt_pt_imm_cfg {
+	int write_imm;
+};
+
 /* The row of ib_write_bw and ib_write_lat. */
 #define RT_PT_OPT_WRITE_IMM \
-	{ 0, "write_with_imm", RT_OPT_FLAG, RT_I(extra.write_imm), 0, 0, NULL, NULL, \
+	{ 0, "write_with_imm", RT_OPT_FLAG, RT_I(imm.write_imm), 0, 0, NULL, NULL, \
 	  "write with RDMA WRITE with immediate (immediate 0), as perftest 25.01: " \
 	  "the receiver posts receives and counts their completions, checking " \
 	  "each one's opcode, immediate and length (exit 1 otherwise); give it on " \
@@ -72,16 +78,10 @@
 	  "endless run (exit 2)", \
 	  NULL }
 
-/* The test posts receives: the send tests, and the write tests with
- * --write_with_imm. */
-static inline bool rt_pt_receives(const struct rt_pt_params *p)
-{
-	return p->t.verb == RT_PT_SEND || p->extra.write_imm;
-}
-
 /* The option's rules and the latency test's receive depth; called by
  * rt_pt_params_init after -D's and before -c's, which set the UC depth
  * (exit 2 naming the combination). */
+struct rt_pt_params;
 int rt_pt_imm_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
 		    struct rt_error *err);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The measurement of perftest 4.5's latency tests (ib_write_lat,
- * ib_read_lat, ib_send_lat, ib_atomic_lat; next-tools.md §2.2, §2.3, §2.5) over one
- * connected RC QP: each verb's ping-pong in perftest's order, so that
- * either side may be perftest 4.5, in iteration mode (-n) or duration
+ * ib_read_lat, ib_send_lat, ib_atomic_lat; perftest's *_lat.c and
+ * perftest_communication.c) over one connected RC QP: each verb's
+ * ping-pong in perftest's order, so that either side may be perftest 4.5, in iteration mode (-n) or duration
  * mode (-D), and the rows the results print as.
  *
  *   write: both sides RDMA-WRITE `size` bytes into the other's advertised
@@ -35,9 +35,9 @@
 #include "rdmatest/cqwait.h"
 #include "rdmatest/error.h"
 #include "perftest/perftest_atomic.h"
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_run.h"
 #include "perftest/perftest_report.h"
-#include "perftest/perftest_ropts.h"
+#include "perftest/perftest_runctl.h"
 
 enum rt_ptl_verb { RT_PTL_WRITE, RT_PTL_READ, RT_PTL_SEND, RT_PTL_ATOMIC };
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The sessions of ib_write_lat, ib_read_lat, ib_send_lat and
  * ib_atomic_lat (which runs read's sequence): each test's
- * perftest 4.5 message sequence (next-tools.md §2.3) on the skeleton's
- * connection (perftest_conn.h), the measurement of perftest_lat.c, the
- * rows, rdmatest's lines after the table and the thresholds.
+ * perftest 4.5 message sequence (perftest's *_lat.c and
+ * perftest_communication.c) on the skeleton's connection
+ * (perftest_conn.h), the measurement of perftest_lat.c, the rows, rdmatest's lines after the table and the thresholds.
  *
  * Memory: one measurement (a fixed histogram, ~60 KiB) reused for every
  * size, and the figures of at most RT_PTL_SIZES sizes for the lines after
@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 
 #include "perftest/perftest_lat.h"
-#include "perftest/perftest_extra.h"
+#include "perftest/perftest_runctl.h"
 #include "rdmatest/util.h"
 
 /* -a's 2^1 .. 2^23, or one size */
@@ -53,7 +53,7 @@ static void make_path(struct ptl *x)
 
 	x->path = (struct rt_ptl_path){
 		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
-		.imm = p->extra.write_imm,
+		.imm = p->write_imm,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
 		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),
@@ -138,7 +138,7 @@ static int report(struct ptl *x, uint64_t size)
 	bool have = rt_pt_lat_figures(&x->m->lat, rtt, &f);
 	char row[256];
 	size_t n;
-	double avg, k = p->extra.cycles_per_us > 0 ? p->extra.cycles_per_us : 1;
+	double avg, k = p->cycles_per_us > 0 ? p->cycles_per_us : 1;
 
 	if (x->m->duration) {
 		struct rt_ptl_dur d;
@@ -148,7 +148,7 @@ static int report(struct ptl *x, uint64_t size)
 		avg = d.t_avg;
 		d.t_avg *= k;
 		shown = f;
-		rt_pt_cycles_scale(&p->extra, &shown);
+		rt_pt_cycles_scale(p->cycles_per_us, &shown);
 		rt_ptl_dur_row(row, sizeof(row), &d);
 		n = rt_ptl_dur_fields(fl, &d, have ? &shown : NULL);
 		cpu_cell(x, row, sizeof(row), fl, &n);
@@ -157,7 +157,7 @@ static int report(struct ptl *x, uint64_t size)
 			return rt_fail(&x->c->run->err, RT_EXIT_FAIL, "%" PRIu64 " bytes: "
 				       "fewer than 3 latency samples", size);
 		shown = f;
-		rt_pt_cycles_scale(&p->extra, &shown);
+		rt_pt_cycles_scale(p->cycles_per_us, &shown);
 		rt_pt_lat_row(row, sizeof(row), size, p->iters, &shown);
 		n = rt_ptl_fields(fl, size, p->iters, &shown);
 		avg = f.t_avg;
@@ -208,7 +208,7 @@ static int run_sizes(struct ptl *x)
 		     rt_pt_conn_barrier(x->c, "size")))
 			return -1;
 		rt_pt_samples_init(&x->samples, x->path.samples ? p->iters : 0);
-		x->samples.cycles_per_us = p->extra.cycles_per_us;
+		x->samples.cycles_per_us = p->cycles_per_us;
 		x->cpu.at = 0;
 		rc = rt_ptl_run(&x->path, &plan, x->m, err);
 		if (rc)

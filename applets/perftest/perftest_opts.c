@@ -4,10 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "rdmatest/util.h"
 
 const struct rt_enum rt_pt_mtus[] = {
@@ -31,32 +32,8 @@ const struct rt_enum rt_pt_atomics[] = {
 	{ NULL, 0, NULL },
 };
 
-const struct rt_enum rt_pt_conns[] = {
-	{ "RC", RT_PT_RC, "reliable connection" },
-	{ "UC", RT_PT_UC, "unreliable connection: send and write tests" },
-	{ "UD", RT_PT_UD, "unreliable datagram: send tests, at most the MTU" },
-	{ "XRC", RT_PT_XRC, "refused: rdmatest has no XRC test (ibv_xsrq_pingpong)" },
-	{ "DC", RT_PT_DC, "refused: mlx5 only (mlx5dv)" },
-	{ "SRD", RT_PT_SRD, "refused: EFA only (efadv)" },
-	{ NULL, 0, NULL },
-};
-
-const struct rt_enum rt_pt_rate_units[] = {
-	{ "g", RT_PT_RATE_GBPS, "Gb/s (10^9 bit)" },
-	{ "M", RT_PT_RATE_MIBPS, "MiB/s (2^20 bytes)" },
-	{ "p", RT_PT_RATE_PPS, "messages per second" },
-	{ NULL, 0, NULL },
-};
-
-const struct rt_enum rt_pt_rate_types[] = {
-	{ "OFF", RT_PT_RATE_OFF, "none (the default: --rate_limit alone asks for HW)" },
-	{ "SW", RT_PT_RATE_SW, "software pacing" },
-	{ "HW", RT_PT_RATE_HW, "the device's per-QP rate limit" },
-	{ "PP", RT_PT_RATE_PP, "raw Ethernet packet pacing (refused)" },
-	{ NULL, 0, NULL },
-};
-
-/* Every other option of perftest 4.5's and 25.01's parsers (§2.1):
+/* Every other option of perftest 4.5's and 25.01's parsers (perftest_parameters.c,
+ * parser()):
  * refusing them by name keeps a script's intent from being ignored.
  * The GPU-memory and mlx5-only ones say what they need. */
 #define RT_PT_GPU(name, what) { 0, name, "needs GPU memory (" what ")" }
@@ -142,13 +119,6 @@ const struct rt_opt_refused rt_pt_refused[] = {
 	{ 0, "remote_port", NULL },
 	{ 0, "local_port", NULL }, { 0, 0, NULL },
 };
-
-uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line)
-{
-	uint64_t s = RT_MAX(size, (uint64_t)page), l = line ? line : 1;
-
-	return (s + l - 1) / l * l;
-}
 
 unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size)
 {
@@ -236,8 +206,8 @@ static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
 	p->wait_destroy = (unsigned)c->wait_destroy;
 	p->xchg_versions = !c->dont_xchg;
 	p->relaxed = !c->no_relaxed;
-	p->conn = (enum rt_pt_conn_type)c->conn;
-	p->extra.write_imm = c->extra.write_imm;
+	p->conn = (enum rt_pt_conn_type)c->ud.conn;
+	p->write_imm = c->imm.write_imm;
 }
 
 /* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
@@ -359,9 +329,9 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
 	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
-	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, c, tab, err) ||
-	    rt_pt_res_rules(p, c, tab, err) ||
-	    rt_pt_extra_rules(p, c, tab, err) ||
+	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, err) ||
+	    rt_pt_mcast_rules(p, c, tab, err) || rt_pt_rate_rules(p, c, tab, err) ||
+	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, c, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
@@ -395,25 +365,4 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 			       p->qps, (unsigned long long)p->size,
 			       (unsigned long long)(slot * 2 * p->qps), RT_PT_MAX_BUF);
 	return 0;
-}
-
-const char *rt_pt_verb_name(enum rt_pt_verb v)
-{
-	static const char *const names[] = { "Send", "RDMA_Write", "RDMA_Read",
-					     "Atomic" };
-
-	return names[v];
-}
-
-void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p)
-{
-	const char *atomic = p->t.verb != RT_PT_ATOMIC ? "" :
-			     p->atomic == RT_PT_CMP_SWAP ? "CMP_AND_SWAP " : "FETCH_AND_ADD ";
-
-	/* perftest 25.01 names the verb "RDMA_Write_imm" */
-	snprintf(buf, len, "%s%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb),
-		 p->extra.write_imm ? "_imm" : "", atomic,
-		 p->bidir ? "Bidirectional " : "",
-		 p->post_list > 1 ? "Post List " : "",
-		 p->t.kind == RT_PT_BW ? "BW" : "Latency");
 }

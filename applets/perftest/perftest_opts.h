@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The options the ib_{send,write,read}_{bw,lat} applets share with
- * perftest 4.5: letters, long names and defaults (next-tools.md §2.1),
+ * perftest 4.5: letters, long names and defaults (perftest's
+ * perftest_parameters.c, parser()),
  * the list of perftest options rdmatest refuses (exit 2, "not supported
  * by rdmatest"), and the checked parameters a run uses. Defaults that
  * differ per test (-s, -n, -t, -r, -I) are arguments of the row macros,
@@ -21,8 +22,14 @@
 
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
+#include "perftest/perftest_dual.h"
+#include "perftest/perftest_imm.h"
+#include "perftest/perftest_mcast.h"
+#include "perftest/perftest_payload.h"
+#include "perftest/perftest_rate.h"
 #include "perftest/perftest_res.h"
-#include "perftest/perftest_extra.h"
+#include "perftest/perftest_runctl.h"
+#include "perftest/perftest_ud.h"
 
 #define RT_PT_MAX_QPS 1024
 #define RT_PT_MAX_BUF (1ull << 34)  /* 16 GiB: -a -q 1024 */
@@ -35,21 +42,6 @@ enum rt_pt_output { RT_PT_OUT_ALL, RT_PT_OUT_BW, RT_PT_OUT_MSGRATE, RT_PT_OUT_LA
 /* -A: perftest's two atomics on 8 bytes: add 1, or compare with 0 and
  * swap in 0 (so the value never changes). */
 enum rt_pt_atomic { RT_PT_FETCH_ADD, RT_PT_CMP_SWAP };
-/* -c: RC, UC (send and write tests), UD (send tests); the other words
- * perftest knows are refused by name (rt_pt_conns). */
-enum rt_pt_conn_type { RT_PT_RC, RT_PT_UC, RT_PT_UD, RT_PT_XRC, RT_PT_DC, RT_PT_SRD };
-/* UD: the receive buffer's room for the GRH, as perftest's UD_ADDITION;
- * UD and multicast QPs use perftest's Q_Key. */
-#define RT_PT_UD_GRH 40u
-#define RT_PT_QKEY 0x11111111u
-/* UC and UD receive depth when -r is left at 512: -n, at most this
- * (perftest's UC_MAX_RX), so that every receive is posted up front. */
-#define RT_PT_UC_MAX_RX 16000u
-/* The rate limiter (--rate_limit_type): off, software pacing, the
- * device's per-QP rate limit (packet pacing), raw Ethernet pacing. */
-enum rt_pt_rate_type { RT_PT_RATE_OFF, RT_PT_RATE_SW, RT_PT_RATE_HW, RT_PT_RATE_PP };
-/* --rate_units: MiB/s, Gb/s (10^9 bit), packets per second. */
-enum rt_pt_rate_unit { RT_PT_RATE_GBPS, RT_PT_RATE_MIBPS, RT_PT_RATE_PPS };
 #define RT_PT_ATOMIC_SIZE 8
 
 struct rt_pt_test {
@@ -65,29 +57,24 @@ struct rt_pt_cfg {
 	long long qps, tx_depth, rx_depth, qp_timeout, sl, inline_size, outs;
 	long long post_list, cq_mod;
 	long long tos, tclass, retry_count, hop_limit, wait_destroy;
-	int mtu, conn, all, cpu_freq, no_peak, bidir, events, report_gbits;
+	int mtu, all, cpu_freq, no_peak, bidir, events, report_gbits;
 	int out_json, warm_up, help, version, output, rdma_cm, comm_rdma_cm;
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
 	int dont_xchg, old_post_send, no_relaxed;
-	/* the rate limiter, multicast (perftest_ud.c) */
-	const char *rate_limit, *mgid;
-	long long burst_size, typical_pkt_size;
-	int rate_units, rate_type, mcg;
-	struct rt_pt_res_cfg res; /* perftest_res.h's rows */
-	/* run control and reporting (perftest_ropts.c) */
-	const char *counters;  /* -W */
-	long long latency_gap; /* µs */
-	int run_inf, report_both, reversed, cpu_util, per_port;
-	int histogram, unsorted, client_flag;
-	struct rt_pt_extra_cfg extra; /* perftest_extra.h's rows */
+	/* each group of options' own rows (its header) */
+	struct rt_pt_ud_cfg ud;           /* -c: perftest_ud.h */
+	struct rt_pt_rate_cfg rate;       /* perftest_rate.h */
+	struct rt_pt_mcast_cfg mcast;     /* perftest_mcast.h */
+	struct rt_pt_res_cfg res;         /* perftest_res.h */
+	struct rt_pt_dual_cfg dual;       /* perftest_dual.h */
+	struct rt_pt_runctl_cfg ctl;      /* perftest_runctl.h */
+	struct rt_pt_imm_cfg imm;         /* perftest_imm.h */
+	struct rt_pt_payload_cfg payload; /* perftest_payload.h */
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
 extern const struct rt_enum rt_pt_outputs[];  /* --output words */
-extern const struct rt_enum rt_pt_conns[];    /* -c: RC, UC, UD; XRC, DC, SRD refused */
-extern const struct rt_enum rt_pt_rate_units[]; /* --rate_units: M, g, p */
-extern const struct rt_enum rt_pt_rate_types[]; /* --rate_limit_type: SW, HW, PP */
 extern const struct rt_enum rt_pt_atomics[];  /* -A words */
 /* perftest 4.5's options that no ib_* applet implements (letters and long
  * names); an applet's own rows win over this list. */
@@ -138,9 +125,7 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	{ 'x', "gid-index", RT_OPT_INT, RT_L(gid_index), -1, 255, "-1", "IDX", \
 	  "GID index (-1: none on IB; on RoCE the RoCE v2 GID of the " \
 	  "address the peer is reached on, named in the output)", NULL }, \
-	{ 'c', "connection", RT_OPT_ENUM, RT_I(conn), 0, 0, "RC", "TYPE", \
-	  "connection type: RC; UC (send and write tests); UD (send tests: a " \
-	  "message is at most the MTU, -s above it is lowered to it)", rt_pt_conns }, \
+	RT_PT_OPT_CONNECTION, \
 	{ 'u', "qp-timeout", RT_OPT_INT, RT_L(qp_timeout), 0, 31, "14", "N", \
 	  "QP ACK timeout exponent", NULL }, \
 	{ 'S', "sl", RT_OPT_INT, RT_L(sl), 0, 15, "0", "SL", "service level", NULL }, \
@@ -245,59 +230,6 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "accepted (perftest 23.07 and later): the exchange takes the server's " \
 	  "IPv6 address without it, and the server listens on IPv6 and IPv4", NULL }
 
-/* Reporting rows of every test (perftest_ropts.c): -W, --cpu_util, -P. */
-#define RT_PT_OPTS_REPORT \
-	{ 'W', "report-counters", RT_OPT_STRING, RT_S(counters), 0, 0, NULL, "LIST", \
-	  "port counters to report the change of after each row: names under " \
-	  "/sys/class/infiniband/DEV/ports/PORT/, comma-separated " \
-	  "(\"counters/port_xmit_data,hw_counters/rcvd_pkts\"), as perftest; " \
-	  "one that cannot be read exits 3", NULL }, \
-	{ 0, "cpu_util", RT_OPT_FLAG, RT_I(cpu_util), 0, 0, NULL, NULL, \
-	  "-D: add perftest's CPU_Util[%] column, user time over user and idle " \
-	  "time of /proc/stat's cpu line in the sample window (without -D a " \
-	  "warning, as perftest)", NULL }, \
-	{ 'P', "client", RT_OPT_FLAG, RT_I(client_flag), 0, 0, NULL, NULL, \
-	  "perftest's hidden client flag: as in perftest the role follows HOST " \
-	  "(without HOST a note says it serves)", NULL }
-
-/* BW-only reporting and run control rows (perftest_ropts.c). */
-#define RT_PT_OPTS_REPORT_BW \
-	{ 0, "run_infinitely", RT_OPT_FLAG, RT_I(run_inf), 0, 0, NULL, NULL, \
-	  "send until SIGINT, a row every -D seconds (default 5) of that " \
-	  "period's figures; SIGINT ends the sender with exit 0, as perftest " \
-	  "25.01 (write, read, atomic: then the close exchange, the server says " \
-	  "the client closed; send: the receiver prints rows too and ends when " \
-	  "the sender closes; -b, not in send: each side sends and ends at its " \
-	  "SIGINT or when the peer closed, rows count both directions). --json " \
-	  "and --out_json keep the last 64 rows (rows_total counts all)", NULL }, \
-	{ 0, "report-both", RT_OPT_FLAG, RT_I(report_both), 0, 0, NULL, NULL, \
-	  "-b: after the summed row, this side's and the peer's rows apart " \
-	  "(\"Local results\", \"Remote results\"); without -b a note says " \
-	  "there is one direction", NULL }, \
-	{ 0, "reversed", RT_OPT_FLAG, RT_I(reversed), 0, 0, NULL, NULL, \
-	  "the server sends and the client receives (the exchange keeps its " \
-	  "direction: the side with HOST connects); not with -R or -z, which " \
-	  "perftest cannot run either", NULL }, \
-	{ 0, "report-per-port", RT_OPT_FLAG, RT_I(per_port), 0, 0, NULL, NULL, \
-	  "needs -O and -D, as perftest: each port's BW and message rate over " \
-	  "the sample window in four more columns (BW_Port1 ... in the JSON " \
-	  "rows); both sides must give it (the report exchange carries them); " \
-	  "not with --run_infinitely. A device with one port exits 3", NULL }
-
-/* Latency-only reporting rows (perftest_ropts.c). */
-#define RT_PT_OPTS_REPORT_LAT \
-	{ 'H', "report-histogram", RT_OPT_FLAG, RT_I(histogram), 0, 0, NULL, NULL, \
-	  "-n mode: print every sample kept (all but the two largest), sorted, " \
-	  "one way in usec, before the row, as perftest", NULL }, \
-	{ 0, "report-histogrm", RT_OPT_FLAG, RT_I(histogram), 0, 0, NULL, NULL, \
-	  "perftest's own spelling of --report-histogram", NULL }, \
-	{ 'U', "report-unsorted", RT_OPT_FLAG, RT_I(unsorted), 0, 0, NULL, NULL, \
-	  "-n mode: print every sample in the order taken, before the row, as " \
-	  "perftest (the samples are kept: -n at most 4194304 with -H or -U)", NULL }, \
-	{ 0, "latency_gap", RT_OPT_INT, RT_L(latency_gap), 0, 1000000, "0", "USEC", \
-	  "wait USEC microseconds (spinning, as perftest) before each post; the " \
-	  "samples include it", NULL }
-
 /* BW-only rows. */
 #define RT_PT_OPTS_BW \
 	{ 'q', "qp", RT_OPT_INT, RT_L(qps), 1, RT_PT_MAX_QPS, "1", "N", \
@@ -321,35 +253,6 @@ extern const struct rt_opt_refused rt_pt_refused[];
 	  "exit 1 when a size's average latency (t_avg) is above USEC", NULL }, \
 	{ 0, "limit_lat_max", RT_OPT_STRING, RT_S(limit_lat_max), 0, 0, NULL, "USEC", \
 	  "exit 1 when a size's true maximum latency is above USEC", NULL }
-
-/* The rate limiter, every test (perftest's parser has it everywhere; the
- * tests it does not apply to refuse it by name). */
-#define RT_PT_OPTS_RATE \
-	{ 0, "rate_limit", RT_OPT_STRING, RT_S(rate_limit), 0, 0, NULL, "RATE", \
-	  "BW tests: send at most RATE (--rate_units), all QPs together; without " \
-	  "--rate_limit_type the device's limit (HW) is asked for and, on a link " \
-	  "without one, software pacing is used instead, as perftest", NULL }, \
-	{ 0, "rate_units", RT_OPT_ENUM, RT_I(rate_units), 0, 0, "g", "UNIT", \
-	  "--rate_limit's unit", rt_pt_rate_units }, \
-	{ 0, "rate_limit_type", RT_OPT_ENUM, RT_I(rate_type), 0, 0, "OFF", "TYPE", \
-	  "SW: software pacing (bursts of --burst_size messages, spaced to the " \
-	  "rate); HW: the QP's rate limit (packet pacing; exit 3 on a device " \
-	  "without it, such as rxe); PP: raw Ethernet only (refused, as perftest)", \
-	  rt_pt_rate_types }, \
-	{ 0, "burst_size", RT_OPT_INT, RT_L(burst_size), 0, 65535, NULL, "N", \
-	  "messages per burst of the rate limiter (default -t); needs it", NULL }, \
-	{ 0, "typical_pkt_size", RT_OPT_INT, RT_L(typical_pkt_size), 0, 65535, NULL, \
-	  "BYTES", "packet pacing's typical packet size: PP only, which needs raw " \
-	  "Ethernet (refused, as perftest)", NULL }
-
-/* Multicast, the send tests (UD). */
-#define RT_PT_OPTS_MCG \
-	{ 'g', "mcg", RT_OPT_FLAG, RT_I(mcg), 0, 0, NULL, NULL, \
-	  "send tests: UD multicast; exit 3: a QP attached to a group without " \
-	  "an IP multicast join receives nothing on RoCE (perftest -g hangs on " \
-	  "Soft-RoCE); one QP, not with -b, -R or -z (exit 2, as perftest)", NULL }, \
-	{ 'M', "MGID", RT_OPT_STRING, RT_S(mgid), 0, 0, NULL, "GID", \
-	  "-g's group (needs -g)", NULL }
 
 /* ---- the checked parameters --------------------------------------------- */
 
@@ -386,30 +289,24 @@ struct rt_pt_params {
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
 	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
-	/* run control and reporting (perftest_ropts.c) */
+	/* run control and reporting (perftest_runctl.c) */
 	bool chan_client;     /* HOST given: this side connects and writes first */
 	bool run_inf, report_both, reversed, per_port;
 	bool cpu_util;        /* asked; the column is there with -D only */
 	bool histogram, unsorted, client_flag;
 	unsigned latency_gap; /* µs before each latency post */
 	const char *counters; /* -W: comma-separated names, or NULL */
-	struct rt_pt_extra extra; /* -X ... (perftest_extra.h) */
+	const char *payload;  /* --payload_file_path, or NULL (perftest_payload.h) */
+	bool write_imm;       /* --write_with_imm (perftest_imm.h) */
+	double cycles_per_us; /* -C: the CPU's MHz; 0: report in µs (perftest_runctl.h) */
 };
 
-/* The run control and reporting options' rules (perftest_ropts.c):
- * --run_infinitely (BW; not with -e, -a, send, -b), --reversed (not with
- * -R or -z; swaps the test role),
- * -H/-U (-n mode, -n bounded), --latency_gap. Called by
- * rt_pt_params_init. */
-int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		       const struct rt_opt_table *tab, struct rt_error *err);
-/* The notes on stderr of options taken where perftest takes them and they
- * change nothing (--cpu_util without -D, --report-both without -b, -P
- * without HOST): never taken in silence. */
-struct rt_log;
-void rt_pt_report_notes(const struct rt_pt_params *p, const struct rt_log *log);
-#define RT_PT_SAMPLES_MAX (1u << 22) /* -H/-U keep every sample: 32 MiB */
-#define RT_PT_INF_PERIOD 5u          /* its default -D, as perftest's */
+/* The test posts receives: the send tests, and the write tests with
+ * --write_with_imm (perftest_imm.h). */
+static inline bool rt_pt_receives(const struct rt_pt_params *p)
+{
+	return p->t.verb == RT_PT_SEND || p->write_imm;
+}
 
 /* Checks the combination (perftest's dependencies: -D with -a refused,
  * -D > 2 × margin, -t clipped to -n, -a with the largest size, the buffer
@@ -421,23 +318,5 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 /* -Q in force (perftest settles it once: 1 above 8 KiB unless -Q, -a or
  * -e was given; at most -t; -l's value with -l unless -Q was given). */
 unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size);
-/* "RDMA_Write", "Send", ... and the whole test name into buf, as
- * perftest prints it: "RDMA_Write Bidirectional Post List BW Test",
- * "Atomic FETCH_AND_ADD Latency Test". */
-const char *rt_pt_verb_name(enum rt_pt_verb v);
-void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p);
-/* -c, -g, the rate limiter (perftest_ud.c): perftest's combination
- * rules (UD send only, UC not for read and atomic, UC or -g not with -R,
- * -g one QP and not -b; the rate limiter's) and the UC/UD receive depth;
- * exit 2 naming the option. */
-int rt_pt_ud_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		   const struct rt_opt_table *tab, struct rt_error *err);
-/* The verbs QP type of -c. */
-enum ibv_qp_type rt_pt_qp_type(enum rt_pt_conn_type t);
-/* "RC", "UC", "UD". */
-const char *rt_pt_conn_name(enum rt_pt_conn_type t);
-
-/* The per-QP slot of the buffer: round_up(max(size, page), line). */
-uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 
 #endif

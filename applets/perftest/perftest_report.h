@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* perftest 4.5's result arithmetic and table rows (next-tools.md §2.5),
- * so that scripts that scrape perftest's text read the same figures from
+/* perftest 4.5's result arithmetic and table rows (perftest's
+ * perftest_parameters.c, print_report_bw and print_report_lat), so that scripts that scrape perftest's text read the same figures from
  * rdmatest, and the figures rdmatest adds (the true maximum and the
  * p50..p99.99 percentiles).
  *
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "rdmatest/stats.h"
 
 /* Bytes per second in one unit of the BW columns: perftest's "MB" is

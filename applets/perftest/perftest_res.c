@@ -14,6 +14,7 @@
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_res.h"
 #include "perftest/perftest_imm.h"
+#include "perftest/perftest_name.h"
 #include "rdmatest/addr.h"
 #include "rdmatest/util.h"
 
@@ -111,6 +112,74 @@ static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	return 0;
 }
 
+int rt_pt_flow_labels_parse(const char *list, struct rt_pt_res *r,
+			    struct rt_error *err)
+{
+	const char *t = list;
+
+	r->n_flow_labels = 0;
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(t, &end, 0);
+		if (end == t || errno || v > RT_PT_FLOW_LABEL_MAX || *t == '-' ||
+		    (*end && *end != ','))
+			return rt_fail(err, RT_EXIT_USAGE, "--flow_label '%s': label %u is "
+				       "not 0..%u", list, r->n_flow_labels + 1,
+				       RT_PT_FLOW_LABEL_MAX);
+		if (r->n_flow_labels == RT_PT_FLOW_LABELS)
+			return rt_fail(err, RT_EXIT_USAGE, "--flow_label: more than %d labels",
+				       RT_PT_FLOW_LABELS);
+		r->flow_labels[r->n_flow_labels++] = (uint32_t)v;
+		if (!*end)
+			return 0;
+		t = end + 1;
+	}
+}
+
+uint32_t rt_pt_flow_label(const struct rt_pt_params *p, unsigned i)
+{
+	const struct rt_pt_res *r = &p->res;
+
+	return r->n_flow_labels ? r->flow_labels[i % r->n_flow_labels] : 0;
+}
+
+static int flow_label_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+			   struct rt_error *err)
+{
+	if (!c->res.flow_label)
+		return 0;
+	if (p->rdma_cm)
+		return rt_fail(err, RT_EXIT_USAGE, "--flow_label and -R exclude each "
+			       "other: the RDMA CM sets the path (as --tclass)");
+	return rt_pt_flow_labels_parse(c->res.flow_label, &p->res, err);
+}
+
+static int null_mr_rule(const struct rt_pt_params *p, struct rt_error *err)
+{
+	if (p->res.null_mr && p->t.verb != RT_PT_WRITE && p->t.verb != RT_PT_READ)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-null-mr: the write and read "
+			       "tests only (as perftest)");
+	return 0;
+}
+
+/* -X needs -e, as perftest's parser: "Events must be enabled to select a
+ * completion vector". */
+static int vector_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
+		       const struct rt_opt_table *tab, struct rt_error *err)
+{
+	if (!rt_opt_was_given(tab, "vector"))
+		return 0;
+	if (!p->events)
+		return rt_fail(err, RT_EXIT_USAGE, "-X (--vector) needs -e (--events): "
+			       "the completion vector is the one events arrive on "
+			       "(as perftest)");
+	p->res.vector = (int)c->res.vector;
+	return 0;
+}
+
 bool rt_pt_res_srq(const struct rt_pt_params *p)
 {
 	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->bidir);
@@ -126,12 +195,15 @@ int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		.mmap_offset = (uint64_t)k->mmap_offset,
 		.pkey_index = (uint16_t)k->pkey_index, .dlid = (uint16_t)k->dlid,
 		.ipv6 = k->ipv6, .hugepages = k->hugepages, .odp = k->odp,
-		.mr_per_qp = k->mr_per_qp, .dualport = k->dualport, .srq = k->srq,
+		.mr_per_qp = k->mr_per_qp, .dualport = c->dual.on, .srq = k->srq,
 		.recv_post_list = k->recv_post_list ? (unsigned)k->recv_post_list : 1,
+		.null_mr = k->null_mr, .no_lock = k->no_lock, .vector = -1,
 	};
 	if (link_layer(k->force_link, &p->res.link_layer, err) ||
 	    source(&p->res, err) || recv_rules(p, c, tab, err) ||
-	    cm_rules(p, tab, err) || mmap_rules(&p->res, tab, err))
+	    cm_rules(p, tab, err) || mmap_rules(&p->res, tab, err) ||
+	    flow_label_rule(p, c, err) || null_mr_rule(p, err) ||
+	    vector_rule(p, c, tab, err))
 		return -1;
 	return 0;
 }
@@ -153,6 +225,43 @@ int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err)
 }
 
 /* ---- the device ------------------------------------------------------------ */
+
+int rt_pt_comp_vector(const struct rt_pt_params *p, struct ibv_context *ctx,
+		      struct rt_error *err)
+{
+	if (p->res.vector < 0)
+		return 0;
+	if (p->res.vector >= ctx->num_comp_vectors)
+		return rt_fail(err, RT_EXIT_ENV, "-X (--vector) %d: %s has %d "
+			       "completion vectors (num_comp_vectors), 0 to %d",
+			       p->res.vector, ibv_get_device_name(ctx->device),
+			       ctx->num_comp_vectors, ctx->num_comp_vectors - 1);
+	return p->res.vector;
+}
+
+int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
+			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err)
+{
+	struct ibv_parent_domain_init_attr a = { .pd = pd };
+	const char *what = "ibv_alloc_td (thread domains)";
+	int e;
+
+	*pad = NULL;
+	*td = ibv_alloc_td(ctx, &(struct ibv_td_init_attr){ 0 });
+	if (*td) {
+		a.td = *td;
+		what = "ibv_alloc_parent_domain";
+		*pad = ibv_alloc_parent_domain(ctx, &a);
+		if (*pad)
+			return 0;
+	}
+	e = errno;
+	if (*td)
+		ibv_dealloc_td(*td);
+	*td = NULL;
+	return rt_fail_errno(err, e == EOPNOTSUPP || e == ENOSYS ? RT_EXIT_ENV :
+			     RT_EXIT_FAIL, e, "--no_lock: %s on %s", what, dev);
+}
 
 static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);
 static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
@@ -334,6 +443,13 @@ int rt_pt_res_path(struct rt_pt_conn *c)
 }
 
 /* ---- the buffer ------------------------------------------------------------ */
+
+uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line)
+{
+	uint64_t s = RT_MAX(size, (uint64_t)page), l = line ? line : 1;
+
+	return (s + l - 1) / l * l;
+}
 
 static int heap(struct rt_pt_mem *m, size_t len, struct rt_error *err)
 {

@@ -3,10 +3,44 @@
  * 25.01): the source address of the exchange (--bind_source_ip), the GID
  * family (--ipv6), the P_Key index, the link layer and destination LID
  * checks (--force-link, --dlid), the buffer's memory (--use_hugepages,
- * --mmap, --odp, --mr_per_qp) and -O's row (perftest_dual.h runs it). Their rows,
+ * --mmap, --odp, --mr_per_qp, --use-null-mr), the QPs' and CQs' making
+ * (--no_lock, -X) and the GRH's flow label (--flow_label). Their rows,
  * their checked values and the device-time checks live here, beside the
- * table rows of perftest_opts.h.
+ * table rows of perftest_opts.h; -O's row is perftest_dual.h's.
  *
+ * -X N: perftest 25.01 takes it in every test but the write tests (its
+ * parser: "Events feature not available on WRITE verb"), only with -e
+ * ("Events must be enabled to select a completion vector"), N in 0..2048;
+ * both are exit 2 here, naming the option. Every CQ of the test (send and
+ * receive) is made on vector N; a device with N or fewer completion
+ * vectors (ibv_context's num_comp_vectors) exits 3 naming both, before
+ * anything is made (perftest checks N > num_comp_vectors, one too late,
+ * and then ibv_create_cq fails).
+ *
+ * --flow_label FL0,FL1,...: perftest 25.01 sets the GRH's flow label of
+ * QP i to FL(i mod count) when the QPs go to RTR (UD: in each QP's address
+ * handle), where a GRH is used; here too, each 0..2^20-1, at most
+ * RT_PT_FLOW_LABELS of them. With -R the RDMA CM makes the path, so it is
+ * refused there (exit 2), as --tclass is; a port with no GRH exits 2.
+ *
+ * --use-null-mr: perftest 25.01 takes it in the write and read tests only
+ * ("supports using a null memory region with write/read verbs only"); the
+ * SGEs of what the client posts carry the lkey of a null MR, so a write
+ * sends whatever the device makes of no memory and a read's response is
+ * dropped. ib_write_lat refuses it by name (its receiver polls for the data
+ * a null MR does not carry: perftest would wait forever). A device
+ * without ibv_alloc_null_mr exits 3 naming it. A receiver given it too
+ * skips its data check.
+ *
+ * --no_lock: perftest 25.01 allocates a thread domain and a parent domain
+ * of its PD with it, and makes its CQs (ibv_create_cq_ex with the parent
+ * domain) and QPs on it, so that a provider such as mlx5 leaves out its
+ * locks; the info block says "Lock-free : ON". rdmatest makes the QPs
+ * (and SRQ) on the parent domain and says so; its CQs stay plain. A device
+ * without thread domains (rxe: ibv_alloc_td is EOPNOTSUPP) exits 3 naming
+ * it (perftest: "Couldn't allocate TD").
+ *
+
  * Memory: the buffer (perftest_conn.h's bound, RT_PT_MAX_BUF) comes from
  * the heap, from 2 MiB huge pages (rounded up to 2 MiB) or from a file's
  * mapping of exactly that length; with --mr_per_qp one MR per QP, else
@@ -24,12 +58,19 @@
 #include "rdmatest/opt.h"
 
 #define RT_PT_HUGE_PAGE (2u << 20)
+#define RT_PT_MAX_VECTOR 2048 /* perftest's MAX_EQ_NUM */
+#define RT_PT_FLOW_LABELS 64   /* --flow_label's list, at most */
+#define RT_PT_FLOW_LABEL_MAX 0xfffffu /* 20 bits */
 
 /* The table's fields (struct rt_pt_cfg's `res`). */
 struct rt_pt_res_cfg {
 	const char *source, *mmap_file, *force_link;
 	long long pkey_index, mmap_offset, dlid, recv_post_list;
-	int ipv6, hugepages, odp, mr_per_qp, dualport, srq;
+	const char *flow_label; /* --flow_label's list */
+	long long vector;       /* -X */
+	int ipv6, hugepages, odp, mr_per_qp, srq;
+	int null_mr;            /* --use-null-mr */
+	int no_lock;            /* --no_lock */
 };
 
 /* The checked values (struct rt_pt_params's `res`). */
@@ -43,6 +84,11 @@ struct rt_pt_res {
 	unsigned recv_post_list; /* receives per post call (1: single posts) */
 	bool ipv6, hugepages, odp, mr_per_qp, dualport;
 	bool srq;                /* --use-srq: the send tests' QPs share one */
+	int vector;              /* -X, -1: not given (vector 0) */
+	uint32_t flow_labels[RT_PT_FLOW_LABELS]; /* --flow_label, QP i: [i % n] */
+	unsigned n_flow_labels;  /* 0: flow label 0 */
+	bool null_mr;            /* --use-null-mr */
+	bool no_lock;            /* --no_lock */
 };
 
 /* Rows every ib_* applet has (the file defines RT_CFG as struct rt_pt_cfg). */
@@ -84,14 +130,7 @@ struct rt_pt_res {
 
 /* Rows of the bandwidth tests. */
 #define RT_PT_OPTS_RES_BW \
-	{ 'O', "dualport", RT_OPT_FLAG, RT_I(res.dualport), 0, 0, NULL, NULL, \
-	  "run on ports 1 and 2, as perftest: -q is doubled, the first half of " \
-	  "the QPs on port 1, the second on port 2, each QP's record with its " \
-	  "port's LID and GID (port 2's: -x's index, else on RoCE perftest's " \
-	  "best of its table). A device with one port (Soft-RoCE) exits 3 " \
-	  "naming its port count; port 2 not ACTIVE or of another link layer " \
-	  "exits 3 naming it; -R and -i other than 1 exit 2. Not yet run on " \
-	  "a two-port device", NULL }, \
+	RT_PT_OPT_DUALPORT, \
 	{ 0, "mr_per_qp", RT_OPT_FLAG, RT_I(res.mr_per_qp), 0, 0, NULL, NULL, \
 	  "one memory region per QP over its own two slots, instead of one for " \
 	  "the whole buffer", NULL }, \
@@ -105,6 +144,36 @@ struct rt_pt_res {
 	  "the receiving side's QPs share one shared receive queue of -r " \
 	  "entries (-q at most -r; a unidirectional BW client, which receives " \
 	  "nothing, makes none, as perftest)", NULL }
+
+/* -X: every test but the write tests (which refuse it by name). */
+#define RT_PT_OPT_VECTOR \
+	{ 'X', "vector", RT_OPT_INT, RT_L(res.vector), 0, RT_PT_MAX_VECTOR, NULL, \
+	  "N", "-e only (exit 2 without, as perftest): make the CQs on " \
+	  "completion vector N; a device with no vector N exits 3 naming its " \
+	  "num_comp_vectors", NULL }
+
+/* --flow_label: every test. */
+#define RT_PT_OPT_FLOW_LABEL \
+	{ 0, "flow_label", RT_OPT_STRING, RT_S(res.flow_label), 0, 0, NULL, \
+	  "FL0,FL1,...", "the GRH's flow label of QP i: FL(i mod count), as " \
+	  "perftest 25.01 (0 to 1048575, at most 64 of them); not with -R (the " \
+	  "RDMA CM sets the path; exit 2); a port without GRH (IB without -x) " \
+	  "exits 2", NULL }
+
+/* --use-null-mr: ib_write_bw, ib_read_bw, ib_read_lat. */
+#define RT_PT_OPT_NULL_MR \
+	{ 0, "use-null-mr", RT_OPT_FLAG, RT_I(res.null_mr), 0, 0, NULL, NULL, \
+	  "the sender's messages (read: where the responses land) use a null " \
+	  "MR (ibv_alloc_null_mr): no data moves from or into memory, as " \
+	  "perftest 25.01; a device without null MRs (rxe) exits 3; give it on " \
+	  "both sides: an rdmatest receiver then skips its data check", NULL }
+
+/* --no_lock: every test. */
+#define RT_PT_OPT_NO_LOCK \
+	{ 0, "no_lock", RT_OPT_FLAG, RT_I(res.no_lock), 0, 0, NULL, NULL, \
+	  "make the QPs on a parent domain of a thread domain (ibv_alloc_td), " \
+	  "so the provider may drop its locks, as perftest 25.01 (the CQs stay " \
+	  "plain here); a device without thread domains (rxe) exits 3", NULL }
 
 /* The buffer's memory and MRs (struct rt_pt_conn's `mem`). */
 enum rt_pt_mem_kind { RT_PT_MEM_HEAP, RT_PT_MEM_HUGE, RT_PT_MEM_FILE };
@@ -127,6 +196,23 @@ struct rt_pt_conn;
  * (mlx5 only) is refused. */
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err);
+struct ibv_td;
+/* --no_lock: a thread domain and a parent domain of pd with it into *td,
+ * *pad; exit 3 naming the call the device refuses. */
+int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
+			  struct ibv_td **td, struct ibv_pd **pad, struct rt_error *err);
+
+/* QP i's flow label (0 without --flow_label). */
+uint32_t rt_pt_flow_label(const struct rt_pt_params *p, unsigned i);
+/* --flow_label's list into r (exit 2 naming the bad value). */
+int rt_pt_flow_labels_parse(const char *list, struct rt_pt_res *r,
+			    struct rt_error *err);
+
+/* The completion vector the CQs take on ctx: 0 without -X; exit 3 naming
+ * num_comp_vectors when ctx has no vector -X. */
+int rt_pt_comp_vector(const struct rt_pt_params *p, struct ibv_context *ctx,
+		      struct rt_error *err);
+
 /* The side makes an SRQ: --use-srq where it receives (perftest: latency,
  * a server, or -b). */
 bool rt_pt_res_srq(const struct rt_pt_params *p);
@@ -139,6 +225,8 @@ int rt_pt_res_device(struct rt_pt_conn *c);
 int rt_pt_res_path(struct rt_pt_conn *c);
 /* --bind_source_ip's address is one this host has (exit 3 otherwise). */
 int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err);
+/* The per-QP slot of the buffer: round_up(max(size, page), line). */
+uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 /* The test's buffer (c->buf, c->buf_size) and its MR(s) as the options
  * ask; released by rt_pt_mem_free. */
 int rt_pt_mem_alloc(struct rt_pt_conn *c, int access);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* An ib_* applet's run around its test's session: perftest 4.5's printed
- * blocks (§2.5), the rows in text, --json and --out_json, -w/-y, -h, -V. */
+ * blocks (perftest's perftest_parameters.c, ctx_print_test_info), the
+ * rows in text, --json and --out_json, -w/-y, -h, -V. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_run.h"
 #include "perftest/perftest_imm.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/util.h"
@@ -54,14 +55,14 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
 	if (p->events) /* -X's vector, as perftest names it */
 		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
-		       p->extra.vector > 0 ? p->extra.vector : 0);
+		       p->res.vector > 0 ? p->res.vector : 0);
 	rt_say(l, " Dual-port       : %s\t\tDevice         : %s",
 	       c->dual.on ? "ON" : "OFF", c->d.name);
 	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
 	       rt_pt_conn_name(p->conn), c->res.srq ? "ON" : "OFF");
-	if (p->extra.no_lock) /* perftest 25.01's line, with its Lock-free */
+	if (p->res.no_lock) /* perftest 25.01's line, with its Lock-free */
 		rt_say(l, " PCIe relax order: %s\t\tLock-free      : ON\n ibv_wr* API     : OFF",
 		       p->relaxed ? "ON" : "OFF");
 	else

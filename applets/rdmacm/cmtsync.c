@@ -2,7 +2,7 @@
 /* cmtime v56 protocol: step syncs, option rules, table rows (cmtsync.h). */
 #include <stdio.h>
 
-#include "cmtsync.h"
+#include "rdmacm/cmtsync.h"
 
 const char *rt_cmt_sync_name(unsigned value)
 {

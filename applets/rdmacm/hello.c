@@ -9,6 +9,7 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/cm.h"
+#include "rdmatest/cmchan.h"
 #include "rdmacm/hello.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
@@ -32,33 +33,14 @@ struct hello {
 	const struct rt_hello_spec *spec;
 	struct rt_run *run;
 	struct rt_cm *cm;
-	struct rt_conn *conn; /* the one data connection */
-};
-
-struct hello_conn {
-	struct rt_buf *recv, *send;
+	struct rt_cmchan_conn one; /* the one data connection */
 };
 
 static int setup(struct rt_conn *c)
 {
 	struct hello *h = rt_conn_applet(c);
-	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC, .send_depth = 1,
-				    .recv_depth = 1, .max_inline = RT_HELLO_BYTES,
-				    .sig_all = true };
-	struct hello_conn *u;
 
-	if (rt_conn_refuse_beyond(c, 1) || rt_conn_setup_res(c, &spec))
-		return -1;
-	u = rt_conn_priv(c, sizeof(*u));
-	u->recv = rt_res_buf(rt_conn_res(c), RT_HELLO_BYTES, IBV_ACCESS_LOCAL_WRITE,
-			     rt_conn_err(c));
-	u->send = u->recv ? rt_res_buf(rt_conn_res(c), RT_HELLO_BYTES,
-				       IBV_ACCESS_LOCAL_WRITE, rt_conn_err(c)) : NULL;
-	if (!u->send || rt_post_recv(rt_conn_res(c), u->recv, 0, RT_HELLO_BYTES, 0,
-				     rt_conn_err(c)))
-		return rt_conn_fail_recorded(c);
-	h->conn = c;
-	return 0;
+	return rt_cmchan_conn_setup(c, RT_HELLO_BYTES, RT_HELLO_BYTES, &h->one);
 }
 
 static int completion(struct rt_conn *c, const struct ibv_wc *wc)
@@ -70,15 +52,10 @@ static int completion(struct rt_conn *c, const struct ibv_wc *wc)
 	return 0;
 }
 
-static bool extra_request_only(struct rt_conn *c)
-{
-	return rt_conn_beyond(c, 1);
-}
-
 static const struct rt_cm_hooks hooks = {
 	.setup = setup,
 	.completion = completion,
-	.failed = extra_request_only,
+	.failed = rt_cmchan_extra_request,
 };
 
 /* The peer answers only what it received: on the client, which sends
@@ -90,16 +67,16 @@ static const struct rt_cm_hooks hooks = {
  * reply went out, "sent":0 in a passing run). */
 static bool done_count(const struct hello *h, enum rt_counter which)
 {
-	return rt_conn_count(h->conn, which) >= 1 ||
+	return rt_conn_count(h->one.conn, which) >= 1 ||
 	       (which == RT_COUNT_SENDS && !h->spec->server &&
-		rt_conn_count(h->conn, RT_COUNT_RECVS) >= 1);
+		rt_conn_count(h->one.conn, RT_COUNT_RECVS) >= 1);
 }
 
 static bool counted(const struct rt_cm *cm, const void *which)
 {
 	const struct hello *h = rt_cm_applet(cm);
 
-	return h->conn && (rt_conn_state(h->conn) == RT_CONN_FAILED ||
+	return h->one.conn && (rt_conn_state(h->one.conn) == RT_CONN_FAILED ||
 			   done_count(h, *(const enum rt_counter *)which));
 }
 
@@ -108,10 +85,10 @@ static void fail_early_leaver(struct rt_cm *cm, void *which)
 {
 	const struct hello *h = rt_cm_applet(cm);
 
-	if (h->conn && rt_conn_state(h->conn) == RT_CONN_DISCONNECTED &&
+	if (h->one.conn && rt_conn_state(h->one.conn) == RT_CONN_DISCONNECTED &&
 	    !done_count(h, *(const enum rt_counter *)which))
-		rt_conn_fail(h->conn, RT_EXIT_FAIL, "%s disconnected before the %s",
-			     rt_conn_peer(h->conn),
+		rt_conn_fail(h->one.conn, RT_EXIT_FAIL, "%s disconnected before the %s",
+			     rt_conn_peer(h->one.conn),
 			     *(enum rt_counter *)which == RT_COUNT_RECVS
 				     ? "message arrived" : "message was sent");
 }
@@ -126,12 +103,10 @@ static int wait_count(struct hello *h, enum rt_counter which, const char *what)
 
 static int send_one(struct hello *h)
 {
-	struct hello_conn *u = rt_conn_data(h->conn);
-
-	memset(u->send->addr, 0, RT_HELLO_BYTES); /* what upstream sends */
-	if (rt_post_send(rt_conn_res(h->conn), u->send, 0, RT_HELLO_BYTES, 0, true,
-			 rt_conn_err(h->conn)))
-		return rt_conn_fail_recorded(h->conn);
+	memset(h->one.out->addr, 0, RT_HELLO_BYTES); /* what upstream sends */
+	if (rt_post_send(rt_conn_res(h->one.conn), h->one.out, 0, RT_HELLO_BYTES, 0, true,
+			 rt_conn_err(h->one.conn)))
+		return rt_conn_fail_recorded(h->one.conn);
 	return wait_count(h, RT_COUNT_SENDS, "the send completion");
 }
 
@@ -174,7 +149,7 @@ static int finish(struct hello *h)
 	struct rt_wait w = { .done = rt_cm_all_closed, .what = "the disconnect" };
 
 	rt_error_phase(&h->run->err, "disconnect");
-	rt_conn_disconnect(h->conn);
+	rt_conn_disconnect(h->one.conn);
 	return rt_cm_run(h->cm, &w);
 }
 
@@ -194,8 +169,8 @@ int rt_hello_run(struct rt_run *run, const struct rt_hello_spec *spec)
 	h.cm = rt_cm_create(&p, &hooks, &h, &run->log, &run->err);
 	rc = h.cm && !connect_one(&h) && !exchange(&h) && !finish(&h) ? 0 : -1;
 	rt_json_kv_string(&run->results, "role", spec->server ? "server" : "client");
-	rt_json_kv_uint(&run->results, "received", h.conn ? rt_conn_count(h.conn, RT_COUNT_RECVS) : 0);
-	rt_json_kv_uint(&run->results, "sent", h.conn ? rt_conn_count(h.conn, RT_COUNT_SENDS) : 0);
+	rt_json_kv_uint(&run->results, "received", h.one.conn ? rt_conn_count(h.one.conn, RT_COUNT_RECVS) : 0);
+	rt_json_kv_uint(&run->results, "sent", h.one.conn ? rt_conn_count(h.one.conn, RT_COUNT_SENDS) : 0);
 	rt_cm_destroy(h.cm);
 	if (!rc)
 		rt_say(&run->log, "%s: end 0", spec->prog);

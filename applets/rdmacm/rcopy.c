@@ -19,27 +19,24 @@
  * vanishes leaves nothing; nothing is reserved before it arrives, and a
  * size over --max-size or the free space is refused. Clients are served
  * on threads of their own, --concurrent at a time, each bounded by
- * --timeout per stall and --max-time in all. Names from clients are
- * printed escaped. Memory is bounded: a 64 KiB transfer buffer and a
- * 4 KiB path per client. Both sides print the POSIX cksum(1) of the bytes
- * moved. */
+ * --timeout per stall, --min-rate over its whole connection and
+ * --max-time in all (applets/rdmacm/rcopy_server.c), so that slow
+ * clients cannot hold every slot. Names from clients are printed escaped.
+ * Memory is bounded: a 64 KiB transfer buffer and a 4 KiB path per
+ * client. Both sides print the POSIX cksum(1) of the bytes moved. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
-#include "rdmatest/interrupt.h"
 #include "rdmacm/confine.h"
 #include "rdmacm/rcopy.h"
+#include "rdmacm/rcopy_server.h"
 #include "rdmacm/rsock.h"
 #include "rdmatest/util.h"
 
@@ -60,6 +57,7 @@ struct rcopy_cfg {
 	long long clients;
 	long long concurrent;
 	long long max_time_ms;
+	long long min_rate;
 	long long max_size;
 	int allow_exec;
 	int tcp;
@@ -73,9 +71,6 @@ struct rcopy {
 	struct rt_cksum sum;
 	uint8_t *buf;        /* CHUNK bytes */
 	uint64_t id;
-	/* server: clients are served by srv_client threads */
-	int dirfd;
-	unsigned client, failed;
 };
 
 #define RT_CFG struct rcopy_cfg
@@ -97,6 +92,10 @@ static const struct rt_opt rcopy_opts[] = {
 	  "server: drop a client still connected SEC seconds after it was "
 	  "accepted, however steadily it sends (0: no bound; --timeout bounds "
 	  "each stall)", NULL },
+	{ 0, "min-rate", RT_OPT_SIZE, RT_L(min_rate), 0, 1LL << 40, "1m", "BYTES",
+	  "server: drop a client that falls behind BYTES per second since it was "
+	  "accepted by more than --timeout: a file of SIZE bytes must be done "
+	  "within --timeout + SIZE/BYTES seconds (0: no bound)", NULL },
 	{ 0, "max-size", RT_OPT_SIZE, RT_L(max_size), 0, 1LL << 60, "64g", "BYTES",
 	  "server: refuse a file larger than BYTES, or than the free space of "
 	  "the target's file system", NULL },
@@ -123,18 +122,14 @@ RT_APPLET(rcopy, "copy a file to a server over an rsocket",
 	  "with control characters escaped (\\n, \\x1b). With SOURCE and "
 	  "SERVER[:DEST] it is the client. Wire-compatible with rdma-core's rcopy "
 	  "(port 7427); both sides print the cksum(1) checksum and size of the "
-	  "bytes copied. Every wait is bounded by --timeout (a stall), and the "
-	  "server drops a client --max-time (default 3600 s) after accepting it.");
+	  "bytes copied. Every wait is bounded by --timeout (a stall); the server "
+	  "drops a client that sends slower than --min-rate (default 1 MiB/s; "
+	  "a file of SIZE bytes within --timeout + SIZE/--min-rate seconds) and "
+	  "any client --max-time (default 3600 s) after accepting it, and frees "
+	  "its slot. Serving $HOME or / is warned about: a client may write any "
+	  "file below --dir, ~/.ssh/authorized_keys among them.");
 
 /* ---- messages ---- */
-
-static int send_hdr(struct rt_stream *s, struct rt_error *err, uint8_t cmd,
-		    uint16_t len, uint32_t data, uint64_t id)
-{
-	struct rt_rcopy_hdr h = { .command = cmd, .len = len, .data = data, .id = id };
-
-	return rt_stream_send_all(s, &h, sizeof(h), err);
-}
 
 /* Header checks common to both sides; what names the message. */
 static int check_hdr(struct rcopy *x, const struct rt_rcopy_hdr *h, const char *what)
@@ -270,7 +265,7 @@ static int client_run(struct rcopy *x)
 	if (!rc)
 		rc = client_open(x, dest, st.st_mode) ||
 		     client_write(x, fd, (uint64_t)st.st_size) ||
-		     send_hdr(&x->s, &x->run->err, CMD_CLOSE, sizeof(struct rt_rcopy_hdr), 0, ++x->id) ||
+		     rt_rcopy_send_hdr(&x->s, &x->run->err, CMD_CLOSE, sizeof(struct rt_rcopy_hdr), 0, ++x->id) ||
 		     get_resp(x, CMD_CLOSE, "CLOSE") ? -1 : 0;
 	close(fd);
 	if (!rc)
@@ -281,380 +276,45 @@ static int client_run(struct rcopy *x)
 
 /* ---- server ---- */
 
-/* One client, served on a thread of its own: nothing in it is shared
- * but the read-only struct rcopy. */
-struct srv_client {
-	const struct rcopy *x;
-	unsigned no;
-	struct rt_stream s;
-	struct rt_error err;
-	struct rt_cksum sum;
-	struct rt_confined file; /* file.fd -1: none open */
-	uint64_t written;        /* bytes into file since OPEN */
-	pthread_t thread;
-	atomic_bool done;
-	int rc;
-	uint8_t buf[CHUNK];
-};
-
-/* One whole line per call even with several clients' threads writing. */
-static void srv_say(struct srv_client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void srv_say(struct srv_client *c, const char *fmt, ...)
+/* A peer may write any file below --dir, as upstream's rcopy lets it
+ * anywhere: below $HOME or / that takes in ~/.ssh/authorized_keys. */
+static void warn_wide_dir(struct rcopy *x, int dirfd)
 {
-	char line[PATH_BYTES * 4 + 64];
-	va_list ap;
+	const char *home = getenv("HOME"), *which = NULL;
+	struct stat d, h;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	flockfile(c->x->run->log.human);
-	rt_say(&c->x->run->log, "client %u: %s", c->no, line);
-	funlockfile(c->x->run->log.human);
+	if (fstat(dirfd, &d))
+		return;
+	if (!stat("/", &h) && h.st_dev == d.st_dev && h.st_ino == d.st_ino)
+		which = "/";
+	else if (home && *home && !stat(home, &h) && h.st_dev == d.st_dev &&
+		 h.st_ino == d.st_ino)
+		which = "$HOME";
+	if (which)
+		rt_warn(&x->run->log, "serving %s: any client can write any file below "
+			"it, ~/.ssh/authorized_keys among them; serve a directory of "
+			"its own (-d)", which);
 }
 
-/* An error response and the refusal line; the client is dropped after it
- * (as upstream ends a client's session at the first error). */
-static int refuse(struct srv_client *c, const struct rt_rcopy_hdr *h, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int refuse(struct srv_client *c, const struct rt_rcopy_hdr *h, int e, const char *fmt, ...)
+static int server_loop(struct rcopy *x, int dirfd, int lfd)
 {
-	char why[PATH_BYTES * 4 + 200];
-	va_list ap;
+	const struct rcopy_cfg *cfg = x->cfg;
+	struct rt_rcopy_server v = {
+		.run = x->run, .ops = x->ops, .dirfd = dirfd,
+		.clients = (unsigned)cfg->clients, .concurrent = (unsigned)cfg->concurrent,
+		.max_time_ms = cfg->max_time_ms, .min_rate = cfg->min_rate,
+		.max_size = (uint64_t)cfg->max_size, .allow_exec = cfg->allow_exec != 0,
+	};
+	int rc = rt_rcopy_serve(&v, lfd);
 
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	rt_warn(&c->x->run->log, "client %u: %s (%s)", c->no, why, strerror(e));
-	send_hdr(&c->s, &c->err, (uint8_t)(h->command | CMD_RESP), sizeof(*h),
-		 (uint32_t)e, h->id);
-	return -1;
-}
-
-static int srv_open(struct srv_client *c, const struct rt_rcopy_msg *m)
-{
-	const struct rt_rcopy_hdr *h = &m->h;
-	char shown[PATH_BYTES * 4 + 1];
-	const char *why;
-
-	rt_confine_escape(m->path, shown, sizeof(shown));
-	if (c->file.fd >= 0)
-		return refuse(c, h, EBUSY, "OPEN '%s' while a file is open", shown);
-	if (rt_confine_open(c->x->dirfd, m->path, (mode_t)h->data, c->x->cfg->allow_exec,
-			    &c->file, &why) < 0)
-		return refuse(c, h, errno, "refused '%s': %s", shown, why);
-	srv_say(c, "opening: %s", shown);
-	rt_cksum_init(&c->sum);
-	c->written = 0;
-	return send_hdr(&c->s, &c->err, CMD_OPEN | CMD_RESP, sizeof(*h), 0, h->id);
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int srv_data(struct srv_client *c, const struct rt_rcopy_hdr *h, uint64_t size)
-{
-	uint64_t done = 0;
-
-	while (done < size) {
-		size_t n = (size_t)RT_MIN(size - done, (uint64_t)CHUNK);
-
-		if (rt_stream_recv_all(&c->s, c->buf, n, &c->err))
-			return -1;
-		rt_cksum_add(&c->sum, c->buf, n);
-		if (write_all(c->file.fd, c->buf, n))
-			return refuse(c, h, errno, "write after byte %llu",
-				      (unsigned long long)done);
-		done += n;
-		c->written += n;
-	}
-	srv_say(c, "cksum %u %llu", rt_cksum_end(&c->sum, size), (unsigned long long)size);
-	return send_hdr(&c->s, &c->err, CMD_WRITE | CMD_RESP, sizeof(*h), 0, h->id);
-}
-
-/* Refuses a size over --max-size or the free space of the target's file
- * system, before any byte lands: nothing is reserved up front. */
-static int size_refusal(struct srv_client *c, const struct rt_rcopy_hdr *h, uint64_t size)
-{
-	uint64_t max = (uint64_t)c->x->cfg->max_size, room;
-	struct statvfs fs;
-
-	if (size > max)
-		return refuse(c, h, EFBIG, "WRITE of %llu bytes, over --max-size %llu",
-			      (unsigned long long)size, (unsigned long long)max);
-	if (fstatvfs(c->file.fd, &fs))
-		return refuse(c, h, errno, "statvfs of the target's file system");
-	room = (uint64_t)fs.f_bavail * fs.f_frsize;
-	if (size > room)
-		return refuse(c, h, ENOSPC, "no room for %llu bytes (%llu free)",
-			      (unsigned long long)size, (unsigned long long)room);
-	return 0;
-}
-
-static int srv_write(struct srv_client *c, const struct rt_rcopy_msg *m)
-{
-	if (c->file.fd < 0)
-		return refuse(c, &m->h, EINVAL, "WRITE before OPEN");
-	if (size_refusal(c, &m->h, m->size))
-		return -1;
-	return srv_data(c, &m->h, m->size);
-}
-
-/* Reads the file back: what is on disk must be what arrived. */
-static int verified(struct srv_client *c)
-{
-	struct rt_cksum disk;
-	uint64_t at = 0;
-	ssize_t n;
-
-	rt_cksum_init(&disk);
-	while ((n = pread(c->file.fd, c->buf, CHUNK, (off_t)at)) > 0) {
-		rt_cksum_add(&disk, c->buf, (size_t)n);
-		at += (uint64_t)n;
-	}
-	return n == 0 && at == c->written &&
-	       rt_cksum_end(&disk, at) == rt_cksum_end(&c->sum, c->written);
-}
-
-static int srv_close(struct srv_client *c, const struct rt_rcopy_hdr *h)
-{
-	const char *why;
-
-	if (c->file.fd >= 0 && !verified(c)) {
-		rt_confine_discard(&c->file);
-		return refuse(c, h, EIO, "the file read back differs from what arrived");
-	}
-	if (c->file.fd >= 0 && rt_confine_commit(&c->file, &why))
-		return refuse(c, h, errno, "cannot put the file in place: %s", why);
-	srv_say(c, "closing...done");
-	return send_hdr(&c->s, &c->err, CMD_CLOSE | CMD_RESP, sizeof(*h), 0, h->id);
-}
-
-/* The path and size read into c->buf, then parsed there (rt_rcopy_parse). */
-int rt_rcopy_parse(const uint8_t *buf, size_t len, struct rt_rcopy_msg *m, char *why,
-		   size_t whylen)
-{
-	const struct rt_rcopy_hdr *h = &m->h;
-	size_t body;
-
-	m->need = sizeof(*h);
-	if (len < m->need)
-		return RT_RCOPY_MORE;
-	memcpy(&m->h, buf, sizeof(*h));
-	body = h->len - sizeof(*h);
-	if (h->version || h->len < sizeof(*h))
-		return snprintf(why, whylen, "bad header (version %u, length %u)", h->version,
-				h->len), EINVAL;
-	if (h->command == CMD_OPEN && body > PATH_BYTES + 8)
-		return snprintf(why, whylen, "OPEN with a %zu-byte path, over %zu", body,
-				(size_t)PATH_BYTES + 8), EINVAL;
-	if (h->command == CMD_WRITE && body != sizeof(m->size))
-		return snprintf(why, whylen, "WRITE of length %u, not 24", h->len), EINVAL;
-	if (h->command != CMD_OPEN && h->command != CMD_WRITE && h->command != CMD_CLOSE)
-		return snprintf(why, whylen, "unknown command %u", h->command), EINVAL;
-	m->need += h->command == CMD_CLOSE ? 0 : body;
-	if (len < m->need)
-		return RT_RCOPY_MORE;
-	if (h->command == CMD_OPEN && !memchr(buf + sizeof(*h), 0, body))
-		return snprintf(why, whylen, "OPEN path without its NUL"), EINVAL;
-	m->path = (const char *)buf + sizeof(*h);
-	if (h->command == CMD_WRITE)
-		memcpy(&m->size, buf + sizeof(*h), sizeof(m->size));
-	return 0;
-}
-
-/* 1: the client closed between messages, its normal end. */
-static int next_header(struct srv_client *c)
-{
-	struct rt_error e = { 0 };
-	uint64_t before = c->s.received;
-
-	if (!rt_stream_recv_all(&c->s, c->buf, sizeof(struct rt_rcopy_hdr), &e))
-		return 0;
-	if (e.exit_code == RT_EXIT_FAIL && !e.err_no && c->s.received == before)
-		return 1;
-	return rt_error_adopt(&c->err, &e);
-}
-
-/* The next whole, valid message in c->buf: 0, 1 at the client's end,
- * else -1 (refused or the stream failed). */
-static int next_command(struct srv_client *c, struct rt_rcopy_msg *m)
-{
-	size_t have = sizeof(struct rt_rcopy_hdr);
-	char why[96];
-	int rc = next_header(c);
-
-	while (!rc && (rc = rt_rcopy_parse(c->buf, have, m, why, sizeof(why))) ==
-		      RT_RCOPY_MORE) {
-		rc = rt_stream_recv_all(&c->s, c->buf + have, m->need - have, &c->err);
-		have = m->need;
-	}
-	if (rc > 1) {
-		refuse(c, &m->h, rc, "%s", why);
-		return -1;
-	}
-	return rc;
-}
-
-static int serve_client(struct srv_client *c)
-{
-	struct rt_rcopy_msg m;
-	int rc;
-
-	while (!(rc = next_command(c, &m))) {
-		if (m.h.command == CMD_OPEN)
-			rc = srv_open(c, &m);
-		else if (m.h.command == CMD_WRITE)
-			rc = srv_write(c, &m);
-		else
-			rc = srv_close(c, &m.h);
-		if (rc)
-			break;
-	}
-	rt_confine_discard(&c->file); /* a file not closed is not kept */
-	return rc == 1 ? 0 : rc == RT_INTERRUPTED ? rc : -1;
-}
-
-static void *client_thread(void *arg)
-{
-	struct srv_client *c = arg;
-
-	c->rc = serve_client(c);
-	if (c->rc && c->err.set) /* a client's failure is its own line */
-		rt_warn(&c->x->run->log, "client %u: %s", c->no, c->err.reason);
-	rt_stream_close(&c->s, !c->rc);
-	atomic_store(&c->done, true);
-	return NULL;
-}
-
-static int start_client(struct rcopy *x, int fd, struct srv_client **slot)
-{
-	struct srv_client *c = rt_xcalloc(1, sizeof(*c));
-	long long max_ms = x->run->common.timeout_ms, whole = x->cfg->max_time_ms;
-
-	*c = (struct srv_client){ .x = x, .no = ++x->client, .file = { .fd = -1, .dir = -1 },
-		.s = { .ops = x->ops, .fd = fd, .wait = RT_WAIT_POLL, .timeout_ms = max_ms,
-		       .connected = true,
-		       .deadline_ns = whole > 0 ? rt_deadline_after_ms(whole) : 0 } };
-	rt_error_phase(&c->err, "transfer");
-	if (rt_stream_set_wait(&c->s, &x->run->err) ||
-	    pthread_create(&c->thread, NULL, client_thread, c)) {
-		rt_stream_close(&c->s, false);
-		free(c);
-		return x->run->err.set ? -1 : rt_fail(&x->run->err, RT_EXIT_FAIL,
-						      "cannot start a client's thread");
-	}
-	*slot = c;
-	return 0;
-}
-
-/* Joins the clients that ended (all of them when `all`); returns how
- * many are still being served. */
-static unsigned reap(struct rcopy *x, struct srv_client **slots, bool all)
-{
-	unsigned busy = 0;
-
-	for (long long i = 0; i < x->cfg->concurrent; i++) {
-		struct srv_client *c = slots[i];
-
-		if (!c || (!all && !atomic_load(&c->done))) {
-			busy += c != NULL;
-			continue;
-		}
-		pthread_join(c->thread, NULL);
-		x->failed += c->rc ? 1 : 0;
-		free(c);
-		slots[i] = NULL;
-	}
-	return busy;
-}
-
-#define REAP_SLICE_MS 100
-
-/* Waits for the next client; while others are served it wakes every
- * REAP_SLICE_MS to join those that ended, and --accept-timeout counts
- * only the time with none being served. */
-static int accept_next(struct rcopy *x, int lfd, struct srv_client **slots, int *fd)
-{
-	long long bound = rt_run_accept_bound(x->run);
-	uint64_t idle_from = rt_now_ns();
-
-	rt_say(&x->run->log, "waiting for connection...");
-	rt_log_flush(&x->run->log);
-	rt_error_phase(&x->run->err, "accept");
-	for (;;) {
-		struct rt_error e = { 0 };
-		bool busy = reap(x, slots, false) > 0;
-		long long left = bound - (long long)((rt_now_ns() - idle_from) / 1000000u);
-		int rc;
-
-		if (busy)
-			idle_from = rt_now_ns();
-		rc = rt_sock_accept(x->ops, lfd, busy ? REAP_SLICE_MS : bound < 0 ? -1
-				    : RT_MAX(left, 0LL), fd, &e);
-		if (rc == RT_INTERRUPTED || !rc)
-			return rc;
-		if (!busy || e.exit_code != RT_EXIT_TIMEOUT)
-			return rt_error_adopt(&x->run->err, &e);
-	}
-}
-
-/* A free slot, waiting while --concurrent clients are being served. */
-static int free_slot(struct rcopy *x, struct srv_client **slots, struct srv_client ***slot)
-{
-	for (;;) {
-		reap(x, slots, false);
-		for (long long i = 0; i < x->cfg->concurrent; i++)
-			if (!slots[i]) {
-				*slot = &slots[i];
-				return 0;
-			}
-		if (rt_interrupt_pending())
-			return RT_INTERRUPTED;
-		usleep(REAP_SLICE_MS * 1000);
-	}
-}
-
-static int serve_clients(struct rcopy *x, int lfd, struct srv_client **slots)
-{
-	unsigned n = (unsigned)x->cfg->clients;
-	struct srv_client **slot;
-	int rc = 0, fd;
-
-	while (!rc && (!n || x->client < n)) {
-		rc = free_slot(x, slots, &slot) || accept_next(x, lfd, slots, &fd) ||
-		     start_client(x, fd, slot) ? -1 : 0;
-	}
-	reap(x, slots, true);
-	return rt_interrupt_pending() ? RT_INTERRUPTED : rc;
-}
-
-static int server_loop(struct rcopy *x, int lfd)
-{
-	struct srv_client **slots = rt_xcalloc((size_t)x->cfg->concurrent, sizeof(struct srv_client *));
-	int rc = serve_clients(x, lfd, slots);
-
-	free(slots);
 	if (rc)
 		return rc;
 	rt_error_phase(&x->run->err, "transfer");
-	rt_json_kv_uint(&x->run->results, "clients", x->client);
-	rt_json_kv_uint(&x->run->results, "failed", x->failed);
-	if (x->failed)
+	rt_json_kv_uint(&x->run->results, "clients", v.client);
+	rt_json_kv_uint(&x->run->results, "failed", v.failed);
+	if (v.failed)
 		return rt_fail(&x->run->err, RT_EXIT_FAIL, "%u of %u clients failed or "
-			       "were refused (see above)", x->failed, x->client);
+			       "were refused (see above)", v.failed, v.client);
 	return 0;
 }
 
@@ -664,11 +324,12 @@ static int server_run(struct rcopy *x)
 				   .passive = true, .what = "-p" };
 	struct rt_sockaddr ep = { 0 };
 	int lfd = -1, rc;
+	int dirfd = open(x->cfg->dir ? x->cfg->dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	x->dirfd = open(x->cfg->dir ? x->cfg->dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (x->dirfd < 0)
+	if (dirfd < 0)
 		return rt_fail_errno(&x->run->err, RT_EXIT_USAGE, errno, "--dir '%s'",
 				     x->cfg->dir);
+	warn_wide_dir(x, dirfd);
 	rt_error_phase(&x->run->err, "listen");
 	rc = rt_addr_lookup(&q, false, &ep, &x->run->err) ||
 	     rt_sock_open(x->ops, ep.addr.ss_family, &lfd, &x->run->err) ||
@@ -677,17 +338,17 @@ static int server_run(struct rcopy *x)
 	rt_sockaddr_free(&ep);
 	rt_json_kv_string(&x->run->results, "role", "server");
 	if (!rc)
-		rc = server_loop(x, lfd);
+		rc = server_loop(x, dirfd, lfd);
 	if (lfd >= 0)
 		x->ops->close(lfd);
-	close(x->dirfd);
+	close(dirfd);
 	return rc;
 }
 
 static int rcopy_main(struct rt_run *run, void *cfgp)
 {
 	struct rcopy_cfg *cfg = cfgp;
-	struct rcopy x = { .cfg = cfg, .run = run, .dirfd = -1,
+	struct rcopy x = { .cfg = cfg, .run = run,
 			   .ops = cfg->tcp ? &rt_sock_kernel : &rt_sock_rdma };
 	int rc;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* What rcopy's server makes of one client message (rcopy.c has the
- * protocol), apart from the stream, so that any bytes a peer sends can
- * be tried on it. */
+/* rcopy's messages (rcopy_msg.c; rcopy.c describes the protocol): the
+ * header both sides send, and what the server makes of one client
+ * message, apart from the stream, so that any bytes a peer sends can be
+ * tried on it. */
 #ifndef RDMATEST_RCOPY_H
 #define RDMATEST_RCOPY_H
 
@@ -37,5 +38,11 @@ struct rt_rcopy_msg {
  * looked at (a CLOSE's, as upstream). */
 int rt_rcopy_parse(const uint8_t *buf, size_t len, struct rt_rcopy_msg *m, char *why,
 		   size_t whylen);
+
+struct rt_stream;
+struct rt_error;
+/* Sends a bare header (a command without a body, or a response). */
+int rt_rcopy_send_hdr(struct rt_stream *s, struct rt_error *err, uint8_t cmd,
+		      uint16_t len, uint32_t data, uint64_t id);
 
 #endif

@@ -355,24 +355,30 @@ static size_t series(const struct udpong_cfg *cfg, struct row *rows)
 	return 2 * n;
 }
 
+/* The datagram socket of either side, tuned (-B) and non-blocking. */
+static int open_socket(struct udpong *x, int family)
+{
+	struct rt_sock_tuning t = { .bufsize = (int)x->cfg->bufsize, .inline_size = -1 };
+
+	x->fd = x->ops->socket(family, SOCK_DGRAM, 0);
+	if (x->fd < 0)
+		return x->ops->rdma ? rt_fail(&x->run->err, RT_EXIT_ENV, "rsocket "
+					      "(datagram): no RDMA device for it; -T s "
+					      "uses kernel UDP") :
+				      rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "socket");
+	rt_sock_tune(x->ops, x->fd, &t, &x->run->log);
+	x->ops->fcntl(x->fd, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
 static int client_open(struct udpong *x)
 {
 	struct rt_addr_query q = { .node = x->cfg->dst, .port = x->cfg->port,
 				   .src = x->cfg->src, .ps = RDMA_PS_UDP, .what = "-s" };
 	struct rt_sockaddr ep = { 0 };
-	int rc = rt_addr_lookup(&q, false, &ep, &x->run->err);
+	int rc = rt_addr_lookup(&q, false, &ep, &x->run->err) ||
+		 open_socket(x, ep.addr.ss_family) ? -1 : 0;
 
-	if (!rc && (x->fd = x->ops->socket(ep.addr.ss_family, SOCK_DGRAM, 0)) < 0)
-		rc = x->ops->rdma ? rt_fail(&x->run->err, RT_EXIT_ENV, "rsocket "
-					    "(datagram): no RDMA device for it; -T s uses "
-					    "kernel UDP") :
-				    rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "socket");
-	if (!rc) {
-		struct rt_sock_tuning t = { .bufsize = (int)x->cfg->bufsize, .inline_size = -1 };
-
-		rt_sock_tune(x->ops, x->fd, &t, &x->run->log);
-		x->ops->fcntl(x->fd, F_SETFL, O_NONBLOCK);
-	}
 	if (!rc && ep.src_len && x->ops->bind(x->fd, (struct sockaddr *)&ep.src, ep.src_len))
 		rc = rt_fail_errno(&x->run->err, RT_EXIT_ENV, errno, "%sbind to -b",
 				   x->ops->prefix ? "r" : "");
@@ -526,20 +532,13 @@ static int server_run(struct udpong *x)
 	struct rt_addr_query q = { .node = x->cfg->src, .port = x->cfg->port,
 				   .ps = RDMA_PS_UDP, .passive = true, .what = "-b" };
 	struct rt_sockaddr ep = { 0 };
-	struct rt_sock_tuning t = { .bufsize = (int)x->cfg->bufsize, .inline_size = -1 };
 	int rc, one = 1;
 
 	rt_error_phase(&x->run->err, "listen");
-	rc = rt_addr_lookup(&q, false, &ep, &x->run->err);
-	if (!rc && (x->fd = x->ops->socket(ep.addr.ss_family, SOCK_DGRAM, 0)) < 0)
-		rc = x->ops->rdma ? rt_fail(&x->run->err, RT_EXIT_ENV, "rsocket "
-					    "(datagram): no RDMA device for it; -T s uses "
-					    "kernel UDP") :
-				    rt_fail_errno(&x->run->err, RT_EXIT_FAIL, errno, "socket");
+	rc = rt_addr_lookup(&q, false, &ep, &x->run->err) ||
+	     open_socket(x, ep.addr.ss_family) ? -1 : 0;
 	if (!rc) {
-		rt_sock_tune(x->ops, x->fd, &t, &x->run->log);
 		x->ops->setsockopt(x->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		x->ops->fcntl(x->fd, F_SETFL, O_NONBLOCK);
 		if (x->ops->bind(x->fd, (struct sockaddr *)&ep.addr, ep.addr_len))
 			rc = rt_fail_errno(&x->run->err, RT_EXIT_ENV, errno, "%sbind to "
 					   "port %lld", x->ops->prefix ? "r" : "", x->cfg->port);

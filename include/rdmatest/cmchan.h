@@ -24,6 +24,7 @@
 #ifndef RDMATEST_CMCHAN_H
 #define RDMATEST_CMCHAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -67,5 +68,22 @@ const struct sockaddr *rt_cmchan_local(const struct rt_cmchan *ch);
 const struct sockaddr *rt_cmchan_remote(const struct rt_cmchan *ch);
 /* Disconnects and frees; NULL is a no-op. */
 void rt_cmchan_close(struct rt_cmchan *ch);
+
+/* The channel's connection, for a tool that runs its own waits on the
+ * reactor (rdmacm's one-message exchanges, applets/rdmacm/hello.c): an RC
+ * QP of one send and one receive, signalled, a registered buffer each way
+ * of msg_max bytes, the receive posted before the connect or accept, a
+ * second connection request refused. */
+struct rt_conn;
+struct rt_buf;
+struct rt_cmchan_conn {
+	struct rt_conn *conn;   /* set once set up */
+	struct rt_buf *in, *out;
+};
+/* The setup hook's work: 0, or -1 with the connection failed. */
+int rt_cmchan_conn_setup(struct rt_conn *c, size_t msg_max, uint32_t max_inline,
+			 struct rt_cmchan_conn *one);
+/* A failed hook: a request beyond the first is a warning, not the end. */
+bool rt_cmchan_extra_request(struct rt_conn *c);
 
 #endif

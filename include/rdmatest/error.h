@@ -13,6 +13,7 @@ enum rt_exit {
 	RT_EXIT_FAIL = 1,     /* the test failed: peer, CM event, completion, data */
 	RT_EXIT_USAGE = 2,    /* bad option or value */
 	RT_EXIT_ENV = 3,      /* no device, address not on a device, missing capability */
+	RT_EXIT_ELSEWHERE = 4, /* mesh --exit-status self: NOT READY, this host not blamed */
 	RT_EXIT_TIMEOUT = 124, /* a bounded wait expired */
 	RT_EXIT_SIGINT = 130,  /* interrupted (128 + signal), see interrupt.h */
 	RT_EXIT_SIGTERM = 143,

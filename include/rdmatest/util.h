@@ -53,4 +53,9 @@ size_t rt_strlcpy(char *dst, const char *src, size_t size);
  * JSON and Prometheus writers replace what is not. */
 size_t rt_utf8_len(const unsigned char *s, size_t n);
 
+/* strcmp with runs of digits compared as numbers (leading zeros ignored),
+ * so mlx5_2 sorts before mlx5_10: the order an operator reads device,
+ * port and counter names in, whatever order the kernel lists them. */
+int rt_natural_cmp(const char *a, const char *b);
+
 #endif

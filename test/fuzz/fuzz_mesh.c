@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The two ways mesh results reach rank 0 or `mesh report` (meshwire.h,
- * meshjson.h). Input byte 0 chooses:
+ * meshparse.h). Input byte 0 chooses:
  *   even  the rest is binary messages, each a size byte (the mesh's rank
  *         count, 0: any) and up to 96 bytes, the length in a byte first:
  *         a message the decoder takes must encode back to the same bytes
@@ -9,7 +9,8 @@
  *         document is valid JSON. */
 #include "fuzz.h"
 
-#include "mesh/meshjson.h"
+#include "mesh/meshdoc.h"
+#include "mesh/meshparse.h"
 #include "mesh/meshwire.h"
 
 static void binary(struct fuzz_in *in)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* What a perftest peer sends before and after a run (perftest.h). Input
+/* What a perftest peer sends before and after a run (perftest_wire.h). Input
  * byte 0 chooses:
  *   0  a key record, 59 bytes; 1  a key record, 108 bytes (-x)
  *   2  the 16-byte version   3  the 2-byte MTU
@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 
 static void refused(const struct rt_error *err)
 {

@@ -251,7 +251,7 @@ def pingpong():
 
 
 def perftest():
-    """perftest's handshake (applets/perftest/perftest.c): byte 0 picks the message"""
+    """perftest's handshake (applets/perftest/perftest_wire.c): byte 0 picks the message"""
     key = "%04x:%04x:%06x:%06x:%08x:%016x:" % (1, 16, 0x11, 0xabcde, 0x1234, 0x7f0000001000)
     write("perftest", "key", b"\0" + (key + "%08x" % 0).encode() + b"\0")
     gkey = key + "".join("%02x:" % b for b in GID) + "%08x:" % 0x20
@@ -292,6 +292,17 @@ def diag():
     write("diag", "bad-mtu", b"rdmatest-doctor 1 mlx5_0 1 8192 ens1 -1\n")
 
 
+def expect():
+    """doctor --expect's file (applets/doctor/expect.c)"""
+    write("expect", "saved", b"# rdmatest doctor --save-expect\nkernel 6.1.0-28-amd64\n"
+          b"rdma_core 50.0\nmlx5_0.fw_ver 28.39.1002\nmlx5_0.pcie_speed 16.0 GT/s PCIe\n"
+          b"mlx5_0.pcie_width 16\nmlx5_0/1.state ACTIVE\nmlx5_0/1.rate_gbps 400\n"
+          b"mlx5_0/1.gid_type RoCE v2\n")
+    write("expect", "twice", b"kernel 6.1\n\nkernel 6.2\n")
+    write("expect", "nul", b"kernel 6.1\nrdma_core 50\0.0\n")
+    write("expect", "spaces", b"  \t\n key\t  value with  spaces \t\n#\n")
+
+
 def launch():
     """host lists (even byte 0) and launcher environments (odd byte 0)"""
     write("launch", "hostlist", b"\0" + b"node[01-04,10],gpu[7-9]-ib,login")
@@ -321,6 +332,63 @@ def udpong():
     write("udpong", "strangers", dg(b"") + dg(b"\x03abc") + dg(msg(6, 0, 0)) +
           dg(msg(255, 9, 9, size=2048)) + dg(msg(4, 200, 1)))
     write("udpong", "full", b"".join(dg(msg(0, 0, i % 256)) for i in range(260)) + dg(msg(4, 255, 0)))
+
+
+def udrecv():
+    """UD receive completions into rt_ud_rx_take (applets/rdmacm/udrecv.c):
+    the ring's shape, then completions (QPN, wr_id, byte_len, the slot's
+    bytes: GRH area then the datagram) and reposts (0x80)"""
+    head = lambda slots=4, size=64, per=3, senders=1: \
+        bytes([slots - 1]) + struct.pack(">H", size - 1) + bytes([per, senders])
+
+    def wc(slot, dg, qpn=1, byte_len=None, kind=1):
+        data = bytes(40) + dg
+        got = 40 + len(dg) if byte_len is None else byte_len
+        return bytes([qpn]) + struct.pack(">QIH", kind << 56 | slot, got, len(data)) + data
+    write("udrecv", "stream", head() + wc(0, message(64, 1, 0)) + wc(1, message(64, 1, 2)) +
+          b"\x80" + wc(2, message(64, 1, 1)) + wc(0, message(64, 1, 1)))
+    write("udrecv", "two-senders", head(senders=2) + wc(0, message(64, 5, 0)) +
+          wc(1, message(64, 6, 0), qpn=2) + wc(2, message(64, 5, 1)) + wc(3, message(64, 6, 1)))
+    # every posted receive taken before the repost: the ring ran dry
+    write("udrecv", "dry", head(slots=2) + wc(0, message(64, 1, 0)) + wc(1, message(64, 1, 1)) +
+          wc(0, message(64, 1, 2)) + b"\x80" + wc(1, message(64, 1, 2)))
+    write("udrecv", "unknown-slot", head() + wc(4, message(64, 1, 0)) +
+          wc(2 ** 56 - 1, b"", kind=255) + wc(7, bytes(64), kind=0) + wc(3, message(64, 1, 0)))
+    # lengths the device could not have delivered: past the slot, inside the GRH
+    write("udrecv", "byte-len", head() + wc(3, message(64, 1, 0), byte_len=0xFFFFFFFF) +
+          wc(3, message(64, 1, 1), byte_len=0) + wc(2, message(64, 1, 2), byte_len=39) +
+          wc(1, message(64, 1, 2), byte_len=40) + wc(0, message(64, 1, 2), byte_len=41))
+    write("udrecv", "wrong-size", head(size=1024) + wc(3, message(100, 1, 0)) +
+          wc(0, message(1024, 1, 1)[:-1] + b"\xff") + wc(1, b"RDMT" + bytes(2000)))
+    write("udrecv", "foreign", head(slots=8, senders=0) +
+          b"".join(wc(i % 8, bytes([i]) * 64, qpn=i % 8) for i in range(20)))
+
+
+def cmtsync():
+    """cmtime's v56 TCP step syncs (applets/rdmacm/cmtsync.c): the byte a
+    peer sends at each step, due in the order reset (0), connected (12),
+    disconnected (14)"""
+    run = bytes([0, 12, 14])
+    write("cmtsync", "three-runs", run * 3)
+    write("cmtsync", "miscounted", run + bytes([0, 14]))
+    write("cmtsync", "early", bytes([12]))
+    write("cmtsync", "stranger", run + b"GET / HTTP/1.0\r\n")
+    write("cmtsync", "control", run * 2 + bytes([0, 12, 0x1b]))
+    write("cmtsync", "high", bytes([0, 0xff]))
+
+
+def meshecho():
+    """a mesh pair test's messages (applets/mesh/meshtest.c, host order):
+    a control byte (bit 0: the connecting side), the ping in flight, then
+    the message: seq, the window's address and rkey"""
+    rec = lambda side, want, m: bytes([side]) + struct.pack(">QH", want, len(m)) + m
+    msg = lambda seq, addr=0, rkey=0: struct.pack("=QQQ", seq, addr, rkey)
+    write("meshecho", "pings", b"".join(rec(1, i, msg(i, 0x7f0000001000, 0x1234)) for i in range(3)) +
+          rec(0, 0, msg(5)))
+    write("meshecho", "wrong-ping", rec(1, 4, msg(3)) + rec(1, 2 ** 64 - 1, msg(0)))
+    write("meshecho", "lengths", rec(1, 0, msg(0)[:23]) + rec(1, 0, msg(0) + b"x") +
+          rec(0, 0, b"") + rec(0, 0, bytes(4096)))
+    write("meshecho", "no-window", rec(1, 9, msg(9)) + rec(1, 9, msg(9, 0, 2 ** 64 - 1)))
 
 
 def rcopy():
@@ -373,6 +441,28 @@ def meshhello():
     write("meshhello", "scanner", b"\2" + b"GET / HTTP/1.0\r\n\r\n")
 
 
+def ptcheck():
+    """the perftest engine's checks of what the peer delivered
+    (perftest_imm.c, perftest_atomic.c): byte 0 the check, byte 1 the atomic"""
+    u32 = lambda *v: struct.pack(">" + "I" * len(v), *v)
+    u64 = lambda *v: struct.pack(">" + "Q" * len(v), *v)
+    # IBV_WC_RECV_RDMA_WITH_IMM is 129, IBV_WC_WITH_IMM 2 (verbs.h)
+    write("ptcheck", "imm-good", b"\0\0" + u32(129, 2, 0, 65536) + u64(65536))
+    write("ptcheck", "imm-no-flag", b"\0\0" + u32(129, 0, 0, 4096) + u64(4096))
+    write("ptcheck", "imm-opcode", b"\0\0" + u32(128, 2, 0, 4096) + u64(4096))
+    write("ptcheck", "imm-value", b"\0\0" + u32(129, 2, 7, 4096) + u64(4096))
+    write("ptcheck", "imm-length", b"\0\0" + u32(129, 2, 0, 4095) + u64(4096))
+    write("ptcheck", "fadd-run", b"\1\0" + u64(*range(41, 49)))
+    write("ptcheck", "fadd-wrap", b"\1\0" + u64(2 ** 64 - 2, 2 ** 64 - 1, 0, 1))
+    write("ptcheck", "fadd-skip", b"\1\0" + u64(5, 6, 8))
+    write("ptcheck", "cas-run", b"\1\1" + u64(9, 9, 9, 9))
+    write("ptcheck", "cas-moved", b"\1\1" + u64(9, 9, 10))
+    write("ptcheck", "counter-good", b"\2\0" + u64(100, 109, 110, 10) + struct.pack(">HHH", 1, 2, 4))
+    write("ptcheck", "counter-lost", b"\2\0" + u64(100, 109, 109, 10) + struct.pack(">HHH", 1, 2, 4))
+    write("ptcheck", "counter-none", b"\2\1" + u64(7, 0, 7, 0) + struct.pack(">HHH", 0, 0, 1))
+    write("ptcheck", "counter-short", b"\2\0" + u64(1, 2))
+
+
 def meshauth():
     """applets/mesh/meshauth.c's decoders; byte 0 picks frame (0), message
     to seal (1) or handshake message (2)"""
@@ -393,6 +483,7 @@ def meshauth():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, launch, udpong, rcopy, meshhello, meshauth):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck,
+              meshauth):
         f()
     sys.exit(0)

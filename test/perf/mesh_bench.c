@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The mesh at scale, simulated (issue #23; docs/mesh.md):
+/* The mesh at scale, simulated (docs/mesh.md):
  *  1. the tournament schedule for 1,000 and 10,000 ranks, unbounded and
  *     with a bound of 64 concurrent pairs: every pair exactly once, n-1
  *     rounds (times the split), no rank twice in a round, the bound in
@@ -32,7 +32,7 @@
 
 #include "mesh/meshagg.h"
 #include "mesh/meshgather.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshdoc.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshrun.h"
 #include "mesh/meshwire.h"

@@ -5,8 +5,8 @@
 . /lab/lib.sh
 . /lab/config
 
-# header VALUE of "# KEY: VALUE" in a scenario file, or DEFAULT
-header() { sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1 | grep . || echo "$3"; }
+# scenario_header: the "# hosts:", "# rails:", "# timeout:" lines
+. /lab/header.sh
 
 # Bring every host back to a clean state: no jobs, no netem, links up
 # and their rxe0 ACTIVE again (rail 1 and its rxe1 too), within 20 s
@@ -27,13 +27,13 @@ cleanup() {
 
 run_scenario() {
 	local name=$1 file=/lab/scenarios/$1.sh need bound rc
-	need=$(header "$file" hosts 1)
-	bound=$(header "$file" timeout 300)
+	need=$(scenario_header "$file" hosts 1)
+	bound=$(scenario_header "$file" timeout 300)
 	if [ "$need" -gt "$LAB_HOSTS" ]; then
 		_result SKIP "$name" "needs $need hosts (lab run --hosts $need)"
 		return
 	fi
-	need=$(header "$file" rails 1)
+	need=$(scenario_header "$file" rails 1)
 	if [ "$need" -gt "${LAB_RAILS:-1}" ]; then
 		_result SKIP "$name" "needs $need rails (lab run --rails $need)"
 		return

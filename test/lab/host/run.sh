@@ -3,12 +3,9 @@
 # `lab run|test|demo|shell|list`: pick scenarios, boot, turn the guest's
 # console into TAP (or demo text). Sourced by test/lab/lab.
 
-# "# KEY: N" header of a scenario file, or DEFAULT.
-scenario_header() {
-	local v
-	v=$(sed -n "s/^# *$2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1)
-	echo "${v:-$3}"
-}
+# scenario_header FILE KEY DEFAULT, the guest's runner's too
+# shellcheck source=../guest/header.sh
+. "$LAB_DIR/guest/header.sh"
 
 # A scenario argument: a file path, or a name in test/lab/scenarios.
 scenario_file() {
@@ -26,6 +23,25 @@ cmd_list() {
 			"$(scenario_header "$f" hosts 1)" "$(scenario_header "$f" rails 1)" \
 			"$(scenario_header "$f" timeout 300)"
 	done
+}
+
+# `lab header SCENARIO...`: "HOSTS RAILS TIMEOUT" of scenarios that share
+# one boot (a batch in test/lab/meson.build): the hosts and rails they all
+# ask for, which must agree (a rails-less scenario never boots with the
+# second link), and the sum of their timeouts.
+cmd_header() {
+	local f h r hosts="" rails="" sum=0
+	[ $# -gt 0 ] || die "header: no scenario given"
+	for f in "$@"; do
+		f=$(scenario_file "$f")
+		h=$(scenario_header "$f" hosts 1) r=$(scenario_header "$f" rails 1)
+		[ -z "$hosts" ] || [ "$h" = "$hosts" ] ||
+			die "one boot for $*: ${f##*/} needs $h hosts, the others $hosts"
+		[ -z "$rails" ] || [ "$r" = "$rails" ] ||
+			die "one boot for $*: ${f##*/} needs $r rails, the others $rails"
+		hosts=$h rails=$r sum=$((sum + $(scenario_header "$f" timeout 300)))
+	done
+	echo "$hosts $rails $sum"
 }
 
 now() { echo "${EPOCHREALTIME/./}" | cut -c1-13; } # milliseconds
@@ -174,6 +190,15 @@ cmd_run() {
 			# applet demos need the binary under test
 			say "no --binary: running demo-upstream.sh only"
 			RUN_SCENARIOS+=("$LAB_DIR/scenarios/demo-upstream.sh")
+		elif [ -n "${RDMATEST_LAB_DEMO:-}" ]; then
+			# some applets alone: scripts/fresh-machine proves a fresh root
+			# with a few, where the suites have run every demo's code paths
+			say "RDMATEST_LAB_DEMO: the demos of $RDMATEST_LAB_DEMO alone"
+			for h in $RDMATEST_LAB_DEMO; do
+				f=$LAB_DIR/scenarios/demo-$h.sh
+				[ -f "$f" ] || die "RDMATEST_LAB_DEMO: no demo of '$h' (no scenarios/demo-$h.sh)"
+				RUN_SCENARIOS+=("$f")
+			done
 		else
 			# one demo-<applet>.sh per applet (demo-upstream.sh is the upstream tools')
 			for f in "$LAB_DIR"/scenarios/demo-*.sh; do

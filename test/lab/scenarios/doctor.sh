@@ -6,8 +6,10 @@
 # RDMA port; rxe has no XRC), and each failure the lab can provoke gives its FAIL line and
 # fix: a peer with nothing listening, an address no RDMA port carries,
 # a port down, an MTU mismatch between the hosts, a lowered memlock limit,
-# no rxe device. A multicast-incapable path cannot be made here (rxe
-# always offers multicast groups), so there is no case for it.
+# no rxe device; and its counters after a link flap, a saved expected
+# state against an edited one, an unused port. A multicast-incapable
+# path cannot be made here (rxe always offers multicast groups), so
+# there is no case for it.
 D=$RT/doctor
 
 # doc_json HOST ARGS...: run doctor --json on HOST; $OUT keeps stdout only
@@ -101,6 +103,64 @@ need_applet doctor ibv_rc_pingpong && {
 		output_has "^ibv_rc_pingpong: hint: rdmatest doctor: ports FAIL: bring the link up: ip link set eth0 up" ||
 		fail "ibv_rc_pingpong's error does not name doctor's finding"
 	link_up a || fail "link did not come back"
+}
+pass
+
+case_begin "link down and up: rxe counts link_downed, a counters WARN naming it, no FAIL" 60
+need_applet doctor && {
+	C=/sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed
+	run_on a cat $C || fail "rxe0 has no link_downed counter"
+	n0=$(tr -dc 0-9 < "$OUT")
+	failed || link_down a || fail "link down"
+	failed || link_up a || fail "link did not come back"
+	failed || run_on a cat $C || fail "cannot read link_downed"
+	n=$(tr -dc 0-9 < "$OUT")
+	failed || [ "${n:-0}" -gt "${n0:-0}" ] || fail "link_downed $n0 -> $n: not counted"
+	failed || { run_on a $D; rc=$?; }
+	failed || [ $rc = 0 ] || fail "exit $rc, want 0 (a WARN is not a FAIL)"
+	failed || ! output_has '^FAIL' || fail "a FAIL line"
+	failed || output_has "^WARN counters +rxe0 port 1: link errors since the counters were reset: (.*, )?link_downed $n(,|$| -- )" ||
+		fail "no counters WARN naming link_downed $n"
+	failed || doc_json a || fail "--json exit $?"
+	failed || json_ok "doctor --json"
+	failed || grep -q "\"name\":\"link_downed\",\"dir\":\"hw_counters\",\"class\":\"link\",\"value\":$n," "$OUT" ||
+		fail "JSON lacks link_downed $n as a link counter"
+	failed || grep -q "link_downed $n" "$OUT" && grep -q '"failed":0' "$OUT" || fail "JSON lacks the WARN or counts a failure"
+}
+pass
+
+case_begin "saved expectation: passes as saved, a rate edited to 400 FAILs" 60
+need_applet doctor && {
+	X=/tmp/doctor.expect
+	run_on a $D --save-expect $X || fail "--save-expect exit $?"
+	failed || { run_on a $D --expect $X; rc=$?; }
+	failed || [ $rc = 0 ] || fail "--expect on the saved host exit $rc, want 0"
+	failed || output_has "^PASS expect +[0-9]+ facts as " || fail "no expect PASS"
+	failed || run_on a grep -q '^rxe0/1\.rate_gbps ' $X || fail "the file names no rxe0/1.rate_gbps"
+	failed || run_on a sed -i 's|^rxe0/1\.rate_gbps .*|rxe0/1.rate_gbps 400|' $X || fail "cannot edit"
+	failed || { run_on a $D --expect $X; rc=$?; }
+	failed || [ $rc = 1 ] || fail "--expect with rate 400 exit $rc, want 1"
+	failed || output_has "^FAIL expect +rxe0 port 1: rate [0-9.]+ Gb/s, expected 400 -- fix: .*--save-expect" ||
+		fail "no expect FAIL naming the rate found and expected"
+	run_on a rm -f $X
+}
+pass
+
+case_begin "an extra rxe on a down veth: its port unused, no FAIL" 60
+need_applet doctor && {
+	# a veth (the guest kernel has no dummy driver), down, so it has no
+	# address, not even IPv6 link-local
+	run_on a $D; rc0=$?
+	run_on a sh -c "/sbin/ip link add veth9 type veth peer name veth9p && /sbin/rdma link add rxe9 type rxe netdev veth9" ||
+		fail "cannot create rxe9 on veth9"
+	failed || { run_on a $D; rc=$?; }
+	failed || [ $rc = $rc0 ] || fail "exit $rc, was $rc0 without rxe9"
+	failed || ! output_has '^FAIL' || fail "a FAIL line"
+	failed || output_has "^PASS ports +rxe9 port 1: unused: 1: DOWN .*netdev veth9 down .*no local address; not judged" ||
+		fail "rxe9's port not reported unused"
+	# the batch's later scenarios need the host as it was
+	run_on a sh -c "/sbin/rdma link delete rxe9; /sbin/ip link delete veth9; ! test -e /sys/class/infiniband/rxe9" ||
+		fail "rxe9 or veth9 not removed"
 }
 pass
 

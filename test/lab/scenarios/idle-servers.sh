@@ -2,7 +2,7 @@
 # hosts: 1
 # timeout: 240
 # Every server-mode applet waits for clients without burning a CPU and
-# ends promptly on SIGTERM with its verdict (issue #36): each is started
+# ends promptly on SIGTERM with its verdict: each is started
 # with no client, its CPU time read from /proc over 2 s, then SIGTERM.
 # The rsocket servers (rcopy, rstream -b, riostream -b) used to spin at
 # 100% and ignore SIGTERM: librdmacm 44's rpoll does not come back after a

@@ -234,6 +234,6 @@ rc=$?
 failed || output_has 'attaches at most 56 QPs' || fail "the limit was not named"
 pass
 
-# ---- the same options on both sides, and a receiver overrun (issue 25) ----
-RHOST=a RADDR=$A SHOST=b SADDR=$B
+# ---- the same options on both sides, and a receiver overrun ----
+RHOST=a RADDR=$A SHOST=b SADDR=$B SAME_OPTS_REPEAT=1
 . "$LAB_SCEN/mckey-same-opts.inc"

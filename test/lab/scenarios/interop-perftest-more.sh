@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 150
-# The last options of issue #40 (perftest_extra.h) against Debian 13's
+# perftest's remaining options (perftest_res.h: -X, --flow_label, --use-null-mr, --no_lock; perftest_runctl.h: -C; perftest_payload.h) against Debian 13's
 # perftest 25.01, both directions: -X (--vector) with -e in ib_send_bw and
 # ib_send_lat (rxe has one completion vector per guest CPU, so -X 0 runs;
 # a vector past them exits 3 naming num_comp_vectors), -C (--report-cycles)

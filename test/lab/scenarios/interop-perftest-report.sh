@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
-# The run control and reporting options of issue #40 against Debian 13's
+# perftest's run control and reporting options against Debian 13's
 # perftest 25.01, both directions where perftest runs the option on
 # Soft-RoCE: --run_infinitely ended by SIGINT (rows every -D second, exit
 # 0 and a valid --json document on the rdmatest side, the RSS of the

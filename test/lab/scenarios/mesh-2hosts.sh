@@ -61,6 +61,22 @@ failed || bg_wait r1 40 || fail "rank 1 exited $?"
 failed || bg_log r1 | grep -q "^loopback $B: connect" || fail "rank 1: no loopback line"
 pass
 
+# A stranger who reaches rank 0's port cannot fail the run: its HELLO
+# (the protocol's magic, a version no rdmatest speaks, no payload) is
+# turned away and named, and the ranks' run is READY as without it. Sent
+# from b before rank 1 starts, retried until rank 0 listens.
+case_begin "a stranger's HELLO while rank 0 gathers: named, still READY" 90
+bg_start r0 a $M $ARGS
+failed || run_on -t 30 b sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
+	printf 'RM\\005\\001\\000\\000\\000\\000' | busybox nc -w 3 $A 7473 && exit 0
+	sleep 0.5; done; exit 1" || fail "the stranger never reached rank 0's port"
+failed || run_on -t 60 b $M $ARGS || fail "rank 1 exited $?"
+failed || output_has '^READY' || fail "rank 1 did not print rank 0's READY"
+failed || bg_wait r0 40 || fail "rank 0 exited $?"
+failed || bg_log r0 | grep -q '^READY' || fail "rank 0: not READY with a stranger turned away"
+failed || bg_log r0 | grep -q "^stranger .*$B\]*:[0-9]* turned away" || fail "rank 0 did not name the stranger"
+pass
+
 case_begin "host b never starts: absent, NOT READY, bounded" 60
 run_on -t 40 a $M --hosts "$HOSTS" --timeout 3 --pings 50
 rc=$?

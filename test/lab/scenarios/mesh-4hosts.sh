@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 4
 # timeout: 300
-# mesh on four hosts of one switch (issue #23), one boot for every case.
+# mesh on four hosts of one switch, one boot for every case.
 # Launched the way pdsh would (the same command on every host, each finding
 # its rank in --hosts; a is rank 0) and as srun would (SLURM_* variables of
 # a 4-task step, one task per node, the nodes named by a hostlist

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
 # timeout: 240
-# perftest 4.5's TCP out-of-band protocol (applets/perftest/perftest.c) against
+# perftest 4.5's TCP out-of-band protocol (applets/perftest/perftest_wire.c) against
 # Debian 12's ib_write_bw (perftest 4.5, the protocol pt-oob speaks; 25.01's
 # server prints other handshake figures and its row differs from pt-oob's,
 # a known gap) through the test tool pt-oob: the client's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* perftest 4.5's out-of-band protocol (perftest.h) against a real
+/* perftest 4.5's out-of-band protocol (perftest_wire.h) against a real
  * ib_write_bw, for the lab. As a client, the client's side of the whole
  * ib_write_bw sequence without RDMA traffic (the server stays idle in a
  * write_bw run anyway): version, page size, cache line, MTU, Q key
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_report.h"
 #include "rdmatest/providers.h"
 #include "rdmatest/res.h"

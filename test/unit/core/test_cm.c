@@ -845,7 +845,7 @@ static void events_on_an_id_without_a_connection_are_ignored(void **state)
 	free(orphan);
 }
 
-/* ---- the loop's work per round (issue 17, item 3) ---------------------- */
+/* ---- the loop's work per round is bounded ----------------------------- */
 
 struct counting_goal {
 	int calls, want;
@@ -1179,7 +1179,7 @@ static void released_connection_leaves_the_round(void **state)
 	cq_conn_done(c);
 }
 
-/* ---- no half-built shared state (issue 17, item 4) --------------------- */
+/* ---- no half-built shared state ---------------------------------------- */
 
 static void half_opened_device_is_not_counted(void **state)
 {

@@ -31,6 +31,24 @@ static void strlcpy_truncates(void **state)
 	assert_string_equal(b, "abc");
 }
 
+/* Device, port and counter names in the order an operator reads them. */
+static void natural_order(void **state)
+{
+	(void)state;
+	assert_true(rt_natural_cmp("mlx5_2", "mlx5_10") < 0);
+	assert_true(rt_natural_cmp("mlx5_10", "mlx5_2") > 0);
+	assert_true(rt_natural_cmp("mlx5_10", "mlx5_9") > 0);
+	assert_true(rt_natural_cmp("mlx5_10", "mlx5_10") == 0);
+	assert_true(rt_natural_cmp("9", "10") < 0);
+	assert_true(rt_natural_cmp("mlx5_1", "mlx5_1a") < 0);
+	assert_true(rt_natural_cmp("mlx5", "mlx5_0") < 0);
+	assert_true(rt_natural_cmp("ib0", "mlx5_0") < 0);
+	assert_true(rt_natural_cmp("bnxt_re0", "mlx5_0") < 0);
+	assert_true(rt_natural_cmp("VL15_dropped", "link_downed") < 0);
+	assert_true(rt_natural_cmp("a007", "a7") == 0);
+	assert_true(rt_natural_cmp("a7b", "a7c") < 0);
+}
+
 static void hex_digits(void **state)
 {
 	(void)state;
@@ -60,6 +78,7 @@ static void first_failure_wins(void **state)
 	assert_string_equal(e.event, "RDMA_CM_EVENT_ADDR_ERROR");
 	assert_int_equal(e.status, -113);
 	assert_string_equal(rt_exit_name(124), "timeout");
+	assert_string_equal(rt_exit_name(RT_EXIT_ELSEWHERE), "elsewhere");
 }
 
 /* A retry's record becomes the run's as it is: no second ": strerror",
@@ -88,6 +107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deadlines),
 		cmocka_unit_test(hex_digits),
+		cmocka_unit_test(natural_order),
 		cmocka_unit_test(strlcpy_truncates),
 		cmocka_unit_test(first_failure_wins),
 		cmocka_unit_test(adopt_keeps_reason_and_errno),

@@ -21,6 +21,7 @@
 #include "doctor/diag.h"
 #include "doctor/diag_peer.h"
 #include "doctor/diag_report.h"
+#include "fake_host.h"
 #include "rdmatest/json.h"
 #include "rdmatest/util.h"
 
@@ -28,22 +29,9 @@ static char root[64], sys_[96], proc_[96], dev_[96];
 static struct rt_diag_env env;
 static struct rt_diag *d;
 
-/* Writes root/rel (creating its directories) with `text`. */
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0700);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 static void port_file(const char *what, const char *text)
@@ -115,12 +103,7 @@ static int drop_tree(void **state)
 
 static void add_addr(const char *ifname, const char *ip)
 {
-	struct rt_diag_addr *a = &d->addrs[d->naddrs++];
-	struct sockaddr_in *sin = (struct sockaddr_in *)&a->sa;
-
-	rt_strlcpy(a->ifname, ifname, sizeof(a->ifname));
-	sin->sin_family = AF_INET;
-	assert_int_equal(inet_pton(AF_INET, ip, &sin->sin_addr), 1);
+	fake_addr(d, ifname, ip);
 }
 
 /* The only line of `check` (the test fails if there is none). */
@@ -255,6 +238,7 @@ static void test_port_down(void **state)
 	port_file("phys_state", "3: Disabled");
 	put("sys/class/net/eth0/operstate", "down");
 	rt_diag_devices(&env, d);
+	add_addr("eth0", "192.0.2.1"); /* in use: without it the port is unused */
 	rt_diag_ports(d);
 	assert_int_equal(line("ports")->level, RT_DIAG_FAIL);
 	assert_string_equal(line("ports")->fix, "bring the link up: ip link set eth0 up "

@@ -49,8 +49,8 @@ static void gauges(void **state)
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_active_mtu_bytes{device=\"mlx5_0\",port=\"1\"} 4096\n#"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_netdev_mtu_bytes{device=\"mlx5_0\",port=\"1\"} 9000\n#"));
 	/* the rates too, where the rate file said */
-	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_rate_gbps{device=\"mlx5_0\",port=\"1\"} 400\n#"));
-	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_payload_gbps{device=\"mlx5_0\",port=\"1\"} 392.5\n#"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 50000000000\n#"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_port_payload_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 49062500000\n#"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_doctor_last_run_timestamp_seconds 1700000000\n"));
 	rt_prom_free(&p);
 	free(d);

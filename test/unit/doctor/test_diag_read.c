@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The helpers doctor's checks share (diag_read.h), on a scratch folder:
- * listing stays sorted and counts past its bound, reads cut the newline
+ * listing is in natural order and counts past its bound, reads cut the newline
  * and leave "" when the file is missing, evidence text never overflows. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +22,7 @@ static char dir[64];
 static int make_dir(void **state)
 {
 	static const char *const files[][2] = {
-		{ "uverbs1", "" }, { "uverbs0", "" }, { "uverbs10", "" },
+		{ "uverbs1", "" }, { "uverbs0", "" }, { "uverbs10", "" }, { "uverbs2", "" },
 		{ "rdma_cm", "" }, { "state", "4: ACTIVE\nsecond line\n" },
 	};
 
@@ -53,13 +53,15 @@ static int drop_dir(void **state)
 
 static void test_list_sorted_and_counted(void **state)
 {
-	char names[2][64];
+	char names[3][64];
 
 	(void)state;
-	/* three match, two fit: the count says there are more */
-	assert_int_equal(rt_diag_list(dir, "uverbs*", names, 2), 3);
+	/* four match, three fit: the count says there are more; natural
+	 * order, so uverbs2 before uverbs10 and the one left out is the last */
+	assert_int_equal(rt_diag_list(dir, "uverbs*", names, 3), 4);
 	assert_string_equal(names[0], "uverbs0");
 	assert_string_equal(names[1], "uverbs1");
+	assert_string_equal(names[2], "uverbs2");
 	assert_int_equal(rt_diag_list(dir, "nosuch*", names, 2), 0);
 }
 

@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mesh/meshdoc.h"
 #include "mesh/meshgather.h"
+#include "mesh/meshtext.h"
 #include "rdmatest/interrupt.h"
 #include "rdmatest/util.h"
 
@@ -109,13 +111,14 @@ static void absent_and_refused(void **state)
 	assert_true(rt_now_ns() - t0 < 6000000000ull);
 	assert_int_equal(gt.present, 3);
 	assert_int_equal(gt.refused, 4); /* garbage, other size, silent, repeat */
-	/* the two that spoke the protocol are named, the first rank 1 stays */
-	assert_int_equal(g.refused, 2);
-	assert_int_equal(g.refusals[0].rank, 3);
-	assert_non_null(strstr(g.refusals[0].reason, "size 7"));
-	assert_non_null(strstr(g.refusals[0].addr, "127.0.0.1"));
-	assert_int_equal(g.refusals[1].rank, 1);
-	assert_non_null(strstr(g.refusals[1].reason, "rank 1 is taken"));
+	/* the two that spoke the protocol are named: the other size a
+	 * stranger, the repeat a refusal; the first rank 1 stays */
+	assert_int_equal(g.nstrangers, 1);
+	assert_non_null(strstr(g.strangers[0].reason, "a mesh of 7"));
+	assert_non_null(strstr(g.strangers[0].addr, "127.0.0.1"));
+	assert_int_equal(g.refused, 1);
+	assert_int_equal(g.refusals[0].rank, 1);
+	assert_non_null(strstr(g.refusals[0].reason, "rank 1 is taken"));
 	assert_true(g.nodes[0].present && g.nodes[1].present && g.nodes[3].present);
 	assert_false(g.nodes[2].present || g.nodes[4].present || g.nodes[5].present);
 	assert_string_equal(g.nodes[3].host, "n3");
@@ -262,8 +265,9 @@ static int send_claim(struct rt_oob *o, unsigned port, uint32_t rank,
 }
 
 /* Over loopback: rank 0 and a rank 1 that claims another host come with
- * the job's token; a second rank 1 with another job's token and a rank 2
- * from an address the host list does not name are refused by name. */
+ * the job's token; a second rank 1 with another job's token is a
+ * stranger, and a rank 2 from an address the host list does not name is
+ * refused by name. */
 static int impostors(unsigned port)
 {
 	struct rt_oob c[4];
@@ -304,8 +308,9 @@ static void admits_only_this_job_from_its_host(void **state)
 		_exit(impostors(lis.port));
 	assert_int_equal(rt_mesh_gather_admit(&gt, lis.lfd, 3, 1500, 1000, &admit, &g, &err), 0);
 	assert_int_equal(gt.present, 2);
-	assert_int_equal(g.refused, 2);
-	assert_true(refused_for(&g, 1, "another job's token"));
+	assert_int_equal(g.refused, 1);
+	assert_int_equal(g.nstrangers, 1);
+	assert_string_equal(g.strangers[0].reason, "another job's token");
 	assert_true(refused_for(&g, 2, "HELLO for rank 2 from 127.0.0.1, the host list says "
 				"192.0.2.4 (192.0.2.4)"));
 	/* partners are told the list's host, not the one the hello claimed */
@@ -318,6 +323,135 @@ static void admits_only_this_job_from_its_host(void **state)
 	rt_oob_close(&lis);
 }
 
+/* A hello for a mesh of `size` with `token`, its version byte turned
+ * with other_version. */
+static int send_hello_as(struct rt_oob *o, unsigned port, uint32_t rank, uint32_t size,
+			 uint64_t token, bool other_version)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO,
+			       .u.hello = {.rank = rank, .size = size, .port = 1, .token = token}};
+	struct rt_error err = {0};
+	uint8_t buf[RT_MESHMSG_MAX];
+	size_t len;
+
+	snprintf(m.u.hello.host, sizeof(m.u.hello.host), "n%u", rank);
+	len = rt_meshmsg_encode(&m, buf);
+	if (other_version)
+		buf[2]++;
+	rt_oob_init(o, 5000);
+	return rt_oob_connect(o, "127.0.0.1", port, 2000, &err) ||
+	       rt_oob_write(o, buf, len, &err);
+}
+
+/* Strangers come first (another job's token, another version, another
+ * mesh size), then the three ranks of the job; with `repeat`, a second
+ * rank 1 of the job between them, which loses its place. */
+static int strangers_then_ranks(unsigned port, bool repeat)
+{
+	struct rt_oob c[7];
+
+	if (send_hello_as(&c[0], port, 1, 3, 0xbad, false) ||
+	    send_hello_as(&c[1], port, 1, 3, 42, true) ||
+	    send_hello_as(&c[2], port, 1, 4, 42, false))
+		return 1;
+	usleep(200000);
+	if (send_hello_as(&c[3], port, 0, 3, 42, false) ||
+	    send_hello_as(&c[4], port, 1, 3, 42, false))
+		return 2;
+	usleep(200000);
+	if (repeat && send_hello_as(&c[5], port, 1, 3, 42, false))
+		return 3;
+	usleep(200000);
+	if (send_hello_as(&c[6], port, 2, 3, 42, false))
+		return 4;
+	usleep(3000000);
+	return 0;
+}
+
+/* Gathers the child's hellos with token 42, every pair of the three
+ * ranks passing, and judges: the summary's text into text. */
+static void gather_and_judge(struct rt_mesh_agg *g, bool repeat, char **text)
+{
+	struct rt_mesh_admit admit = {.token = 42};
+	struct rt_mesh_limits lim = {0};
+	struct rt_mesh_gather gt;
+	struct rt_error err = {0};
+	struct rt_oob lis;
+	size_t len;
+	FILE *f;
+	int status;
+	pid_t child;
+
+	listen_for(&lis, g, 3);
+	child = fork();
+	if (child == 0)
+		_exit(strangers_then_ranks(lis.port, repeat));
+	assert_int_equal(rt_mesh_gather_admit(&gt, lis.lfd, 3, 3000, 1000, &admit, g, &err), 0);
+	assert_int_equal(gt.present, 3);
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = a + 1; b < 3; b++) {
+			struct rt_mesh_result r = {.a = a, .b = b, .status = RT_MESH_OK,
+						   .flags = RT_MESH_HAS_RTT,
+						   .rtt_p50_ns = 9000, .rtt_p99_ns = 12000};
+
+			assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+		}
+	assert_int_equal(rt_mesh_judge(g, &lim, &err), 0);
+	f = open_memstream(text, &len);
+	rt_mesh_summary(f, g, &lim);
+	fclose(f);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	rt_mesh_gather_close(&gt);
+	rt_oob_close(&lis);
+}
+
+/* Anyone who reaches the port can send a hello: one that cannot show the
+ * job's token is named, and the run stays READY. */
+static void strangers_never_fail_the_run(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_json j;
+	char *text;
+
+	(void)state;
+	gather_and_judge(&g, false, &text);
+	assert_int_equal(g.refused, 0);
+	assert_int_equal(g.nstrangers, 3);
+	assert_true(g.ready);
+	assert_non_null(strstr(text, "turned away (not in the verdict): another job's token\n"));
+	assert_non_null(strstr(text, "version"));
+	assert_non_null(strstr(text, "a hello of a mesh of 4, this one has 3\n"));
+	assert_non_null(strstr(text, "stranger 127.0.0.1:"));
+	assert_non_null(strstr(text, "READY\n"));
+	assert_null(strstr(text, "NOT READY"));
+	rt_json_init(&j);
+	rt_mesh_document(&j, &g, &(struct rt_mesh_limits){0}, NULL);
+	assert_non_null(strstr(rt_json_text(&j), "\"strangers\":{\"count\":3,\"list\":[{\"addr\":\"127.0.0.1:"));
+	assert_non_null(strstr(rt_json_text(&j), "\"verdict\":\"READY\""));
+	rt_json_free(&j);
+	free(text);
+	rt_mesh_agg_free(&g);
+}
+
+/* A hello with the job's token that loses its place (rank 1 again) is a
+ * real rank's: the run is NOT READY. */
+static void a_ranks_refusal_still_fails_the_run(void **state)
+{
+	struct rt_mesh_agg g;
+	char *text;
+
+	(void)state;
+	gather_and_judge(&g, true, &text);
+	assert_int_equal(g.nstrangers, 3);
+	assert_int_equal(g.refused, 1);
+	assert_non_null(strstr(g.refusals[0].reason, "rank 1 is taken"));
+	assert_false(g.ready);
+	assert_non_null(strstr(text, "NOT READY"));
+	free(text);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +460,8 @@ int main(void)
 		cmocka_unit_test(interrupt_ends_gathering),
 		cmocka_unit_test(idle_connections_do_not_lock_out_ranks),
 		cmocka_unit_test(admits_only_this_job_from_its_host),
+		cmocka_unit_test(strangers_never_fail_the_run),
+		cmocka_unit_test(a_ranks_refusal_still_fails_the_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "free_port.h"
-#include "mesh/meshjson.h"
+#include "mesh/meshparse.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/oob.h"

@@ -13,6 +13,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
+#include "../doctor/fake_host.h"
+
 #include "mesh/meshrails.h"
 #include "rdmatest/util.h"
 
@@ -20,21 +22,10 @@ static char root[64], sys_[96];
 static struct rt_diag_env env;
 static struct rt_diag *d;
 
+/* doctor's fake host (test/unit/doctor/fake_host.h) writes the files */
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0700);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 static void port_file(const char *dev, unsigned port, const char *what, const char *text)

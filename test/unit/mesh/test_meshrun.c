@@ -123,7 +123,8 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 }
 
 /* One rank's process: hello, follow, and its exit status tells the test
- * which verdict came (10 ready, 11 not ready, 12 interrupted, 1 none). */
+ * which verdict came (10 ready, 11 not ready, 12 interrupted, 13 not
+ * ready and blaming this rank's host, 1 none). */
 static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 {
 	struct rt_mesh_hello h = {.rank = rank, .size = cl->n};
@@ -151,7 +152,7 @@ static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
 		return 1;
 	rt_oob_close(&o);
-	return v.ready ? 10 : v.interrupted ? 12 : 11;
+	return v.ready ? 10 : v.interrupted ? 12 : v.self ? 13 : 11;
 }
 
 struct outcome {
@@ -341,6 +342,10 @@ static void random_second_pass(void **state)
 	assert_int_equal(o.g.blame.nends, 2);
 	assert_true(o.g.nodes[5].named);
 	assert_int_equal(o.g.bad_links, 0);
+	/* the verdict tells rank 5 alone that its host is the one at fault */
+	assert_int_equal(o.status[5], 13);
+	for (uint32_t i = 1; i < 5; i++)
+		assert_int_equal(o.status[i], 11);
 	rt_mesh_agg_free(&o.g);
 }
 

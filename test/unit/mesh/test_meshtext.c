@@ -378,6 +378,39 @@ static void interrupted_is_not_ready(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* Rank 0 records a pair with an absent end as absent: such a pair was
+ * not tested and is counted apart, so 3 absent of 4 test nothing. */
+static void absent_pairs_are_not_counted_as_tested(void **state)
+{
+	struct rt_mesh_hello h = {.rank = 0, .size = 4, .host = "node0"};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *text = NULL, *t;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 4, 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	for (uint32_t a = 0; a < 4; a++)
+		for (uint32_t b = a + 1; b < 4; b++) {
+			struct rt_mesh_result r = {.a = a, .b = b, .status = RT_MESH_ABSENT};
+
+			assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+		}
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	rt_mesh_summary(f, &g, &lim);
+	fclose(f);
+	rt_mesh_agg_free(&g);
+	assert_non_null(strstr(text, "mesh: 4 ranks, 0 links tested, 6 not tested (a rank absent)\n"));
+	assert_non_null(strstr(text, "\nNOT READY: no link tested (3 absent hosts)\n"));
+	free(text);
+	/* one absent of 5: its 4 pairs apart, the other 6 tested */
+	t = summary(5, 4, broken);
+	assert_non_null(strstr(t, "mesh: 5 ranks, 6 links tested, 4 not tested (a rank absent),"));
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +424,7 @@ int main(void)
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),
 		cmocka_unit_test(refused_peer_is_named),
+		cmocka_unit_test(absent_pairs_are_not_counted_as_tested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

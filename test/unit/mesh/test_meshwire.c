@@ -216,11 +216,15 @@ static void strict_fields(void **state)
 	expect_refused(result(), 21, 0, 8, "ok without its RTT figures");
 	expect_refused(verdict(), 8, 2, 8, "ready is 2");
 	expect_refused(verdict(), 9, 2, 8, "interrupted 2");
+	expect_refused(verdict(), 10, 2, 8, "self 2");
+	expect_refused(verdict(), 11, 1, 8, "verdict padding");
 	expect_refused(verdict(), 8, 1, 8, "do not add up");
 	m = (struct rt_meshmsg){.type = RT_MESHMSG_VERDICT, .u.verdict.ready = 1};
 	expect_refused(m, 8, 2, 8, "ready is 2"); /* the clean one passes this far */
 	/* ready, but interrupted */
 	expect_refused(m, 9, 1, 8, "do not add up");
+	/* ready, yet blaming the receiver's host */
+	expect_refused(m, 10, 1, 8, "do not add up");
 	expect_refused(verdict(), 15, 9, 8, "do not add up");
 
 	/* a message cut short or with a byte more */

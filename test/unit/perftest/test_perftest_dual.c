@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_dual.h"
 #include "perftest/perftest_opts.h"

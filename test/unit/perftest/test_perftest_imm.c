@@ -12,9 +12,10 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_name.h"
 #include "pt_parse.h"
 
 #define RT_CFG struct rt_pt_cfg
@@ -54,7 +55,7 @@ static void bw_depth(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "host", NULL), 0);
-	assert_false(p.extra.write_imm);
+	assert_false(p.write_imm);
 	assert_false(rt_pt_receives(&p));
 	/* without it a write test posts no receives: -r is refused */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "-r", "8", "host", NULL), -1);

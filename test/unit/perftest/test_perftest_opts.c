@@ -11,9 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
-#include "perftest/perftest_conn.h"
+#include "perftest/perftest_wire.h"
+#include "perftest/perftest_run.h"
 #include "perftest/perftest_opts.h"
+#include "perftest/perftest_name.h"
 
 #define RT_CFG struct rt_pt_cfg
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The ib_* applets' addressing and resource options (perftest_res.h):
- * their values, their combination rules, which side makes an SRQ, and
- * the refusals that name what an option needs. */
+ * their values, their combination rules, which side makes an SRQ, the
+ * refusals that name what an option needs, -X's rules and the vector
+ * check, and --flow_label's list. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-#include "perftest/perftest.h"
+#include "perftest/perftest_wire.h"
 #include "perftest/perftest_conn.h"
 #include "perftest/perftest_opts.h"
 #include "pt_parse.h"
@@ -179,6 +180,71 @@ static void named_refusals(void **state)
 	assert_null(strchr(err.reason, ':'));
 }
 
+static const struct rt_opt vector_opts[] = {
+	RT_PT_OPTS_CONN, RT_PT_OPT_SIZE("65536"), RT_PT_OPT_ITERS("5000"),
+	RT_PT_OPT_TX_DEPTH("128"), RT_PT_OPT_RX_DEPTH("512"), RT_PT_OPT_INLINE("0"),
+	RT_PT_OPTS_RUN, RT_PT_OPTS_BW, RT_PT_OPT_VECTOR, RT_PT_OPT_FLOW_LABEL, { 0 },
+};
+
+static int parse_vector(struct rt_pt_params *p, struct rt_error *err, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, err);
+	rc = pt_vparse(p, err, vector_opts, "ib_send_bw",
+		       (struct rt_pt_test){ RT_PT_SEND, RT_PT_BW }, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void vector_rules(void **state)
+{
+	struct rt_pt_params p;
+	struct rt_error err;
+	struct ibv_device dev = { .name = "rxe0" };
+	struct ibv_context ctx = { .device = &dev, .num_comp_vectors = 2 };
+
+	(void)state;
+	assert_int_equal(parse_vector(&p, &err, "host", NULL), 0);
+	assert_int_equal(p.res.vector, -1);
+	assert_int_equal(rt_pt_comp_vector(&p, &ctx, &err), 0);
+	assert_int_equal(parse_vector(&p, &err, "-X", "1", "host", NULL), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, "needs -e"));
+	assert_int_equal(parse_vector(&p, &err, "-e", "-X", "1", "host", NULL), 0);
+	assert_int_equal(rt_pt_comp_vector(&p, &ctx, &err), 1);
+	assert_int_equal(parse_vector(&p, &err, "-e", "--vector=2", "host", NULL), 0);
+	assert_int_equal(rt_pt_comp_vector(&p, &ctx, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_ENV);
+	assert_non_null(strstr(err.reason, "rxe0 has 2 completion vectors (num_comp_vectors)"));
+	assert_int_equal(parse_vector(&p, &err, "-e", "-X", "2049", "host", NULL), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+}
+
+static void flow_labels(void **state)
+{
+	struct rt_pt_params p;
+	struct rt_error err;
+	char many[400] = "0";
+
+	(void)state;
+	assert_int_equal(parse_vector(&p, &err, "--flow_label", "5,0x10,1048575", "host", NULL), 0);
+	assert_int_equal(p.res.n_flow_labels, 3);
+	assert_int_equal(rt_pt_flow_label(&p, 0), 5);
+	assert_int_equal(rt_pt_flow_label(&p, 1), 16);
+	assert_int_equal(rt_pt_flow_label(&p, 2), 1048575);
+	assert_int_equal(rt_pt_flow_label(&p, 4), 16); /* round robin over the QPs */
+	assert_int_equal(parse_vector(&p, &err, "host", NULL), 0);
+	assert_int_equal(rt_pt_flow_label(&p, 3), 0);
+	for (int i = 1; i <= RT_PT_FLOW_LABELS; i++)
+		strcat(many, ",1");
+	assert_int_equal(parse_vector(&p, &err, "--flow_label", many, "host", NULL), -1);
+	assert_non_null(strstr(err.reason, "more than 64"));
+	assert_int_equal(parse_vector(&p, &err, "--flow_label", "7,", "host", NULL), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +253,8 @@ int main(void)
 		cmocka_unit_test(rules),
 		cmocka_unit_test(srq_side),
 		cmocka_unit_test(named_refusals),
+		cmocka_unit_test(vector_rules),
+		cmocka_unit_test(flow_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

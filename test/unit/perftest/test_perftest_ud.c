@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* -c UC/UD and the rate limiter (perftest_ud.h): perftest's combination
- * rules, UC/UD's receive depth, UD's cq moderation, UD's MTU bound and
- * GRH room, the rate's units and the software pacer's bursts and gaps. */
+/* -c UC/UD (perftest_ud.h) and -g (perftest_mcast.h): perftest's
+ * combination rules, UC/UD's receive depth, UD's cq moderation, UD's MTU
+ * bound and GRH room. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,7 +37,6 @@ static int parse(struct rt_pt_params *p, struct rt_error *err, struct rt_pt_test
 static const struct rt_pt_test send_bw = { RT_PT_SEND, RT_PT_BW };
 static const struct rt_pt_test write_bw = { RT_PT_WRITE, RT_PT_BW };
 static const struct rt_pt_test read_bw = { RT_PT_READ, RT_PT_BW };
-static const struct rt_pt_test send_lat = { RT_PT_SEND, RT_PT_LAT };
 
 static void conn_words(void **state)
 {
@@ -86,83 +85,6 @@ static void depths(void **state)
 	assert_int_equal(p.rx_depth, 200); /* RC: clipped to -n as before */
 }
 
-static void rate_rules(void **state)
-{
-	struct rt_pt_params p;
-	struct rt_error err;
-
-	(void)state;
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "2.5", NULL), 0);
-	assert_int_equal(p.rate_type, RT_PT_RATE_HW);
-	assert_false(p.rate_type_given);
-	assert_int_equal(p.burst_size, 128);
-	assert_true(p.rate_limit == 2.5);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "40", "--rate_units", "M",
-			       "--rate_limit_type", "SW", "--burst_size", "8", NULL), 0);
-	assert_int_equal(p.rate_type, RT_PT_RATE_SW);
-	assert_true(p.rate_type_given);
-	assert_int_equal(p.rate_units, RT_PT_RATE_MIBPS);
-	assert_int_equal(p.burst_size, 8);
-	assert_int_equal(parse(&p, &err, send_bw, "--burst_size", "8", NULL), -1);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit_type", "SW", NULL), -1);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "1", "--rate_limit_type",
-			       "PP", NULL), -1);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "1", "--rate_units", "p",
-			       NULL), -1);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "1", "--rate_units", "p",
-			       "--rate_limit_type", "SW", NULL), 0);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "1", "-b",
-			       "--rate_limit_type", "SW", NULL), -1);
-	assert_int_equal(parse(&p, &err, write_bw, "--rate_limit", "1", "-b",
-			       "--rate_limit_type", "SW", NULL), 0);
-	assert_int_equal(parse(&p, &err, send_lat, "--rate_limit", "1",
-			       "--rate_limit_type", "SW", NULL), -1);
-	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "-1", NULL), -1);
-}
-
-static void rate_units(void **state)
-{
-	(void)state;
-	/* 1 Gb/s of 4 KiB messages; 4 MiB/s of 4 KiB; 1000 pps */
-	assert_true(rt_pt_rate_pps(1, RT_PT_RATE_GBPS, 4096) > 30517.5 &&
-		    rt_pt_rate_pps(1, RT_PT_RATE_GBPS, 4096) < 30517.6);
-	assert_true(rt_pt_rate_pps(4, RT_PT_RATE_MIBPS, 4096) == 1024);
-	assert_true(rt_pt_rate_pps(1000, RT_PT_RATE_PPS, 4096) == 1000);
-}
-
-/* 1024 messages a second in bursts of 4: a burst every 3.90625 ms; a late
- * burst starts at once and the next keeps the schedule. */
-static void pacer(void **state)
-{
-	struct rt_pt_params p = { .rate_limit = 4, .rate_units = RT_PT_RATE_MIBPS,
-				  .burst_size = 4 };
-	struct rt_pt_conn c = { .p = &p, .pace_sw = true };
-	struct rt_pt_pacer pc;
-	uint64_t t0 = 1000000000ull;
-
-	(void)state;
-	rt_pt_pacer_init(&pc, &c, 4096, t0);
-	assert_true(pc.on);
-	assert_int_equal(pc.gap_ns, 3906250);
-	for (int i = 0; i < 4; i++) {
-		assert_true(rt_pt_pacer_may(&pc, t0));
-		rt_pt_pacer_sent(&pc, 1);
-	}
-	assert_false(rt_pt_pacer_may(&pc, t0 + 1000));
-	assert_true(rt_pt_pacer_may(&pc, t0 + 3906250));
-	rt_pt_pacer_sent(&pc, 4); /* a post list of 4: the whole burst */
-	/* at 4 gaps the bursts of 2 and 3 gaps are late: they go at once,
-	 * then the one of 4 gaps, on time; the next waits */
-	for (int i = 0; i < 3; i++) {
-		assert_true(rt_pt_pacer_may(&pc, t0 + 4 * 3906250ull));
-		rt_pt_pacer_sent(&pc, 4);
-	}
-	assert_false(rt_pt_pacer_may(&pc, t0 + 4 * 3906250ull));
-	c.pace_sw = false;
-	rt_pt_pacer_init(&pc, &c, 4096, t0);
-	assert_true(rt_pt_pacer_may(&pc, t0));
-}
-
 static void grh_and_clip(void **state)
 {
 	struct rt_pt_params p = { .conn = RT_PT_UD, .size = 65536 };
@@ -187,9 +109,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(conn_words),
 		cmocka_unit_test(depths),
-		cmocka_unit_test(rate_rules),
-		cmocka_unit_test(rate_units),
-		cmocka_unit_test(pacer),
 		cmocka_unit_test(grh_and_clip),
 	};
 

@@ -85,7 +85,7 @@ static void each_sender_counts_on_its_own(void **state)
 	assert_int_equal(t.out_of_order, 0);
 	assert_int_equal(rt_mc_tally_missing(&t), 1);
 	/* a third, unexpected sender is a stranger: what it lacks is not
-	 * missing (issue 36) */
+	 * missing */
 	assert_int_equal(feed(&t, 0xcccc, 0), RT_MC_FOREIGN);
 	assert_int_equal(rt_mc_tally_missing(&t), 1);
 	assert_int_equal(t.nsnd, 3);
@@ -136,7 +136,7 @@ static void mismatch_hints(void **state)
 	rt_mc_tally_free(&t);
 }
 
-/* Issue 36: with --senders 2 the first two senders heard are the
+/* With --senders 2 the first two senders heard are the
  * expected ones. A third is a stranger: its datagrams are foreign, its
  * shortfall is none of ours, and when an expected sender falls short the
  * hint names the stranger rather than letting it make up the count. */
@@ -296,7 +296,7 @@ static void large_counts_do_not_overflow(void **state)
 	rt_mc_tally_free(&t);
 }
 
-/* The three causes of a shortfall are told apart (issue 25): a receive
+/* The three causes of a shortfall are told apart: a receive
  * ring that ran dry, loss on the way, a sender that stopped. */
 static void overrun_is_named(void **state)
 {
@@ -405,7 +405,7 @@ static void senders_are_learned(void **state)
 	rt_mc_tally_free(&t);
 }
 
-/* Issue 17: a hostile group cannot make the tally grow: past
+/* A hostile group cannot make the tally grow: past
  * RT_MC_SENDERS_MAX senders the datagrams count as foreign, and the
  * senders already tracked are still found. */
 static void tracked_senders_are_bounded(void **state)

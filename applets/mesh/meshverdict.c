@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The judged run's outputs: meshverdict.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "mesh/meshdoc.h"
+#include "mesh/meshheat.h"
+#include "mesh/meshprom.h"
+#include "mesh/meshtext.h"
+#include "mesh/meshverdict.h"
+#include "rdmatest/prom.h"
+#include "rdmatest/util.h"
+
+static int heatmap(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
+{
+	FILE *f = fopen(path, "wb");
+	int rc;
+
+	if (!f)
+		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "--heatmap %s", path);
+	rc = rt_mesh_heatmap(f, g, &run->err);
+	if (fclose(f) && !rc)
+		rc = rt_fail_errno(&run->err, RT_EXIT_FAIL, errno, "--heatmap %s", path);
+	return rc;
+}
+
+/* The verdict for node-exporter (meshprom.h). */
+static int prom(struct rt_run *run, const char *path, const struct rt_mesh_agg *g)
+{
+	struct rt_prom p;
+	int rc;
+
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, g, time(NULL));
+	rc = rt_prom_write(&p, "--prom", path, &run->err);
+	rt_prom_free(&p);
+	return rc;
+}
+
+static void doc_write(void *ctx, struct rt_json *results, FILE *out)
+{
+	struct rt_mesh_doc *d = ctx;
+
+	if (!d->judged)
+		return;
+	rt_json_key(results, "mesh");
+	rt_mesh_document(results, &d->g, &d->lim, out);
+}
+
+static void doc_release(void *ctx)
+{
+	struct rt_mesh_doc *d = ctx;
+
+	rt_mesh_agg_free(&d->g);
+	free(d);
+}
+
+struct rt_mesh_doc *rt_mesh_doc_new(struct rt_run *run, const struct rt_mesh_limits *lim)
+{
+	struct rt_mesh_doc *d = rt_xcalloc(1, sizeof(*d));
+
+	d->lim = *lim;
+	run->stream = (struct rt_run_stream){doc_write, doc_release, d};
+	return d;
+}
+
+int rt_mesh_conclude(struct rt_run *run, struct rt_mesh_doc *d, const char *heat,
+		     const char *prom_path)
+{
+	const struct rt_mesh_agg *g = &d->g;
+
+	if (heat && heatmap(run, heat, g))
+		return -1;
+	if (prom_path && prom(run, prom_path, g))
+		return -1;
+	if (!run->common.quiet)
+		rt_mesh_summary(run->log.human, g, &d->lim);
+	d->judged = true;
+	if (g->ready)
+		return 0;
+	if (g->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
+	if (g->bad_rails || g->rail_mismatch)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+			       "%u untested hosts, %u bad links, %u refused peers, %u bad rails, "
+			       "%u hosts with another rail count", g->bad_nodes, g->suspect_nodes,
+			       g->absent_nodes, g->untested_nodes, g->bad_links, g->refused,
+			       g->bad_rails, g->rail_mismatch);
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
+		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
+		       g->refused);
+}
