@@ -15,6 +15,10 @@
 
 #include "mesh/meshmunge.h"
 
+/* The exit status of a child that could not run its program (glibc's
+ * posix_spawn, a shell). */
+#define SPAWN_NOT_RUN 127
+
 /* What one run of munge or unmunge gave back. */
 struct child_out {
 	char out[RT_MESH_MUNGE_OUT_MAX + 1];
@@ -118,6 +122,14 @@ static int run(const char *const argv[], const void *in, size_t in_len, int wait
 			c->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 		}
 	}
+	/* posix_spawnp reports a program it could not run through memory it
+	 * shares with the child (glibc's clone(CLONE_VM | CLONE_VFORK)); where
+	 * that child is a copy instead (under valgrind, which runs vfork as
+	 * fork) the error never comes back, and the child exits 127 as a
+	 * shell's does for a command not found: the same cause, named alike */
+	if (!rc && c->status == SPAWN_NOT_RUN && !c->out_len)
+		rc = rt_fail(err, RT_EXIT_ENV, "MUNGE: cannot run %s: not found or not "
+			     "executable (exit %d)", argv[0], SPAWN_NOT_RUN);
 	close(sin[0]), close(sout[0]), close(serr[0]);
 	return rc;
 }
