@@ -31,4 +31,19 @@ int rt_meshmsg_write_sealed(struct rt_oob *o, struct rt_mesh_auth *a,
 int rt_meshmsg_read_sealed(struct rt_oob *o, struct rt_mesh_auth *a, uint32_t size,
 			   struct rt_meshmsg *m, struct rt_error *err);
 
+/* The mesh messages of one connection, sealed when a is given (the run
+ * authenticates: a is the connection's end, open), plain (meshwire.h)
+ * when a is NULL: what meshrun.c writes and reads through. */
+int rt_mesh_send(struct rt_oob *o, struct rt_mesh_auth *a, const struct rt_meshmsg *m,
+		 struct rt_error *err);
+int rt_mesh_recv(struct rt_oob *o, struct rt_mesh_auth *a, uint32_t size,
+		 struct rt_meshmsg *m, struct rt_error *err);
+/* For a reader that takes the bytes itself: how many follow the payload
+ * the header announces (RT_MESH_AUTH_TRAILER sealed, else 0), and the
+ * whole message buf[0..n) checked (sealed: rt_mesh_auth_open) and
+ * decoded. */
+size_t rt_mesh_trailer(const struct rt_mesh_auth *a);
+int rt_mesh_unframe(struct rt_mesh_auth *a, const uint8_t *buf, size_t n, uint32_t size,
+		    struct rt_meshmsg *m, struct rt_error *err);
+
 #endif

@@ -92,3 +92,14 @@ int rt_mesh_secret_file(struct rt_hmac *mac, const char *path,
 	explicit_bzero(buf, sizeof(buf));
 	return rc;
 }
+
+int rt_mesh_secret_check(const char *path, struct rt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	if (fd < 0)
+		return rt_fail_errno(err, RT_EXIT_USAGE, errno, "--token-file %s", path);
+	rc = file_private(fd, path, err);
+	close(fd);
+	return rc;
+}

@@ -40,4 +40,8 @@ int rt_mesh_auth_mode_parse(const char *name, struct rt_error *err);
 int rt_mesh_secret_file(struct rt_hmac *mac, const char *path,
 			uint8_t secret[RT_MESH_AUTH_SECRET], struct rt_error *err);
 
+/* The checks of rt_mesh_secret_file without reading the secret (mesh
+ * --dry-run refuses what a run would). */
+int rt_mesh_secret_check(const char *path, struct rt_error *err);
+
 #endif
