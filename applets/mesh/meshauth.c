@@ -113,9 +113,10 @@ static int take_head(struct rt_mesh_auth *a, const uint8_t *in, uint8_t type,
 	if (in[3] != type)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh auth: message type %u where the %s "
 			       "(type %u) belongs", in[3], what, type);
-	if (size != a->size || rank == 0 || rank >= size)
+	/* rank 0's own rank joins over loopback as any rank does */
+	if (size != a->size || rank >= size)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh auth: %s of rank %u of %u, want a rank "
-			       "of 1 to %u", what, rank, size, a->size - 1);
+			       "of 0 to %u", what, rank, size, a->size - 1);
 	if (a->side == RT_MESH_AUTH_COORDINATOR && type == CHALLENGE)
 		a->rank = rank;
 	else if (rank != a->rank)

@@ -85,8 +85,9 @@ struct rt_mesh_auth {
 	uint64_t sent, taken; /* the last sequence number sent, taken; 0: none */
 };
 
-/* A connection's end, before its handshake. rank: a rank's own (1 to
- * size - 1); rank 0 gives 0 and learns the rank from the challenge. */
+/* A connection's end, before its handshake. rank: a rank's own (0 to
+ * size - 1: rank 0's own rank, a child of it, joins as any rank); rank
+ * 0's end gives 0 and learns the rank from the challenge. */
 void rt_mesh_auth_init(struct rt_mesh_auth *a, struct rt_hmac *mac,
 		       const uint8_t secret[RT_MESH_AUTH_SECRET],
 		       enum rt_mesh_auth_side side, uint32_t rank, uint32_t size);

@@ -259,7 +259,7 @@ static void handshake_refusals(void **state)
 		{ 0, 'X', "not a mesh challenge" },
 		{ 2, 2, "challenge of version 2, want 1" },
 		{ 3, 2, "message type 2 where the challenge (type 1) belongs" },
-		{ 7, 0, "challenge of rank 0 of 8" },
+		{ 4, 1, "challenge of rank 16777217 of 8, want a rank of 0 to 7" },
 		{ 7, 8, "challenge of rank 8 of 8" },
 		{ 11, 9, "challenge of rank 1 of 9" },
 	};
