@@ -108,8 +108,8 @@ static const struct rt_opt mesh_opts[] = {
 	  "the job's secret, the same file on every rank (a regular file of this user's, "
 	  "mode 0600 or 0400, 1 to 4096 bytes, a trailing newline stripped; make it "
 	  "random: head -c 32 /dev/urandom): rank 0 and every rank prove it to each other "
-	  "and every message is sealed (--auth file); also the job token unless --token "
-	  "gives one", NULL },
+	  "and every message is sealed (--auth file); with --auth none, the job token "
+	  "instead (as --token)", NULL },
 	{ 0, "auth", RT_OPT_STRING, RT_S(auth), 0, 0, NULL, "munge|file|none",
 	  "how rank 0 and the ranks prove they belong to this job: munge, a random run key "
 	  "in a MUNGE credential for this user; file, --token-file's secret; none, the job "
@@ -431,7 +431,7 @@ static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
 	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
-				     .token = cfg->token, .token_file = cfg->token_file };
+				     .token = cfg->token };
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
@@ -440,8 +440,13 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	if (cfg->coordinator &&
 	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
 		return -1;
-	if (rt_launch_detect(&m->l, &req, &rt_launch_env_process, &run->err) ||
-	    auth_mode(run, cfg, &m->key))
+	if (auth_mode(run, cfg, &m->key))
+		return -1;
+	/* a token file that is the run's secret is not its job token too: the
+	 * token's hash travels in every hello, and --dry-run shows it */
+	if (m->key.mode != RT_MESH_AUTH_FILE)
+		req.token_file = cfg->token_file;
+	if (rt_launch_detect(&m->l, &req, &rt_launch_env_process, &run->err))
 		return -1;
 	if (!cfg->coordinator && !l->hosts.n)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--coordinator: %s gives no host list: "
