@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mesh/meshgather.h"
 #include "mesh/meshmunge.h"
 #include "mesh/meshseal.h"
 #include "rdmatest/random.h"
@@ -417,11 +418,93 @@ static void handshake_under_munge(void **state)
 	rt_hmac_close(&mac);
 }
 
+/* The run's key under MUNGE, as mesh opens it, on the test's munged. */
+static void munge_key(struct rt_mesh_key *k, bool coordinator)
+{
+	struct rt_mesh_key_env env = { .slurm_job = "77", .munge_here = true };
+	struct rt_error err = { 0 };
+
+	assert_int_equal(rt_mesh_key_mode(k, NULL, NULL, &env, &err), 0);
+	assert_int_equal(k->mode, RT_MESH_AUTH_MUNGE);
+	k->munge.socket = lab.sock;
+	if (rt_mesh_key_open(k, NULL, coordinator, &err))
+		fail_msg("%s", err.reason);
+}
+
+/* A rank of the gathering below, in a child: the credential rank 0
+ * sends opened, the secret proved, its hello and the verdict sealed. */
+static int munge_rank(unsigned port, uint32_t rank)
+{
+	struct rt_meshmsg m = { .type = RT_MESHMSG_HELLO,
+				.u.hello = { .rank = rank, .size = 2, .port = 1 } };
+	struct rt_error err = { 0 };
+	struct rt_mesh_key k;
+	struct rt_mesh_auth a;
+	struct rt_oob o;
+
+	munge_key(&k, false);
+	snprintf(m.u.hello.host, sizeof(m.u.hello.host), "n%u", rank);
+	rt_mesh_key_end(&k, &a, RT_MESH_AUTH_RANK, rank, 2);
+	rt_oob_init(&o, 5000);
+	if (rt_oob_connect(&o, "127.0.0.1", port, 2000, &err) ||
+	    rt_mesh_seal_join(&o, &a, rt_mesh_key_munge(&k), &err) ||
+	    rt_mesh_send(&o, &a, &m, &err) || rt_mesh_recv(&o, &a, 2, &m, &err)) {
+		fprintf(stderr, "rank %u: %s\n", rank, err.reason);
+		return 1;
+	}
+	return m.type == RT_MESHMSG_VERDICT && m.u.verdict.ready ? 0 : 2;
+}
+
+/* Rank 0's gathering under MUNGE (meshgather.h): each connection's
+ * CHALLENGE answered with a credential sealed for it, then its proof and
+ * its sealed hello; both ranks admitted, the verdict reaches them. */
+static void gathering_under_munge(void **state)
+{
+	struct rt_meshmsg v = { .type = RT_MESHMSG_VERDICT, .u.verdict = { .ready = 1 } };
+	struct rt_error err = { 0 };
+	struct rt_mesh_gather gt;
+	struct rt_mesh_agg g;
+	struct rt_mesh_key key;
+	struct rt_oob lis;
+	pid_t pid[2];
+	int ws;
+
+	(void)state;
+	need_munged();
+	munge_key(&key, true);
+	rt_oob_init(&lis, 1000);
+	lis.backlog = RT_MESH_PENDING_MAX;
+	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	fflush(NULL);
+	for (uint32_t r = 0; r < 2; r++) {
+		pid[r] = fork();
+		if (pid[r] == 0)
+			_exit(munge_rank(lis.port, r));
+	}
+	assert_int_equal(rt_mesh_gather_admit(&gt, lis.lfd, 2, 10000, 3000,
+					      &(struct rt_mesh_admit){ .key = &key }, &g, &err), 0);
+	assert_int_equal(gt.present, 2);
+	assert_int_equal(g.nstrangers, 0);
+	assert_int_equal(g.refused, 0);
+	for (uint32_t r = 0; r < 2; r++) {
+		assert_int_equal(rt_mesh_send(&gt.conn[r], &gt.auth[r], &v, &err), 0);
+		assert_int_equal(waitpid(pid[r], &ws, 0), pid[r]);
+		assert_true(WIFEXITED(ws));
+		assert_int_equal(WEXITSTATUS(ws), 0);
+	}
+	rt_mesh_gather_close(&gt);
+	rt_mesh_agg_free(&g);
+	rt_oob_close(&lis);
+	rt_mesh_key_close(&key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(handshake_under_munge),
+		cmocka_unit_test(gathering_under_munge),
 		cmocka_unit_test(another_jobs_credential),
 		cmocka_unit_test(munged_not_running),
 		cmocka_unit_test(what_unmunge_says),
