@@ -463,8 +463,27 @@ def ptcheck():
     write("ptcheck", "counter-short", b"\2\0" + u64(1, 2))
 
 
+def meshauth():
+    """applets/mesh/meshauth.c's decoders; byte 0 picks frame (0), message
+    to seal (1) or handshake message (2)"""
+    verdict = b"RM\x06\x04" + struct.pack(">IBB2xIIII", 20, 1, 0, 0, 0, 0, 0)
+    result = b"RM\x06\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+                                            812345, 9000, 15000, 97000, 96000)
+    # a forged verdict with a zero sequence number and MAC, and one of seq 1
+    write("meshauth", "forged-verdict", b"\0" + verdict + bytes(40))
+    write("meshauth", "forged-verdict-seq1", b"\0" + verdict + struct.pack(">Q", 1) + bytes(32))
+    write("meshauth", "short", b"\0" + verdict[:6])
+    write("meshauth", "seal-verdict", b"\1\3" + verdict)
+    write("meshauth", "seal-result", b"\1\x50" + result)
+    challenge = b"RA\x01\x01" + struct.pack(">II", 3, 8) + bytes(range(32))
+    write("meshauth", "challenge", b"\2" + challenge)
+    write("meshauth", "answer", b"\2RA\x01\x02" + struct.pack(">II", 3, 8) + bytes(64))
+    write("meshauth", "plain-hello", b"\2" + b"RM\x06\x01" + bytes(40))
+
+
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck):
+              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck,
+              meshauth):
         f()
     sys.exit(0)
