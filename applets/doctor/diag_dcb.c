@@ -106,6 +106,7 @@ static int read_qos(const struct rt_diag_env *e, const char *ndev, const char *n
 		    char *buf, size_t len)
 {
 	char path[512];
+	bool whole;
 	size_t n;
 	FILE *f;
 
@@ -115,10 +116,9 @@ static int read_qos(const struct rt_diag_env *e, const char *ndev, const char *n
 		return 1;
 	n = fread(buf, 1, len - 1, f);
 	buf[n] = '\0';
-	n = n == len - 1 ? 1 : 0; /* full: there may be more */
-	n += ferror(f) ? 1 : 0;
+	whole = n < len - 1 && !ferror(f); /* a full buffer may have more */
 	fclose(f);
-	return n ? -1 : 0;
+	return whole ? 0 : -1;
 }
 
 /* Reads the three files into *dcb; NULL, or the name of one that exists
