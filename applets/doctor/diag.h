@@ -22,7 +22,7 @@ enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
 
 #define RT_DIAG_PORTS 256 /* ports examined; more are counted in `dropped` */
 /* lines kept, more are counted in `dropped`: a few for each port (its
- * state, GIDs, counters, expected state) and the host's own */
+ * state, GIDs, counters, DCB, expected state) and the host's own */
 #define RT_DIAG_MAX (3 * RT_DIAG_PORTS + 64)
 #define RT_DIAG_ADDRS 32 /* local addresses examined */
 
