@@ -51,7 +51,7 @@ int rt_dcb_parse_trust(const char *text, enum rt_dcb_trust *trust)
 
 /* One "prio:P dscp:D,D,..." line (up to its end or a newline) into
  * prio_of; returns how many it mapped, or -1. */
-static int map_line(const char *line, int8_t prio_of[RT_DCB_DSCPS])
+static int map_line(const char *line, int prio_of[RT_DCB_DSCPS])
 {
 	const char *p = strstr(line, "prio:"), *eol = strchr(line, '\n'), *v;
 	char *end;
@@ -74,17 +74,18 @@ static int map_line(const char *line, int8_t prio_of[RT_DCB_DSCPS])
 		dscp = strtol(v, &end, 10);
 		if (end == v || dscp < 0 || dscp >= RT_DCB_DSCPS || prio_of[dscp] >= 0)
 			return -1;
-		prio_of[dscp] = (int8_t)prio;
+		prio_of[dscp] = (int)prio;
 		n++;
 	}
 	return n ? n : -1;
 }
 
-int rt_dcb_parse_dscp2prio(const char *text, int8_t prio_of[RT_DCB_DSCPS])
+int rt_dcb_parse_dscp2prio(const char *text, int prio_of[RT_DCB_DSCPS])
 {
 	int total = 0;
 
-	memset(prio_of, -1, RT_DCB_DSCPS);
+	for (int i = 0; i < RT_DCB_DSCPS; i++)
+		prio_of[i] = -1;
 	for (const char *line = text; line && *line; line = strchr(line, '\n')) {
 		int n;
 
@@ -128,8 +129,9 @@ static const char *read_dcb(const struct rt_diag_env *e, const char *ndev, struc
 	char buf[RT_DCB_FILE_MAX];
 	int rc;
 
-	memset(dcb, 0, sizeof(*dcb));
-	memset(dcb->prio_of, -1, sizeof(dcb->prio_of));
+	*dcb = (struct rt_dcb){ .trust = RT_DCB_TRUST_UNKNOWN };
+	for (int i = 0; i < RT_DCB_DSCPS; i++)
+		dcb->prio_of[i] = -1;
 	rc = read_qos(e, ndev, "pfc", buf, sizeof(buf));
 	dcb->has_pfc = rc <= 0;
 	if (rc < 0 || (!rc && rt_dcb_parse_pfc(buf, &dcb->pfc)))

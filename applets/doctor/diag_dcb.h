@@ -23,7 +23,7 @@ struct rt_dcb {
 	bool has_pfc, has_trust, has_map; /* the file exists */
 	uint8_t pfc;                      /* bit p: PFC on priority p */
 	enum rt_dcb_trust trust;
-	int8_t prio_of[RT_DCB_DSCPS];     /* DSCP -> priority; -1: not mapped */
+	int prio_of[RT_DCB_DSCPS];        /* DSCP -> priority; -1: not mapped */
 };
 
 /* "0,0,0,1,0,0,0,0" (one flag per priority, 0 first; commas or blanks
@@ -36,6 +36,6 @@ int rt_dcb_parse_trust(const char *text, enum rt_dcb_trust *trust);
  * "prio:" is skipped): fills prio_of, -1 where no line maps a DSCP.
  * Returns the DSCP values mapped, or -1 for a priority above 7, a DSCP
  * above 63, one mapped twice, or a "prio:" line without values. */
-int rt_dcb_parse_dscp2prio(const char *text, int8_t prio_of[RT_DCB_DSCPS]);
+int rt_dcb_parse_dscp2prio(const char *text, int prio_of[RT_DCB_DSCPS]);
 
 #endif

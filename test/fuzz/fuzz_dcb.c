@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {data, size};
 	char *text = fuzz_str(&in, RT_DCB_FILE_MAX);
-	int8_t map[RT_DCB_DSCPS];
+	int map[RT_DCB_DSCPS];
 	enum rt_dcb_trust trust = RT_DCB_TRUST_UNKNOWN;
 	uint8_t mask;
 	int n, mapped = 0;

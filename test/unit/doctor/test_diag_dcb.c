@@ -193,7 +193,7 @@ static void pfc_without_a_map_warns(void **state)
 
 static void parsers_refuse_what_is_not_theirs(void **state)
 {
-	int8_t map[RT_DCB_DSCPS];
+	int map[RT_DCB_DSCPS];
 	enum rt_dcb_trust t;
 	uint8_t mask;
 
