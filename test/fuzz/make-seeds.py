@@ -292,6 +292,15 @@ def diag():
     write("diag", "bad-mtu", b"rdmatest-doctor 1 mlx5_0 1 8192 ens1 -1\n")
 
 
+def dcb():
+    """a RoCE netdev's sysfs qos files (applets/doctor/diag_dcb.c)"""
+    write("dcb", "pfc", b"0,0,0,1,0,0,0,0\n")
+    write("dcb", "trust", b"Priority trust state: dscp\n")
+    write("dcb", "dscp2prio", b"dscp2prio mapping:\n\tprio:0 dscp:07,06,05,04,03,02,01,00,\n"
+          b"\tprio:3 dscp:31,30,29,28,27,26,25,24,\n")
+    write("dcb", "twice", b"prio:3 dscp:26,\nprio:4 dscp:26,\n")
+
+
 def expect():
     """doctor --expect's file (applets/doctor/expect.c)"""
     write("expect", "saved", b"# rdmatest doctor --save-expect\nkernel 6.1.0-28-amd64\n"
@@ -483,7 +492,7 @@ def meshauth():
 
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck,
+              stream, diag, dcb, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck,
               meshauth):
         f()
     sys.exit(0)
