@@ -349,11 +349,18 @@ int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr)
 {
 	struct rt_conn *c = conn_create(cm, addr);
+	uint8_t tos;
 
 	if (!c)
 		return NULL;
 	if (addr && rdma_bind_addr(c->id, addr)) {
 		bind_fail(cm, errno, c->peer);
+		return NULL;
+	}
+	tos = (uint8_t)cm->params.tos;
+	if (cm->params.tos >= 0 &&
+	    rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+		rt_fail_errno(cm->err, RT_EXIT_FAIL, errno, "setting TOS on %s", c->peer);
 		return NULL;
 	}
 	return c;
@@ -402,14 +409,16 @@ static void on_addr_resolved(struct rt_conn *c)
 	struct rt_cm_params *p = &c->cm->params;
 
 	step_done(c, RT_STEP_RESOLVE_ADDR);
+	/* before the hook too: a multicast join takes the id's TOS as well */
+	if (set_u8_option(c, RDMA_OPTION_ID_TOS, p->tos, "TOS"))
+		return;
 	if (c->cm->hooks->addr_resolved) {
 		rt_conn_hook_result(c, c->cm->hooks->addr_resolved(c),
 				    "address handling failed");
 		return;
 	}
 	rt_strlcpy(c->err.phase, "resolve-route", sizeof(c->err.phase));
-	if (set_u8_option(c, RDMA_OPTION_ID_TOS, p->tos, "TOS") ||
-	    set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, p->ack_timeout, "ACK timeout"))
+	if (set_u8_option(c, RDMA_OPTION_ID_ACK_TIMEOUT, p->ack_timeout, "ACK timeout"))
 		return;
 	c->state = RT_CONN_RESOLVING_ROUTE;
 	if (rdma_resolve_route(c->id, resolve_ms(c->cm)))

@@ -22,7 +22,7 @@ enum rt_diag_level { RT_DIAG_PASS, RT_DIAG_WARN, RT_DIAG_FAIL };
 
 #define RT_DIAG_PORTS 256 /* ports examined; more are counted in `dropped` */
 /* lines kept, more are counted in `dropped`: a few for each port (its
- * state, GIDs, counters, expected state) and the host's own */
+ * state, GIDs, counters, DCB, expected state) and the host's own */
 #define RT_DIAG_MAX (3 * RT_DIAG_PORTS + 64)
 #define RT_DIAG_ADDRS 32 /* local addresses examined */
 
@@ -71,6 +71,9 @@ struct rt_diag {
 	int naddrs;
 	/* the --expect file, or NULL: a port it names is never unused */
 	const struct rt_diag_expect *expect;
+	/* the traffic class the tests use (--tclass, 0..255): the DCB check
+	 * asks whether its DSCP (tclass >> 2) lands on a PFC priority */
+	int tclass;
 };
 
 /* Where the checks look: "/sys", "/proc", "/dev", "/lib/modules" but in
@@ -109,6 +112,11 @@ void rt_diag_ports(struct rt_diag *d);
  * zero is a WARN naming it, the retransmit and congestion ones are named
  * in the PASS line (diag_counters.c, docs/man/doctor.1). */
 void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d);
+/* Each used RoCE port's netdev: PFC, trust mode and DSCP map where the
+ * driver shows them in sysfs (qos/), and whether d->tclass lands on a
+ * PFC priority (a WARN when PFC protects others only); a driver that
+ * shows nothing is a PASS saying so (diag_dcb.c). */
+void rt_diag_dcb(const struct rt_diag_env *e, struct rt_diag *d);
 /* Local addresses: from getifaddrs, loopback and IPv6 link-local left out. */
 void rt_diag_local_addrs(struct rt_diag *d);
 void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d);
@@ -120,6 +128,11 @@ void rt_diag_memlock(struct rt_diag *d, unsigned long long limit, bool ipc_lock)
  * initial user namespace (the one the kernel asks). */
 bool rt_diag_has_ipc_lock(const struct rt_diag_env *e);
 void rt_diag_netns(const struct rt_diag_env *e, struct rt_diag *d);
+/* GPUDirect RDMA on a host with an NVIDIA or AMD GPU (diag_gpu.c): the
+ * peer memory module or dma-buf path, each RDMA device's nearest GPU and
+ * ACS between them, PCIe links below their maximum, the IOMMU mode.
+ * Without a GPU it adds nothing. */
+void rt_diag_gpu(const struct rt_diag_env *e, struct rt_diag *d);
 /* Provider capabilities of each device (opens it, creates RC and UD QPs). */
 void rt_diag_caps(struct rt_diag *d);
 /* Every local check above but caps, in order (active MTUs only with

@@ -3,9 +3,10 @@
  * about it. A checklist (diag.h): modules and device nodes, devices and
  * ports, GID tables and the index a RoCE v2 test should use, which RDMA
  * port carries each local address, memlock, network namespace, provider
- * capabilities; with ADDR also the route to it, the peer's MTU (from a
- * `doctor --listen` peer) and one RDMA CM connection. No peer tool has
- * one; the findings also feed every applet's error line (applet.c). */
+ * capabilities, GPUDirect RDMA on a GPU host; with ADDR also the route
+ * to it, the peer's MTU (from a `doctor --listen` peer) and one RDMA CM
+ * connection. No peer tool has one; the findings also feed every
+ * applet's error line (applet.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -24,6 +25,7 @@ struct doctor_cfg {
 	int listen;
 	const char *prom;
 	const char *save_expect, *expect;
+	long long tclass;
 };
 
 #define RT_CFG struct doctor_cfg
@@ -50,21 +52,31 @@ static const struct rt_opt doctor_opts[] = {
 	  "fail each fact FILE names (from --save-expect, or by hand) that this host "
 	  "differs in; ports it does not name are not judged (exit 2 for a malformed "
 	  "FILE, with its line)", NULL },
+	{ 0, "tclass", RT_OPT_INT, RT_L(tclass), 0, 255, "0", "TC",
+	  "the traffic class the tests use (the CM tools' TOS, perftest's class): on "
+	  "RoCE, whether its DSCP (TC >> 2) maps to a priority PFC protects, where "
+	  "the driver shows PFC and the DSCP map", NULL },
 	{ 0 },
 };
 
 RT_APPLET(doctor, "say why RDMA does not work here, and what to do about it",
-	  "[ADDR] [-p PORT] [--listen] [--prom FILE] [--save-expect FILE | --expect FILE] [--json]",
+	  "[ADDR] [-p PORT] [--listen] [--prom FILE] [--save-expect FILE | --expect FILE] "
+	  "[--tclass TC] [--json]",
 	  "Prints a checklist, one line per finding: PASS, WARN or FAIL, the "
 	  "evidence, and for anything but PASS the fix in one sentence. Checks "
 	  "kernel modules and /dev/infiniband, devices and ports (state, "
 	  "physical state, link layer, active vs netdev MTU, rate; a port "
 	  "that is down with no address is reported unused), each port's "
-	  "error counters (a link error is a WARN), the GID "
+	  "error counters (a link error is a WARN), on RoCE the netdev's PFC, "
+	  "trust mode and DSCP map where the driver shows them, the GID "
 	  "table and the index a RoCE v2 test should use, which RDMA port "
 	  "carries each local address, the memlock limit, the network "
 	  "namespace, and what the providers can do (RC, UD, multicast, XRC, "
-	  "iomap, ODP). With ADDR: whether the route to it leaves through an "
+	  "iomap, ODP). On a host with an NVIDIA or AMD GPU, GPUDirect RDMA: "
+	  "the peer memory module or dma-buf path, each RDMA device's nearest "
+	  "GPU and their PCIe relation (PIX to SYS), ACS between them, PCIe "
+	  "links below their maximum and the IOMMU mode (warnings only). "
+	  "With ADDR: whether the route to it leaves through an "
 	  "RDMA port, the peer's MTU when it runs `doctor --listen`, and an "
 	  "RDMA CM connection to any CM server on -p (doctor --listen, rping "
 	  "-s). With --expect FILE, each fact FILE names that differs here "
@@ -177,6 +189,7 @@ static int doctor_main(struct rt_run *run, void *cfgp)
 	if (rc)
 		goto out;
 	d->expect = cfg->expect ? &want : NULL;
+	d->tclass = (int)cfg->tclass;
 	rt_diag_local(e, d, true);
 	if (!d->no_rdma)
 		rt_diag_caps(d);

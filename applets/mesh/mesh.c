@@ -17,6 +17,7 @@
 #include "doctor/diag.h"
 #include "rdmatest/interrupt.h"
 #include "mesh/launch.h"
+#include "mesh/meshkey.h"
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
 #include "mesh/meshheat.h"
@@ -40,6 +41,8 @@ struct mesh_cfg {
 	const char *hosts;
 	const char *token;
 	const char *token_file;
+	const char *auth;
+	int require_auth;
 	const char *coordinator;
 	long long size;
 	long long port;
@@ -104,7 +107,19 @@ static const struct rt_opt mesh_opts[] = {
 	  "that carry it; before --token-file, RDMATEST_MESH_TOKEN and the launcher's job "
 	  "id (Slurm, Open MPI, PMIx). Other users see it in ps: prefer --token-file", NULL },
 	{ 0, "token-file", RT_OPT_STRING, RT_S(token_file), 0, 0, NULL, "PATH",
-	  "the job token from a file (at most 4096 bytes, a trailing newline stripped)", NULL },
+	  "the job's secret, the same file on every rank (a regular file of this user's, "
+	  "mode 0600 or 0400, 1 to 4096 bytes, a trailing newline stripped; make it "
+	  "random: head -c 32 /dev/urandom): rank 0 and every rank prove it to each other "
+	  "and every message is sealed (--auth file); with --auth none, the job token "
+	  "instead (as --token)", NULL },
+	{ 0, "auth", RT_OPT_STRING, RT_S(auth), 0, 0, NULL, "munge|file|none",
+	  "how rank 0 and the ranks prove they belong to this job: munge, a random run key "
+	  "in a MUNGE credential for this user; file, --token-file's secret; none, the job "
+	  "token alone (anyone reaching the port can pose as rank 0 or a rank). Default: "
+	  "file with --token-file, munge under Slurm where munge is on PATH, else none", NULL },
+	{ 0, "require-auth", RT_OPT_FLAG, RT_I(require_auth), 0, 0, NULL, NULL,
+	  "a run without authentication (auth none) is NOT READY (exit 1), saying why: for "
+	  "hooks that drain or admit nodes on the verdict", NULL },
 	{ 0, "size", RT_OPT_INT, RT_L(size), 0, 65536, NULL, "N",
 	  "the number of ranks, for launchers that give a rank only (PMIx, Kubernetes "
 	  "JOB_COMPLETION_INDEX: the Job's completions)", NULL },
@@ -206,6 +221,7 @@ static const struct rt_opt mesh_opts[] = {
 
 RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdict",
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
+	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
 	  "[--pings N] [--bw SIZE] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
@@ -381,6 +397,7 @@ bad:
 
 struct mesh_run {
 	struct rt_launch l;
+	struct rt_mesh_key key;
 	struct rt_mesh_rail rails[RT_MESH_RAILS_MAX];
 	unsigned nrails;
 	char coord[RT_MESH_HOST_LEN + 2];
@@ -392,6 +409,22 @@ struct mesh_run {
 	const char *prom;
 	bool exit_self; /* --exit-status self */
 };
+
+/* The run's authentication (meshkey.h); with --require-auth, none is
+ * NOT READY before anything starts, on every rank alike. */
+static int auth_mode(struct rt_run *run, const struct mesh_cfg *cfg, struct rt_mesh_key *k)
+{
+	struct rt_mesh_key_env env;
+
+	rt_mesh_key_env_process(&env);
+	if (rt_mesh_key_mode(k, cfg->auth, cfg->token_file, &env, &run->err))
+		return -1;
+	if (cfg->require_auth && k->mode == RT_MESH_AUTH_NONE)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: --require-auth: this run "
+			       "would not authenticate (auth none: %s); give --token-file, or run "
+			       "under Slurm with munge", k->why);
+	return 0;
+}
 
 /* --budget runs random matchings: with --schedule random or none, never
  * with --quick's ring. */
@@ -411,7 +444,7 @@ static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
 	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
-				     .token = cfg->token, .token_file = cfg->token_file };
+				     .token = cfg->token };
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
@@ -420,6 +453,12 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	if (cfg->coordinator &&
 	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
 		return -1;
+	if (auth_mode(run, cfg, &m->key))
+		return -1;
+	/* a token file that is the run's secret is not its job token too: the
+	 * token's hash travels in every hello, and --dry-run shows it */
+	if (m->key.mode != RT_MESH_AUTH_FILE)
+		req.token_file = cfg->token_file;
 	if (rt_launch_detect(&m->l, &req, &rt_launch_env_process, &run->err))
 		return -1;
 	if (!cfg->coordinator && !l->hosts.n)
@@ -444,7 +483,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
-		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL };
+		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL,
+		.key = &m->key };
 	return 0;
 }
 
@@ -491,9 +531,11 @@ static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 
 	rt_json_kv_uint(j, "rank", p->rank);
 	rt_json_kv_uint(j, "size", p->size);
+	rt_json_kv_string(j, "auth", rt_mesh_auth_mode_name(p->key->mode));
 	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(v->ready, v->interrupted));
 	if (v->ready) {
-		rt_say(&run->log, "READY (rank 0's verdict)");
+		rt_say(&run->log, "READY (rank 0's verdict%s)", rt_mesh_key_on(p->key) ? "" :
+		       ", not authenticated: auth none");
 		return 0;
 	}
 	if (v->interrupted)
@@ -566,6 +608,7 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	rt_say(&run->log, "coordinator: %s", p->coord_host);
 	rt_say(&run->log, "port: %u", p->coord_port);
 	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
+	rt_say(&run->log, "auth: %s (%s)", rt_mesh_auth_mode_name(p->key->mode), p->key->why);
 	rt_say(&run->log, "bounds: a pair's test %lld s, joining %lld s", p->timeout_ms / 1000,
 	       rt_mesh_join_ms(p) / 1000);
 	if (p->budget_ms)
@@ -612,6 +655,7 @@ static int dry_run(struct rt_run *run, const struct mesh_run *m)
 	rt_json_kv_string(j, "coordinator", p->coord_host);
 	rt_json_kv_uint(j, "port", p->coord_port);
 	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
+	rt_json_kv_string(j, "auth", rt_mesh_auth_mode_name(p->key->mode));
 	rt_json_kv_uint(j, "timeout_ms", (uint64_t)p->timeout_ms);
 	rt_json_kv_uint(j, "join_timeout_ms", (uint64_t)rt_mesh_join_ms(p));
 	token_json(j, &m->l);
@@ -630,9 +674,15 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	if (rt_mesh_rails_check(cfg->rails, cfg->devices, &run->err))
 		return -1;
 	m = rt_xcalloc(1, sizeof(*m));
+	m->key.mac = (struct rt_hmac)RT_HMAC_INIT; /* closed whatever fails before it opens */
 	rc = plan(run, cfg, m) || (!cfg->dry_run && rt_devices_present(&run->err)) ? -1 : 0;
 	if (!rc && (cfg->rails || cfg->devices || !cfg->dry_run))
 		rc = find_rails(run, cfg, m);
+	if (!rc && m->key.mode == RT_MESH_AUTH_FILE)
+		rc = cfg->dry_run ? rt_mesh_secret_check(cfg->token_file, &run->err) :
+		     rt_mesh_key_open(&m->key, cfg->token_file, m->plan.rank == 0, &run->err);
+	else if (!rc && !cfg->dry_run)
+		rc = rt_mesh_key_open(&m->key, NULL, m->plan.rank == 0, &run->err);
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))
@@ -643,6 +693,7 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	if (!rc)
 		rc = cfg->dry_run ? dry_run(run, m) : run_mesh(run, m);
 	rt_launch_free(&m->l);
+	rt_mesh_key_close(&m->key);
 	free(m);
 	return rc;
 }

@@ -233,6 +233,9 @@ struct rt_mesh_agg {
 	uint32_t bad_nodes, suspect_nodes, absent_nodes, untested_nodes;
 	uint32_t bad_links; /* those no bad node explains */
 	bool interrupted;   /* set by the coordinator: never READY */
+	/* the run's authentication (meshsecret.h's mode name), set by rank 0
+	 * for its summary and document; NULL: not known (mesh report) */
+	const char *auth;
 	/* rails a pair tests at most, for the plan (rank 0's own before the
 	 * hellos; the most a hello lists after them); above 1 the storage
 	 * stays sparse, one entry per pair and rail */

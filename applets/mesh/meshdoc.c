@@ -531,6 +531,8 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	if (g->not_judged & RT_LINK_BW_REL)
 		rt_json_string(j, "bw-relative");
 	rt_json_array_end(j);
+	if (g->auth)
+		rt_json_kv_string(j, "auth", g->auth);
 	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(g->ready, g->interrupted));
 	rt_json_object_end(j);
 }

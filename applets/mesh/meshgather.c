@@ -12,6 +12,7 @@
 #include "rdmatest/addr.h"
 #include "rdmatest/fdwait.h"
 #include "mesh/meshgather.h"
+#include "mesh/meshseal.h"
 #include "rdmatest/util.h"
 
 /* A connection's hello comes at once or not at all: a short bound of
@@ -33,12 +34,18 @@ struct admission {
 	struct rank_addrs *addrs; /* per rank, or NULL: any address */
 };
 
+/* Where a pending connection is: authenticated runs start at CHALLENGE,
+ * the others at HELLO. */
+enum pending_step { AWAIT_HELLO, AWAIT_CHALLENGE, AWAIT_PROOF };
+
 struct pending {
 	int fd;
+	uint8_t step; /* enum pending_step */
 	struct sockaddr_storage peer;
 	uint64_t deadline; /* its hello's */
 	char addr[64];
-	struct rt_mesh_hello_in in;
+	struct rt_mesh_hello_in in; /* the hello, and before it the handshake's messages */
+	struct rt_mesh_auth auth;   /* authenticated runs: its end of the handshake */
 };
 
 /* Closes pending connection i and refills its slot from the end: 1. */
@@ -46,6 +53,7 @@ static int drop(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		size_t i, bool refused)
 {
 	close(p[i].fd);
+	rt_mesh_auth_wipe(&p[i].auth);
 	gt->refused += refused;
 	p[i] = p[--*np];
 	return 1;
@@ -79,6 +87,9 @@ static void adopt(struct rt_mesh_gather *gt, struct pending *p, uint32_t rank,
 
 	rt_oob_init(o, io_ms);
 	o->fd = p->fd;
+	if (gt->auth)
+		gt->auth[rank] = p->auth; /* its frames' keys and sequence numbers */
+	explicit_bzero(&p->auth, sizeof(p->auth));
 	if (getpeername(o->fd, (struct sockaddr *)&o->peer, &len) == 0)
 		rt_addr_str((const struct sockaddr *)&o->peer, o->peer_name,
 			    sizeof(o->peer_name));
@@ -150,13 +161,19 @@ static int admit(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		 size_t i, struct rt_mesh_agg *g, long long io_ms,
 		 const struct admission *adm)
 {
+	struct rt_mesh_auth *a = gt->auth ? &p[i].auth : NULL;
 	struct rt_error e = {0};
 	struct rt_meshmsg m;
 	char why[192];
 
 	/* any size first: a hello of another mesh is another job's */
-	if (rt_meshmsg_decode(p[i].in.buf, p[i].in.got, 0, &m, &e))
+	if (rt_mesh_unframe(a, p[i].in.buf, p[i].in.got, 0, &m, &e))
 		return turn_away(gt, p, np, i, g, e.reason);
+	if (a && (m.u.hello.rank != a->rank || m.u.hello.size != a->size)) {
+		snprintf(why, sizeof(why), "a hello for rank %u of %u after proving rank %u of %u",
+			 m.u.hello.rank, m.u.hello.size, a->rank, a->size);
+		return turn_away(gt, p, np, i, g, why);
+	}
 	if (adm->req && m.u.hello.token != adm->req->token)
 		return turn_away(gt, p, np, i, g, "another job's token");
 	if (m.u.hello.size != gt->n) {
@@ -202,8 +219,77 @@ enum rt_mesh_hello_step rt_mesh_hello_took(struct rt_mesh_hello_in *h, size_t n,
 		rt_fail(e, RT_EXIT_FAIL, "a message before its hello");
 		return RT_MESH_HELLO_REFUSED;
 	}
-	h->want += (size_t)plen;
+	h->want += (size_t)plen + h->trailer;
 	return RT_MESH_HELLO_MORE;
+}
+
+/* The next handshake message of pending connection i, want bytes. */
+static void expect(struct pending *p, uint8_t step, size_t want)
+{
+	p->step = step;
+	p->in.got = 0;
+	p->in.want = want;
+	p->in.trailer = step == AWAIT_HELLO ? RT_MESH_AUTH_TRAILER : 0;
+}
+
+/* Rank 0's ANSWER to the CHALLENGE in p->in.buf (under MUNGE the CRED
+ * before it) in one send; 0, or -1 with e set (*ours: rank 0's own
+ * failure, munge's, not the peer's). */
+static int answer(struct pending *p, struct rt_mesh_key *key, uint32_t n, bool *ours,
+		  struct rt_error *e)
+{
+	uint8_t out[RT_MESH_AUTH_CRED_HEAD + RT_MESH_AUTH_CRED_MAX + RT_MESH_AUTH_ANSWER];
+	size_t len = 0;
+	int cred;
+
+	rt_mesh_key_end(key, &p->auth, RT_MESH_AUTH_COORDINATOR, 0, n);
+	if (rt_mesh_auth_answer(&p->auth, p->in.buf, out + sizeof(out) - RT_MESH_AUTH_ANSWER, e))
+		return -1;
+	if (rt_mesh_key_munge(key)) {
+		*ours = true;
+		cred = rt_mesh_munge_seal(rt_mesh_key_munge(key), p->auth.secret,
+					  (char *)out + RT_MESH_AUTH_CRED_HEAD, e);
+		if (cred < 0)
+			return -1;
+		*ours = false;
+		rt_mesh_auth_cred_head(out, (uint32_t)cred);
+		len = RT_MESH_AUTH_CRED_HEAD + (size_t)cred;
+	}
+	memmove(out + len, out + sizeof(out) - RT_MESH_AUTH_ANSWER, RT_MESH_AUTH_ANSWER);
+	len += RT_MESH_AUTH_ANSWER;
+	if (send(p->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		return rt_fail(e, RT_EXIT_FAIL, "mesh auth: the answer could not be sent whole");
+	return 0;
+}
+
+/* A whole handshake message of pending connection i: the CHALLENGE
+ * answered, the PROOF checked. 1 when the connection was dropped. */
+static int shake(struct rt_mesh_gather *gt, struct pending *p, size_t *np, size_t i,
+		 struct rt_mesh_agg *g, const struct admission *adm, long long hello_ms)
+{
+	struct rt_error e = {0};
+	bool ours = false;
+	const uint8_t *b = p[i].in.buf;
+
+	if (b[0] == 'R' && b[1] == 'M')
+		return turn_away(gt, p, np, i, g, "a hello without authentication (the rank "
+				 "runs --auth none)");
+	if (b[0] != 'R' || b[1] != 'A')
+		return drop(gt, p, np, i, true); /* no handshake at all: a scanner */
+	if (p[i].step == AWAIT_PROOF) {
+		if (rt_mesh_auth_check(&p[i].auth, b, &e))
+			return turn_away(gt, p, np, i, g, e.reason);
+		expect(&p[i], AWAIT_HELLO, RT_MESHMSG_HDR);
+		return 0;
+	}
+	if (answer(&p[i], adm->req->key, gt->n, &ours, &e))
+		return ours ? refuse(gt, p, np, i, g, p[i].auth.rank, e.reason)
+			    : turn_away(gt, p, np, i, g, e.reason);
+	/* an answer may have cost rank 0 a munge run: the proof's bound
+	 * starts now */
+	p[i].deadline = rt_deadline_after_ms(hello_ms);
+	expect(&p[i], AWAIT_PROOF, RT_MESH_AUTH_PROOF);
+	return 0;
 }
 
 /* Reads what has come on pending connection i; 1 when it was taken as a
@@ -220,6 +306,11 @@ static int advance(struct rt_mesh_gather *gt, struct pending *p, size_t *np,
 		return 0;
 	if (r <= 0)
 		return drop(gt, p, np, i, r < 0); /* closed before a hello */
+	if (p[i].step != AWAIT_HELLO) {
+		h->got += (size_t)r;
+		return h->got < h->want ? 0 :
+		       shake(gt, p, np, i, g, adm, RT_MIN(io_ms, HELLO_MS));
+	}
 	switch (rt_mesh_hello_took(h, (size_t)r, &e)) {
 	case RT_MESH_HELLO_MORE:
 		return 0;
@@ -247,6 +338,7 @@ static void evict_oldest(struct rt_mesh_gather *gt, struct pending *p, size_t *n
 static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
 		    size_t *np, long long hello_ms, struct rt_error *err)
 {
+	bool sealed = gt->auth != NULL;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -258,6 +350,8 @@ static int take_new(struct rt_mesh_gather *gt, int lfd, struct pending *p,
 		evict_oldest(gt, p, np);
 	p[*np] = (struct pending){.fd = fd, .in = RT_MESH_HELLO_IN_INIT, .peer = ss,
 				  .deadline = rt_deadline_after_ms(hello_ms)};
+	if (sealed)
+		expect(&p[*np], AWAIT_CHALLENGE, RT_MESH_AUTH_CHALLENGE);
 	unmap_v4(&p[*np].peer);
 	rt_addr_str((const struct sockaddr *)&ss, p[*np].addr, sizeof(p[*np].addr));
 	(*np)++;
@@ -344,6 +438,8 @@ int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 	if (req && req->hosts && req->hosts->n == n)
 		adm.addrs = resolve_hosts(req->hosts);
 	gt->conn = rt_xcalloc(n, sizeof(*gt->conn));
+	if (req && rt_mesh_key_on(req->key))
+		gt->auth = rt_xcalloc(n, sizeof(*gt->auth));
 	for (uint32_t i = 0; i < n; i++)
 		rt_oob_init(&gt->conn[i], io_ms);
 	while (!rc && gt->present < n && rt_ms_until(deadline) > 0)
@@ -362,6 +458,9 @@ void rt_mesh_gather_close(struct rt_mesh_gather *gt)
 {
 	for (uint32_t i = 0; gt->conn && i < gt->n; i++)
 		rt_oob_close(&gt->conn[i]);
+	for (uint32_t i = 0; gt->auth && i < gt->n; i++)
+		rt_mesh_auth_wipe(&gt->auth[i]);
 	free(gt->conn);
+	free(gt->auth);
 	memset(gt, 0, sizeof(*gt));
 }

@@ -13,8 +13,24 @@
  * never in the verdict) when it cannot show the job's token (another
  * job's token, version or mesh size, a malformed header or hello); a
  * refused peer (rt_mesh_agg_refuse: the run is not READY) when it can but
- * loses its place (a rank taken, another host than the list's). Memory: one struct rt_oob per rank (344 B) and at most
- * RT_MESH_PENDING_MAX connections of 256 B not yet identified. */
+ * loses its place (a rank taken, another host than the list's).
+ * When the run authenticates (rt_mesh_admit's key, meshkey.h) a
+ * connection first proves the job's secret (meshauth.h), all within its
+ * own bound: its CHALLENGE (44 bytes), rank 0's ANSWER (under MUNGE the
+ * CRED first: rank 0 runs munge for it, and the connection's bound starts
+ * again once answered), its PROOF (44), then its HELLO sealed (at most
+ * RT_MESH_AUTH_FRAME_MAX bytes). Each read takes what has come, never
+ * waiting in it; the answer (at most 1,108 bytes) goes out in one send
+ * that a fresh connection's socket buffer takes whole, or the connection
+ * is dropped. A connection that fails the handshake is a stranger: a
+ * plain HELLO (a rank run with --auth none), a challenge of another size,
+ * a proof that does not fit (another secret); a connection whose bytes
+ * are no handshake at all is dropped unnamed, as a scanner. Its end of
+ * the handshake survives into the rounds: auth, per rank.
+ * Memory: per rank one struct rt_oob (344 B) and, authenticated, one
+ * struct rt_mesh_auth (200 B); at most RT_MESH_PENDING_MAX connections
+ * not yet identified, 2,752 B each (the sealed HELLO's room, the
+ * handshake's state): 688 KiB. */
 #ifndef RDMATEST_MESHGATHER_H
 #define RDMATEST_MESHGATHER_H
 
@@ -23,6 +39,7 @@
 #include "rdmatest/error.h"
 #include "mesh/hostlist.h"
 #include "mesh/meshagg.h"
+#include "mesh/meshkey.h"
 #include "rdmatest/oob.h"
 
 #define RT_MESH_PENDING_MAX 256u
@@ -30,6 +47,9 @@
 struct rt_mesh_gather {
 	uint32_t n;
 	struct rt_oob *conn; /* per rank; fd -1 when absent */
+	/* per rank, its connection's end after the handshake; NULL: the run
+	 * does not authenticate */
+	struct rt_mesh_auth *auth;
 	uint32_t present;    /* ranks that said hello */
 	uint32_t refused;    /* connections closed: bad, repeated, late or evicted */
 };
@@ -56,6 +76,9 @@ struct rt_mesh_admit {
 	 * loopback), and entry k is the host its partners are told; NULL:
 	 * any address, the hello's host */
 	const struct rt_hostlist *hosts;
+	/* the run's authentication: a connection proves the job's secret
+	 * before its hello (above); NULL or mode none: none */
+	struct rt_mesh_key *key;
 };
 
 /* rt_mesh_gather with admission: a hello of another token is a stranger
@@ -69,10 +92,12 @@ int rt_mesh_gather_admit(struct rt_mesh_gather *gt, int lfd, uint32_t n,
 void rt_mesh_gather_close(struct rt_mesh_gather *gt);
 
 /* A connection's hello as its bytes trickle in, in chunks of any size:
- * the header first, then as much more as the header announces. */
+ * the header first, then as much more as the header announces (and the
+ * trailer of a sealed one: RT_MESH_AUTH_TRAILER). */
 struct rt_mesh_hello_in {
 	size_t got, want; /* want: the header, then the whole message */
-	uint8_t buf[RT_MESHMSG_MAX];
+	size_t trailer;   /* bytes after the payload: 0 plain, sealed the trailer */
+	uint8_t buf[RT_MESH_AUTH_FRAME_MAX];
 };
 enum rt_mesh_hello_step {
 	RT_MESH_HELLO_MORE,     /* read up to want - got more bytes at buf + got */

@@ -12,6 +12,7 @@
 #include "rdmatest/interrupt.h"
 #include "mesh/meshline.h"
 #include "mesh/meshnode.h"
+#include "mesh/meshseal.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
 
@@ -100,11 +101,49 @@ static long long follow_ms(const struct rt_mesh_plan *p)
 	return rt_mesh_join_ms(p) + rt_mesh_round_ms(p->timeout_ms) + ROUND_MARGIN_MS;
 }
 
+/* The handshake's failure, said as what it means for this rank: what
+ * came on rank 0's port did not prove the job's secret, so the run is
+ * NOT READY here (exit 1); this host's own failures (no HMAC, no munge:
+ * exit 3) and an interrupt stay what they are. */
+static int not_proved(struct rt_error *err, int rc)
+{
+	struct rt_error why = *err;
+	const char *r = why.reason;
+
+	if (rc == RT_INTERRUPTED || (err->set && err->exit_code == RT_EXIT_ENV))
+		return rc;
+	if (!strncmp(r, "mesh auth: ", 11))
+		r += 11;
+	memset(err, 0, sizeof(*err));
+	rt_error_phase(err, why.phase);
+	if (strstr(r, "rank 0 could not prove the job's secret"))
+		return rt_fail(err, RT_EXIT_FAIL, "NOT READY: %s", r);
+	return rt_fail(err, RT_EXIT_FAIL, "NOT READY: rank 0 could not prove the job's "
+		       "secret (%s)", r);
+}
+
+/* Under authentication: rank 0 proves the job's secret (within the join
+ * bound: rank 0 answers while it gathers), this rank proves it back. */
+static int authenticate(const struct rt_mesh_plan *p, struct rt_oob *o,
+			struct rt_mesh_auth *a, struct rt_error *err)
+{
+	long long follow = o->timeout_ms;
+	int rc;
+
+	rt_mesh_key_end(p->key, a, RT_MESH_AUTH_RANK, p->rank, p->size);
+	o->timeout_ms = rt_mesh_join_ms(p);
+	rt_error_phase(err, "auth");
+	rc = rt_mesh_seal_join(o, a, rt_mesh_key_munge(p->key), err);
+	o->timeout_ms = follow;
+	return rc ? not_proved(err, rc) : 0;
+}
+
 int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 		      struct rt_error *err)
 {
 	struct rt_meshmsg m = { .type = RT_MESHMSG_HELLO };
 	struct rt_mesh_hello *h = &m.u.hello;
+	struct rt_mesh_auth auth, *a = rt_mesh_key_on(p->key) ? &auth : NULL;
 	struct rt_oob o;
 	int rc;
 
@@ -115,6 +154,8 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 	h->token = p->token;
 	rt_error_phase(err, "join");
 	rc = rt_oob_connect(&o, p->coord_host, p->coord_port, rt_mesh_join_ms(p), err);
+	if (!rc && a)
+		rc = authenticate(p, &o, a, err);
 	if (!rc)
 		rc = hello_host(p, &o, h->host, err);
 	if (!rc && !rt_mesh_host_valid(h->host))
@@ -127,13 +168,15 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 	if (h->nrails)
 		memcpy(h->rails, p->rails, h->nrails * sizeof(h->rails[0]));
 	if (!rc)
-		rc = rt_meshmsg_write(&o, &m, err);
+		rc = rt_mesh_send(&o, a, &m, err);
 	if (!rc && p->lines)
 		put_line(p->lines, &m);
 	rt_error_phase(err, "tests");
 	if (!rc)
-		rc = rt_mesh_follow(&o, p->rank, p->size, test_and_tell, (void *)p, v, err);
+		rc = rt_mesh_follow(&o, a, p->rank, p->size, test_and_tell, (void *)p, v, err);
 	rt_oob_close(&o);
+	if (a)
+		rt_mesh_auth_wipe(a);
 	return rc;
 }
 
@@ -150,13 +193,20 @@ static pid_t start_own_rank(const struct rt_mesh_plan *p, int lfd)
 	pid = fork();
 	if (pid == 0) {
 		struct rt_mesh_plan own = *p;
+		struct rt_mesh_key key;
 		struct rt_mesh_verdict v;
 		struct rt_error e = { 0 };
 
 		rt_interrupt_after_fork();
 		close(lfd);
 		own.coord_host = "127.0.0.1";
-		if (rt_mesh_take_part(&own, &v, &e) && e.set && e.exit_code != RT_EXIT_OK)
+		/* it authenticates as any rank, with an HMAC of its own */
+		if (p->key) {
+			key = *p->key;
+			own.key = &key;
+		}
+		if ((own.key && rt_mesh_key_fork(own.key, &e)) ||
+		    (rt_mesh_take_part(&own, &v, &e) && e.set && e.exit_code != RT_EXIT_OK))
 			fprintf(stderr, "mesh: rank 0's own tests: %s\n", e.reason);
 		fflush(NULL);
 		_exit(e.set ? e.exit_code : 0);
@@ -297,6 +347,7 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
 	if (!rc) {
 		g->rails = p->nrails; /* the plan counts results x rails (x rails crossed) */
+		g->auth = rt_mesh_auth_mode_name(p->key ? p->key->mode : RT_MESH_AUTH_NONE);
 		g->cross = p->cross;
 		rc = rt_mesh_plan_fits(&s, g, err) ||
 		     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
@@ -309,7 +360,7 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	rt_error_phase(err, "gather");
 	if (!rc)
 		rc = rt_mesh_gather_admit(&gt, lis.lfd, p->size, rt_mesh_join_ms(p), p->timeout_ms,
-					  &(struct rt_mesh_admit){p->token, p->hosts}, g, err);
+					  &(struct rt_mesh_admit){p->token, p->hosts, p->key}, g, err);
 	rt_oob_close(&lis);
 	if (!rc)
 		name_absent(g, p->hosts);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "mesh/hostlist.h"
+#include "mesh/meshkey.h"
 #include "mesh/meshrun.h"
 
 struct rt_mesh_plan {
@@ -43,6 +44,10 @@ struct rt_mesh_plan {
 	 * absent ranks by it (they never said which host they are) */
 	const struct rt_hostlist *hosts;
 	uint64_t token; /* the job token's hash (launch.h), in every hello; 0: none */
+	/* the run's authentication (meshkey.h), opened: a rank proves the
+	 * job's secret to rank 0 and rank 0 to it before the hello, and every
+	 * message after is sealed; NULL or mode none: none */
+	struct rt_mesh_key *key;
 	/* the payload rate of the local port carrying `host` (this rank's
 	 * hello host), Mbit/s, 0 unknown: in the hello for --min-line-rate;
 	 * NULL: none sent */
@@ -72,7 +77,10 @@ int rt_mesh_fd_limit(uint32_t size, struct rt_error *err);
  * RT_INTERRUPTED after SIGINT/SIGTERM (judged and the verdict sent). */
 int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		 struct rt_error *err);
-/* Any other rank: 0 with the verdict in *v. */
+/* Any other rank: 0 with the verdict in *v. A rank 0 that cannot prove
+ * the job's secret (a stranger on its port) is exit 1, "NOT READY: rank
+ * 0 could not prove the job's secret" and the cause: nothing it sent is
+ * taken. */
 int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 		      struct rt_error *err);
 

@@ -8,6 +8,7 @@
 #include "mesh/meshblame.h"
 #include "mesh/meshline.h"
 #include "mesh/meshrun.h"
+#include "mesh/meshseal.h"
 #include "rdmatest/fdwait.h"
 #include "rdmatest/oob.h"
 #include "rdmatest/util.h"
@@ -17,7 +18,8 @@
 /* What has come of one pair's RESULT: a rank that sends it a byte at a
  * time must not hold rank 0 in a read past the round's deadline. */
 struct inbox {
-	uint8_t buf[RT_MESHMSG_SMALL]; /* a RESULT; a HELLO's rails never fit */
+	/* a RESULT, sealed or not; a HELLO's rails never fit */
+	uint8_t buf[RT_MESHMSG_SMALL + RT_MESH_AUTH_TRAILER];
 	uint8_t got, need; /* need: the header's length until it is whole */
 };
 
@@ -38,11 +40,20 @@ static bool alive(const struct rt_mesh_coord *c, uint32_t rank)
 	return c->gt->conn[rank].fd >= 0;
 }
 
+/* The rank's connection's end when the run authenticates, else NULL:
+ * what rt_mesh_send and rt_mesh_recv seal with. */
+static struct rt_mesh_auth *auth_of(const struct rt_mesh_coord *c, uint32_t rank)
+{
+	return c->gt->auth ? &c->gt->auth[rank] : NULL;
+}
+
 static void lose(struct rt_mesh_coord *c, uint32_t rank)
 {
 	if (!alive(c, rank))
 		return;
 	rt_oob_close(&c->gt->conn[rank]);
+	if (auth_of(c, rank))
+		rt_mesh_auth_wipe(auth_of(c, rank));
 	rt_mesh_agg_lost(c->g, rank);
 	c->lost++;
 }
@@ -226,7 +237,7 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
 			assign_rails(c, rd, a, rank);
 		}
-		if (!rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
+		if (!rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, &e))
 			continue;
 		lose(c, rank);
 		if (a->role == RT_MESH_CONNECT && settle(c, rd, i, RT_MESH_FAILED, err))
@@ -258,11 +269,14 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
 		if (in->got < in->need)
 			return 0;
 		if (in->need > RT_MESHMSG_HDR)
-			return rt_meshmsg_decode(in->buf, in->got, c->s->n, m, &e) ? -1 : 1;
+			return rt_mesh_unframe(auth_of(c, rank), in->buf, in->got, c->s->n, m,
+					       &e) ? -1 : 1;
 		plen = rt_meshmsg_header(in->buf, &type, &e);
 		if (plen < 0 || type != RT_MESHMSG_RESULT)
 			return -1;
-		in->need = (uint8_t)(RT_MESHMSG_HDR + (unsigned)plen);
+		/* a RESULT's payload is fixed: the inbox holds it, sealed too */
+		in->need = (uint8_t)(RT_MESHMSG_HDR + (unsigned)plen +
+				     rt_mesh_trailer(auth_of(c, rank)));
 	}
 }
 
@@ -544,7 +558,7 @@ static void send_verdict(struct rt_mesh_coord *c)
 		struct rt_error e = {0};
 
 		m.u.verdict.self = !g->ready && rt_mesh_host_blamed(g, rank);
-		if (alive(c, rank) && rt_meshmsg_write(&c->gt->conn[rank], &m, &e))
+		if (alive(c, rank) && rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, &e))
 			lose(c, rank); /* gone at the end: judged already */
 	}
 }
@@ -649,13 +663,14 @@ int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 	struct rt_meshmsg m = {.type = RT_MESHMSG_HELLO, .u.hello = *h};
 
 	return rt_oob_connect(conn, host, port, wait_ms, err) ||
-	       rt_meshmsg_write(conn, &m, err) ? -1 : 0;
+	       rt_mesh_send(conn, NULL, &m, err) ? -1 : 0;
 }
 
 /* One assignment's test, and from the connecting side a RESULT a rail
  * (or one for the host), in the assignment's order. */
-static int tell(struct rt_oob *conn, const struct rt_mesh_assign *a, uint32_t self,
-		rt_mesh_test_fn *fn, void *ctx, struct rt_error *err)
+static int tell(struct rt_oob *conn, struct rt_mesh_auth *auth,
+		const struct rt_mesh_assign *a, uint32_t self, rt_mesh_test_fn *fn, void *ctx,
+		struct rt_error *err)
 {
 	struct rt_mesh_result res[RT_MESH_RAILS_MAX];
 	unsigned n = a->nrails ? a->nrails : 1;
@@ -676,21 +691,21 @@ static int tell(struct rt_oob *conn, const struct rt_mesh_assign *a, uint32_t se
 		m.u.result.b = self;
 		m.u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
 		m.u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
-		if (rt_meshmsg_write(conn, &m, err))
+		if (rt_mesh_send(conn, auth, &m, err))
 			return -1;
 	}
 	return 0;
 }
 
-int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
-		   rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
+int rt_mesh_follow(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t self,
+		   uint32_t size, rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
 		   struct rt_error *err)
 {
 	struct rt_meshmsg m;
 
 	for (;;) {
 		const struct rt_mesh_assign *a = &m.u.assign;
-		int rc = rt_meshmsg_read(conn, size, &m, err);
+		int rc = rt_mesh_recv(conn, auth, size, &m, err);
 
 		if (rc)
 			return rc; /* RT_INTERRUPTED too */
@@ -703,7 +718,7 @@ int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
 				       "not an assignment", m.type);
 		if (a->role == RT_MESH_REST)
 			continue;
-		if (tell(conn, a, self, fn, ctx, err))
+		if (tell(conn, auth, a, self, fn, ctx, err))
 			return -1;
 	}
 }

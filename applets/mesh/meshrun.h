@@ -40,8 +40,8 @@
  * a listener whose partner never came may still wait out the last round.
  * A RESULT is read as its bytes come, never waiting inside a read: a
  * rank that sends it piecemeal cannot stretch the round past round_ms.
- * Memory at rank 0: 4 B per rank and 200 B per pair of one round (its
- * RESULT's bytes so far among them), besides
+ * Memory at rank 0: 4 B per rank and 240 B per pair of one round (its
+ * RESULT's bytes so far among them, room for a sealed one), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H
 #define RDMATEST_MESHRUN_H
@@ -51,6 +51,7 @@
 
 #include "rdmatest/error.h"
 #include "mesh/meshagg.h"
+#include "mesh/meshauth.h"
 #include "mesh/meshgather.h"
 #include "mesh/sched.h"
 
@@ -102,10 +103,11 @@ int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 		 long long wait_ms, const struct rt_mesh_hello *h,
 		 struct rt_error *err);
 /* Follows rank 0's assignments until its verdict (into *v). Every read
- * waits at most conn->timeout_ms: it must cover a round. An interrupt
- * returns RT_INTERRUPTED. */
-int rt_mesh_follow(struct rt_oob *conn, uint32_t self, uint32_t size,
-		   rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
+ * waits at most conn->timeout_ms: it must cover a round. auth: the
+ * connection's end after its handshake (meshseal.h), every message
+ * sealed; NULL: plain. An interrupt returns RT_INTERRUPTED. */
+int rt_mesh_follow(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t self,
+		   uint32_t size, rt_mesh_test_fn *fn, void *ctx, struct rt_mesh_verdict *v,
 		   struct rt_error *err);
 
 #endif

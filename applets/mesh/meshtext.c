@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The human summary of a mesh run (meshtext.h). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "mesh/meshblame.h"
 #include "mesh/meshctr.h"
@@ -415,6 +416,13 @@ static void unjudged(FILE *out, const struct rt_mesh_agg *g,
 			"counters rose)\n", g->ctr_dropped, RT_MESH_CTRLOG_MAX);
 }
 
+/* A run whose ranks proved nothing: anyone reaching rank 0's port could
+ * have answered as a rank, or posed as rank 0 to the ranks. */
+static bool unauthenticated(const struct rt_mesh_agg *g)
+{
+	return g->auth && !strcmp(g->auth, "none");
+}
+
 void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		     const struct rt_mesh_limits *lim)
 {
@@ -429,6 +437,8 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, ", median RTT %.1f us", g->median_rtt_us);
 	if (g->median_gbps > 0)
 		fprintf(out, ", median %.2f Gb/s", g->median_gbps);
+	if (g->auth)
+		fprintf(out, ", auth: %s", g->auth);
 	fputc('\n', out);
 	budget(out, g);
 	nodes(out, g, RT_NODE_BAD);
@@ -443,7 +453,9 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	flaky(out, g, lim);
 	blame(out, g, lim);
 	unjudged(out, g, lim);
-	if (g->ready)
+	if (g->ready && unauthenticated(g))
+		fprintf(out, "READY (not authenticated: auth none)\n");
+	else if (g->ready)
 		fprintf(out, "READY\n");
 	else if (g->interrupted)
 		fprintf(out, "NOT READY: interrupted\n");

@@ -79,7 +79,7 @@ static int fail_wc(struct bwr *b, const struct ibv_wc *wc, const char *what)
 	rt_error_phase(&b->c->run->err, "run");
 	return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "%s %llu on QP %u (0x%06x): %s "
 		       "(%d)%s", what, (unsigned long long)(wc->wr_id & MSG_MASK), i,
-		       i < b->p->qps ? b->c->qp[i]->qp_num : 0,
+		       i < b->p->opt.qps ? b->c->qp[i]->qp_num : 0,
 		       ibv_wc_status_str(wc->status), wc->status, hint);
 }
 
@@ -109,22 +109,22 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	const struct rt_pt_conn *c = b->c;
 	struct ibv_send_wr *w = &b->wr[j];
 	uint64_t off = rt_pt_msg_offset(k, walk_size(b), c->sys.cycle_buffer,
-					c->sys.cache_line, b->p->post_list);
+					c->sys.cache_line, b->p->opt.post_list);
 	enum rt_pt_verb v = b->p->t.verb;
 
 	b->sge[j] = (struct ibv_sge){ (uintptr_t)rt_pt_conn_local(c, i) + off,
 				      (uint32_t)b->size, rt_pt_conn_send_lkey(c, i) };
 	*w = (struct ibv_send_wr){ .wr_id = (uint64_t)i << QP_SHIFT | k,
 				   .sg_list = &b->sge[j], .num_sge = 1 };
-	w->next = j + 1 < b->p->post_list ? &b->wr[j + 1] : NULL;
+	w->next = j + 1 < b->p->opt.post_list ? &b->wr[j + 1] : NULL;
 	w->opcode = v == RT_PT_SEND ? IBV_WR_SEND : v == RT_PT_READ ?
 		    IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
 	w->send_flags = signalled(b, k) ? IBV_SEND_SIGNALED : 0;
 	if (v != RT_PT_READ && v != RT_PT_ATOMIC && b->size <= c->max_inline &&
-	    b->size <= b->p->inline_size)
+	    b->size <= (uint64_t)b->p->opt.inline_size)
 		w->send_flags |= IBV_SEND_INLINE;
 	if (v == RT_PT_ATOMIC) {
-		bool cas = b->p->atomic == RT_PT_CMP_SWAP;
+		bool cas = b->p->opt.atomic_type == RT_PT_CMP_SWAP;
 
 		/* perftest's: add 1, or compare with 0 and swap in 0 */
 		w->opcode = cas ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD;
@@ -136,7 +136,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 	}
 	w->wr.rdma.remote_addr = c->theirs[i].vaddr + off;
 	w->wr.rdma.rkey = c->theirs[i].rkey;
-	if (b->p->write_imm) {
+	if (b->p->opt.imm.write_imm) {
 		w->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		w->imm_data = htonl(RT_PT_IMM_DATA);
 	}
@@ -146,7 +146,7 @@ static void fill_wr(struct bwr *b, unsigned i, unsigned j, uint64_t k)
 
 static int post_one(struct bwr *b, unsigned i)
 {
-	unsigned l = b->p->post_list;
+	unsigned l = b->p->opt.post_list;
 	struct ibv_send_wr *bad;
 	uint64_t t = rt_now_ns();
 	int rc;
@@ -170,12 +170,12 @@ static int post_one(struct bwr *b, unsigned i)
 /* Posts what the send queues take; the number of post calls, or -1. */
 static int post_sends(struct bwr *b)
 {
-	unsigned depth = b->p->tx_depth, l = b->p->post_list;
+	unsigned depth = b->p->opt.tx_depth, l = b->p->opt.post_list;
 	int posted = 0;
 
 	if (b->timed && !b->stopping && rt_now_ns() >= b->stop)
 		b->stopping = true;
-	for (unsigned i = 0; i < b->p->qps; i++)
+	for (unsigned i = 0; i < b->p->opt.qps; i++)
 		while (more(b, i) && b->scnt[i] - b->ccnt[i] + l <= depth &&
 		       rt_pt_pacer_may(&b->pace, rt_now_ns())) {
 			if (post_one(b, i) < 0)
@@ -192,7 +192,7 @@ static void count_window(struct bwr *b, unsigned i, uint64_t t, uint64_t n)
 	if (!b->timed || t < b->warm || t >= b->cool)
 		return;
 	b->win_msgs += n;
-	b->win_port[rt_pt_dual_slot(i, b->p->qps, b->c->dual.on)] += n;
+	b->win_port[rt_pt_dual_slot(i, b->p->opt.qps, b->c->dual.on)] += n;
 }
 
 static int send_done(struct bwr *b, const struct ibv_wc *wc)
@@ -200,14 +200,14 @@ static int send_done(struct bwr *b, const struct ibv_wc *wc)
 	unsigned i = (unsigned)(wc->wr_id >> QP_SHIFT);
 	/* the message number from its low 40 bits: a run of more messages
 	 * (--run_infinitely) wraps them */
-	uint64_t k = b->ccnt[RT_MIN(i, b->p->qps - 1)] +
-		     (((wc->wr_id & MSG_MASK) - b->ccnt[RT_MIN(i, b->p->qps - 1)]) & MSG_MASK);
+	uint64_t base = b->ccnt[RT_MIN(i, b->p->opt.qps - 1)];
+	uint64_t k = base + (((wc->wr_id & MSG_MASK) - base) & MSG_MASK);
 	uint64_t t = rt_now_ns(), n;
 
 	if (wc->status != IBV_WC_SUCCESS)
 		return fail_wc(b, wc, b->p->t.verb == RT_PT_READ ? "read" :
 				   b->p->t.verb == RT_PT_ATOMIC ? "atomic" : "send");
-	if (i >= b->p->qps || k < b->ccnt[i] || k >= b->scnt[i])
+	if (i >= b->p->opt.qps || k < b->ccnt[i] || k >= b->scnt[i])
 		return rt_fail(&b->c->run->err, RT_EXIT_FAIL, "completion for a message "
 			       "never posted (wr_id %#llx)", (unsigned long long)wc->wr_id);
 	n = k + 1 - b->ccnt[i];
@@ -240,7 +240,7 @@ static int post_recv(struct bwr *b, unsigned i)
 		/* a write with immediate places nothing: no buffer */
 		b->rwr[j] = (struct ibv_recv_wr){
 			.wr_id = (uint64_t)i << QP_SHIFT | (b->rpost[i] + j),
-			.sg_list = &b->rsge[j], .num_sge = b->p->write_imm ? 0 : 1,
+			.sg_list = &b->rsge[j], .num_sge = b->p->opt.imm.write_imm ? 0 : 1,
 			.next = j + 1 < b->rlist ? &b->rwr[j + 1] : NULL };
 	}
 	rc = c->res.srq ? ibv_post_srq_recv(c->res.srq, b->rwr, &bad) :
@@ -263,7 +263,7 @@ static int recv_check(const struct bwr *b, const struct ibv_wc *wc)
 {
 	uint32_t grh = rt_pt_ud_grh(b->c);
 
-	if (b->p->write_imm)
+	if (b->p->opt.imm.write_imm)
 		return rt_pt_imm_wc_check(wc, b->size, rt_pt_peer(&b->c->ch),
 					  &b->c->run->err);
 	if (wc->byte_len == b->size + grh)
@@ -314,7 +314,7 @@ static int drain(struct bwr *b, struct ibv_cq *cq, wc_fn *fn)
 
 static bool sends_done(const struct bwr *b)
 {
-	for (unsigned i = 0; b->sends && i < b->p->qps; i++)
+	for (unsigned i = 0; b->sends && i < b->p->opt.qps; i++)
 		if (more(b, i) || b->ccnt[i] < b->scnt[i])
 			return false;
 	return true;
@@ -344,10 +344,10 @@ static int stalled(struct bwr *b)
 		       "ms: %llu of %llu sends completed, %llu of %llu receives arrived "
 		       "(is the peer running the same test, -n and -q?%s)",
 		       b->c->run->common.timeout_ms, (unsigned long long)b->tot_c,
-		       (unsigned long long)(b->timed ? b->tot_s : b->iters * b->p->qps),
+		       (unsigned long long)(b->timed ? b->tot_s : b->iters * b->p->opt.qps),
 		       (unsigned long long)b->tot_r,
 		       (unsigned long long)(b->timed ? b->tot_r : b->want_r),
-		       b->p->conn == RT_PT_RC ? "" : " UC and UD do not resend a lost "
+		       b->p->opt.ud.conn == RT_PT_RC ? "" : " UC and UD do not resend a lost "
 		       "message");
 }
 
@@ -360,7 +360,7 @@ static int sleep_events(struct bwr *b)
 	wc_fn *fn = s ? send_done : recv_done;
 	int n;
 
-	if (!b->p->events || b->timed || b->sends == b->recvs)
+	if (!b->p->opt.events || b->timed || b->sends == b->recvs)
 		return 0;
 	n = rt_cqwait_poll(s ? &b->c->sw : &b->c->rw, wc, WC_BATCH, &b->c->run->err);
 	if (n < 0)
@@ -429,16 +429,16 @@ static struct bw_role measured(const struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 
-	return (struct bw_role){ .iters = p->iters, .timed = p->duration > 0,
-				 .peak = !p->no_peak, .sends = c->client || p->bidir,
-				 .recvs = rt_pt_receives(p) && (!c->client || p->bidir) };
+	return (struct bw_role){ .iters = p->opt.iters, .timed = p->opt.duration > 0,
+				 .peak = !p->opt.no_peak, .sends = c->client || p->opt.bidir,
+				 .recvs = rt_pt_receives(p) && (!c->client || p->opt.bidir) };
 }
 
 static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
 		     const struct bw_role *r)
 {
 	const struct rt_pt_params *p = c->p;
-	unsigned q = p->qps;
+	unsigned q = p->opt.qps;
 
 	*b = (struct bwr){ .c = c, .p = p, .size = size, .cq_mod = rt_pt_cq_mod(p, size),
 			   .iters = r->iters, .timed = r->timed, .sends = r->sends,
@@ -448,12 +448,12 @@ static void bwr_init(struct bwr *b, struct rt_pt_conn *c, uint64_t size,
 	b->rcnt = b->ccnt + q;
 	b->rpost = b->rcnt + q;
 	b->unused = b->rpost + q;
-	b->rlist = p->res.recv_post_list;
+	b->rlist = p->opt.res.recv_post_list;
 	b->rwr = rt_xcalloc(b->rlist, sizeof(*b->rwr));
 	b->rsge = rt_xcalloc(b->rlist, sizeof(*b->rsge));
 	b->want_r = r->iters * q;
-	b->wr = rt_xcalloc(p->post_list, sizeof(*b->wr));
-	b->sge = rt_xcalloc(p->post_list, sizeof(*b->sge));
+	b->wr = rt_xcalloc(p->opt.post_list, sizeof(*b->wr));
+	b->sge = rt_xcalloc(p->opt.post_list, sizeof(*b->sge));
 	if (r->peak && !r->timed && r->sends && r->iters * q <= RT_PT_PEAK_MAX) {
 		b->tpost = rt_xcalloc(r->iters * q, sizeof(*b->tpost));
 		b->tcomp = rt_xcalloc(r->iters * q, sizeof(*b->tcomp));
@@ -466,11 +466,11 @@ static int prepost(struct bwr *b)
 {
 	/* perftest's: -r / --recv_post_list lists per QP, with an SRQ its
 	 * depth shared among the QPs */
-	unsigned lists = b->p->rx_depth / b->rlist;
+	unsigned lists = b->p->opt.rx_depth / b->rlist;
 
 	if (b->c->res.srq)
-		lists = RT_MAX(lists / b->p->qps, 1u);
-	for (unsigned i = 0; b->recvs && i < b->p->qps; i++)
+		lists = RT_MAX(lists / b->p->opt.qps, 1u);
+	for (unsigned i = 0; b->recvs && i < b->p->opt.qps; i++)
 		for (unsigned k = 0; k < lists && want_recv(b, i); k++)
 			if (post_recv(b, i))
 				return -1;
@@ -483,7 +483,7 @@ static void cpu_mark(struct bwr *b)
 {
 	uint64_t t;
 
-	if (!b->p->cpu_util || !b->timed || b->cpu_at == 2)
+	if (!b->p->opt.ctl.cpu_util || !b->timed || b->cpu_at == 2)
 		return;
 	t = rt_now_ns();
 	if (b->cpu_at == 0 && t >= b->warm)
@@ -499,9 +499,9 @@ static int loop(struct bwr *b)
 
 	rt_watchdog_start(&b->dog, b->c->run->common.timeout_ms, 1024, t0);
 	rt_pt_pacer_init(&b->pace, b->c, b->size, t0);
-	b->warm = t0 + b->p->margin * s;
-	b->cool = t0 + (b->p->duration - b->p->margin) * s;
-	b->stop = t0 + b->p->duration * s;
+	b->warm = t0 + b->p->opt.margin * s;
+	b->cool = t0 + (b->p->opt.duration - b->p->opt.margin) * s;
+	b->stop = t0 + b->p->opt.duration * s;
 	rt_error_phase(&b->c->run->err, "run");
 	do
 		cpu_mark(b);
@@ -519,38 +519,41 @@ static void figures(const struct bwr *b, struct rt_pt_bw_report *r)
 
 	*r = (struct rt_pt_bw_report){ 0 };
 	if (b->timed) {
-		uint64_t ns = (p->duration - 2 * p->margin) * 1000000000ull;
+		uint64_t ns = (p->opt.duration - 2 * p->opt.margin) * 1000000000ull;
 
-		rt_pt_bw_figures(r, b->size, b->win_msgs, ns, 0, p->gbits);
-		rt_pt_dual_figures(r, b->size, b->win_port, ns, p->gbits);
+		rt_pt_bw_figures(r, b->size, b->win_msgs, ns, 0, p->opt.report_gbits);
+		rt_pt_dual_figures(r, b->size, b->win_port, ns, p->opt.report_gbits);
 		return;
 	}
 	if (b->tpost)
-		best = rt_pt_peak_ns(b->tpost, b->tcomp, b->tot_s, p->post_list, b->cq_mod);
+		best = rt_pt_peak_ns(b->tpost, b->tcomp, b->tot_s, p->opt.post_list,
+				     b->cq_mod);
 	if (b->sends)
-		rt_pt_bw_figures(r, b->size, b->tot_c, b->t_last - b->t_first, best, p->gbits);
+		rt_pt_bw_figures(r, b->size, b->tot_c, b->t_last - b->t_first, best,
+				 p->opt.report_gbits);
 	else
-		rt_pt_bw_figures(r, b->size, b->tot_r, b->r_last - b->r_first, 0, p->gbits);
+		rt_pt_bw_figures(r, b->size, b->tot_r, b->r_last - b->r_first, 0,
+				 p->opt.report_gbits);
 }
 
 int rt_pt_bw_warm_up(struct rt_pt_conn *c, uint64_t size)
 {
 	const struct rt_pt_params *p = c->p;
-	struct bw_role role = { .iters = RT_MAX(p->tx_depth, p->post_list),
+	struct bw_role role = { .iters = RT_MAX(p->opt.tx_depth, p->opt.post_list),
 				.sends = true };
 	struct bwr b;
 	int rc;
 
-	if (!p->warm_up || p->t.verb == RT_PT_SEND || !(c->client || p->bidir))
+	if (!p->opt.warm_up || p->t.verb == RT_PT_SEND || !(c->client || p->opt.bidir))
 		return 0;
 	/* each warm-up write would take a receive the peer never posted */
-	if (p->write_imm) {
+	if (p->opt.imm.write_imm) {
 		rt_warn(&c->run->log, "--perform_warm_up: no warm-up with "
 			"--write_with_imm (as perftest: \"Warm up not supported for "
 			"WRITE_IMM verb. Skipping\")");
 		return 0;
 	}
-	role.iters -= role.iters % p->post_list;
+	role.iters -= role.iters % p->opt.post_list;
 	bwr_init(&b, c, size, &role);
 	rc = loop(&b);
 	bwr_free(&b);
@@ -572,7 +575,7 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
 		rc = loop(&b);
 	if (!rc)
 		figures(&b, r);
-	for (unsigned i = 0; !rc && sent && i < c->p->qps; i++)
+	for (unsigned i = 0; !rc && sent && i < c->p->opt.qps; i++)
 		sent[i] = b.scnt[i];
 	bwr_free(&b);
 	return rc;
@@ -585,13 +588,14 @@ int rt_pt_bw_measure(struct rt_pt_conn *c, uint64_t size, struct rt_pt_bw_report
 static int inf_row(struct bwr *b, uint64_t t, uint64_t *from, uint64_t *at,
 		   rt_pt_bw_row_fn *fn, void *ctx)
 {
-	unsigned both = b->p->bidir ? 2 : 1;
+	unsigned both = b->p->opt.bidir ? 2 : 1;
 	struct rt_pt_bw_report r;
 
-	rt_pt_bw_figures(&r, b->size * both, b->win_msgs - *at, t - *from, 0, b->p->gbits);
+	rt_pt_bw_figures(&r, b->size * both, b->win_msgs - *at, t - *from, 0,
+			 b->p->opt.report_gbits);
 	r.size = b->size;
 	r.msg_rate *= both;
-	if (b->p->cpu_util) {
+	if (b->p->opt.ctl.cpu_util) {
 		rt_pt_cpu_sample(&b->cpu[1]);
 		b->c->cpu_util = rt_pt_cpu_util(&b->cpu[0], &b->cpu[1]);
 		b->cpu[0] = b->cpu[1];
@@ -621,7 +625,7 @@ static bool peer_left(const struct bwr *b)
 {
 	struct pollfd pfd = { b->c->ch.tcp.fd, POLLIN, 0 };
 
-	if (!b->p->bidir)
+	if (!b->p->opt.bidir)
 		return false;
 	return b->c->ch.cm ? rt_cmchan_peek(b->c->ch.cm) != 0 : poll(&pfd, 1, 0) > 0;
 }
@@ -629,9 +633,9 @@ static bool peer_left(const struct bwr *b)
 int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 		      void *ctx)
 {
-	struct bw_role role = { .timed = true, .sends = c->client || c->p->bidir,
+	struct bw_role role = { .timed = true, .sends = c->client || c->p->opt.bidir,
 				.recvs = rt_pt_receives(c->p) && !c->client };
-	uint64_t period = (uint64_t)c->p->duration * 1000000000ull, from, at = 0, t;
+	uint64_t period = (uint64_t)c->p->opt.duration * 1000000000ull, from, at = 0, t;
 	struct bwr b;
 	int rc;
 
@@ -647,7 +651,7 @@ int rt_pt_bw_infinite(struct rt_pt_conn *c, uint64_t size, rt_pt_bw_row_fn *fn,
 	rt_watchdog_start(&b.dog, c->run->common.timeout_ms, 1024, from);
 	b.warm = from;
 	b.cool = b.stop = UINT64_MAX;
-	if (c->p->cpu_util)
+	if (c->p->opt.ctl.cpu_util)
 		rt_pt_cpu_sample(&b.cpu[0]);
 	rt_error_phase(&c->run->err, "run");
 	while (!(rc = step(&b))) {

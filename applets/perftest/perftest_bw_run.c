@@ -31,7 +31,7 @@ static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
 
 static void fill(struct rt_pt_conn *c)
 {
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		/* verify.h's pattern, QP i's stream: seed i, sequence 0; or
 		 * --payload_file_path's */
 		if (c->payload)
@@ -61,12 +61,12 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 	if (size < 8 || size > c->slot)
 		return 0;
 	*result = "not checked: --use-null-mr moves no data";
-	if (c->p->res.null_mr)
+	if (c->p->opt.res.null_mr)
 		return 0;
 	*result = "not checked: the QPs take their receives from one SRQ";
-	if (c->res.srq && c->p->qps > 1)
+	if (c->res.srq && c->p->opt.qps > 1)
 		return 0;
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		/* UD: each message lands behind its GRH */
 		const uint8_t *d = dest(c, i) + rt_pt_ud_grh(c);
 		int64_t bad;
@@ -92,7 +92,7 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 
 static bool receives_data(const struct rt_pt_conn *c)
 {
-	if (c->p->bidir)
+	if (c->p->opt.bidir)
 		return true;
 	return c->p->t.verb == RT_PT_READ ? c->client : !c->client;
 }
@@ -120,9 +120,11 @@ static int check_size(struct sess *s, uint64_t size);
  * --report-per-port's (perftest_dual.h) has the ports' columns. */
 static const char *header(const struct rt_pt_params *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", p->per_port ? rt_pt_dual_header(p->gbits) :
-		 rt_pt_bw_header(p->gbits),
-		 p->cpu_util && p->duration ? RT_PT_CPU_HEADER : "");
+	bool gbits = p->opt.report_gbits;
+
+	snprintf(buf, len, "%s%s", p->opt.dual.per_port ? rt_pt_dual_header(gbits) :
+		 rt_pt_bw_header(gbits),
+		 p->opt.ctl.cpu_util && p->opt.duration ? RT_PT_CPU_HEADER : "");
 	return buf;
 }
 
@@ -131,7 +133,7 @@ static void print_header(struct rt_pt_out *o, const struct rt_pt_params *p)
 {
 	char buf[256];
 
-	rt_pt_out_header(o, p->per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
+	rt_pt_out_header(o, p->opt.dual.per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
 	rt_pt_out_header(o, header(p, buf, sizeof(buf)));
 }
 
@@ -142,7 +144,7 @@ static int report_xchg(struct rt_pt_conn *c, const struct rt_pt_bw_report *mine,
 	if (rt_pt_bw_report_xchg(&c->ch, c->chan_client, c->sys.peer_version, mine,
 				 theirs, &c->run->err))
 		return -1;
-	return c->p->per_port ? rt_pt_dual_report_xchg(&c->ch, c->chan_client, mine,
+	return c->p->opt.dual.per_port ? rt_pt_dual_report_xchg(&c->ch, c->chan_client, mine,
 						       theirs, &c->run->err) : 0;
 }
 
@@ -152,7 +154,7 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 		    const struct rt_pt_field *more, size_t n)
 {
 	const struct rt_pt_params *p = s->c->p;
-	bool cpu = p->cpu_util && p->duration;
+	bool cpu = p->opt.ctl.cpu_util && p->opt.duration;
 	char text[320], cell[32] = "";
 	struct rt_pt_field f[RT_PT_ROW_FIELDS + 8] = {
 		{ "MsgSize", (double)r->size }, { "n_iterations", (double)r->iters },
@@ -163,7 +165,7 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 
 	if (cpu)
 		f[k++] = (struct rt_pt_field){ "CPU_util", s->c->cpu_util };
-	for (int i = 0; p->per_port && i < 2; i++) {
+	for (int i = 0; p->opt.dual.per_port && i < 2; i++) {
 		f[k++] = (struct rt_pt_field){ i ? "BW_Port2" : "BW_Port1", r->bw_port[i] };
 		f[k++] = (struct rt_pt_field){ i ? "MsgRate_Port2" : "MsgRate_Port1",
 					       r->rate_port[i] };
@@ -171,14 +173,14 @@ static int row_more(struct sess *s, const struct rt_pt_bw_report *r,
 	for (size_t i = 0; i < n && k < ARRAY_SIZE(f); i++)
 		f[k++] = more[i];
 	s->last = *r;
-	if (p->per_port)
+	if (p->opt.dual.per_port)
 		rt_pt_dual_row(text, sizeof(text) - sizeof(cell), r);
 	else
-		rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->gbits);
+		rt_pt_bw_row(text, sizeof(text) - sizeof(cell), r, p->opt.report_gbits);
 	if (cpu)
 		rt_pt_cpu_cell(cell, sizeof(cell), s->c->cpu_util);
 	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s", cell);
-	if (rt_pt_out_row(s->o, text, p->output == RT_PT_OUT_MSGRATE ? r->msg_rate
+	if (rt_pt_out_row(s->o, text, p->opt.output == RT_PT_OUT_MSGRATE ? r->msg_rate
 				      : r->bw_avg, f, k))
 		return -1;
 	if (!s->limit_rc && rt_pt_check_limits(p, r->bw_avg, r->msg_rate, &s->limit_err))
@@ -202,12 +204,12 @@ static void both(struct sess *s, const struct rt_pt_bw_report *mine,
 	const char *title[2] = { "Local", "Remote" };
 	char text[200];
 
-	if (p->output != RT_PT_OUT_ALL)
+	if (p->opt.output != RT_PT_OUT_ALL)
 		return;
 	for (int i = 0; i < 2; i++) {
-		rt_pt_bw_row(text, sizeof(text), r[i], p->gbits);
+		rt_pt_bw_row(text, sizeof(text), r[i], p->opt.report_gbits);
 		rt_say(&s->c->run->log, RT_PT_LINE "\n\n %s results: \n" RT_PT_LINE "\n%s\n%s",
-		       title[i], rt_pt_bw_header(p->gbits), text);
+		       title[i], rt_pt_bw_header(p->opt.report_gbits), text);
 	}
 }
 
@@ -224,7 +226,7 @@ static int duplex_row(struct sess *s, struct rt_pt_bw_report *mine)
 	own = *mine;
 	rt_pt_bw_sum(mine, &theirs);
 	rt_pt_dual_sum(mine, &theirs);
-	if (!c->p->report_both)
+	if (!c->p->opt.ctl.report_both)
 		return row(s, mine);
 	if (row_more(s, mine, (struct rt_pt_field[]){
 			{ "Local_BW_average", own.bw_avg }, { "Local_MsgRate", own.msg_rate },
@@ -306,15 +308,15 @@ static int atomic_before(struct sess *s, uint64_t size)
 	const struct rt_pt_params *p = c->p;
 	uint64_t inc = rt_pt_slot(size, 1, c->sys.cache_line);
 
-	if (p->t.verb != RT_PT_ATOMIC || !(c->client || p->bidir))
+	if (p->t.verb != RT_PT_ATOMIC || !(c->client || p->opt.bidir))
 		return 0;
-	if (p->qps > RT_PT_ATOMIC_CHECK_QPS) {
+	if (p->opt.qps > RT_PT_ATOMIC_CHECK_QPS) {
 		s->check = "not checked: more than 8 QPs";
 		return 0;
 	}
-	s->aq = p->qps;
+	s->aq = p->opt.qps;
 	s->an = rt_pt_msg_places(size, c->sys.cycle_buffer, c->sys.cache_line,
-				 p->post_list);
+				 p->opt.post_list);
 	s->ax = rt_xcalloc((size_t)s->aq * s->an, sizeof(*s->ax));
 	s->sent = rt_xcalloc(s->aq, sizeof(*s->sent));
 	rt_error_phase(&c->run->err, "check");
@@ -342,7 +344,7 @@ static int atomic_after(struct sess *s, uint64_t size)
 			memcpy(&x->last, rt_pt_conn_local(c, i) + j * inc, sizeof(x->last));
 			x->hits = rt_pt_atomic_hits(s->sent[i], s->an, j);
 			if (read_counter(c, i, j * inc, &x->after) ||
-			    rt_pt_atomic_counter_check(x, c->p->atomic, i, j, s->an,
+			    rt_pt_atomic_counter_check(x, c->p->opt.atomic_type, i, j, s->an,
 						       &c->run->err))
 				return -1;
 		}
@@ -360,7 +362,7 @@ static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
 	fill(c);
 	if (rt_pt_conn_keys(c, "first exchange") ||
-	    rt_pt_conn_up(c, c->client || c->p->bidir) ||
+	    rt_pt_conn_up(c, c->client || c->p->opt.bidir) ||
 	    rt_pt_conn_keys(c, "second exchange"))
 		return -1;
 	rt_pt_print_addrs(c);
@@ -374,7 +376,7 @@ static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
  * --run_infinitely only that the client closed. */
 static int server_row(struct sess *s, const struct rt_pt_bw_report *theirs)
 {
-	if (!s->c->p->run_inf)
+	if (!s->c->p->opt.ctl.run_inf)
 		return row(s, theirs);
 	rt_say(&s->c->run->log, " Client closed connection");
 	return 0;
@@ -384,11 +386,11 @@ static int server_row(struct sess *s, const struct rt_pt_bw_report *theirs)
 static int rdma_server(struct sess *s)
 {
 	struct rt_pt_conn *c = s->c;
-	struct rt_pt_bw_report mine = { .size = c->p->size }, theirs;
+	struct rt_pt_bw_report mine = { .size = c->p->opt.size }, theirs;
 	const struct rt_pt_params *p = c->p;
 	/* -D bounds the client's run; -n does not (its length is the link's) */
-	long long run_ms = p->duration && !p->run_inf ?
-			   (long long)p->duration * 1000 + c->run->common.timeout_ms : -1;
+	long long run_ms = p->opt.duration && !p->opt.ctl.run_inf ?
+			   (long long)p->opt.duration * 1000 + c->run->common.timeout_ms : -1;
 
 	if (p->t.verb == RT_PT_ATOMIC)
 		s->check = "not checked here: the client checks what its atomics fetch";
@@ -397,9 +399,10 @@ static int rdma_server(struct sess *s)
 	    rt_pt_conn_barrier(c, "end of the run") ||
 	    report_xchg(c, &mine, &theirs) ||
 	    /* perftest's --run_infinitely client sends a report it never filled */
-	    (!p->run_inf &&
-	     rt_pt_bw_report_check(&theirs, c->p->all ? theirs.size : c->p->size,
-				   rt_pt_peer(&c->ch), &c->run->err)) ||
+	    (!p->opt.ctl.run_inf &&
+	     rt_pt_bw_report_check(&theirs, c->p->opt.all ? theirs.size :
+				   (uint64_t)c->p->opt.size, rt_pt_peer(&c->ch),
+				   &c->run->err)) ||
 	    check_size(s, RT_MIN(theirs.size, c->slot)) || server_row(s, &theirs) ||
 	    rt_pt_conn_close(c))
 		return -1;
@@ -432,14 +435,14 @@ static int rdma_infinite(struct sess *s, uint64_t size)
 static int rdma_size(struct sess *s, uint64_t size)
 {
 	struct rt_pt_conn *c = s->c;
-	bool bi = c->p->bidir;
+	bool bi = c->p->opt.bidir;
 	struct rt_pt_bw_report r;
 
-	if (c->p->run_inf)
+	if (c->p->opt.ctl.run_inf)
 		return rdma_infinite(s, size);
 	if (rt_pt_bw_warm_up(c, size) || atomic_before(s, size) ||
 	    rt_pt_bw_measure(c, size, &r, bi, s->sent) || atomic_after(s, size) ||
-	    (bi && c->p->all && rt_pt_conn_barrier(c, "end of a size")))
+	    (bi && c->p->opt.all && rt_pt_conn_barrier(c, "end of a size")))
 		return -1;
 	return bi ? duplex_row(s, &r) : row(s, &r);
 }
@@ -448,10 +451,10 @@ static int sizes(struct sess *s, int (*one)(struct sess *, uint64_t))
 {
 	const struct rt_pt_params *p = s->c->p;
 
-	if (!p->all)
-		return one(s, p->size);
-	/* p->size is the sweep's last: 8 MiB, or UD's MTU */
-	for (uint64_t size = RT_PT_ALL_MIN; size <= p->size; size *= 2)
+	if (!p->opt.all)
+		return one(s, p->opt.size);
+	/* p->opt.size is the sweep's last: 8 MiB, or UD's MTU */
+	for (uint64_t size = RT_PT_ALL_MIN; size <= (uint64_t)p->opt.size; size *= 2)
 		if (one(s, size))
 			return -1;
 	return 0;
@@ -464,21 +467,21 @@ int rt_pt_bw_rdma_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
 	struct rt_pt_bw_report theirs;
 
-	if (c->p->write_imm)
+	if (c->p->opt.imm.write_imm)
 		return finish(&s, imm_session(&s));
 	if (rdma_setup(c, o))
 		return finish(&s, -1);
-	if (!c->client && !c->p->bidir)
+	if (!c->client && !c->p->opt.bidir)
 		return finish(&s, rdma_server(&s));
 	if (sizes(&s, rdma_size))
 		return finish(&s, -1);
 	rt_pt_out_end(o);
 	/* -b --run_infinitely: each side ends on its own (perftest's die of
 	 * SIGINT), with no exchange after the run */
-	if (c->p->bidir && c->p->run_inf)
+	if (c->p->opt.bidir && c->p->opt.ctl.run_inf)
 		return finish(&s, 0);
 	/* the client's last report goes to the idle server, which prints it */
-	if (!c->p->bidir &&
+	if (!c->p->opt.bidir &&
 	    (rt_pt_conn_barrier(c, "end of the run") ||
 	     report_xchg(c, &s.last, &theirs)))
 		return finish(&s, -1);
@@ -492,11 +495,12 @@ static int send_size(struct sess *s, uint64_t size)
 	struct rt_pt_conn *c = s->c;
 	struct rt_pt_bw_report r;
 
-	if (rt_pt_bw_measure(c, size, &r, true, NULL) || (!c->p->bidir && check_size(s, size)))
+	if (rt_pt_bw_measure(c, size, &r, true, NULL) ||
+	    (!c->p->opt.bidir && check_size(s, size)))
 		return -1;
-	if (c->p->bidir ? duplex_row(s, &r) : row(s, &r))
+	if (c->p->opt.bidir ? duplex_row(s, &r) : row(s, &r))
 		return -1;
-	return c->p->all ? rt_pt_conn_barrier(c, "end of a size") : 0;
+	return c->p->opt.all ? rt_pt_conn_barrier(c, "end of a size") : 0;
 }
 
 /* --run_infinitely in the send test, as perftest's: both sides print
@@ -506,7 +510,7 @@ static int send_size(struct sess *s, uint64_t size)
 static int send_infinite(struct sess *s)
 {
 	struct rt_pt_conn *c = s->c;
-	uint64_t size = c->p->size;
+	uint64_t size = c->p->opt.size;
 
 	s->last = (struct rt_pt_bw_report){ .size = size };
 	if (rt_pt_bw_infinite(c, size, inf_row, s) < 0)
@@ -523,13 +527,13 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 
 	fill(c);
 	if (rt_pt_conn_keys(c, "first exchange") ||
-	    rt_pt_conn_up(c, c->client || c->p->bidir) ||
+	    rt_pt_conn_up(c, c->client || c->p->opt.bidir) ||
 	    rt_pt_conn_barrier(c, "after the QPs are connected") ||
 	    rt_pt_conn_keys(c, "second exchange"))
 		return finish(&s, -1);
 	rt_pt_print_addrs(c);
 	print_header(o, c->p);
-	if (c->p->run_inf)
+	if (c->p->opt.ctl.run_inf)
 		return finish(&s, send_infinite(&s));
 	if (sizes(&s, send_size))
 		return finish(&s, -1);
@@ -548,9 +552,9 @@ static int imm_size(struct sess *s, uint64_t size)
 	struct rt_pt_bw_report r;
 
 	if (rt_pt_bw_warm_up(c, size) || rt_pt_bw_measure(c, size, &r, true, NULL) ||
-	    (c->p->all && rt_pt_conn_barrier(c, "end of a size")))
+	    (c->p->opt.all && rt_pt_conn_barrier(c, "end of a size")))
 		return -1;
-	if (c->p->bidir)
+	if (c->p->opt.bidir)
 		return duplex_row(s, &r);
 	return check_size(s, size) || row(s, &r) ? -1 : 0;
 }
@@ -564,7 +568,7 @@ static int imm_session(struct sess *s)
 
 	if (rdma_setup(c, s->o))
 		return -1;
-	if (c->p->run_inf)
+	if (c->p->opt.ctl.run_inf)
 		return send_infinite(s);
 	if (sizes(s, imm_size))
 		return -1;

@@ -24,7 +24,7 @@
 
 static void banner(const struct rt_pt_conn *c)
 {
-	if (c->p->output != RT_PT_OUT_ALL)
+	if (c->p->opt.output != RT_PT_OUT_ALL)
 		return;
 	rt_say(&c->run->log, "\n************************************\n"
 	       "* Waiting for client to connect... *\n"
@@ -37,10 +37,10 @@ static void banner(const struct rt_pt_conn *c)
 static int open_cm_chan(struct rt_pt_conn *c)
 {
 	struct rt_cmchan_spec s = {
-		.server = c->chan_client ? c->p->server : NULL, .port = c->p->tcp_port,
-		.source = c->p->res.source,
-		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->retry_count,
-		.ack_timeout = (int)c->p->qp_timeout,
+		.server = c->chan_client ? c->p->opt.server : NULL, .port = c->p->opt.port,
+		.source = c->p->opt.res.source,
+		.msg_max = RT_PT_KEY_BIN_LEN, .retry_count = c->p->opt.retry_count,
+		.ack_timeout = (int)c->p->opt.qp_timeout,
 	};
 
 	if (!c->chan_client)
@@ -59,17 +59,17 @@ static int open_chan(struct rt_pt_conn *c)
 
 	rt_oob_init(o, k->timeout_ms);
 	rt_error_phase(err, "connect");
-	if (c->p->res.source && rt_pt_res_source(c->p, err))
+	if (c->p->opt.res.source && rt_pt_res_source(c->p, err))
 		return -1;
 	if (c->p->comm_cm)
 		return open_cm_chan(c);
-	if (c->p->res.source)
+	if (c->p->opt.res.source)
 		o->source = (const struct sockaddr *)&c->p->res.source_addr;
 	if (c->chan_client)
-		return rt_oob_connect(o, c->p->server, c->p->tcp_port,
+		return rt_oob_connect(o, c->p->opt.server, c->p->opt.port,
 				      k->wait_server_ms ? k->wait_server_ms : k->timeout_ms,
 				      err);
-	if (rt_oob_listen(o, c->p->res.source, c->p->tcp_port, err))
+	if (rt_oob_listen(o, c->p->opt.res.source, c->p->opt.port, err))
 		return -1;
 	banner(c);
 	o->timeout_ms = rt_run_accept_bound(c->run);
@@ -114,14 +114,14 @@ static enum ibv_mtu start_mtu(struct rt_pt_conn *c)
 {
 	enum ibv_mtu active = c->d.attr.active_mtu;
 
-	if (!c->p->mtu)
+	if (!c->p->opt.mtu)
 		return active;
-	if (c->p->mtu > active) {
+	if ((enum ibv_mtu)c->p->opt.mtu > active) {
 		rt_say(&c->run->log, "Requested mtu is higher than active mtu \n"
 		       "Changing to active mtu - %d", rt_mtu_bytes(active));
 		return active;
 	}
-	return c->p->mtu;
+	return c->p->opt.mtu;
 }
 
 static int out_reads(struct rt_pt_conn *c)
@@ -139,8 +139,8 @@ static int out_reads(struct rt_pt_conn *c)
 		return rt_fail(&c->run->err, RT_EXIT_ENV, "%s has no atomic operations "
 			       "(atomic_cap IBV_ATOMIC_NONE)", c->d.name);
 	c->out_reads = (unsigned)RT_MAX(a.max_qp_rd_atom, 1);
-	if (c->p->outs && c->p->outs < c->out_reads)
-		c->out_reads = c->p->outs;
+	if (c->p->opt.outs && c->p->opt.outs < c->out_reads)
+		c->out_reads = c->p->opt.outs;
 	return 0;
 }
 
@@ -150,26 +150,26 @@ static int path(struct rt_pt_conn *c)
 	struct rt_vqp_spec *s = &c->spec;
 
 	rt_vqp_spec_defaults(s);
-	s->type = rt_pt_qp_type(p->conn);
+	s->type = rt_pt_qp_type(p->opt.ud.conn);
 	s->qkey = RT_PT_QKEY;
 	s->access = access_of(p->t.verb);
 	s->hop_limit = 255; /* perftest's GRH */
-	s->timeout = (uint8_t)p->qp_timeout;
-	s->sl = (uint8_t)p->sl;
-	s->traffic_class = p->tclass;
-	if (rt_vdev_local(&c->d, "/sys", p->gid_index, chan_local(c), &s->local,
-			  &c->run->err))
+	s->timeout = (uint8_t)p->opt.qp_timeout;
+	s->sl = (uint8_t)p->opt.sl;
+	s->traffic_class = p->opt.tclass;
+	if (rt_vdev_local(&c->d, "/sys", (int)p->opt.gid_index, chan_local(c),
+			  &s->local, &c->run->err))
 		return -1;
 	c->gid = s->local.grh;
 	/* perftest sets it "if GRH is in use": here the class would go nowhere */
 	if (!c->gid && p->res.n_flow_labels)
-		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--flow_label: %s port %u "
-			       "uses no GRH (IB without -x)", c->d.name, p->ib_port);
-	if (!c->gid && p->tclass)
-		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--tclass %u: %s port %u "
-			       "uses no GRH (IB without -x)", p->tclass, c->d.name,
-			       p->ib_port);
-	c->gid_auto = c->gid && p->gid_index < 0;
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--flow_label: %s port %lld "
+			       "uses no GRH (IB without -x)", c->d.name, p->opt.ib_port);
+	if (!c->gid && p->opt.tclass)
+		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--tclass %lld: %s port %lld "
+			       "uses no GRH (IB without -x)", p->opt.tclass, c->d.name,
+			       p->opt.ib_port);
+	c->gid_auto = c->gid && p->opt.gid_index < 0;
 	return out_reads(c);
 }
 
@@ -182,7 +182,7 @@ static int handshake(struct rt_pt_conn *c)
 		.cache_line = RT_PT_CACHE_LINE, .mtu = start_mtu(c),
 	};
 	/* --dont_xchg_versions: no message at all, each side its own values */
-	if (c->p->xchg_versions &&
+	if (!c->p->opt.dont_xchg &&
 	    rt_pt_handshake(&c->ch, c->chan_client, &c->sys, &c->run->err))
 		return -1;
 	c->spec.mtu = c->sys.mtu;
@@ -205,7 +205,7 @@ static uint64_t host_memory(void)
 /* --use-null-mr: the sending side's null MR. */
 static int null_mr(struct rt_pt_conn *c)
 {
-	if (!c->p->res.null_mr || !c->client)
+	if (!c->p->opt.res.null_mr || !c->client)
 		return 0;
 	c->null_mr = ibv_alloc_null_mr(c->d.pd);
 	if (c->null_mr)
@@ -219,12 +219,12 @@ static int payload(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 
-	if (!p->payload)
+	if (!p->opt.payload.file)
 		return 0;
-	if (rt_pt_payload_load(p->payload, (size_t)p->size, &c->payload,
+	if (rt_pt_payload_load(p->opt.payload.file, (size_t)p->opt.size, &c->payload,
 			       &c->payload_len, &c->run->err))
 		return -1;
-	for (unsigned i = 0; i < p->qps; i++)
+	for (unsigned i = 0; i < p->opt.qps; i++)
 		rt_pt_payload_fill(p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) :
 				   rt_pt_conn_local(c, i), (size_t)c->slot,
 				   c->payload, c->payload_len);
@@ -239,25 +239,25 @@ static int buffer(struct rt_pt_conn *c)
 	 * ignores it) */
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ;
-	if (c->p->relaxed)
+	if (!c->p->opt.no_relaxed)
 		access |= IBV_ACCESS_RELAXED_ORDERING;
 	if (c->p->t.verb == RT_PT_ATOMIC)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
-	c->slot = rt_pt_slot(c->p->size, c->sys.cycle_buffer, c->sys.cache_line);
+	c->slot = rt_pt_slot(c->p->opt.size, c->sys.cycle_buffer, c->sys.cache_line);
 	/* UD: a cache line more per slot for the GRH in front of a receive */
 	if (rt_pt_ud_grh(c))
 		c->slot += c->sys.cache_line;
-	c->buf_size = c->slot * 2 * c->p->qps;
+	c->buf_size = c->slot * 2 * c->p->opt.qps;
 	if (c->buf_size > RT_PT_MAX_BUF)
 		return rt_fail(err, RT_EXIT_FAIL, "%s: page %u and cache line %u make a "
 			       "%llu-byte buffer, above rdmatest's bound of %llu",
 			       rt_pt_peer(&c->ch), c->sys.cycle_buffer, c->sys.cache_line,
 			       (unsigned long long)c->buf_size, RT_PT_MAX_BUF);
 	if (c->buf_size > host_memory() / 2)
-		return rt_fail(err, RT_EXIT_ENV, "a buffer of %llu bytes (-q %u, messages "
+		return rt_fail(err, RT_EXIT_ENV, "a buffer of %llu bytes (-q %lld, messages "
 			       "of %llu bytes) is above half of this host's %llu bytes of "
-			       "memory", (unsigned long long)c->buf_size, c->p->qps,
-			       (unsigned long long)c->p->size,
+			       "memory", (unsigned long long)c->buf_size, c->p->opt.qps,
+			       (unsigned long long)c->p->opt.size,
 			       (unsigned long long)host_memory());
 	if (rt_pt_mem_alloc(c, access))
 		return -1;
@@ -271,20 +271,21 @@ static int queues(struct rt_pt_conn *c)
 {
 	const struct rt_pt_params *p = c->p;
 	struct rt_error *err = &c->run->err;
-	uint32_t rdepth = rt_pt_receives(p) ? p->rx_depth : 1;
+	uint32_t rdepth = rt_pt_receives(p) ? p->opt.rx_depth : 1;
 	int vector = rt_pt_comp_vector(p, c->d.ctx, err);
 	struct rt_res_spec rs = {
-		.qp_type = rt_pt_qp_type(p->conn), .send_depth = p->tx_depth, .recv_depth = rdepth,
-		.cq_depth = p->tx_depth * p->qps, .qps = p->qps,
-		.recv_cq_depth = rt_pt_receives(p) ? rdepth * p->qps : 1,
-		.max_inline = p->inline_size, .busy_poll = !p->events,
-		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->rx_depth, p->qps) : 0,
+		.qp_type = rt_pt_qp_type(p->opt.ud.conn), .send_depth = p->opt.tx_depth,
+		.recv_depth = rdepth,
+		.cq_depth = p->opt.tx_depth * p->opt.qps, .qps = p->opt.qps,
+		.recv_cq_depth = rt_pt_receives(p) ? rdepth * p->opt.qps : 1,
+		.max_inline = p->opt.inline_size, .busy_poll = !p->opt.events,
+		.srq_depth = rt_pt_res_srq(p) ? RT_MAX(p->opt.rx_depth, p->opt.qps) : 0,
 		.refusal_exit = RT_EXIT_ENV,
-		.own_channels = p->events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
+		.own_channels = p->opt.events ? RT_RES_CHANNEL | RT_RES_RECV_CHANNEL : 0u,
 		.comp_vector = vector,
 	};
 
-	if (vector < 0 || (p->res.no_lock &&
+	if (vector < 0 || (p->opt.res.no_lock &&
 			   rt_pt_no_lock_domains(c->d.ctx, c->d.pd, c->d.name, &c->td,
 						 &c->pad, err)) ||
 	    rt_res_create_verbs(&c->res, c->d.ctx, c->pad ? c->pad : c->d.pd, NULL,
@@ -317,7 +318,7 @@ static int qp_init(struct rt_pt_conn *c, unsigned i)
 
 static int resources(struct rt_pt_conn *c)
 {
-	unsigned q = c->p->qps;
+	unsigned q = c->p->opt.qps;
 
 	c->mine = rt_xcalloc(q, sizeof(*c->mine));
 	c->theirs = rt_xcalloc(q, sizeof(*c->theirs));
@@ -336,10 +337,10 @@ static int resources(struct rt_pt_conn *c)
 static int cm_connect(struct rt_pt_conn *c)
 {
 	struct rt_pt_cm_spec s = {
-		.client = c->client, .dev = c->d.name, .ib_port = c->p->ib_port,
-		.qp = c->qp, .n = c->p->qps, .out_reads = c->out_reads,
-		.ack_timeout = (uint8_t)c->p->qp_timeout, .mtu = c->sys.mtu,
-		.tos = c->p->tos, .retry_count = c->p->retry_count,
+		.client = c->client, .dev = c->d.name, .ib_port = c->p->opt.ib_port,
+		.qp = c->qp, .n = c->p->opt.qps, .out_reads = c->out_reads,
+		.ack_timeout = (uint8_t)c->p->opt.qp_timeout, .mtu = c->sys.mtu,
+		.tos = (int)c->p->opt.tos, .retry_count = c->p->opt.retry_count,
 		.timeout_ms = c->run->common.timeout_ms, .peer = rt_pt_peer(&c->ch),
 	};
 	const struct sockaddr *at = c->client ? chan_remote(c) : chan_local(c);
@@ -347,10 +348,10 @@ static int cm_connect(struct rt_pt_conn *c)
 	int rc;
 
 	memcpy(&s.addr, at, rt_addr_len(at));
-	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->tcp_port);
+	rt_addr_set_port((struct sockaddr *)&s.addr, c->p->opt.port);
 	/* --bind_source_ip: the test QPs leave from the channel's address
 	 * (any port: the channel holds its own) */
-	if (c->client && c->p->res.source) {
+	if (c->client && c->p->opt.res.source) {
 		memcpy(&s.src, chan_local(c), rt_addr_len(chan_local(c)));
 		rt_addr_set_port((struct sockaddr *)&s.src, 0);
 	}
@@ -361,9 +362,9 @@ static int cm_connect(struct rt_pt_conn *c)
 	if (c->client && !(c->cm = rt_pt_cm_create(&s, &c->run->err)))
 		return -1;
 	rt_error_phase(&c->run->err, "connect");
-	psn = rt_xcalloc(c->p->qps, sizeof(*psn));
+	psn = rt_xcalloc(c->p->opt.qps, sizeof(*psn));
 	rc = rt_pt_cm_connect(c->cm, psn, &c->run->err);
-	for (unsigned i = 0; !rc && i < c->p->qps; i++)
+	for (unsigned i = 0; !rc && i < c->p->opt.qps; i++)
 		c->mine[i].psn = psn[i];
 	free(psn);
 	return rc ? rc : rt_pt_conn_barrier(c, "rdma_cm");
@@ -380,7 +381,7 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	c->ch.tcp.fd = c->ch.tcp.lfd = -1;
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
-	if (rt_vdev_open(&c->d, p->dev, (int)p->ib_port, &run->err) ||
+	if (rt_vdev_open(&c->d, p->opt.dev, (int)p->opt.ib_port, &run->err) ||
 	    rt_pt_res_device(c) || rt_pt_dual_device(c) || open_chan(c) || path(c) ||
 	    rt_pt_res_path(c) || rt_pt_dual_path(c) || handshake(c))
 		return -1;
@@ -388,7 +389,7 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	rt_error_phase(&run->err, "setup");
 	if (resources(c))
 		return -1;
-	return p->rdma_cm ? cm_connect(c) : 0;
+	return p->opt.rdma_cm ? cm_connect(c) : 0;
 }
 
 /* ---- the sequence's steps ------------------------------------------------- */
@@ -401,7 +402,7 @@ static bool same_key(const struct rt_pt_key *a, const struct rt_pt_key *b)
 
 static int take_first(struct rt_pt_conn *c)
 {
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
 
 		if (!c->gid && !k->lid)
@@ -421,7 +422,7 @@ int rt_pt_conn_keys(struct rt_pt_conn *c, const char *step)
 	struct rt_pt_key k;
 
 	rt_error_phase(&c->run->err, "exchange");
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		if (rt_pt_keys(&c->ch, c->chan_client, c->gid, &c->mine[i], &k, &c->run->err))
 			return -1;
 		if (!first && !same_key(&k, &c->theirs[i]))
@@ -451,10 +452,10 @@ int rt_pt_conn_up(struct rt_pt_conn *c, bool rts)
 	if (c->cm)
 		return rt_pt_rate_up(c, rts) || rt_pt_ud_up(c, rts) ? -1 : 0;
 	rt_error_phase(&c->run->err, "connect");
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		const struct rt_pt_key *k = &c->theirs[i];
 
-		s.remote.lid = c->p->res.dlid ? c->p->res.dlid : k->lid;
+		s.remote.lid = c->p->opt.res.dlid ? c->p->opt.res.dlid : k->lid;
 		s.remote.gid = k->gid;
 		s.remote_qpn = k->qpn;
 		s.remote_psn = k->psn;

@@ -65,7 +65,7 @@ struct rt_pt_conn {
 				   * QPs and buffer below */
 	struct ibv_cq *scq, *rcq; /* res's */
 	struct rt_cqwait sw, rw;  /* bounded by --timeout */
-	struct ibv_qp **qp;       /* res's p->qps */
+	struct ibv_qp **qp;       /* res's p->opt.qps */
 	struct ibv_mr *mr;        /* mem's first (the only one without --mr_per_qp) */
 	struct rt_pt_mem mem;     /* the buffer's memory and MRs (perftest_res.h) */
 	uint8_t *buf;             /* 2 × Q slots: send halves, then targets
@@ -76,7 +76,7 @@ struct rt_pt_conn {
 	struct ibv_pd *pad;       /* --no_lock's parent domain: the QPs' PD */
 	uint8_t *payload;         /* --payload_file_path's pattern, or NULL */
 	size_t payload_len;
-	struct rt_pt_key *mine, *theirs; /* p->qps each */
+	struct rt_pt_key *mine, *theirs; /* p->opt.qps each */
 	struct rt_pt_cm *cm;      /* -R: the QPs' CM connections, else NULL */
 	struct ibv_ah **ah;       /* UD sending sides: one per QP (perftest_ud.h) */
 	bool pace_sw;             /* the software rate limiter paces the sends */
@@ -88,19 +88,19 @@ struct rt_pt_conn {
  * holds both. */
 static inline uint8_t *rt_pt_conn_local(const struct rt_pt_conn *c, unsigned i)
 {
-	if (c->p->res.mr_per_qp)
+	if (c->p->opt.res.mr_per_qp)
 		return c->buf + 2ull * i * c->slot;
 	return c->buf + (uint64_t)i * c->slot;
 }
 static inline uint8_t *rt_pt_conn_target(const struct rt_pt_conn *c, unsigned i)
 {
-	if (c->p->res.mr_per_qp)
+	if (c->p->opt.res.mr_per_qp)
 		return c->buf + (2ull * i + 1) * c->slot;
-	return c->buf + ((uint64_t)c->p->qps + i) * c->slot;
+	return c->buf + ((uint64_t)c->p->opt.qps + i) * c->slot;
 }
 static inline struct ibv_mr *rt_pt_conn_mr(const struct rt_pt_conn *c, unsigned i)
 {
-	return c->mem.mrs[c->p->res.mr_per_qp ? i : 0];
+	return c->mem.mrs[c->p->opt.res.mr_per_qp ? i : 0];
 }
 
 /* The lkey of what QP i posts from its local area: --use-null-mr's on

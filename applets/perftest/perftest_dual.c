@@ -88,34 +88,34 @@ void rt_pt_dual_row(char *buf, size_t len, const struct rt_pt_bw_report *r)
 
 static int per_port_rules(const struct rt_pt_params *p, struct rt_error *err)
 {
-	if (!p->per_port)
+	if (!p->opt.dual.per_port)
 		return 0;
-	if (!p->duration || !p->res.dualport)
+	if (!p->opt.duration || !p->opt.dual.on)
 		return rt_fail(err, RT_EXIT_USAGE, "--report-per-port needs -D and -O "
 			       "(as perftest: per port, in a timed run)");
-	if (p->run_inf)
+	if (p->opt.ctl.run_inf)
 		return rt_fail(err, RT_EXIT_USAGE, "--report-per-port and --run_infinitely "
 			       "exclude each other: perftest counts the ports in a -D "
 			       "run's window only");
 	return 0;
 }
 
-int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err)
 {
 	if (per_port_rules(p, err))
 		return -1;
-	if (!p->res.dualport)
+	if (!p->opt.dual.on)
 		return 0;
-	if (p->mcg)
+	if (p->opt.mcast.on)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -g (--mcg) exclude "
 			       "each other (as in perftest)");
-	if (rt_opt_was_given(tab, "ib-port") && c->ib_port != 1)
+	if (rt_opt_was_given(tab, "ib-port") && p->opt.ib_port != 1)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) runs on ports 1 and "
 			       "2: -i %lld does not go with it (perftest's -O sets -i "
-			       "to 1)", c->ib_port);
-	p->ib_port = 1;
-	p->qps *= 2; /* at most 2 x RT_PT_MAX_QPS; the buffer's bound follows */
+			       "to 1)", p->opt.ib_port);
+	p->opt.ib_port = 1;
+	p->opt.qps *= 2; /* at most 2 x RT_PT_MAX_QPS; the buffer's bound follows */
 	return 0;
 }
 
@@ -150,7 +150,7 @@ int rt_pt_dual_device(struct rt_pt_conn *c)
 {
 	struct ibv_device_attr a;
 
-	if (!c->p->res.dualport)
+	if (!c->p->opt.dual.on)
 		return 0;
 	if (ibv_query_device(c->d.ctx, &a))
 		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
@@ -186,13 +186,13 @@ static int best_gid2(const struct rt_pt_conn *c)
 			.roce_v2 = g.gid_type == IBV_GID_TYPE_ROCE_V2,
 		};
 	}
-	return rt_pt_dual_best_gid(e, n, c->p->res.ipv6);
+	return rt_pt_dual_best_gid(e, n, c->p->opt.res.ipv6);
 }
 
 int rt_pt_dual_path(struct rt_pt_conn *c)
 {
 	struct rt_pt_dual *x = &c->dual;
-	int idx = c->p->gid_index;
+	int idx = (int)c->p->opt.gid_index;
 
 	if (!x->on)
 		return 0;
@@ -205,12 +205,12 @@ int rt_pt_dual_path(struct rt_pt_conn *c)
 
 const struct rt_vdev *rt_pt_dual_dev(const struct rt_pt_conn *c, unsigned i)
 {
-	return rt_pt_dual_slot(i, c->p->qps, c->dual.on) ? &c->dual.d2 : &c->d;
+	return rt_pt_dual_slot(i, c->p->opt.qps, c->dual.on) ? &c->dual.d2 : &c->d;
 }
 
 const struct rt_vaddr *rt_pt_dual_local(const struct rt_pt_conn *c, unsigned i)
 {
-	return rt_pt_dual_slot(i, c->p->qps, c->dual.on) ? &c->dual.local2 :
+	return rt_pt_dual_slot(i, c->p->opt.qps, c->dual.on) ? &c->dual.local2 :
 	       &c->spec.local;
 }
 

@@ -54,7 +54,8 @@
 
 #define RT_PT_DUAL_PORT2 2u
 
-/* The rows' config (struct rt_pt_cfg's `dual`). */
+/* The rows' config (struct rt_pt_cfg's `dual`; the run reads it as
+ * struct rt_pt_params's `opt.dual`). */
 struct rt_pt_dual_cfg {
 	int on;       /* -O */
 	int per_port; /* --report-per-port */
@@ -90,7 +91,6 @@ struct rt_pt_dual {
 };
 
 struct rt_pt_params;
-struct rt_pt_cfg;
 struct rt_pt_conn;
 
 /* Which port QP i of qps runs on: 0 (port 1) or 1 (port 2). Without dual
@@ -123,8 +123,8 @@ void rt_pt_dual_row(char *buf, size_t len, const struct rt_pt_bw_report *r);
 
 /* The rules above (exit 2 naming the option) and -q doubled; called by
  * rt_pt_params_init after the rows' own rules. */
-int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err);
+int rt_pt_dual_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err);
 /* Once the device is open: two ports, port 2 ACTIVE and of port 1's link
  * layer (exit 3 naming them); fills c->dual.d2. */
 int rt_pt_dual_device(struct rt_pt_conn *c);

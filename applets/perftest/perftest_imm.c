@@ -8,17 +8,17 @@
 int rt_pt_imm_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
 		    struct rt_error *err)
 {
-	if (!p->write_imm)
+	if (!p->opt.imm.write_imm)
 		return 0;
-	if (p->bidir && rt_opt_was_given(tab, "run_infinitely"))
+	if (p->opt.bidir && rt_opt_was_given(tab, "run_infinitely"))
 		return rt_fail(err, RT_EXIT_USAGE, "--write_with_imm: --run_infinitely "
 			       "and -b exclude each other (as in perftest)");
-	if (p->bidir && p->duration)
+	if (p->opt.bidir && p->opt.duration)
 		return rt_fail(err, RT_EXIT_USAGE, "--write_with_imm: -b with -D is not "
 			       "supported by rdmatest (as in ib_send_bw: a timed receiver "
 			       "ends at the peer's next channel message)");
 	if (p->t.kind == RT_PT_LAT)
-		p->rx_depth = RT_PT_IMM_LAT_RX;
+		p->opt.rx_depth = RT_PT_IMM_LAT_RX;
 	return 0;
 }
 

@@ -61,9 +61,9 @@
 /* perftest's receive depth of the latency test (DEF_RX_SEND). */
 #define RT_PT_IMM_LAT_RX 512u
 
-/* The row's config (struct rt_pt_cfg's `imm`; the checked value is
- * struct rt_pt_params's write_imm, whose rt_pt_receives says the test
- * posts receives). */
+/* The row's config (struct rt_pt_cfg's `imm`; the run reads it as
+ * struct rt_pt_params's `opt.imm`, and rt_pt_receives says from it that
+ * the test posts receives). */
 struct rt_pt_imm_cfg {
 	int write_imm;
 };

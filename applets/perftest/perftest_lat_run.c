@@ -52,39 +52,39 @@ static void make_path(struct ptl *x)
 	long long timeout = c->run->common.timeout_ms;
 
 	x->path = (struct rt_ptl_path){
-		.verb = verb_of(p->t.verb), .atomic = p->atomic, .client = c->client,
-		.imm = p->write_imm,
+		.verb = verb_of(p->t.verb), .atomic = p->opt.atomic_type, .client = c->client,
+		.imm = p->opt.imm.write_imm,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
 		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),
 		.raddr = c->theirs[0].vaddr, .rkey = c->theirs[0].rkey,
-		.max_inline = RT_MIN(p->inline_size, c->max_inline),
-		.cq_mod = RT_MIN(p->cq_mod, p->tx_depth), .rx_depth = p->rx_depth,
+		.max_inline = RT_MIN(p->opt.inline_size, c->max_inline),
+		.cq_mod = RT_MIN(p->opt.cq_mod, p->opt.tx_depth), .rx_depth = p->opt.rx_depth,
 		.oob_fd = c->ch.tcp.fd, .timeout_ms = timeout, .peer = rt_pt_peer(&c->ch),
 		.ah = c->ah ? c->ah[0] : NULL, .remote_qpn = c->theirs[0].qpn,
-		.grh = c->p->conn == RT_PT_UD ? RT_PT_UD_GRH : 0,
-		.gap_us = p->latency_gap,
-		.samples = p->histogram || p->unsorted ? &x->samples : NULL,
-		.cpu = p->cpu_util && p->duration ? &x->cpu : NULL,
+		.grh = c->p->opt.ud.conn == RT_PT_UD ? RT_PT_UD_GRH : 0,
+		.gap_us = p->opt.ctl.latency_gap,
+		.samples = p->opt.ctl.histogram || p->opt.ctl.unsorted ? &x->samples : NULL,
+		.cpu = p->opt.ctl.cpu_util && p->opt.duration ? &x->cpu : NULL,
 	};
 	c->sw.timeout_ms = c->rw.timeout_ms = RT_MIN(timeout, SLICE_MS);
 }
 
 static struct rt_ptl_plan plan_of(const struct rt_pt_params *p, uint64_t size)
 {
-	return (struct rt_ptl_plan){ .size = size, .iters = p->iters,
-				     .duration_ns = p->duration * 1000000000ull,
-				     .margin_ns = p->margin * 1000000000ull };
+	return (struct rt_ptl_plan){ .size = size, .iters = p->opt.iters,
+				     .duration_ns = p->opt.duration * 1000000000ull,
+				     .margin_ns = p->opt.margin * 1000000000ull };
 }
 
 static uint64_t first_size(const struct rt_pt_params *p)
 {
-	return p->all ? RT_PT_ALL_MIN : p->size;
+	return p->opt.all ? RT_PT_ALL_MIN : (uint64_t)p->opt.size;
 }
 
 static uint64_t last_size(const struct rt_pt_params *p)
 {
-	return p->size; /* with -a 8 MiB, or UD's MTU */
+	return p->opt.size; /* with -a 8 MiB, or UD's MTU */
 }
 
 /* ---- rows ------------------------------------------------------------------ */
@@ -107,9 +107,10 @@ static void print_samples(struct ptl *x, unsigned rtt)
 {
 	const struct rt_pt_params *p = x->c->p;
 
-	if (!x->path.samples || p->output != RT_PT_OUT_ALL)
+	if (!x->path.samples || p->opt.output != RT_PT_OUT_ALL)
 		return;
-	rt_pt_samples_print(&x->samples, p->unsorted, p->histogram, rtt, &x->c->run->log);
+	rt_pt_samples_print(&x->samples, p->opt.ctl.unsorted, p->opt.ctl.histogram, rtt,
+			    &x->c->run->log);
 	rt_say(&x->c->run->log, RT_PT_LINE "\n%s", rt_pt_lat_header());
 }
 
@@ -143,8 +144,8 @@ static int report(struct ptl *x, uint64_t size)
 	if (x->m->duration) {
 		struct rt_ptl_dur d;
 
-		rt_ptl_dur_figures(&d, size, x->m->window_iters, (p->duration - 2ull *
-				   p->margin) * 1000000000ull, rtt);
+		rt_ptl_dur_figures(&d, size, x->m->window_iters, (p->opt.duration - 2ull *
+				   p->opt.margin) * 1000000000ull, rtt);
 		avg = d.t_avg;
 		d.t_avg *= k;
 		shown = f;
@@ -158,8 +159,8 @@ static int report(struct ptl *x, uint64_t size)
 				       "fewer than 3 latency samples", size);
 		shown = f;
 		rt_pt_cycles_scale(p->cycles_per_us, &shown);
-		rt_pt_lat_row(row, sizeof(row), size, p->iters, &shown);
-		n = rt_ptl_fields(fl, size, p->iters, &shown);
+		rt_pt_lat_row(row, sizeof(row), size, p->opt.iters, &shown);
+		n = rt_ptl_fields(fl, size, p->opt.iters, &shown);
 		avg = f.t_avg;
 		print_samples(x, rtt);
 	}
@@ -176,7 +177,7 @@ static int finish(struct ptl *x)
 {
 	char line[256];
 
-	for (unsigned i = 0; x->c->p->output == RT_PT_OUT_ALL && i < x->nfig; i++) {
+	for (unsigned i = 0; x->c->p->opt.output == RT_PT_OUT_ALL && i < x->nfig; i++) {
 		rt_ptl_extra_line(line, sizeof(line), x->fig_size[i], &x->fig[i]);
 		rt_say(&x->c->run->log, "%s", line);
 	}
@@ -197,8 +198,8 @@ static int run_sizes(struct ptl *x)
 	struct rt_error *err = &x->c->run->err;
 
 	rt_pt_out_header(x->o, RT_PT_LINE);
-	rt_pt_out_header(x->o, p->duration ? (p->cpu_util ? rt_ptl_dur_header_cpu() :
-					     rt_ptl_dur_header()) : rt_pt_lat_header());
+	rt_pt_out_header(x->o, !p->opt.duration ? rt_pt_lat_header() :
+			 p->opt.ctl.cpu_util ? rt_ptl_dur_header_cpu() : rt_ptl_dur_header());
 	for (uint64_t size = first_size(p); size <= last_size(p); size *= 2) {
 		struct rt_ptl_plan plan = plan_of(p, size);
 		int rc;
@@ -207,7 +208,7 @@ static int run_sizes(struct ptl *x)
 		    (rt_ptl_post_receives(&x->path, &plan, err) ||
 		     rt_pt_conn_barrier(x->c, "size")))
 			return -1;
-		rt_pt_samples_init(&x->samples, x->path.samples ? p->iters : 0);
+		rt_pt_samples_init(&x->samples, x->path.samples ? p->opt.iters : 0);
 		x->samples.cycles_per_us = p->cycles_per_us;
 		x->cpu.at = 0;
 		rc = rt_ptl_run(&x->path, &plan, x->m, err);
@@ -283,7 +284,7 @@ static int write_test(struct ptl *x)
 	if (rc)
 		return rc;
 	rt_pt_out_end(x->o);
-	if (x->c->p->duration)
+	if (x->c->p->opt.duration)
 		linger(x->c);
 	return finish(x);
 }
@@ -298,10 +299,10 @@ static long long idle_bound(const struct rt_pt_params *p, long long timeout_ms)
 {
 	uint64_t ms = 0;
 
-	if (p->duration)
-		return timeout_ms + (long long)p->duration * 1000;
+	if (p->opt.duration)
+		return timeout_ms + (long long)p->opt.duration * 1000;
 	for (uint64_t s = first_size(p); s <= last_size(p) && ms < 86400000ull; s *= 2)
-		ms += 5000 + p->iters * (1 + s / 1000);
+		ms += 5000 + p->opt.iters * (1 + s / 1000);
 	return timeout_ms + (long long)RT_MIN(ms, 86400000ull);
 }
 

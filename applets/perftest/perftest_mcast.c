@@ -9,18 +9,17 @@
  * IPv4-mapped -M the sender's datagrams never reach the attached QP
  * (ibv_attach_mcast makes no IP multicast join on Soft-RoCE), so both
  * ends hang. rdmatest does not run a test that cannot end. */
-int rt_pt_mcast_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		      const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_mcast_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		      struct rt_error *err)
 {
-	p->mcg = c->mcast.on;
-	if (!p->mcg && rt_opt_was_given(tab, "MGID"))
+	if (!p->opt.mcast.on && rt_opt_was_given(tab, "MGID"))
 		return rt_fail(err, RT_EXIT_USAGE, "-M (--MGID) needs -g");
-	if (!p->mcg)
+	if (!p->opt.mcast.on)
 		return 0;
 	if (p->t.verb != RT_PT_SEND)
 		return rt_fail(err, RT_EXIT_USAGE, "-g (--mcg): multicast is only "
 			       "available with the SEND verb (as in perftest)");
-	if (p->bidir || p->qps > 1 || p->comm_cm)
+	if (p->opt.bidir || p->opt.qps > 1 || p->comm_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "-g (--mcg): one QP, one direction, "
 			       "no -R or -z (as in perftest)");
 	return rt_fail(err, RT_EXIT_ENV, "-g (--mcg): UD multicast by "

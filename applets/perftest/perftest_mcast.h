@@ -12,7 +12,8 @@
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
 
-/* The rows' config (struct rt_pt_cfg's `mcast`). */
+/* The rows' config (struct rt_pt_cfg's `mcast`; the run reads it as
+ * struct rt_pt_params's `opt.mcast`). */
 struct rt_pt_mcast_cfg {
 	const char *mgid; /* -M */
 	int on;           /* -g */
@@ -28,10 +29,9 @@ struct rt_pt_mcast_cfg {
 	  "-g's group (needs -g)", NULL }
 
 struct rt_pt_params;
-struct rt_pt_cfg;
 
 /* The rules above, then exit 3 for -g; called by rt_pt_params_init. */
-int rt_pt_mcast_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		      const struct rt_opt_table *tab, struct rt_error *err);
+int rt_pt_mcast_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		      struct rt_error *err);
 
 #endif

@@ -15,13 +15,14 @@ const char *rt_pt_verb_name(enum rt_pt_verb v)
 
 void rt_pt_test_name(char *buf, size_t len, const struct rt_pt_params *p)
 {
+	bool cas = p->opt.atomic_type == RT_PT_CMP_SWAP;
 	const char *atomic = p->t.verb != RT_PT_ATOMIC ? "" :
-			     p->atomic == RT_PT_CMP_SWAP ? "CMP_AND_SWAP " : "FETCH_AND_ADD ";
+			     cas ? "CMP_AND_SWAP " : "FETCH_AND_ADD ";
 
 	/* perftest 25.01 names the verb "RDMA_Write_imm" */
 	snprintf(buf, len, "%s%s %s%s%s%s Test", rt_pt_verb_name(p->t.verb),
-		 p->write_imm ? "_imm" : "", atomic,
-		 p->bidir ? "Bidirectional " : "",
-		 p->post_list > 1 ? "Post List " : "",
+		 p->opt.imm.write_imm ? "_imm" : "", atomic,
+		 p->opt.bidir ? "Bidirectional " : "",
+		 p->opt.post_list > 1 ? "Post List " : "",
 		 p->t.kind == RT_PT_BW ? "BW" : "Latency");
 }

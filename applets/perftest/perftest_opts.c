@@ -123,7 +123,7 @@ const struct rt_opt_refused rt_pt_refused[] = {
 unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size)
 {
 	(void)size; /* settled once by rt_pt_params_init, as perftest does */
-	return p->cq_mod;
+	return p->opt.cq_mod;
 }
 
 /* perftest's order: -t and -r clipped to -n; -Q 1 above 8 KiB unless
@@ -131,22 +131,22 @@ unsigned rt_pt_cq_mod(const struct rt_pt_params *p, uint64_t size)
  * -Q from it unless given. */
 static int depths(struct rt_pt_params *p)
 {
-	if (!p->duration && p->tx_depth > p->iters)
-		p->tx_depth = (unsigned)p->iters;
-	if (!p->duration && rt_pt_receives(p) && p->rx_depth > p->iters)
-		p->rx_depth = (unsigned)p->iters;
-	if (p->size > 8192 && p->conn != RT_PT_UD && !p->all && !p->events &&
-	    !p->cq_mod_given)
-		p->cq_mod = 1;
-	if (p->cq_mod > p->tx_depth)
-		p->cq_mod = p->tx_depth;
-	if (p->post_list <= 1)
+	if (!p->opt.duration && p->opt.tx_depth > p->opt.iters)
+		p->opt.tx_depth = p->opt.iters;
+	if (!p->opt.duration && rt_pt_receives(p) && p->opt.rx_depth > p->opt.iters)
+		p->opt.rx_depth = p->opt.iters;
+	if (p->opt.size > 8192 && p->opt.ud.conn != RT_PT_UD && !p->opt.all &&
+	    !p->opt.events && !p->cq_mod_given)
+		p->opt.cq_mod = 1;
+	if (p->opt.cq_mod > p->opt.tx_depth)
+		p->opt.cq_mod = p->opt.tx_depth;
+	if (p->opt.post_list <= 1)
 		return 0;
-	if (!p->duration && p->iters % p->post_list)
+	if (!p->opt.duration && p->opt.iters % p->opt.post_list)
 		return -1;
 	if (!p->cq_mod_given)
-		p->cq_mod = p->post_list;
-	else if (p->post_list % p->cq_mod)
+		p->opt.cq_mod = p->opt.post_list;
+	else if (p->opt.post_list % p->opt.cq_mod)
 		return -2;
 	return 0;
 }
@@ -168,57 +168,35 @@ static int limit(const char *text, const char *opt, double *out,
 	return 0;
 }
 
-static void copy_plain(struct rt_pt_params *p, const struct rt_pt_cfg *c)
+/* What the options as given imply. The tables without -q, -l or -Q (the
+ * latency tests) leave them 0: one QP, single posts, each completion
+ * signalled. */
+static void derive(struct rt_pt_params *p, const struct rt_opt_table *tab)
 {
-	p->server = c->server;
-	p->client = c->server != NULL;
+	struct rt_pt_cfg *o = &p->opt;
+
+	p->client = o->server != NULL;
 	p->chan_client = p->client; /* --reversed swaps p->client only */
-	p->dev = c->dev;
-	p->out_json_file = c->out_json_file;
-	p->tcp_port = (unsigned)c->port;
-	p->ib_port = (unsigned)c->ib_port;
-	p->size = (uint64_t)c->size;
-	p->iters = (uint64_t)c->iters;
-	p->gid_index = (int)c->gid_index;
-	p->mtu = (enum ibv_mtu)c->mtu;
-	p->qps = c->qps ? (unsigned)c->qps : 1;
-	p->tx_depth = (unsigned)c->tx_depth;
-	p->rx_depth = (unsigned)c->rx_depth;
-	p->post_list = c->post_list ? (unsigned)c->post_list : 1;
-	p->cq_mod = c->cq_mod ? (unsigned)c->cq_mod : 1;
-	p->qp_timeout = (unsigned)c->qp_timeout;
-	p->sl = (unsigned)c->sl;
-	p->inline_size = (unsigned)c->inline_size;
-	p->outs = (unsigned)c->outs;
-	p->all = c->all;
-	p->no_peak = c->no_peak;
-	p->bidir = c->bidir;
-	p->events = c->events;
-	p->gbits = c->report_gbits;
-	p->out_json = c->out_json;
-	p->warm_up = c->warm_up;
-	p->rdma_cm = c->rdma_cm;
-	p->comm_cm = c->rdma_cm || c->comm_rdma_cm;
-	p->output = (enum rt_pt_output)c->output;
-	p->atomic = (enum rt_pt_atomic)c->atomic_type;
-	p->tclass = (uint8_t)c->tclass;
-	p->retry_count = (uint8_t)c->retry_count;
-	p->wait_destroy = (unsigned)c->wait_destroy;
-	p->xchg_versions = !c->dont_xchg;
-	p->relaxed = !c->no_relaxed;
-	p->conn = (enum rt_pt_conn_type)c->ud.conn;
-	p->write_imm = c->imm.write_imm;
+	p->comm_cm = o->rdma_cm || o->comm_rdma_cm;
+	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
+	if (!o->qps)
+		o->qps = 1;
+	if (!o->post_list)
+		o->post_list = 1;
+	if (!o->cq_mod)
+		o->cq_mod = 1;
 }
 
 /* The CM options (perftest 25.01's parser: -T without -R exits 1, "TOS
  * only valid for rdma_cm based QP"; -L on a non-raw-Ethernet QP exits 1,
  * "Hop limit only valid for RawEth QP"). --tclass and --retry_count
  * perftest takes and drops where they do nothing: rdmatest names them. */
-static int cm_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		    const struct rt_opt_table *tab, struct rt_error *err)
+static int cm_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		    struct rt_error *err)
 {
-	p->tos = rt_opt_was_given(tab, "tos") ? (int)c->tos : -1;
-	if (p->tos >= 0 && !p->rdma_cm)
+	if (!rt_opt_was_given(tab, "tos"))
+		p->opt.tos = -1;
+	if (p->opt.tos >= 0 && !p->opt.rdma_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "-T (--tos) needs -R: the type of "
 			       "service is set on the test QPs' RDMA CM ids (perftest "
 			       "refuses it without -R too)");
@@ -226,7 +204,7 @@ static int cm_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		return rt_fail(err, RT_EXIT_USAGE, "-L (--hop_limit): perftest takes it "
 			       "for raw Ethernet QPs only and refuses it for RC; rdmatest "
 			       "has no raw Ethernet test");
-	if (p->rdma_cm && rt_opt_was_given(tab, "tclass"))
+	if (p->opt.rdma_cm && rt_opt_was_given(tab, "tclass"))
 		return rt_fail(err, RT_EXIT_USAGE, "--tclass and -R exclude each other: "
 			       "with -R the RDMA CM sets the QPs' path (use -T)");
 	if (!p->comm_cm && rt_opt_was_given(tab, "retry_count"))
@@ -235,27 +213,26 @@ static int cm_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	return 0;
 }
 
-static int duration(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		    const struct rt_opt_table *tab, struct rt_error *err)
+static int duration(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		    struct rt_error *err)
 {
-	p->duration = (unsigned)c->duration;
-	p->margin = rt_opt_was_given(tab, "margin") ? (unsigned)c->margin
-						     : p->duration / 4;
-	if (!p->duration) {
+	if (!rt_opt_was_given(tab, "margin"))
+		p->opt.margin = p->opt.duration / 4;
+	if (!p->opt.duration) {
 		if (rt_opt_was_given(tab, "margin"))
 			return rt_fail(err, RT_EXIT_USAGE, "-f (--margin) needs -D");
 		return 0;
 	}
-	if (p->all)
+	if (p->opt.all)
 		return rt_fail(err, RT_EXIT_USAGE, "-a and -D exclude each other "
 			       "(as in perftest)");
-	if (p->duration <= 2 * p->margin)
-		return rt_fail(err, RT_EXIT_USAGE, "-D %u must be more than twice the "
-			       "margin -f %u", p->duration, p->margin);
-	p->no_peak = true;
+	if (p->opt.duration <= 2 * p->opt.margin)
+		return rt_fail(err, RT_EXIT_USAGE, "-D %lld must be more than twice the "
+			       "margin -f %lld", p->opt.duration, p->opt.margin);
+	p->opt.no_peak = true;
 	/* a timed receiver ends at the peer's next channel message, which a
 	 * sending peer cannot await while it still receives */
-	if (p->t.verb == RT_PT_SEND && p->bidir)
+	if (p->t.verb == RT_PT_SEND && p->opt.bidir)
 		return rt_fail(err, RT_EXIT_USAGE, "-b with -D in ib_send_bw is not "
 			       "supported by rdmatest");
 	return 0;
@@ -265,13 +242,13 @@ static int duration(struct rt_pt_params *p, const struct rt_pt_cfg *c,
  * option has no meaning there (exit 2, naming it). */
 static int latency_rules(const struct rt_pt_params *p, struct rt_error *err)
 {
-	if (p->events && p->t.verb == RT_PT_WRITE)
+	if (p->opt.events && p->t.verb == RT_PT_WRITE)
 		return rt_fail(err, RT_EXIT_USAGE, "-e (--events): the write test polls "
 			       "memory, there are no completions to sleep on (as in perftest)");
-	if (p->events && p->duration)
+	if (p->opt.events && p->opt.duration)
 		return rt_fail(err, RT_EXIT_USAGE, "-e (--events) and -D exclude each "
 			       "other (as in perftest)");
-	if (p->output && p->output != RT_PT_OUT_LAT)
+	if (p->opt.output && p->opt.output != RT_PT_OUT_LAT)
 		return rt_fail(err, RT_EXIT_USAGE, "--output: a latency test has only "
 			       "'latency'");
 	return 0;
@@ -283,14 +260,14 @@ static int atomic_rules(const struct rt_pt_params *p, struct rt_error *err)
 {
 	if (p->t.verb != RT_PT_ATOMIC)
 		return 0;
-	if (p->all)
+	if (p->opt.all)
 		return rt_fail(err, RT_EXIT_USAGE, "-a (--all): an atomic test has one "
 			       "message size, %d bytes (perftest refuses it too)",
 			       RT_PT_ATOMIC_SIZE);
-	if (p->size != RT_PT_ATOMIC_SIZE)
+	if (p->opt.size != RT_PT_ATOMIC_SIZE)
 		return rt_fail(err, RT_EXIT_USAGE, "-s %llu: an atomic is %d bytes, the "
 			       "size cannot be changed (perftest refuses it too)",
-			       (unsigned long long)p->size, RT_PT_ATOMIC_SIZE);
+			       (unsigned long long)p->opt.size, RT_PT_ATOMIC_SIZE);
 	return 0;
 }
 
@@ -311,7 +288,7 @@ static int unused_rules(const struct rt_pt_params *p, const struct rt_opt_table 
 			       "receives; the receive depth is for the SEND tests%s",
 			       rt_pt_verb_name(p->t.verb), p->t.verb == RT_PT_WRITE ?
 			       " and --write_with_imm" : "");
-	if (p->rdma_cm && rt_opt_was_given(tab, "sl"))
+	if (p->opt.rdma_cm && rt_opt_was_given(tab, "sl"))
 		return rt_fail(err, RT_EXIT_USAGE, "-S (--sl) and -R exclude each other: "
 			       "with -R the RDMA CM takes the service level from the path it "
 			       "resolves");
@@ -324,45 +301,44 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	uint64_t slot;
 
-	*p = (struct rt_pt_params){ .t = t };
-	copy_plain(p, c);
-	p->cq_mod_given = rt_opt_was_given(tab, "cq-mod");
+	*p = (struct rt_pt_params){ .t = t, .opt = *c };
+	derive(p, tab);
 	if (atomic_rules(p, err) || unused_rules(p, tab, err) ||
-	    cm_rules(p, c, tab, err) || duration(p, c, tab, err) ||
+	    cm_rules(p, tab, err) || duration(p, tab, err) ||
 	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, err) ||
-	    rt_pt_mcast_rules(p, c, tab, err) || rt_pt_rate_rules(p, c, tab, err) ||
-	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, c, err) ||
+	    rt_pt_mcast_rules(p, tab, err) || rt_pt_rate_rules(p, tab, err) ||
+	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||
 	    limit(c->limit_lat, "--limit_lat", &p->limit_lat, err) ||
 	    limit(c->limit_lat_max, "--limit_lat_max", &p->limit_lat_max, err) ||
-	    rt_pt_report_rules(p, c, tab, err) || rt_pt_dual_rules(p, c, tab, err))
+	    rt_pt_report_rules(p, tab, err) || rt_pt_dual_rules(p, tab, err))
 		return -1;
-	if (p->all)
-		p->size = RT_PT_ALL_MAX;
+	if (p->opt.all)
+		p->opt.size = RT_PT_ALL_MAX;
 	switch (depths(p)) {
 	case -1:
-		return rt_fail(err, RT_EXIT_USAGE, "-n %llu must be a multiple of -l %u",
-			       (unsigned long long)p->iters, p->post_list);
+		return rt_fail(err, RT_EXIT_USAGE, "-n %llu must be a multiple of -l %lld",
+			       (unsigned long long)p->opt.iters, p->opt.post_list);
 	case -2:
-		return rt_fail(err, RT_EXIT_USAGE, "-l %u must be a multiple of -Q %u",
-			       p->post_list, p->cq_mod);
+		return rt_fail(err, RT_EXIT_USAGE, "-l %lld must be a multiple of -Q %lld",
+			       p->opt.post_list, p->opt.cq_mod);
 	default:
 		break;
 	}
 	/* perftest then makes an odd receive depth of a send test even (its
 	 * "WA for a bug when rx_depth is odd", write with immediate too),
 	 * outside -a */
-	if (rt_pt_receives(p) && p->rx_depth % 2 && !p->all)
-		p->rx_depth++;
-	if (p->iters > 20000)
-		p->no_peak = true;
-	slot = rt_pt_slot(p->size, RT_PT_CYCLE_BUFFER, RT_PT_CACHE_LINE);
-	if (slot * 2 * p->qps > RT_PT_MAX_BUF)
-		return rt_fail(err, RT_EXIT_USAGE, "-q %u with messages of %llu bytes "
+	if (rt_pt_receives(p) && p->opt.rx_depth % 2 && !p->opt.all)
+		p->opt.rx_depth++;
+	if (p->opt.iters > 20000)
+		p->opt.no_peak = true;
+	slot = rt_pt_slot(p->opt.size, RT_PT_CYCLE_BUFFER, RT_PT_CACHE_LINE);
+	if (slot * 2 * p->opt.qps > RT_PT_MAX_BUF)
+		return rt_fail(err, RT_EXIT_USAGE, "-q %lld with messages of %llu bytes "
 			       "needs a %llu-byte buffer, above rdmatest's bound of %llu",
-			       p->qps, (unsigned long long)p->size,
-			       (unsigned long long)(slot * 2 * p->qps), RT_PT_MAX_BUF);
+			       p->opt.qps, (unsigned long long)p->opt.size,
+			       (unsigned long long)(slot * 2 * p->opt.qps), RT_PT_MAX_BUF);
 	return 0;
 }

@@ -49,19 +49,32 @@ struct rt_pt_test {
 	enum rt_pt_kind kind;
 };
 
-/* The option table's config (RT_CFG of every ib_* applet). */
+/* The option table's config (RT_CFG of every ib_* applet), and the
+ * options part of struct rt_pt_params (its `opt`). */
 struct rt_pt_cfg {
 	const char *server, *dev, *out_json_file, *limit_bw, *limit_msgrate;
 	const char *limit_lat, *limit_lat_max; /* latency tests */
-	long long port, ib_port, size, iters, duration, margin, gid_index;
+	long long port, ib_port;
+	long long size;       /* -s; the rules make it 8 MiB with -a */
+	long long iters;      /* -n */
+	long long duration;   /* -D, 0: iteration mode */
+	long long margin;     /* -f; the rules make it a quarter of -D when not given */
+	long long gid_index;  /* -x, -1: chosen */
 	long long qps, tx_depth, rx_depth, qp_timeout, sl, inline_size, outs;
 	long long post_list, cq_mod;
-	long long tos, tclass, retry_count, hop_limit, wait_destroy;
-	int mtu, all, cpu_freq, no_peak, bidir, events, report_gbits;
-	int out_json, warm_up, help, version, output, rdma_cm, comm_rdma_cm;
+	long long tos;        /* -T; the rules make it -1 when not given */
+	long long tclass, retry_count, hop_limit;
+	long long wait_destroy; /* seconds before the resources go */
+	int mtu;              /* enum ibv_mtu, 0: the port's active MTU */
+	int all, cpu_freq, no_peak, bidir, events, report_gbits;
+	int out_json, warm_up, help, version;
+	int output;           /* enum rt_pt_output */
+	int rdma_cm;          /* -R: the test QPs connected with the RDMA CM */
+	int comm_rdma_cm;
 	int ipv6_addr; /* --ipv6-addr: nothing to do, the exchange is dual-stack */
 	int atomic_type; /* atomic tests: enum rt_pt_atomic */
-	int dont_xchg, old_post_send, no_relaxed;
+	int dont_xchg, old_post_send;
+	int no_relaxed;       /* the MR without relaxed ordering */
 	/* each group of options' own rows (its header) */
 	struct rt_pt_ud_cfg ud;           /* -c: perftest_ud.h */
 	struct rt_pt_rate_cfg rate;       /* perftest_rate.h */
@@ -258,46 +271,23 @@ extern const struct rt_opt_refused rt_pt_refused[];
 
 struct rt_pt_params {
 	struct rt_pt_test t;
+	/* The options: a copy of the table's config, which the rules then
+	 * settle in place (perftest's dependencies: -t and -r clipped to -n,
+	 * -Q, -a's largest size, -f a quarter of -D, -T -1 when not given,
+	 * --burst_size -t, -q doubled by -O; after the handshake UD's -s
+	 * lowered to the MTU), so that each option has one field and no copy
+	 * of it can go stale. */
+	struct rt_pt_cfg opt;
+	/* what the rules derive from them */
 	bool client;
-	const char *server, *dev, *out_json_file;
-	unsigned tcp_port, ib_port;
-	uint64_t size;        /* -s; with -a the largest size, 8 MiB */
-	uint64_t iters;       /* -n */
-	unsigned duration, margin; /* -D, -f; 0: iteration mode */
-	int gid_index;        /* -x, -1: chosen */
-	enum ibv_mtu mtu;     /* -m, 0: the port's active MTU */
-	unsigned qps, tx_depth, rx_depth, post_list, cq_mod;
+	bool chan_client;     /* HOST given: this side connects and writes first */
 	bool cq_mod_given;    /* -Q given: no automatic 1 above 8 KiB */
-	unsigned qp_timeout, sl, inline_size, outs;
-	bool all, no_peak, bidir, events, gbits, out_json, warm_up;
-	bool rdma_cm;         /* -R: the test QPs connected with the RDMA CM */
-	int tos;              /* -T, -1: not given */
-	uint8_t tclass, retry_count; /* --tclass, --retry_count */
-	unsigned wait_destroy; /* seconds before the resources go */
-	bool xchg_versions;   /* false: --dont_xchg_versions */
-	bool relaxed;         /* the MR's relaxed ordering (--disable_pcie_relaxed) */
 	bool comm_cm;         /* -R or -z: the exchange over an RDMA CM connection */
-	enum rt_pt_atomic atomic; /* -A, atomic tests */
-	enum rt_pt_output output;
-	enum rt_pt_conn_type conn; /* -c; UD with -g */
-	bool mcg;             /* -g (refused, exit 3: perftest_ud.c) */
-	enum rt_pt_rate_type rate_type;
 	bool rate_type_given; /* --rate_limit_type (HW does not fall back to SW) */
-	enum rt_pt_rate_unit rate_units;
-	double rate_limit;    /* in rate_units, 0: none */
-	unsigned burst_size;  /* messages, rate limiter */
+	double rate_limit;    /* in opt.rate.units, 0: none */
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
 	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
-	/* run control and reporting (perftest_runctl.c) */
-	bool chan_client;     /* HOST given: this side connects and writes first */
-	bool run_inf, report_both, reversed, per_port;
-	bool cpu_util;        /* asked; the column is there with -D only */
-	bool histogram, unsorted, client_flag;
-	unsigned latency_gap; /* µs before each latency post */
-	const char *counters; /* -W: comma-separated names, or NULL */
-	const char *payload;  /* --payload_file_path, or NULL (perftest_payload.h) */
-	bool write_imm;       /* --write_with_imm (perftest_imm.h) */
 	double cycles_per_us; /* -C: the CPU's MHz; 0: report in µs (perftest_runctl.h) */
 };
 
@@ -305,7 +295,7 @@ struct rt_pt_params {
  * --write_with_imm (perftest_imm.h). */
 static inline bool rt_pt_receives(const struct rt_pt_params *p)
 {
-	return p->t.verb == RT_PT_SEND || p->write_imm;
+	return p->t.verb == RT_PT_SEND || p->opt.imm.write_imm;
 }
 
 /* Checks the combination (perftest's dependencies: -D with -a refused,

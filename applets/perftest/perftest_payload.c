@@ -102,18 +102,16 @@ void rt_pt_payload_fill(uint8_t *a, size_t n, const uint8_t *pat, size_t len)
 		a[i] = pat[i % len];
 }
 
-int rt_pt_payload_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-			struct rt_error *err)
+int rt_pt_payload_rules(struct rt_pt_params *p, struct rt_error *err)
 {
+	size_t max = (size_t)(p->opt.all ? RT_PT_ALL_MAX : (uint64_t)p->opt.size);
 	uint8_t *pat;
 	size_t len;
 
-	p->payload = c->payload.file;
-	if (!p->payload)
+	if (!p->opt.payload.file)
 		return 0;
 	/* checked now, before anything is connected; the connection loads it */
-	if (rt_pt_payload_load(p->payload, (size_t)(p->all ? RT_PT_ALL_MAX : p->size),
-			       &pat, &len, err))
+	if (rt_pt_payload_load(p->opt.payload.file, max, &pat, &len, err))
 		return -1;
 	free(pat);
 	return 0;

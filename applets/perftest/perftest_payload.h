@@ -25,7 +25,8 @@
 
 #define RT_PT_PAYLOAD_FILE (32u << 20) /* 8 MiB of DWORDs in text: 22 MiB */
 
-/* The row's config (struct rt_pt_cfg's `payload`). */
+/* The row's config (struct rt_pt_cfg's `payload`; the run reads it as
+ * struct rt_pt_params's `opt.payload`). */
 struct rt_pt_payload_cfg {
 	const char *file; /* --payload_file_path */
 };
@@ -39,11 +40,10 @@ struct rt_pt_payload_cfg {
 	  NULL }
 
 struct rt_pt_params;
-struct rt_pt_cfg;
 /* The file is read and checked now, before anything is connected (exit
- * 2 naming it); p->payload is its path. Called by rt_pt_params_init. */
-int rt_pt_payload_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-			struct rt_error *err);
+ * 2 naming it); p->opt.payload.file is its path. Called by
+ * rt_pt_params_init. */
+int rt_pt_payload_rules(struct rt_pt_params *p, struct rt_error *err);
 /* A payload file's text: at most max bytes into out (size max), *len set;
  * exit 2 naming `what` and the bad DWORD's index. */
 int rt_pt_payload_parse(const char *text, const char *what, uint8_t *out,

@@ -28,46 +28,46 @@ const struct rt_enum rt_pt_rate_types[] = {
 /* ---- options -------------------------------------------------------------- */
 
 /* The rate limiter (perftest's parser and ctx_connect). */
-static int rate_parse(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		      const struct rt_opt_table *tab, struct rt_error *err)
+static int rate_parse(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		      struct rt_error *err)
 {
+	struct rt_pt_rate_cfg *k = &p->opt.rate;
 	char *end;
 
-	p->rate_type = (enum rt_pt_rate_type)c->rate.type;
 	p->rate_type_given = rt_opt_was_given(tab, "rate_limit_type");
-	if (c->rate.limit && p->rate_type_given && p->rate_type == RT_PT_RATE_OFF)
+	if (k->limit && p->rate_type_given && k->type == RT_PT_RATE_OFF)
 		return rt_fail(err, RT_EXIT_USAGE, "--rate_limit with --rate_limit_type "
 			       "OFF: give SW or HW, or neither");
-	p->rate_units = (enum rt_pt_rate_unit)c->rate.units;
-	if (c->rate.limit) {
+	if (k->limit) {
 		errno = 0;
-		p->rate_limit = strtod(c->rate.limit, &end);
-		if (errno || end == c->rate.limit || *end || !isfinite(p->rate_limit) ||
+		p->rate_limit = strtod(k->limit, &end);
+		if (errno || end == k->limit || *end || !isfinite(p->rate_limit) ||
 		    p->rate_limit <= 0)
 			return rt_fail(err, RT_EXIT_USAGE, "--rate_limit '%s': not a number "
-				       "above 0", c->rate.limit);
+				       "above 0", k->limit);
 		/* given alone, perftest asks for the device's limit */
-		if (p->rate_type == RT_PT_RATE_OFF)
-			p->rate_type = RT_PT_RATE_HW;
+		if (k->type == RT_PT_RATE_OFF)
+			k->type = RT_PT_RATE_HW;
 	}
-	if (rt_opt_was_given(tab, "burst_size") && c->rate.burst_size > 0 &&
-	    p->rate_type == RT_PT_RATE_OFF)
+	if (rt_opt_was_given(tab, "burst_size") && k->burst_size > 0 &&
+	    k->type == RT_PT_RATE_OFF)
 		return rt_fail(err, RT_EXIT_USAGE, "--burst_size needs the rate limiter "
 			       "(--rate_limit): bursts are its (as in perftest)");
-	p->burst_size = c->rate.burst_size > 0 ? (unsigned)c->rate.burst_size : p->tx_depth;
-	if (rt_opt_was_given(tab, "typical_pkt_size") && c->rate.typical_pkt_size &&
-	    p->rate_type != RT_PT_RATE_PP)
+	if (k->burst_size <= 0)
+		k->burst_size = p->opt.tx_depth;
+	if (rt_opt_was_given(tab, "typical_pkt_size") && k->typical_pkt_size &&
+	    k->type != RT_PT_RATE_PP)
 		return rt_fail(err, RT_EXIT_USAGE, "--typical_pkt_size is for the PP rate "
 			       "limiter only (as in perftest)");
 	return 0;
 }
 
-int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err)
 {
-	if (rate_parse(p, c, tab, err))
+	if (rate_parse(p, tab, err))
 		return -1;
-	switch (p->rate_type) {
+	switch (p->opt.rate.type) {
 	case RT_PT_RATE_OFF:
 		return 0;
 	case RT_PT_RATE_PP:
@@ -80,14 +80,14 @@ int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	if (p->rate_limit <= 0)
 		return rt_fail(err, RT_EXIT_USAGE, "--rate_limit_type needs --rate_limit");
 	if (p->t.kind != RT_PT_BW || p->t.verb == RT_PT_ATOMIC ||
-	    (p->t.verb == RT_PT_SEND && p->bidir))
+	    (p->t.verb == RT_PT_SEND && p->opt.bidir))
 		return rt_fail(err, RT_EXIT_USAGE, "the rate limiter runs in the write, "
 			       "read and one-way send BW tests only (as in perftest)");
-	if (p->rate_type == RT_PT_RATE_HW && p->comm_cm)
+	if (p->opt.rate.type == RT_PT_RATE_HW && p->comm_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "the HW rate limit (--rate_limit "
 			       "without --rate_limit_type SW) is not available with -R or "
 			       "-z (as in perftest)");
-	if (p->rate_type == RT_PT_RATE_HW && p->rate_units == RT_PT_RATE_PPS)
+	if (p->opt.rate.type == RT_PT_RATE_HW && p->opt.rate.units == RT_PT_RATE_PPS)
 		return rt_fail(err, RT_EXIT_USAGE, "--rate_units p: the HW rate limit "
 			       "takes bits per second, not packets (give --rate_limit_type "
 			       "SW, as in perftest)");
@@ -99,7 +99,7 @@ int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 /* The device's per-QP limit in kb/s. */
 static uint32_t hw_kbps(const struct rt_pt_params *p)
 {
-	double bps = p->rate_units == RT_PT_RATE_MIBPS ? p->rate_limit * 8 * 1048576 :
+	double bps = p->opt.rate.units == RT_PT_RATE_MIBPS ? p->rate_limit * 8 * 1048576 :
 		     p->rate_limit * 1e9;
 
 	return (uint32_t)RT_MIN(bps / 1000, (double)UINT32_MAX);
@@ -132,8 +132,8 @@ static int hw_rate(struct rt_pt_conn *c)
 		c->pace_sw = true;
 		return 0;
 	}
-	a.max_burst_sz = c->p->burst_size;
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	a.max_burst_sz = c->p->opt.rate.burst_size;
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		rc = ibv_modify_qp_rate_limit(c->qp[i], &a);
 		if (rc)
 			return rt_fail_errno(&c->run->err, RT_EXIT_ENV, rc, "--rate_limit: "
@@ -145,8 +145,8 @@ static int hw_rate(struct rt_pt_conn *c)
 
 int rt_pt_rate_up(struct rt_pt_conn *c, bool sends)
 {
-	c->pace_sw = c->p->rate_type == RT_PT_RATE_SW;
-	if (sends && c->p->rate_type == RT_PT_RATE_HW)
+	c->pace_sw = c->p->opt.rate.type == RT_PT_RATE_SW;
+	if (sends && c->p->opt.rate.type == RT_PT_RATE_HW)
 		return hw_rate(c);
 	return 0;
 }
@@ -171,10 +171,11 @@ void rt_pt_pacer_init(struct rt_pt_pacer *pc, const struct rt_pt_conn *c,
 		      uint64_t size, uint64_t now_ns)
 {
 	const struct rt_pt_params *p = c->p;
-	double pps = rt_pt_rate_pps(p->rate_limit, p->rate_units, size);
+	double pps = rt_pt_rate_pps(p->rate_limit, p->opt.rate.units, size);
 
 	*pc = (struct rt_pt_pacer){ .on = c->pace_sw && pps > 0,
-				    .burst = RT_MAX(p->burst_size, 1u), .next_ns = now_ns };
+				    .burst = RT_MAX(p->opt.rate.burst_size, 1),
+				    .next_ns = now_ns };
 	if (pc->on)
 		pc->gap_ns = (uint64_t)(1e9 * pc->burst / pps);
 }

@@ -31,11 +31,15 @@ enum rt_pt_rate_unit { RT_PT_RATE_GBPS, RT_PT_RATE_MIBPS, RT_PT_RATE_PPS };
 extern const struct rt_enum rt_pt_rate_units[]; /* --rate_units: M, g, p */
 extern const struct rt_enum rt_pt_rate_types[]; /* --rate_limit_type: SW, HW, PP */
 
-/* The rows' config (struct rt_pt_cfg's `rate`). */
+/* The rows' config (struct rt_pt_cfg's `rate`; the run reads it as
+ * struct rt_pt_params's `opt.rate`, where the rules below settle
+ * type and burst_size). */
 struct rt_pt_rate_cfg {
 	const char *limit;      /* --rate_limit */
-	long long burst_size, typical_pkt_size;
-	int units, type;        /* enum rt_pt_rate_unit, enum rt_pt_rate_type */
+	long long burst_size;   /* messages; the rules make 0 -t */
+	long long typical_pkt_size;
+	int units;              /* enum rt_pt_rate_unit */
+	int type;               /* enum rt_pt_rate_type; HW for --rate_limit alone */
 };
 
 /* The rate limiter, every test (perftest's parser has it everywhere; the
@@ -59,15 +63,14 @@ struct rt_pt_rate_cfg {
 	  "Ethernet (refused, as perftest)", NULL }
 
 struct rt_pt_params;
-struct rt_pt_cfg;
 struct rt_pt_conn;
 
 /* perftest's rules (exit 2 naming the option): --rate_limit a number
  * above 0 and alone asks for HW; --burst_size and --typical_pkt_size need
  * the limiter; BW tests only, not atomic nor two-way send; HW not with -R
  * or -z nor in packets; PP refused. Called by rt_pt_params_init. */
-int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		     const struct rt_opt_table *tab, struct rt_error *err);
+int rt_pt_rate_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		     struct rt_error *err);
 /* After a sending side's QPs are up: the HW rate limit on each (or exit
  * 3, or software pacing in its place); sets c->pace_sw. */
 int rt_pt_rate_up(struct rt_pt_conn *c, bool sends);

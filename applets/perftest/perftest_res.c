@@ -40,21 +40,21 @@ static int link_layer(const char *word, int *out, struct rt_error *err)
 static int cm_rules(const struct rt_pt_params *p, const struct rt_opt_table *tab,
 		    struct rt_error *err)
 {
-	if (!p->rdma_cm)
+	if (!p->opt.rdma_cm)
 		return 0;
-	if (p->res.dualport)
+	if (p->opt.dual.on)
 		return rt_fail(err, RT_EXIT_USAGE, "-O (--dualport) and -R exclude each "
 			       "other (as in perftest)");
 	if (rt_opt_was_given(tab, "pkey_index"))
 		return rt_fail(err, RT_EXIT_USAGE, "--pkey_index and -R exclude each "
 			       "other: with -R the RDMA CM takes the P_Key of the path");
-	if (p->res.dlid)
+	if (p->opt.res.dlid)
 		return rt_fail(err, RT_EXIT_USAGE, "--dlid and -R exclude each other: "
 			       "with -R the RDMA CM takes the LID of the path");
 	return 0;
 }
 
-static int mmap_rules(const struct rt_pt_res *r, const struct rt_opt_table *tab,
+static int mmap_rules(const struct rt_pt_res_cfg *r, const struct rt_opt_table *tab,
 		      struct rt_error *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -71,17 +71,18 @@ static int mmap_rules(const struct rt_pt_res *r, const struct rt_opt_table *tab,
 	return 0;
 }
 
-static int source(struct rt_pt_res *r, struct rt_error *err)
+static int source(struct rt_pt_params *p, struct rt_error *err)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_PASSIVE }, *ai;
+	const char *ip = p->opt.res.source;
 
-	if (!r->source)
+	if (!ip)
 		return 0;
-	if (getaddrinfo(r->source, NULL, &hints, &ai))
+	if (getaddrinfo(ip, NULL, &hints, &ai))
 		return rt_fail(err, RT_EXIT_USAGE, "--bind_source_ip '%s': not an IPv4 "
-			       "or IPv6 address", r->source);
-	memcpy(&r->source_addr, ai->ai_addr, ai->ai_addrlen);
+			       "or IPv6 address", ip);
+	memcpy(&p->res.source_addr, ai->ai_addr, ai->ai_addrlen);
 	freeaddrinfo(ai);
 	return 0;
 }
@@ -92,11 +93,11 @@ static int source(struct rt_pt_res *r, struct rt_error *err)
 static int recv_rules(const struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		      const struct rt_opt_table *tab, struct rt_error *err)
 {
-	unsigned l = p->res.recv_post_list;
+	unsigned l = p->opt.res.recv_post_list;
 
-	if (p->res.srq && p->qps > (unsigned)c->rx_depth)
-		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %u is more than the "
-			       "SRQ's depth, -r %lld", p->qps, c->rx_depth);
+	if (p->opt.res.srq && p->opt.qps > c->rx_depth)
+		return rt_fail(err, RT_EXIT_USAGE, "--use-srq: -q %lld is more than the "
+			       "SRQ's depth, -r %lld", p->opt.qps, c->rx_depth);
 	if (l > 1 && !rt_pt_receives(p))
 		return rt_fail(err, RT_EXIT_USAGE, "--recv_post_list: the %s test posts "
 			       "no receives; it is for the SEND tests and --write_with_imm",
@@ -151,7 +152,7 @@ static int flow_label_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 {
 	if (!c->res.flow_label)
 		return 0;
-	if (p->rdma_cm)
+	if (p->opt.rdma_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "--flow_label and -R exclude each "
 			       "other: the RDMA CM sets the path (as --tclass)");
 	return rt_pt_flow_labels_parse(c->res.flow_label, &p->res, err);
@@ -159,7 +160,7 @@ static int flow_label_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 
 static int null_mr_rule(const struct rt_pt_params *p, struct rt_error *err)
 {
-	if (p->res.null_mr && p->t.verb != RT_PT_WRITE && p->t.verb != RT_PT_READ)
+	if (p->opt.res.null_mr && p->t.verb != RT_PT_WRITE && p->t.verb != RT_PT_READ)
 		return rt_fail(err, RT_EXIT_USAGE, "--use-null-mr: the write and read "
 			       "tests only (as perftest)");
 	return 0;
@@ -167,43 +168,37 @@ static int null_mr_rule(const struct rt_pt_params *p, struct rt_error *err)
 
 /* -X needs -e, as perftest's parser: "Events must be enabled to select a
  * completion vector". */
-static int vector_rule(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		       const struct rt_opt_table *tab, struct rt_error *err)
+static int vector_rule(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		       struct rt_error *err)
 {
-	if (!rt_opt_was_given(tab, "vector"))
+	if (!rt_opt_was_given(tab, "vector")) {
+		p->opt.res.vector = -1;
 		return 0;
-	if (!p->events)
+	}
+	if (!p->opt.events)
 		return rt_fail(err, RT_EXIT_USAGE, "-X (--vector) needs -e (--events): "
 			       "the completion vector is the one events arrive on "
 			       "(as perftest)");
-	p->res.vector = (int)c->res.vector;
 	return 0;
 }
 
 bool rt_pt_res_srq(const struct rt_pt_params *p)
 {
-	return p->res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->bidir);
+	return p->opt.res.srq && (p->t.kind == RT_PT_LAT || !p->client || p->opt.bidir);
 }
 
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err)
 {
-	const struct rt_pt_res_cfg *k = &c->res;
+	struct rt_pt_res_cfg *k = &p->opt.res;
 
-	p->res = (struct rt_pt_res){
-		.source = k->source, .mmap_file = k->mmap_file,
-		.mmap_offset = (uint64_t)k->mmap_offset,
-		.pkey_index = (uint16_t)k->pkey_index, .dlid = (uint16_t)k->dlid,
-		.ipv6 = k->ipv6, .hugepages = k->hugepages, .odp = k->odp,
-		.mr_per_qp = k->mr_per_qp, .dualport = c->dual.on, .srq = k->srq,
-		.recv_post_list = k->recv_post_list ? (unsigned)k->recv_post_list : 1,
-		.null_mr = k->null_mr, .no_lock = k->no_lock, .vector = -1,
-	};
+	if (!k->recv_post_list) /* the latency tables have no row */
+		k->recv_post_list = 1;
 	if (link_layer(k->force_link, &p->res.link_layer, err) ||
-	    source(&p->res, err) || recv_rules(p, c, tab, err) ||
-	    cm_rules(p, tab, err) || mmap_rules(&p->res, tab, err) ||
+	    source(p, err) || recv_rules(p, c, tab, err) ||
+	    cm_rules(p, tab, err) || mmap_rules(k, tab, err) ||
 	    flow_label_rule(p, c, err) || null_mr_rule(p, err) ||
-	    vector_rule(p, c, tab, err))
+	    vector_rule(p, tab, err))
 		return -1;
 	return 0;
 }
@@ -220,7 +215,8 @@ int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err)
 		close(fd);
 	if (e)
 		return rt_fail_errno(err, RT_EXIT_ENV, e, "--bind_source_ip %s: no "
-				     "interface of this host can bind it", p->res.source);
+				     "interface of this host can bind it",
+				     p->opt.res.source);
 	return 0;
 }
 
@@ -229,14 +225,14 @@ int rt_pt_res_source(const struct rt_pt_params *p, struct rt_error *err)
 int rt_pt_comp_vector(const struct rt_pt_params *p, struct ibv_context *ctx,
 		      struct rt_error *err)
 {
-	if (p->res.vector < 0)
+	if (p->opt.res.vector < 0)
 		return 0;
-	if (p->res.vector >= ctx->num_comp_vectors)
-		return rt_fail(err, RT_EXIT_ENV, "-X (--vector) %d: %s has %d "
+	if (p->opt.res.vector >= ctx->num_comp_vectors)
+		return rt_fail(err, RT_EXIT_ENV, "-X (--vector) %lld: %s has %d "
 			       "completion vectors (num_comp_vectors), 0 to %d",
-			       p->res.vector, ibv_get_device_name(ctx->device),
+			       p->opt.res.vector, ibv_get_device_name(ctx->device),
 			       ctx->num_comp_vectors, ctx->num_comp_vectors - 1);
-	return p->res.vector;
+	return (int)p->opt.res.vector;
 }
 
 int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char *dev,
@@ -264,7 +260,7 @@ int rt_pt_no_lock_domains(struct ibv_context *ctx, struct ibv_pd *pd, const char
 }
 
 static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err);
-static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
+static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res_cfg *r,
 		    struct rt_error *err);
 
 static int forced_link(struct rt_pt_conn *c)
@@ -282,7 +278,7 @@ static int forced_link(struct rt_pt_conn *c)
 
 static int dlid(const struct rt_pt_conn *c)
 {
-	if (c->p->res.dlid && c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET)
+	if (c->p->opt.res.dlid && c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--dlid: %s port %u is RoCE "
 			       "(Ethernet), which has no LIDs: IB only", c->d.name,
 			       c->d.port);
@@ -293,7 +289,7 @@ static int dlid(const struct rt_pt_conn *c)
  * warning; an empty entry would fail at INIT, so it is named here. */
 static int pkey(struct rt_pt_conn *c)
 {
-	unsigned idx = c->p->res.pkey_index;
+	unsigned idx = c->p->opt.res.pkey_index;
 	struct ibv_device_attr a;
 	__be16 key = 0;
 
@@ -337,12 +333,13 @@ static int ipv6_gid(struct rt_pt_conn *c)
 	struct ibv_gid_entry cur, e;
 	int best = 0, at = -1;
 
-	if (!c->p->res.ipv6 || (c->gid && !c->gid_auto) || (c->gid && !v4_mapped(&l->gid)))
+	if (!c->p->opt.res.ipv6 || (c->gid && !c->gid_auto) ||
+	    (c->gid && !v4_mapped(&l->gid)))
 		return 0;
 	if (!c->gid)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 chooses a RoCE v2 "
 			       "GID: %s port %u is IB", c->d.name, c->d.port);
-	if (c->p->rdma_cm)
+	if (c->p->opt.rdma_cm)
 		return rt_fail(&c->run->err, RT_EXIT_USAGE, "--ipv6 with -R: the RDMA CM "
 			       "takes the GID of the addresses it connects; give the "
 			       "server's IPv6 address");
@@ -373,7 +370,7 @@ static uint32_t odp_need(const struct rt_pt_params *p)
 {
 	switch (p->t.verb) {
 	case RT_PT_SEND:
-		if (p->t.kind == RT_PT_LAT || p->bidir)
+		if (p->t.kind == RT_PT_LAT || p->opt.bidir)
 			return IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
 		return p->client ? IBV_ODP_SUPPORT_SEND : IBV_ODP_SUPPORT_RECV;
 	case RT_PT_WRITE:
@@ -390,7 +387,7 @@ static int odp(struct rt_pt_conn *c)
 	struct ibv_device_attr_ex a;
 	uint32_t need = odp_need(c->p), rc;
 
-	if (!c->p->res.odp)
+	if (!c->p->opt.res.odp)
 		return 0;
 	if (ibv_query_device_ex(c->d.ctx, NULL, &a))
 		return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno,
@@ -411,11 +408,11 @@ static int odp(struct rt_pt_conn *c)
  * pages or a short file are named before any peer is waited for. */
 static int early_mem(struct rt_pt_conn *c)
 {
-	const struct rt_pt_res *r = &c->p->res;
+	const struct rt_pt_res_cfg *r = &c->p->opt.res;
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t slot = rt_pt_slot(c->p->size, page > 0 ? (uint32_t)page : 4096,
+	uint64_t slot = rt_pt_slot(c->p->opt.size, page > 0 ? (uint32_t)page : 4096,
 				   RT_PT_CACHE_LINE);
-	size_t len = (size_t)(slot * 2 * c->p->qps);
+	size_t len = (size_t)(slot * 2 * c->p->opt.qps);
 	struct rt_pt_mem m = { 0 };
 	int rc;
 
@@ -482,7 +479,7 @@ static int huge(struct rt_pt_mem *m, size_t len, struct rt_error *err)
 	return 0;
 }
 
-static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
+static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res_cfg *r,
 		    struct rt_error *err)
 {
 	int fd = open(r->mmap_file, O_RDWR | O_CLOEXEC);
@@ -515,24 +512,24 @@ static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res *r,
 static int reg(struct rt_pt_conn *c, int access)
 {
 	struct rt_pt_mem *m = &c->mem;
-	bool per_qp = c->p->res.mr_per_qp;
+	bool per_qp = c->p->opt.res.mr_per_qp;
 	size_t len = per_qp ? (size_t)(2 * c->slot) : (size_t)c->buf_size;
 
-	m->nmr = per_qp ? c->p->qps : 1;
+	m->nmr = per_qp ? c->p->opt.qps : 1;
 	m->mrs = rt_xcalloc(m->nmr, sizeof(*m->mrs));
 	for (unsigned i = 0; i < m->nmr; i++) {
 		m->mrs[i] = ibv_reg_mr(c->d.pd, m->addr + (size_t)i * len, len, access);
 		if (!m->mrs[i])
 			return rt_fail_errno(&c->run->err, RT_EXIT_ENV, errno, "ibv_reg_mr "
 					     "of %zu bytes on %s%s", len, c->d.name,
-					     c->p->res.odp ? " with ODP" : "");
+					     c->p->opt.res.odp ? " with ODP" : "");
 	}
 	return 0;
 }
 
 int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
 {
-	const struct rt_pt_res *r = &c->p->res;
+	const struct rt_pt_res_cfg *r = &c->p->opt.res;
 	size_t len = (size_t)c->buf_size;
 	int rc;
 

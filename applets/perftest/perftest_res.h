@@ -62,33 +62,30 @@
 #define RT_PT_FLOW_LABELS 64   /* --flow_label's list, at most */
 #define RT_PT_FLOW_LABEL_MAX 0xfffffu /* 20 bits */
 
-/* The table's fields (struct rt_pt_cfg's `res`). */
+/* The table's fields (struct rt_pt_cfg's `res`; the run reads them as
+ * struct rt_pt_params's `opt.res`, and what the rules derive from them as
+ * its `res`, struct rt_pt_res below). */
 struct rt_pt_res_cfg {
-	const char *source, *mmap_file, *force_link;
-	long long pkey_index, mmap_offset, dlid, recv_post_list;
+	const char *source;     /* NULL: the routing table's */
+	const char *mmap_file;  /* NULL: anonymous memory */
+	const char *force_link;
+	long long pkey_index, mmap_offset;
+	long long dlid;         /* 0: the peer's */
+	long long recv_post_list; /* receives per post call; the rules make 0 1 */
 	const char *flow_label; /* --flow_label's list */
-	long long vector;       /* -X */
-	int ipv6, hugepages, odp, mr_per_qp, srq;
+	long long vector;       /* -X; the rules make it -1 (vector 0) when not given */
+	int ipv6, hugepages, odp, mr_per_qp;
+	int srq;                /* --use-srq: the send tests' QPs share one */
 	int null_mr;            /* --use-null-mr */
 	int no_lock;            /* --no_lock */
 };
 
-/* The checked values (struct rt_pt_params's `res`). */
+/* What the rules derive from them (struct rt_pt_params's `res`). */
 struct rt_pt_res {
-	const char *source;      /* NULL: the routing table's */
-	struct sockaddr_storage source_addr; /* source's, parsed */
-	const char *mmap_file;   /* NULL: anonymous memory */
-	uint64_t mmap_offset;
+	struct sockaddr_storage source_addr; /* opt.res.source, parsed */
 	int link_layer;          /* --force-link: IBV_LINK_LAYER_*, or -1 */
-	uint16_t pkey_index, dlid; /* dlid 0: the peer's */
-	unsigned recv_post_list; /* receives per post call (1: single posts) */
-	bool ipv6, hugepages, odp, mr_per_qp, dualport;
-	bool srq;                /* --use-srq: the send tests' QPs share one */
-	int vector;              /* -X, -1: not given (vector 0) */
 	uint32_t flow_labels[RT_PT_FLOW_LABELS]; /* --flow_label, QP i: [i % n] */
 	unsigned n_flow_labels;  /* 0: flow label 0 */
-	bool null_mr;            /* --use-null-mr */
-	bool no_lock;            /* --no_lock */
 };
 
 /* Rows every ib_* applet has (the file defines RT_CFG as struct rt_pt_cfg). */
@@ -193,7 +190,9 @@ struct rt_pt_conn;
  * IPv4 or IPv6 address, --mmap-offset needs
  * --mmap, --mmap and --use_hugepages exclude each other, --force-link
  * takes IB or Ethernet, -R refuses --pkey_index, --dlid and -O; -c DC
- * (mlx5 only) is refused. */
+ * (mlx5 only) is refused. --use-srq and --recv_post_list are checked
+ * against -r and -n as given (c): by then the UC/UD and write with
+ * immediate rules may have changed p's -r. */
 int rt_pt_res_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 		    const struct rt_opt_table *tab, struct rt_error *err);
 struct ibv_td;

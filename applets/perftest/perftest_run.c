@@ -18,7 +18,7 @@
  * depth and its send_lat client no RX depth (seen in the lab). */
 static bool duplex(const struct rt_pt_params *p)
 {
-	return p->bidir;
+	return p->opt.bidir;
 }
 
 static void depths(const struct rt_pt_conn *c, const struct rt_log *l)
@@ -26,11 +26,11 @@ static void depths(const struct rt_pt_conn *c, const struct rt_log *l)
 	const struct rt_pt_params *p = c->p;
 
 	if (c->client || duplex(p))
-		rt_say(l, " TX depth        : %u", p->tx_depth);
+		rt_say(l, " TX depth        : %lld", p->opt.tx_depth);
 	if (rt_pt_receives(p) && (!c->client || duplex(p)))
-		rt_say(l, " RX depth        : %u", p->rx_depth);
+		rt_say(l, " RX depth        : %lld", p->opt.rx_depth);
 	if (p->t.kind == RT_PT_BW)
-		rt_say(l, " CQ Moderation   : %u", rt_pt_cq_mod(p, p->size));
+		rt_say(l, " CQ Moderation   : %u", rt_pt_cq_mod(p, p->opt.size));
 }
 
 /* perftest's " \tTOS    : N" after the exchange method, with -R. */
@@ -38,9 +38,9 @@ static const char *tos(const struct rt_pt_params *p)
 {
 	static char buf[32];
 
-	if (!p->rdma_cm || p->tos < 0)
+	if (!p->opt.rdma_cm || p->opt.tos < 0)
 		return "";
-	snprintf(buf, sizeof(buf), " \tTOS    : %d", p->tos);
+	snprintf(buf, sizeof(buf), " \tTOS    : %lld", p->opt.tos);
 	return buf;
 }
 
@@ -50,24 +50,24 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	const struct rt_pt_params *p = c->p;
 	bool ib = c->d.attr.link_layer != IBV_LINK_LAYER_ETHERNET;
 
-	if (p->output != RT_PT_OUT_ALL)
+	if (p->opt.output != RT_PT_OUT_ALL)
 		return;
 	rt_say(l, RT_PT_LINE "\n                    %s", c->name);
-	if (p->events) /* -X's vector, as perftest names it */
-		rt_say(l, " Test with events. Using %s_comp%d", c->d.name,
-		       p->res.vector > 0 ? p->res.vector : 0);
+	if (p->opt.events) /* -X's vector, as perftest names it */
+		rt_say(l, " Test with events. Using %s_comp%lld", c->d.name,
+		       p->opt.res.vector > 0 ? p->opt.res.vector : 0);
 	rt_say(l, " Dual-port       : %s\t\tDevice         : %s",
 	       c->dual.on ? "ON" : "OFF", c->d.name);
-	rt_say(l, " Number of qps   : %u\t\tTransport type : %s", p->qps,
+	rt_say(l, " Number of qps   : %lld\t\tTransport type : %s", p->opt.qps,
 	       c->d.ctx->device->transport_type == IBV_TRANSPORT_IWARP ? "IW" : "IB");
 	rt_say(l, " Connection type : %s\t\tUsing SRQ      : %s",
-	       rt_pt_conn_name(p->conn), c->res.srq ? "ON" : "OFF");
-	if (p->res.no_lock) /* perftest 25.01's line, with its Lock-free */
+	       rt_pt_conn_name(p->opt.ud.conn), c->res.srq ? "ON" : "OFF");
+	if (p->opt.res.no_lock) /* perftest 25.01's line, with its Lock-free */
 		rt_say(l, " PCIe relax order: %s\t\tLock-free      : ON\n ibv_wr* API     : OFF",
-		       p->relaxed ? "ON" : "OFF");
+		       p->opt.no_relaxed ? "OFF" : "ON");
 	else
 		rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
-		       p->relaxed ? "ON" : "OFF");
+		       p->opt.no_relaxed ? "OFF" : "ON");
 	depths(c, l);
 	rt_say(l, " Mtu             : %d[B]\n Link type       : %s",
 	       rt_mtu_bytes(c->sys.mtu), ib ? "IB" : "Ethernet");
@@ -82,11 +82,11 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	if (p->t.verb == RT_PT_READ || p->t.verb == RT_PT_ATOMIC)
 		rt_say(l, " Outstand reads  : %u", c->out_reads);
 	else
-		rt_say(l, " Max inline data : %u[B]", p->inline_size);
-	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s%s", p->rdma_cm ? "ON" : "OFF",
-	       p->comm_cm ? "rdma_cm" : "Ethernet", tos(p));
+		rt_say(l, " Max inline data : %lld[B]", p->opt.inline_size);
+	rt_say(l, " rdma_cm QPs\t : %s\n Data ex. method : %s%s",
+	       p->opt.rdma_cm ? "ON" : "OFF", p->comm_cm ? "rdma_cm" : "Ethernet", tos(p));
 	/* perftest's words, though its server has the connection by now */
-	if (p->rdma_cm && !c->client)
+	if (p->opt.rdma_cm && !c->client)
 		rt_say(l, RT_PT_LINE "\n Waiting for client rdma_cm QP to connect\n"
 		       " Please run the same command with the IB/RoCE interface IP");
 	rt_say(l, RT_PT_LINE);
@@ -118,11 +118,11 @@ static void addr_line(const struct rt_pt_conn *c, const char *who,
 
 void rt_pt_print_addrs(const struct rt_pt_conn *c)
 {
-	if (c->p->output != RT_PT_OUT_ALL)
+	if (c->p->opt.output != RT_PT_OUT_ALL)
 		return;
-	for (unsigned i = 0; i < c->p->qps; i++)
+	for (unsigned i = 0; i < c->p->opt.qps; i++)
 		addr_line(c, "local", &c->mine[i]);
-	for (unsigned i = 0; i < c->p->qps; i++)
+	for (unsigned i = 0; i < c->p->opt.qps; i++)
 		addr_line(c, "remote", &c->theirs[i]);
 }
 
@@ -140,10 +140,10 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 	rt_json_kv_int(j, "gid_index", c->gid ? c->spec.local.gid_index : -1);
 	rt_json_kv_bool(j, "gid_chosen", c->gid_auto);
 	rt_json_kv_int(j, "mtu", rt_mtu_bytes(c->sys.mtu));
-	rt_json_kv_uint(j, "qps", c->p->qps);
+	rt_json_kv_uint(j, "qps", c->p->opt.qps);
 	rt_json_kv_bool(j, "dual_port", c->dual.on);
-	rt_json_kv_bool(j, "rdma_cm", c->p->rdma_cm);
-	rt_json_kv_string(j, "unit", c->p->gbits ? "Gb/s" : "MiB/s");
+	rt_json_kv_bool(j, "rdma_cm", c->p->opt.rdma_cm);
+	rt_json_kv_string(j, "unit", c->p->opt.report_gbits ? "Gb/s" : "MiB/s");
 	rt_json_key(j, "rows");
 	rt_json_array_begin(j);
 	o->rows_open = true;
@@ -156,8 +156,8 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 	rt_json_kv_string(&o->file, "test", c->name);
 	rt_json_kv_string(&o->file, "Dual_port", c->dual.on ? "ON" : "OFF");
 	rt_json_kv_string(&o->file, "Device", c->d.name);
-	rt_json_kv_uint(&o->file, "Number_of_qps", c->p->qps);
-	rt_json_kv_string(&o->file, "rdma_cm_QPs", c->p->rdma_cm ? "ON" : "OFF");
+	rt_json_kv_uint(&o->file, "Number_of_qps", c->p->opt.qps);
+	rt_json_kv_string(&o->file, "rdma_cm_QPs", c->p->opt.rdma_cm ? "ON" : "OFF");
 	rt_json_kv_int(&o->file, "Mtu", rt_mtu_bytes(c->sys.mtu));
 	rt_json_kv_string(&o->file, "Link_type",
 			  c->d.attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "IB");
@@ -168,7 +168,7 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 
 void rt_pt_out_header(struct rt_pt_out *o, const char *header)
 {
-	if (o->p->output == RT_PT_OUT_ALL)
+	if (o->p->opt.output == RT_PT_OUT_ALL)
 		rt_say(&o->run->log, "%s", header);
 }
 
@@ -213,29 +213,29 @@ static int write_file(struct rt_pt_out *o)
 	if (o->ring)
 		rt_pt_ring_json(o->ring, &doc);
 	rt_json_finish(&doc);
-	f = fopen(o->p->out_json_file, "w");
+	f = fopen(o->p->opt.out_json_file, "w");
 	if (!f) {
 		rt_json_free(&doc);
 		return rt_fail_errno(&o->run->err, RT_EXIT_ENV, errno, "--out_json_file %s",
-				     o->p->out_json_file);
+				     o->p->opt.out_json_file);
 	}
 	bad = fprintf(f, "%s\n", rt_json_text(&doc)) < 0;
 	bad |= fclose(f) != 0;
 	rt_json_free(&doc);
 	return bad ? rt_fail(&o->run->err, RT_EXIT_ENV, "--out_json_file %s: write "
-			     "failed", o->p->out_json_file) : 0;
+			     "failed", o->p->opt.out_json_file) : 0;
 }
 
 int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
 		  const struct rt_pt_field *f, size_t n)
 {
-	if (o->p->output == RT_PT_OUT_ALL)
+	if (o->p->opt.output == RT_PT_OUT_ALL)
 		rt_say(&o->run->log, "%s", text);
 	else
 		rt_say(&o->run->log, "%lf", pick);
 	if (o->ctr) {
 		rt_pt_ctr_read(o->ctr);
-		if (o->p->output == RT_PT_OUT_ALL)
+		if (o->p->opt.output == RT_PT_OUT_ALL)
 			rt_pt_ctr_print(o->ctr, &o->run->log);
 	}
 	rt_log_flush(&o->run->log);
@@ -245,13 +245,13 @@ int rt_pt_out_row(struct rt_pt_out *o, const char *text, double pick,
 		fields(&o->run->results, f, n, o->ctr);
 	if (!o->ring)
 		fields(&o->file, f, n, o->ctr);
-	return o->p->out_json ? write_file(o) : 0;
+	return o->p->opt.out_json ? write_file(o) : 0;
 }
 
 void rt_pt_out_end(struct rt_pt_out *o)
 {
-	if (o->p->output == RT_PT_OUT_ALL)
-		rt_say(&o->run->log, o->p->per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
+	if (o->p->opt.output == RT_PT_OUT_ALL)
+		rt_say(&o->run->log, o->p->opt.dual.per_port ? RT_PT_DUAL_LINE : RT_PT_LINE);
 }
 
 void rt_pt_out_kv_string(struct rt_pt_out *o, const char *key, const char *v)
@@ -276,7 +276,7 @@ void rt_pt_out_free(struct rt_pt_out *o)
 int rt_pt_check_limits(const struct rt_pt_params *p, double bw_avg,
 		       double msg_rate, struct rt_error *err)
 {
-	const char *unit = p->gbits ? "Gb/sec" : "MB/sec";
+	const char *unit = p->opt.report_gbits ? "Gb/sec" : "MB/sec";
 
 	if (p->limit_bw > 0 && bw_avg < p->limit_bw)
 		return rt_fail(err, RT_EXIT_FAIL, "BW average %.2f %s is below the -w "
@@ -308,12 +308,12 @@ int rt_pt_check_lat_limits(const struct rt_pt_params *p, uint64_t size,
  * successful run only. */
 static int wait_destroy(struct rt_run *run, const struct rt_pt_params *p)
 {
-	if (!p->wait_destroy)
+	if (!p->opt.wait_destroy)
 		return 0;
-	rt_say(&run->log, " Waiting %u seconds before releasing resources...",
-	       p->wait_destroy);
+	rt_say(&run->log, " Waiting %lld seconds before releasing resources...",
+	       p->opt.wait_destroy);
 	rt_log_flush(&run->log);
-	return rt_fdwait(-1, 0, rt_deadline_after_ms(p->wait_destroy * 1000LL)) ==
+	return rt_fdwait(-1, 0, rt_deadline_after_ms(p->opt.wait_destroy * 1000LL)) ==
 	       RT_FDWAIT_INTERRUPTED ? RT_INTERRUPTED : 0;
 }
 
@@ -325,16 +325,17 @@ static int session(struct rt_run *run, struct rt_pt_params *p,
 	struct rt_pt_ctr ctr;
 	int rc = rt_pt_conn_open(c, run, p);
 
-	if (!rc && p->counters)
-		rc = rt_pt_ctr_open(&ctr, p->counters, c->d.name, p->ib_port, &run->err);
+	if (!rc && p->opt.ctl.counters)
+		rc = rt_pt_ctr_open(&ctr, p->opt.ctl.counters, c->d.name, p->opt.ib_port,
+				    &run->err);
 	if (!rc) {
 		rt_pt_print_info(c);
 		rt_pt_out_init(&o, c);
-		o.ctr = p->counters ? &ctr : NULL;
-		if (p->run_inf)
+		o.ctr = p->opt.ctl.counters ? &ctr : NULL;
+		if (p->opt.ctl.run_inf)
 			o.ring = rt_xcalloc(1, sizeof(*o.ring));
 		/* SIGINT is how the sender of --run_infinitely ends, as perftest */
-		run->interrupt_is_end = p->run_inf && (c->client || p->bidir);
+		run->interrupt_is_end = p->opt.ctl.run_inf && (c->client || p->opt.bidir);
 		rc = fn(c, &o);
 		rt_pt_out_free(&o);
 		if (!rc)

@@ -68,26 +68,27 @@ void rt_pt_cycles_scale(double cycles_per_us, struct rt_pt_lat_figures *f)
 /* perftest 25.01's: run_infinitely is a BW mode without events, and
  * without -b in the send test; it turns the run into a timed one without
  * peak. */
-static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-			 const struct rt_opt_table *tab, struct rt_error *err)
+static int run_inf_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+			 struct rt_error *err)
 {
-	if (!p->run_inf)
+	if (!p->opt.ctl.run_inf)
 		return 0;
-	if (p->events)
+	if (p->opt.events)
 		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely and -e exclude each "
 			       "other (perftest refuses them too)");
-	if (p->all)
+	if (p->opt.all)
 		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely and -a exclude each "
 			       "other: it runs one size");
 	if (rt_opt_was_given(tab, "margin"))
 		return rt_fail(err, RT_EXIT_USAGE, "-f (--margin): --run_infinitely's rows "
 			       "cover their whole -D period, there is no margin");
-	if (p->bidir && p->t.verb == RT_PT_SEND)
+	if (p->opt.bidir && p->t.verb == RT_PT_SEND)
 		return rt_fail(err, RT_EXIT_USAGE, "--run_infinitely and -b exclude each "
 			       "other in ib_send_bw (perftest refuses them too)");
-	p->duration = c->duration ? (unsigned)c->duration : RT_PT_INF_PERIOD;
-	p->margin = 0;
-	p->no_peak = true;
+	if (!p->opt.duration)
+		p->opt.duration = RT_PT_INF_PERIOD;
+	p->opt.margin = 0;
+	p->opt.no_peak = true;
 	return 0;
 }
 
@@ -96,60 +97,51 @@ static int run_inf_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
  * which then has no address to connect to, so it cannot run; nor -z. */
 static int reversed_rules(struct rt_pt_params *p, struct rt_error *err)
 {
-	if (!p->reversed)
+	if (!p->opt.ctl.reversed)
 		return 0;
 	if (p->comm_cm)
 		return rt_fail(err, RT_EXIT_USAGE, "--reversed and %s exclude each other: "
 			       "the RDMA CM connects from the test's client, which "
 			       "--reversed leaves without the server's address (perftest "
-			       "fails there too)", p->rdma_cm ? "-R" : "-z");
+			       "fails there too)", p->opt.rdma_cm ? "-R" : "-z");
 	p->client = !p->chan_client;
 	return 0;
 }
 
 static int latency_report_rules(struct rt_pt_params *p, struct rt_error *err)
 {
-	if (!p->histogram && !p->unsorted)
+	if (!p->opt.ctl.histogram && !p->opt.ctl.unsorted)
 		return 0;
-	if (p->duration)
+	if (p->opt.duration)
 		return rt_fail(err, RT_EXIT_USAGE, "-%c with -D: perftest prints the "
 			       "samples of -n mode only (its -D keeps none)",
-			       p->histogram ? 'H' : 'U');
-	if (p->iters > RT_PT_SAMPLES_MAX)
+			       p->opt.ctl.histogram ? 'H' : 'U');
+	if (p->opt.iters > RT_PT_SAMPLES_MAX)
 		return rt_fail(err, RT_EXIT_USAGE, "-%c keeps every sample: -n %llu is "
-			       "above rdmatest's bound of %u", p->histogram ? 'H' : 'U',
-			       (unsigned long long)p->iters, RT_PT_SAMPLES_MAX);
+			       "above rdmatest's bound of %u",
+			       p->opt.ctl.histogram ? 'H' : 'U',
+			       (unsigned long long)p->opt.iters, RT_PT_SAMPLES_MAX);
 	return 0;
 }
 
-int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		       const struct rt_opt_table *tab, struct rt_error *err)
+int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		       struct rt_error *err)
 {
-	p->run_inf = c->ctl.run_inf;
-	p->report_both = c->ctl.report_both;
-	p->reversed = c->ctl.reversed;
-	p->per_port = c->dual.per_port;
-	p->histogram = c->ctl.histogram;
-	p->unsorted = c->ctl.unsorted;
-	p->client_flag = c->ctl.client_flag;
-	p->latency_gap = (unsigned)c->ctl.latency_gap;
-	p->counters = c->ctl.counters;
-	p->cpu_util = c->ctl.cpu_util;
-	if ((c->ctl.cycles && cycles_rule(p, err)) ||
-	    (p->counters && rt_pt_ctr_check(p->counters, err)))
+	if ((p->opt.ctl.cycles && cycles_rule(p, err)) ||
+	    (p->opt.ctl.counters && rt_pt_ctr_check(p->opt.ctl.counters, err)))
 		return -1;
 	return reversed_rules(p, err) || latency_report_rules(p, err) ||
-	       run_inf_rules(p, c, tab, err) ? -1 : 0;
+	       run_inf_rules(p, tab, err) ? -1 : 0;
 }
 
 void rt_pt_report_notes(const struct rt_pt_params *p, const struct rt_log *log)
 {
-	if (p->client_flag && !p->chan_client)
+	if (p->opt.ctl.client_flag && !p->chan_client)
 		rt_warn(log, "-P (--client) without HOST: serving, as perftest does");
-	if (p->t.kind == RT_PT_BW && p->report_both && !p->bidir)
+	if (p->t.kind == RT_PT_BW && p->opt.ctl.report_both && !p->opt.bidir)
 		rt_warn(log, "--report-both without -b: one direction runs, its rows are "
 			"the results of both sides");
-	if (p->cpu_util && !p->duration)
+	if (p->opt.ctl.cpu_util && !p->opt.duration)
 		rt_warn(log, "--cpu_util works only with -D (as perftest): no CPU_Util column");
 }
 

@@ -41,11 +41,13 @@
 #include "rdmatest/log.h"
 #include "rdmatest/opt.h"
 
-/* The rows' config (struct rt_pt_cfg's `ctl`). */
+/* The rows' config (struct rt_pt_cfg's `ctl`; the run reads it as
+ * struct rt_pt_params's `opt.ctl`). */
 struct rt_pt_runctl_cfg {
 	const char *counters;  /* -W */
 	long long latency_gap; /* µs */
-	int run_inf, report_both, reversed, cpu_util;
+	int run_inf, report_both, reversed;
+	int cpu_util;          /* asked; the column is there with -D only */
 	int histogram, unsorted, client_flag;
 	int cycles;            /* -C */
 };
@@ -114,9 +116,8 @@ struct rt_pt_runctl_cfg {
  * MHz in /proc/cpuinfo). Called by
  * rt_pt_params_init. */
 struct rt_pt_params;
-struct rt_pt_cfg;
-int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_pt_cfg *c,
-		       const struct rt_opt_table *tab, struct rt_error *err);
+int rt_pt_report_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
+		       struct rt_error *err);
 /* The notes on stderr of options taken where perftest takes them and they
  * change nothing (--cpu_util without -D, --report-both without -b, -P
  * without HOST): never taken in silence. */

@@ -34,7 +34,7 @@ static int conn_rules(const struct rt_pt_params *p, struct rt_error *err)
 {
 	enum rt_pt_verb v = p->t.verb;
 
-	switch (p->conn) {
+	switch (p->opt.ud.conn) {
 	case RT_PT_XRC:
 		return rt_fail(err, RT_EXIT_USAGE, "-c XRC is not supported by rdmatest's "
 			       "ib_* tests (ibv_xsrq_pingpong has XRC)");
@@ -49,7 +49,7 @@ static int conn_rules(const struct rt_pt_params *p, struct rt_error *err)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UC: a UC connection is not "
 				       "possible with READ or atomic verbs (as in perftest)");
 		/* -z only carries the exchange: the QPs connect by hand */
-		if (p->rdma_cm)
+		if (p->opt.rdma_cm)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UC and -R exclude each other: "
 				       "the RDMA CM has no UC (as in perftest)");
 		return 0;
@@ -57,7 +57,7 @@ static int conn_rules(const struct rt_pt_params *p, struct rt_error *err)
 		if (v != RT_PT_SEND)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UD: a UD connection is only "
 				       "possible with the SEND verb (as in perftest)");
-		if (p->rdma_cm)
+		if (p->opt.rdma_cm)
 			return rt_fail(err, RT_EXIT_USAGE, "-c UD with -R is not supported by "
 				       "rdmatest (its UD QPs connect from the exchanged "
 				       "records: use -z for the exchange over the RDMA CM)");
@@ -72,9 +72,9 @@ int rt_pt_ud_rules(struct rt_pt_params *p, struct rt_error *err)
 	if (conn_rules(p, err))
 		return -1;
 	/* UC and UD post every receive up front when -r was left alone */
-	if ((p->conn == RT_PT_UC || p->conn == RT_PT_UD) && !p->duration &&
-	    rt_pt_receives(p) && p->rx_depth == 512)
-		p->rx_depth = (unsigned)RT_MIN(p->iters, (uint64_t)RT_PT_UC_MAX_RX);
+	if ((p->opt.ud.conn == RT_PT_UC || p->opt.ud.conn == RT_PT_UD) && !p->opt.duration &&
+	    rt_pt_receives(p) && p->opt.rx_depth == 512)
+		p->opt.rx_depth = RT_MIN(p->opt.iters, (long long)RT_PT_UC_MAX_RX);
 	return 0;
 }
 
@@ -84,25 +84,25 @@ void rt_pt_ud_clip(struct rt_pt_conn *c, struct rt_pt_params *p)
 {
 	uint64_t mtu = (uint64_t)rt_mtu_bytes(c->sys.mtu);
 
-	if (p->conn != RT_PT_UD || !mtu || p->size <= mtu)
+	if (p->opt.ud.conn != RT_PT_UD || !mtu || (uint64_t)p->opt.size <= mtu)
 		return;
-	if (p->all)
+	if (p->opt.all)
 		rt_say(&c->run->log, " Max msg size in UD is MTU %llu\n"
 		       " Changing to this MTU", (unsigned long long)mtu);
-	p->size = mtu;
+	p->opt.size = (long long)mtu;
 }
 
 uint32_t rt_pt_ud_grh(const struct rt_pt_conn *c)
 {
-	return c->p->conn == RT_PT_UD ? RT_PT_UD_GRH : 0;
+	return c->p->opt.ud.conn == RT_PT_UD ? RT_PT_UD_GRH : 0;
 }
 
 static int make_ahs(struct rt_pt_conn *c)
 {
 	struct rt_vqp_spec s = c->spec;
 
-	c->ah = rt_xcalloc(c->p->qps, sizeof(*c->ah));
-	for (unsigned i = 0; i < c->p->qps; i++) {
+	c->ah = rt_xcalloc(c->p->opt.qps, sizeof(*c->ah));
+	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		s.remote.lid = c->theirs[i].lid;
 		s.remote.gid = c->theirs[i].gid;
 		s.flow_label = rt_pt_flow_label(c->p, i);
@@ -116,7 +116,7 @@ static int make_ahs(struct rt_pt_conn *c)
 
 int rt_pt_ud_up(struct rt_pt_conn *c, bool sends)
 {
-	if (!sends || c->p->conn != RT_PT_UD || c->ah)
+	if (!sends || c->p->opt.ud.conn != RT_PT_UD || c->ah)
 		return 0;
 	return make_ahs(c);
 }
@@ -132,7 +132,7 @@ void rt_pt_ud_wr(const struct rt_pt_conn *c, unsigned qp, struct ibv_send_wr *w)
 
 void rt_pt_ud_destroy(struct rt_pt_conn *c)
 {
-	for (unsigned i = 0; c->ah && i < c->p->qps; i++)
+	for (unsigned i = 0; c->ah && i < c->p->opt.qps; i++)
 		if (c->ah[i])
 			(void)ibv_destroy_ah(c->ah[i]);
 	free(c->ah);

@@ -37,7 +37,8 @@ extern const struct rt_enum rt_pt_conns[];    /* -c: RC, UC, UD; XRC, DC, SRD re
  * (perftest's UC_MAX_RX), so that every receive is posted up front. */
 #define RT_PT_UC_MAX_RX 16000u
 
-/* The row's config (struct rt_pt_cfg's `ud`). */
+/* The row's config (struct rt_pt_cfg's `ud`; the run reads it as
+ * struct rt_pt_params's `opt.ud`). */
 struct rt_pt_ud_cfg {
 	int conn; /* -c: enum rt_pt_conn_type */
 };

@@ -69,13 +69,15 @@ static const struct rt_opt cmtime_opts[] = {
 	  "the peer's cmtime: v56 for rdma-core 52-58 (Debian 13), v44 for "
 	  "rdma-core 51 and older (Debian 12); the two cannot talk to each other",
 	  proto_choices },
+	/* upstream's -t is the resolution timeout: the long name alone */
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP_CLIENT("its connections'")),
 	{ 0 },
 };
 
 RT_APPLET(cmtime, "RDMA CM connection setup timing: N connections at once, step by step",
 	  "[-s server_addr] [-b bind_addr] [-c connections] [-m mimic_us] "
 	  "[-n 1] [-p port] [-q base_qpn] [-r retries] [-S] [-t timeout_ms] "
-	  "[-f name|ip|ipv6|gid] [--proto v56|v44]",
+	  "[-f name|ip|ipv6|gid] [--proto v56|v44] [--tos TOS]",
 	  "Without -s it is the server, with -s the client: it opens -c "
 	  "connections at once, disconnects them and prints how long each step "
 	  "took (total, per connection, slowest, fastest). By default it speaks "
@@ -95,7 +97,8 @@ static int run_test(struct rt_cmt_ctx *x, bool mimic)
 {
 	struct rt_cmt_cfg *cfg = x->cfg;
 	struct rt_cm_params p = {
-		.ps = RDMA_PS_TCP, .tos = -1, .ack_timeout = -1,
+		.ps = RDMA_PS_TCP, .tos = rt_cm_tos_opt(&x->run->tabs[0], cfg->tos),
+		.ack_timeout = -1,
 		/* v56 connects and accepts with no retries at all */
 		.accept_rnr_retry = x->v56 ? 0 : 7,
 		.conn = { .responder_resources = 1, .initiator_depth = 1,

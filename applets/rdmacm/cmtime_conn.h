@@ -25,6 +25,7 @@ struct rt_cmt_cfg {
 	long long mimic_us;   /* -m */
 	long long threads;    /* -n */
 	long long base_qpn;   /* -q */
+	long long tos;        /* --tos */
 	int socket;           /* -S */
 	int proto;            /* enum rt_cmt_proto */
 	const char *dst;

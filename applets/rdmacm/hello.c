@@ -156,7 +156,7 @@ static int finish(struct hello *h)
 int rt_hello_run(struct rt_run *run, const struct rt_hello_spec *spec)
 {
 	/* rdma_connect(id, NULL) as upstream: retries 7, RNR retries 7 */
-	struct rt_cm_params p = { .ps = RDMA_PS_TCP, .tos = -1, .ack_timeout = -1,
+	struct rt_cm_params p = { .ps = RDMA_PS_TCP, .tos = spec->tos, .ack_timeout = -1,
 				  .accept_rnr_retry = 7,
 				  .conn = { .responder_resources = 1, .initiator_depth = 1,
 					    .retry_count = 7, .rnr_retry_count = 7 },

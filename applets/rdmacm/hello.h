@@ -23,6 +23,7 @@ struct rt_hello_spec {
 	bool server;
 	bool reply;         /* the server answers the client's message (else one
 			     * message, client to server: rdma_xclient) */
+	int tos;            /* client: struct rt_cm_params.tos (-1: none) */
 };
 
 /* rdma_xclient/rdma_xserver's -c: r (RC) or x (XRC, which rdmatest

@@ -47,6 +47,7 @@ struct mckey_cfg {
 	long long senders;
 	long long rate;
 	long long settle_ms;
+	long long tos;
 };
 
 /* A QP's sending lane and receiving side are entries i of the
@@ -109,13 +110,14 @@ static const struct rt_opt mckey_opts[] = {
 	{ 0, "settle", RT_OPT_SECONDS, RT_L(settle_ms), 0, 60000, "1", "SEC",
 	  "senders: wait SEC after joining before sending, for switches to be "
 	  "programmed (upstream waits 3)", NULL },
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP("each QP's join:")),
 	{ 0 },
 };
 
 RT_APPLET(mckey, "RDMA CM multicast test: UD QPs joined to a group, datagrams counted",
 	  "-m group_addr | -M mgid -b bind_addr [-s] [-b bind_addr] [-c qps] "
 	  "[-C count] [-S size] [-p udp|ipoib] [-o] [-l] [--senders N] "
-	  "[--rate N] [--settle SEC]",
+	  "[--rate N] [--settle SEC] [--tos TOS]",
 	  "Without -s it receives: it joins the group with -c QPs, prints the "
 	  "joined line once the receives are posted, and counts the datagrams "
 	  "of every sender, by sequence number when the sender is rdmatest "
@@ -510,7 +512,8 @@ static const struct rt_cm_hooks hooks = {
 static int run_test(struct mckey_ctx *x)
 {
 	struct rt_cm_params p = { .ps = (enum rdma_port_space)x->cfg->ps,
-				  .tos = -1, .ack_timeout = -1,
+				  .tos = rt_cm_tos_opt(&x->run->tabs[0], x->cfg->tos),
+				  .ack_timeout = -1,
 				  .timeout_ms = x->run->common.timeout_ms };
 	const struct rt_log *log = &x->run->log;
 	int rc;

@@ -34,6 +34,7 @@
 
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/cm.h"
 #include "rdmacm/confine.h"
 #include "rdmacm/rcopy.h"
 #include "rdmacm/rcopy_server.h"
@@ -61,6 +62,7 @@ struct rcopy_cfg {
 	long long max_size;
 	int allow_exec;
 	int tcp;
+	long long tos;
 };
 
 struct rcopy {
@@ -104,11 +106,12 @@ static const struct rt_opt rcopy_opts[] = {
 	  "sticky bits are always dropped)", NULL },
 	{ 0, "tcp", RT_OPT_FLAG, RT_I(tcp), 0, 0, NULL, NULL,
 	  "kernel TCP sockets instead of rsockets (both sides rdmatest)", NULL },
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP_CLIENT("its connection's")),
 	{ 0 },
 };
 
 RT_APPLET(rcopy, "copy a file to a server over an rsocket",
-	  "[-p port] [-d dir] [--clients N] | SOURCE SERVER[:DEST] [-p port]",
+	  "[-p port] [-d dir] [--clients N] | SOURCE SERVER[:DEST] [-p port] [--tos TOS]",
 	  "Without SOURCE it is the server: it serves up to --concurrent clients "
 	  "at once and writes the files they send below -d DIR (default: the "
 	  "current directory), refusing absolute paths, '..', symbolic links on "
@@ -237,7 +240,8 @@ static int client_run(struct rcopy *x)
 	struct rt_addr_query q = { .node = server, .port = x->cfg->port, .ps = RDMA_PS_TCP,
 				   .what = "SERVER" };
 	struct rt_sockaddr ep = { 0 };
-	struct rt_sock_tuning t = { .inline_size = -1 };
+	int tos = rt_cm_tos_opt(&x->run->tabs[0], x->cfg->tos);
+	struct rt_sock_tuning t = { .inline_size = -1, .set_tos = tos >= 0, .tos = (uint8_t)tos };
 	struct stat st = { 0 };
 	uint64_t t0;
 	int fd = -1, rc;

@@ -32,7 +32,7 @@ static int rdma_server_main(struct rt_run *run, void *cfgp)
 {
 	const struct rdma_server_cfg *cfg = cfgp;
 	struct rt_hello_spec s = { .prog = "rdma_server", .node = cfg->bind,
-				   .port = cfg->port, .server = true, .reply = true };
+				   .port = cfg->port, .tos = -1, .server = true, .reply = true };
 
 	return rt_hello_run(run, &s);
 }

@@ -36,7 +36,7 @@ static int rdma_xserver_main(struct rt_run *run, void *cfgp)
 {
 	const struct rdma_xserver_cfg *cfg = cfgp;
 	struct rt_hello_spec s = { .prog = "rdma_xserver", .node = cfg->bind,
-				   .port = cfg->port, .server = true };
+				   .port = cfg->port, .tos = -1, .server = true };
 
 	if (rt_hello_refuse_xrc(run, cfg->transport))
 		return -1;

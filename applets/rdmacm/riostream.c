@@ -13,6 +13,7 @@
  * closed; an rsocket without iomap is exit 3 naming it. */
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/cm.h"
 #include "rdmacm/stream_run.h"
 
 /* Upstream's -T words: no kernel sockets, fork or RDMA CM resolution. */
@@ -36,13 +37,14 @@ static const struct rt_opt riostream_opts[] = {
 	  "test modes: a poll before every call; b blocking; n non-blocking (the "
 	  "default); v check the last transfer of every iteration", test_modes },
 	RT_STREAM_OPT_ROW_SCALE,
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP_CLIENT("its connections'")),
 	{ 0 },
 };
 
 RT_APPLET(riostream, "stream latency and bandwidth with rsocket iomap writes (riowrite)",
 	  "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-B buffer_size] "
 	  "[-i inline_size] [-I iterations] [-C transfer_count] "
-	  "[-S transfer_size|all] [-p port] [-T abnv] [--scale N]",
+	  "[-S transfer_size|all] [-p port] [-T abnv] [--scale N] [--tos TOS]",
 	  "Without -s it is the server. The rows, series and table are rstream's; "
 	  "the data moves by riowrite into the buffer the peer mapped with riomap, "
 	  "and the receiver waits for a marker in the last byte of each "

@@ -383,6 +383,30 @@ int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
 	return rt_stream_set_wait(s, err);
 }
 
+int rt_sock_set_tos(const struct rt_sock_ops *o, int fd, int family, uint8_t tos,
+		    struct rt_error *err)
+{
+	int v = tos;
+	char c[16];
+
+	if (family == AF_INET6 && !o->rdma) {
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof(v)))
+			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "--tos %u: "
+					     "setsockopt IPV6_TCLASS", tos);
+		return 0;
+	}
+	/* One byte: the kernel's RDMA_OPTION_ID_TOS takes exactly a u8, and
+	 * librdmacm's rsetsockopt(IP_TOS) passes the length on to it while
+	 * it reads an int from the value for itself (rsocket.c,
+	 * rsetsockopt()); so every byte of that int is the TOS, whichever
+	 * byte comes first. IP_TOS of a kernel socket takes one byte too. */
+	memset(&v, tos, sizeof(v));
+	if (o->setsockopt(fd, IPPROTO_IP, IP_TOS, &v, 1))
+		return rt_fail_errno(err, RT_EXIT_FAIL, errno, "--tos %u: %s IP_TOS", tos,
+				     call(o, "setsockopt", c, sizeof(c)));
+	return 0;
+}
+
 /* One try: a fresh socket in s->fd, closed by the caller on failure. */
 static int dial_once(struct rt_stream *s, const struct rt_sockaddr *a,
 		     const struct rt_sock_tuning *t, const struct rt_log *log,
@@ -399,6 +423,9 @@ static int dial_once(struct rt_stream *s, const struct rt_sockaddr *a,
 		return rt_fail_errno(e, errno == EADDRNOTAVAIL ? RT_EXIT_ENV : RT_EXIT_FAIL,
 				     errno, "%s %s", call(o, "bind", c, sizeof(c)),
 				     rt_addr_str((const struct sockaddr *)&a->src, buf, sizeof(buf)));
+	/* before the route: a path given whole is not resolved again */
+	if (t->set_tos && rt_sock_set_tos(o, s->fd, a->addr.ss_family, t->tos, e))
+		return -1;
 	if (a->route && o->setsockopt(s->fd, SOL_RDMA, RDMA_ROUTE, a->route,
 				      (socklen_t)a->route_len))
 		return rt_fail_errno(e, RT_EXIT_FAIL, errno, "rsetsockopt RDMA_ROUTE");

@@ -54,6 +54,10 @@ struct rt_sock_tuning {
 	int inline_size; /* rsockets' RDMA_INLINE; -1: left alone */
 	int keepalive_s; /* SO_KEEPALIVE with this TCP_KEEPIDLE; 0: off */
 	int iomap_size;  /* rsockets' RDMA_IOMAPSIZE (riostream: 1); 0: none */
+	/* a client's --tos, set before it connects (rt_stream_dial): the
+	 * IP TOS byte; an rsocket hands it to its CM id */
+	bool set_tos;
+	uint8_t tos;
 };
 
 /* Applies t to fd. Only keepalive failures are reported (warnings): the
@@ -109,8 +113,14 @@ int rt_stream_set_wait(struct rt_stream *s, struct rt_error *err);
 /* Connects s->fd within timeout_ms: a refusal is exit 1, no answer 124. */
 int rt_stream_connect(struct rt_stream *s, const struct sockaddr *sa,
 		      socklen_t len, long long timeout_ms, struct rt_error *err);
+/* The type of service of fd's connection (IPv4 IP_TOS, IPv6
+ * IPV6_TCLASS; an rsocket's CM id, RDMA_OPTION_ID_TOS), before it
+ * connects. A refusal is exit 1 naming it. */
+int rt_sock_set_tos(const struct rt_sock_ops *ops, int fd, int family, uint8_t tos,
+		    struct rt_error *err);
 /* A client's whole connect: a fresh socket of s->ops, tuned with t, bound
- * to a->src, given a->route, connected to a->addr within s->timeout_ms.
+ * to a->src, given a->route (and t's TOS), connected to a->addr within
+ * s->timeout_ms.
  * With wait_server_ms > 0 a refused or unanswered connect is tried again
  * every 200 ms on a fresh socket, until that bound passes. */
 int rt_stream_dial(struct rt_stream *s, const struct rt_sockaddr *a,

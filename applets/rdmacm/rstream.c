@@ -13,6 +13,7 @@
  * the sync bytes, which upstream never reads (see stream.h). */
 #include "rdmatest/addr.h"
 #include "rdmatest/applet.h"
+#include "rdmatest/cm.h"
 #include "rdmacm/stream_run.h"
 
 /* Upstream's -T words; their first letters are upstream's -T letters. */
@@ -43,6 +44,7 @@ static const struct rt_opt rstream_opts[] = {
 	  "r resolve with the RDMA CM; v check every byte. -T s -T v, -T sv and "
 	  "-T socket,verify all mean kernel sockets with verification", test_modes },
 	RT_STREAM_OPT_ROW_SCALE,
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP_CLIENT("its connections'")),
 	{ 0 },
 };
 
@@ -50,7 +52,7 @@ RT_APPLET(rstream, "stream latency and bandwidth over rsockets (or kernel TCP so
 	  "[-s server_addr] [-b bind_addr] [-f name|ip|ipv6|gid] [-B buffer_size] "
 	  "[-i inline_size] [-I iterations] [-C transfer_count] "
 	  "[-S transfer_size|all] [-p port] [-k keepalive_time] [-T sabnfrv] "
-	  "[--scale N]",
+	  "[--scale N] [--tos TOS]",
 	  "Without -s it is the server. By default it runs the latency rows (64, "
 	  "4k, 64k, 1m) on one connection and the bandwidth rows on a second one; "
 	  "-S all runs every size from 64 to 6m; any of -I, -C or -S SIZE makes "

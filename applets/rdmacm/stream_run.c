@@ -12,6 +12,7 @@
 #include "rdmacm/rsock.h"
 #include "rdmacm/stream.h"
 #include "rdmacm/stream_run.h"
+#include "rdmatest/cm.h"
 #include "rdmacm/stream_test.h"
 #include "rdmatest/util.h"
 
@@ -128,11 +129,14 @@ static int resolve(struct rstream *x)
 /* As upstream: buffers, no Nagle, the phase's inline size, keepalive. */
 static void tuning(struct rstream *x, enum phase ph, struct rt_sock_tuning *t)
 {
+	int tos = rt_cm_tos_opt(&x->run->tabs[0], x->cfg->tos);
+
 	*t = (struct rt_sock_tuning){
 		.bufsize = x->cfg->bufsize ? (int)x->cfg->bufsize : DEFAULT_BUF,
 		.nodelay = true, .keepalive_s = (int)x->cfg->keepalive,
 		.inline_size = ph == PHASE_CUSTOM ? -1 : ph == PHASE_LAT ? (int)x->cfg->inline_size : 0,
 		.iomap_size = x->m.iomap ? 1 : 0, /* riostream maps one buffer */
+		.set_tos = tos >= 0, .tos = (uint8_t)tos, /* the client's dial */
 	};
 }
 

@@ -27,6 +27,7 @@ struct rt_stream_cfg {
 	const char *size;
 	long long port;
 	long long keepalive;
+	long long tos;
 	int modes; /* RT_SMODE_* */
 	long long scale;
 };

@@ -64,8 +64,7 @@ static const struct rt_opt ucmatose_opts[] = {
 	  "messages per connection in each direction; both sides must match", NULL },
 	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 0, 1 << 30, "100", "SIZE",
 	  "message size in bytes (0: connect only); both sides must match", NULL },
-	{ 't', "tos", RT_OPT_INT, RT_L(tos), 0, 255, NULL, "TOS",
-	  "type of service for the client's connections", NULL },
+	RT_OPT_ROW_TOS('t', RT_L(tos), RT_TOS_HELP_CLIENT("its connections'")),
 	{ 'a', "ack-timeout", RT_OPT_INT, RT_L(ack_timeout), 0, 31, NULL, "T",
 	  "QP ACK timeout exponent (4.096 us * 2^T)", NULL },
 	{ 'p', "port", RT_OPT_PORT, RT_L(port), 0, 0, "7471", "PORT", "port", NULL },
@@ -383,7 +382,8 @@ static int run_test(struct ucmatose_ctx *x)
 {
 	struct rt_cm_params p = {
 		.ps = (enum rdma_port_space)x->cfg->ep.ps,
-		.tos = -1, .ack_timeout = -1, .accept_rnr_retry = 7,
+		.tos = rt_cm_tos_opt(&x->run->tabs[0], x->cfg->tos),
+		.ack_timeout = -1, .accept_rnr_retry = 7,
 		/* as upstream: RNR retry 0 makes the server's sends fail fast
 		 * when a receive is missing, instead of retrying forever */
 		.conn = { .responder_resources = 1, .initiator_depth = 1,
@@ -392,8 +392,6 @@ static int run_test(struct ucmatose_ctx *x)
 		.wait_server_ms = x->run->common.wait_server_ms,
 	};
 
-	if (rt_opt_was_given(&x->run->tabs[0], "tos") && !x->server)
-		p.tos = (int)x->cfg->tos;
 	if (rt_opt_was_given(&x->run->tabs[0], "ack-timeout"))
 		p.ack_timeout = (int)x->cfg->ack_timeout;
 	rt_say(&x->run->log, "cmatose: starting %s", x->server ? "server" : "client");

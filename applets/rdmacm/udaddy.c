@@ -73,8 +73,7 @@ static const struct rt_opt udaddy_opts[] = {
 	  "datagrams per path in each direction; both sides must match", NULL },
 	{ 'S', "size", RT_OPT_SIZE, RT_L(size), 0, 1 << 16, "100", "SIZE",
 	  "datagram size in bytes, at most the active MTU; both sides must match", NULL },
-	{ 't', "tos", RT_OPT_INT, RT_L(tos), 0, 255, NULL, "TOS",
-	  "type of service for the client's route", NULL },
+	RT_OPT_ROW_TOS('t', RT_L(tos), RT_TOS_HELP_CLIENT("its routes'")),
 	{ 0 },
 };
 
@@ -310,14 +309,13 @@ static void report(struct udaddy_ctx *x, bool human)
 static int run_test(struct udaddy_ctx *x)
 {
 	struct rt_cm_params p = { .ps = (enum rdma_port_space)x->cfg->ep.ps,
-				  .tos = -1, .ack_timeout = -1,
+				  .tos = rt_cm_tos_opt(&x->run->tabs[0], x->cfg->tos),
+				  .ack_timeout = -1,
 				  .timeout_ms = x->run->common.timeout_ms,
 				  .wait_server_ms = x->run->common.wait_server_ms };
 	const struct rt_log *log = &x->run->log;
 	int rc;
 
-	if (rt_opt_was_given(&x->run->tabs[0], "tos") && !x->server)
-		p.tos = (int)x->cfg->tos;
 	rt_say(log, "udaddy: starting %s", x->server ? "server" : "client");
 	x->cm = rt_cm_create(&p, &hooks, x, &x->run->log, &x->run->err);
 	if (!x->cm || resolve_all(x))

@@ -14,6 +14,7 @@
 
 #include "rdmatest/error.h"
 #include "rdmatest/log.h"
+#include "rdmatest/opt.h"
 #include "rdmatest/res.h"
 
 struct rt_cm;
@@ -83,6 +84,28 @@ struct rt_cm_params {
 	int resolve_ms;
 };
 
+/* --tos of a CM tool: the type of service its client's ids ask for
+ * (RDMA_OPTION_ID_TOS, set once the address is resolved, before the
+ * route is). On RoCE v2 it is the IP header's TOS byte (DSCP << 2 | ECN),
+ * which picks the priority the NICs and switches give the traffic; on IB
+ * it is the path's traffic class. A server takes the client's: the kernel
+ * builds the passive side's path from the connect request. `letter` is
+ * upstream's where the tool has one (ucmatose and udaddy: -t), else 0;
+ * the help says whose: RT_TOS_HELP_CLIENT("its connections'"). */
+#define RT_OPT_ROW_TOS(letter, offset, help)                                   \
+	{ (letter), "tos", RT_OPT_INT, (offset), 0, 255, NULL, "TOS", (help), NULL }
+#define RT_TOS_HELP(whose)                                                     \
+	whose " type of service (RoCE v2: the IP TOS byte, DSCP << 2 | ECN; "  \
+	"106 is DSCP 26)"
+#define RT_TOS_HELP_CLIENT(whose)                                              \
+	RT_TOS_HELP("client: " whose) "; the server takes the client's"
+/* struct rt_cm_params.tos from that row of table t: the value the command
+ * line gave, else -1 (the CM's default). */
+static inline int rt_cm_tos_opt(const struct rt_opt_table *t, long long tos)
+{
+	return rt_opt_was_given(t, "tos") ? (int)tos : -1;
+}
+
 /* Work per reactor round, after which the loop goes back to the wait's
  * deadline and predicate: at most RT_CM_EVENTS_PER_ROUND CM events, and
  * at most RT_CM_WCS_PER_ROUND completions and completion notifications
@@ -133,7 +156,8 @@ int rt_cm_listen(struct rt_cm *cm, struct sockaddr *addr);
 struct rt_addr_query;
 int rt_cm_start(struct rt_cm *cm, const struct rt_addr_query *q, unsigned n,
 		struct rt_error *err);
-/* Creates and binds an id without connecting (multicast joins). */
+/* Creates and binds an id without connecting (multicast joins); the
+ * params' tos is set on it, as on an id whose address resolved. */
 struct rt_conn *rt_cm_bind(struct rt_cm *cm, struct sockaddr *addr);
 
 /* ---- what an applet may ask of a connection --------------------------- */

@@ -305,6 +305,15 @@ def diag():
     write("diag", "bad-mtu", b"rdmatest-doctor 1 mlx5_0 1 8192 ens1 -1\n")
 
 
+def dcb():
+    """a RoCE netdev's sysfs qos files (applets/doctor/diag_dcb.c)"""
+    write("dcb", "pfc", b"0,0,0,1,0,0,0,0\n")
+    write("dcb", "trust", b"Priority trust state: dscp\n")
+    write("dcb", "dscp2prio", b"dscp2prio mapping:\n\tprio:0 dscp:07,06,05,04,03,02,01,00,\n"
+          b"\tprio:3 dscp:31,30,29,28,27,26,25,24,\n")
+    write("dcb", "twice", b"prio:3 dscp:26,\nprio:4 dscp:26,\n")
+
+
 def expect():
     """doctor --expect's file (applets/doctor/expect.c)"""
     write("expect", "saved", b"# rdmatest doctor --save-expect\nkernel 6.1.0-28-amd64\n"
@@ -484,8 +493,29 @@ def ptcheck():
     write("ptcheck", "counter-short", b"\2\0" + u64(1, 2))
 
 
+def meshauth():
+    """applets/mesh/meshauth.c's decoders; byte 0 picks frame (0), message
+    to seal (1) or handshake message (2)"""
+    verdict = b"RM\x07\x04" + struct.pack(">IBB2xIIII", 20, 1, 0, 0, 0, 0, 0)
+    # version 7: the RESULT's 56 bytes of figures, then its counter block
+    # (none rose: all zero)
+    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
+                                            812345, 9000, 15000, 97000, 96000) + bytes(116)
+    # a forged verdict with a zero sequence number and MAC, and one of seq 1
+    write("meshauth", "forged-verdict", b"\0" + verdict + bytes(40))
+    write("meshauth", "forged-verdict-seq1", b"\0" + verdict + struct.pack(">Q", 1) + bytes(32))
+    write("meshauth", "short", b"\0" + verdict[:6])
+    write("meshauth", "seal-verdict", b"\1\3" + verdict)
+    write("meshauth", "seal-result", b"\1\x50" + result)
+    challenge = b"RA\x01\x01" + struct.pack(">II", 3, 8) + bytes(range(32))
+    write("meshauth", "challenge", b"\2" + challenge)
+    write("meshauth", "answer", b"\2RA\x01\x02" + struct.pack(">II", 3, 8) + bytes(64))
+    write("meshauth", "plain-hello", b"\2" + b"RM\x07\x01" + bytes(40))
+
+
 if __name__ == "__main__":
     for f in (opt, numbers, addr, advert, verify, msg_hdr, json, mesh, pingpong, perftest,
-              stream, diag, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck):
+              stream, diag, dcb, expect, launch, udpong, rcopy, meshhello, udrecv, cmtsync, meshecho, ptcheck,
+              meshauth):
         f()
     sys.exit(0)

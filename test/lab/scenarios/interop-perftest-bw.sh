@@ -25,10 +25,19 @@ for t in ib_write_bw ib_read_bw ib_send_bw; do
 	for d in "rt pt" "pt rt"; do
 		set -- $d
 		s=$1 c=$2
-		case_begin "$t: $c client -> $s server, -s 2, 4K, 64K, 1M" 120
+		# one packet and many (the guests' RoCE MTU is 1024): the sizes
+		# between, 4K and 64K, are ib_write_bw's alone; read and send
+		# take the same buffer and row code at every size
+		if [ "$t" = ib_write_bw ]; then
+			case_begin "$t: $c client -> $s server, -s 2, 4K, 64K, 1M" 120
+		else
+			case_begin "$t: $c client -> $s server, -s 2, 1M" 120
+		fi
 		one $t $s $c "$(row 2 200)" -s 2 -n 200
-		one $t $s $c "$(row 4096 200)" -s 4096 -n 200
-		one $t $s $c "$(row 65536 50)" -s 65536 -n 50
+		if [ "$t" = ib_write_bw ]; then
+			one $t $s $c "$(row 4096 200)" -s 4096 -n 200
+			one $t $s $c "$(row 65536 50)" -s 65536 -n 50
+		fi
 		one $t $s $c "$(row 1048576 10)" -s 1M -n 10
 		pass
 		# ib_read_bw's -a and -D walk ib_write_bw's exchange (perftest's

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
-# timeout: 400
+# timeout: 480
 # mesh on two hosts launched the way pdsh would: the same command on
 # both, each finding its rank in --hosts (a is rank 0, the coordinator and
 # a rank of its own). Healthy: READY on both, one valid document with the
 # pair's figures; --lines of both ranks merged by `mesh report`: READY
-# again. Host b never starts: it is absent, NOT READY, within the bound.
+# again. With the same --token-file on both the run is authenticated and
+# READY; an impostor holding rank 0's port with a forged VERDICT makes a
+# rank with --token-file NOT READY, naming it. Host b never starts: it is
+# absent, NOT READY, within the bound.
 M=$RT/mesh
 HOSTS="$A,$B"
 # one link: judged against the absolute thresholds alone (--min-links 1),
@@ -56,9 +59,44 @@ case_begin "--quick on both: local checks, loopback, a ring: READY" 90
 bg_start r1 b $M --hosts "$HOSTS" --timeout 5 --quick --min-links 1
 failed || run_on -t 60 a $M --hosts "$HOSTS" --timeout 5 --quick --min-links 1 || fail "rank 0 exited $?"
 failed || output_has "^loopback $A: connect [0-9.]+ us, RTT median [0-9.]+ us" || fail "no loopback line"
-failed || output_has '^READY$' || fail "no READY"
+failed || output_has '^READY \(not authenticated: auth none\)$' || fail "no READY, said unauthenticated"
 failed || bg_wait r1 40 || fail "rank 1 exited $?"
 failed || bg_log r1 | grep -q "^loopback $B: connect" || fail "rank 1: no loopback line"
+pass
+
+# The same token file on both hosts (random bytes in real use), the
+# user's alone: rank 0 and rank 1 prove it to each other and every message
+# is sealed (docs/mesh.md, "Authentication"). The guest kernel's HMAC is
+# algif_hash's (test/lab/host/image.list).
+TOKEN=/tmp/mesh-token
+case_begin "--token-file on both: authenticated, READY, auth: file" 60
+for h in a b; do
+	failed || run_on "$h" sh -c "printf 'the lab mesh secret\n' > $TOKEN && chmod 600 $TOKEN" ||
+		fail "no token file on $h"
+done
+failed || bg_start r1 b $M $ARGS --token-file $TOKEN --require-auth
+failed || run_on -t 40 a $M $ARGS --token-file $TOKEN --require-auth || fail "rank 0 exited $?"
+failed || output_has '^mesh: 2 ranks, .*, auth: file$' || fail "the summary does not name auth: file"
+failed || output_has '^READY$' || fail "rank 0: no READY"
+failed || bg_wait r1 30 || fail "rank 1 exited $?"
+failed || bg_log r1 | grep -q "^READY (rank 0's verdict)$" || fail "rank 1 did not print rank 0's READY"
+pass
+
+# An impostor listens on rank 0's port before rank 0 does and answers
+# with a VERDICT of its own making, 28 bytes as meshwire.h writes one:
+# "RM", version 6, type 4 (VERDICT), length 20, ready 1, the rest 0. A
+# rank run with --token-file sends its challenge, gets no proof of the
+# secret and is NOT READY (exit 1), naming why; never READY.
+case_begin "an impostor on rank 0's port with a forged READY: NOT READY" 60
+bg_start fake a sh -c "printf 'RM\006\004\000\000\000\024\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' |
+	busybox nc -l -p 7473"
+failed || wait_tcp_listen a 7473 10 || fail "the impostor does not listen"
+failed || run_on -t 40 b $M $ARGS --token-file $TOKEN
+rc=$?
+failed || [ "$rc" = 1 ] || fail "rank 1 exit $rc, wanted 1"
+failed || output_has "NOT READY: rank 0 could not prove the job's secret" || fail "rank 1 did not name the impostor"
+failed || ! output_has '^READY' || fail "rank 1 took the forged READY"
+bg_kill fake > /dev/null
 pass
 
 # A stranger who reaches rank 0's port cannot fail the run: its HELLO

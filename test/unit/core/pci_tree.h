@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A fake sysfs tree modelled on an 8-GPU, 8-NIC training host, for
- * test_pcitopo and test_pciacs. Two sockets (NUMA nodes 0 and 1), each
+ * test_pcitopo, test_pciacs and doctor's test_diag_gpu. Two sockets (NUMA nodes 0 and 1), each
  * with two host bridges; each host bridge has one root port leading to
  * a two-level PCIe switch: the first level's two downstream ports each
  * hold a second-level switch with one GPU and one NIC. So GPU n and
@@ -197,6 +197,21 @@ static void pci_tree_make(struct pci_tree *t)
 	for (int h = 0; h < 4; h++)
 		tree_host_bridge(t, h);
 	tree_extras(t);
+}
+
+/* A storage NIC, mlx5_11, alone on host bridge e0 of NUMA node 2, a node
+ * without a GPU: every GPU is across the nodes' interconnect from it
+ * (SYS). For doctor's GPU checks; the core tests use the tree without it. */
+static inline void pci_tree_add_far_nic(const struct pci_tree *t)
+{
+	char hb[PATH_MAX], rp[PATH_MAX], ep[PATH_MAX];
+
+	snprintf(hb, sizeof(hb), "%s/devices/pci0000:e0", t->root);
+	tree_func(t, hb, "0000:e0:01.0", "0x8086\n", BRIDGE, 2, GEN5, 16, 16, ACS_OFF,
+		  rp, sizeof(rp));
+	tree_func(t, rp, "0000:e1:00.0", "0x15b3\n", "0x020000\n", 2, GEN5, 16, 16,
+		  CFG_NO_ACS, ep, sizeof(ep));
+	tree_rdma(t, "mlx5_11", ep);
 }
 
 static void pci_tree_remove(struct pci_tree *t)

@@ -29,6 +29,9 @@ struct calls {
 	int resolve_timeout, route_timeout;
 	struct rdma_conn_param connect_param, accept_param;
 	uint8_t tos;
+	int tos_sets;          /* RDMA_OPTION_ID_TOS calls */
+	int tos_sets_at_route; /* ... made before rdma_resolve_route */
+	int addr_hook;
 	int setup_result;      /* -1: fail with a reason; -2: bare -1 */
 	bool keep_going;
 	/* failures on purpose, and what was undone */
@@ -88,15 +91,19 @@ int __wrap_rdma_resolve_route(struct rdma_cm_id *id, int ms)
 	(void)id;
 	calls.resolve_route++;
 	calls.route_timeout = ms;
+	calls.tos_sets_at_route = calls.tos_sets;
 	return 0;
 }
 
 int __wrap_rdma_set_option(struct rdma_cm_id *id, int level, int name,
 			   void *val, size_t len)
 {
-	(void)id, (void)level, (void)len;
-	if (name == RDMA_OPTION_ID_TOS)
+	(void)id, (void)level;
+	if (name == RDMA_OPTION_ID_TOS) {
+		assert_int_equal(len, 1); /* the kernel takes a u8 */
 		calls.tos = *(uint8_t *)val;
+		calls.tos_sets++;
+	}
 	calls.set_option++;
 	return 0;
 }
@@ -1412,6 +1419,65 @@ static void ud_destroy_sends_no_disconnect(void **state)
 	assert_int_equal(calls.disconnect, 0);
 }
 
+/* --tos: set on the id before the route is resolved, which is when the
+ * kernel puts it into the path (traffic class; RoCE: the IP TOS byte). */
+static void tos_is_set_before_the_route(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	cm->params.tos = 106;
+	c = client();
+	assert_int_equal(calls.tos_sets, 0); /* the address is not resolved yet */
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	assert_int_equal(calls.resolve_route, 1);
+	assert_int_equal(calls.tos_sets_at_route, 1);
+	assert_int_equal(calls.tos, 106);
+}
+
+/* No --tos: the option is never set, so the CM's default stays. */
+static void no_tos_sets_no_option(void **state)
+{
+	struct rt_conn *c;
+
+	(void)state;
+	c = client();
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	assert_int_equal(calls.resolve_route, 1);
+	assert_int_equal(calls.set_option, 0);
+}
+
+static int hook_addr(struct rt_conn *c)
+{
+	(void)c;
+	calls.addr_hook++;
+	assert_int_equal(calls.tos_sets, 1); /* the join sees the TOS */
+	return 0;
+}
+
+/* An applet that takes over at address resolution (mckey's joins) still
+ * gets the TOS; an id bound without resolving (mckey -M) gets it too. */
+static void tos_reaches_joins(void **state)
+{
+	static const struct rt_cm_hooks join_hooks = { .addr_resolved = hook_addr };
+	struct sockaddr_in src = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(0xc0000202) };
+	struct rt_conn *c;
+
+	(void)state;
+	cm->hooks = &join_hooks;
+	cm->params.tos = 0x6a;
+	c = client();
+	deliver(event(c->id, RDMA_CM_EVENT_ADDR_RESOLVED, 0));
+	assert_int_equal(calls.addr_hook, 1);
+	assert_int_equal(calls.resolve_route, 0);
+	assert_int_equal(calls.tos, 0x6a);
+	cm->params.tos = 32;
+	assert_non_null(rt_cm_bind(cm, (struct sockaddr *)&src));
+	assert_int_equal(calls.tos_sets, 2);
+	assert_int_equal(calls.tos, 32);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_cm, teardown_cm)
@@ -1463,6 +1529,9 @@ int main(void)
 		T(ud_server_is_established_at_accept),
 		T(ud_failed_accept_is_not_established),
 		T(ud_destroy_sends_no_disconnect),
+		T(tos_is_set_before_the_route),
+		T(no_tos_sets_no_option),
+		T(tos_reaches_joins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

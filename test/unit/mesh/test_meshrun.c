@@ -149,7 +149,7 @@ static int rank_main(const struct cluster *cl, uint32_t rank, unsigned port)
 	}
 	rt_oob_init(&o, 10000);
 	if (rt_mesh_join(&o, "127.0.0.1", port, 5000, &h, &err) ||
-	    rt_mesh_follow(&o, rank, cl->n, stub_test, &st, &v, &err))
+	    rt_mesh_follow(&o, NULL, rank, cl->n, stub_test, &st, &v, &err))
 		return 1;
 	rt_oob_close(&o);
 	return v.ready ? 10 : v.interrupted ? 12 : v.self ? 13 : 11;

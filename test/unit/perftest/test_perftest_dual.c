@@ -182,13 +182,13 @@ static void rules(void **state)
 	(void)state;
 	/* -O doubles -q, on ports 1 and 2 */
 	assert_int_equal(send_bw(&p, &err, "-O", "h", NULL), 0);
-	assert_true(p.res.dualport);
-	assert_int_equal(p.qps, 2);
-	assert_int_equal(p.ib_port, 1);
+	assert_true(p.opt.dual.on);
+	assert_int_equal(p.opt.qps, 2);
+	assert_int_equal(p.opt.ib_port, 1);
 	assert_int_equal(send_bw(&p, &err, "-O", "-q", "4", "h", NULL), 0);
-	assert_int_equal(p.qps, 8);
+	assert_int_equal(p.opt.qps, 8);
 	assert_int_equal(send_bw(&p, &err, "-O", "-q", "1024", "h", NULL), 0);
-	assert_int_equal(p.qps, 2048);
+	assert_int_equal(p.opt.qps, 2048);
 	assert_int_equal(send_bw(&p, &err, "-O", "-i", "1", "h", NULL), 0);
 	refused(send_bw(&p, &err, "-O", "-i", "2", "h", NULL), &err, "ports 1 and 2");
 	refused(send_bw(&p, &err, "-O", "-R", "h", NULL), &err, "-R exclude");
@@ -201,7 +201,7 @@ static void rules(void **state)
 	/* --report-per-port: -O and -D */
 	assert_int_equal(send_bw(&p, &err, "-O", "-D", "4", "--report-per-port", "h",
 				 NULL), 0);
-	assert_true(p.per_port);
+	assert_true(p.opt.dual.per_port);
 	refused(send_bw(&p, &err, "-D", "4", "--report-per-port", "h", NULL), &err,
 		"-D and -O");
 	refused(send_bw(&p, &err, "-O", "--report-per-port", "h", NULL), &err,
@@ -273,7 +273,8 @@ static void fake_device(struct rt_pt_conn *c, enum ibv_port_state s2, uint8_t ll
 	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 7 };
 
 	memset(&run, 0, sizeof(run));
-	params = (struct rt_pt_params){ .gid_index = -1, .qps = 4, .res.dualport = true };
+	params = (struct rt_pt_params){ .opt = { .gid_index = -1, .qps = 4,
+						    .dual.on = true } };
 	fake_attr = (struct ibv_device_attr){ .phys_port_cnt = 2 };
 	for (int i = 1; i <= 2; i++)
 		fake_port[i] = (struct ibv_port_attr){ .state = IBV_PORT_ACTIVE,
@@ -318,7 +319,7 @@ static void device_checks(void **state)
 	assert_non_null(strstr(run.err.reason, "mlx5_0 port 2 is IB, port 1 is Ethernet"));
 	/* without -O nothing is asked */
 	fake_device(&c, IBV_PORT_DOWN, IBV_LINK_LAYER_INFINIBAND);
-	params.res.dualport = false;
+	params.opt.dual.on = false;
 	assert_int_equal(rt_pt_dual_device(&c), 0);
 	assert_false(c.dual.on);
 	assert_ptr_equal(rt_pt_dual_dev(&c, 3), &c.d);
@@ -347,17 +348,17 @@ static void roce_two_ports(void **state)
 				 &c.dual.local2);
 	}
 	/* --ipv6: the v2 link-local entry */
-	params.res.ipv6 = true;
+	params.opt.res.ipv6 = true;
 	assert_int_equal(rt_pt_dual_path(&c), 0);
 	assert_int_equal(c.dual.local2.gid_index, 1);
 	/* -x 2: that entry on port 2 too, as perftest's use_gid_user */
-	params.res.ipv6 = false;
-	params.gid_index = 2;
+	params.opt.res.ipv6 = false;
+	params.opt.gid_index = 2;
 	assert_int_equal(rt_pt_dual_path(&c), 0);
 	assert_false(c.dual.gid_auto2);
 	assert_int_equal(c.dual.local2.gid_index, 2);
 	/* an entry port 2 lacks is named */
-	params.gid_index = 9;
+	params.opt.gid_index = 9;
 	assert_int_equal(rt_pt_dual_path(&c), -1);
 	assert_int_equal(run.err.exit_code, RT_EXIT_ENV);
 }

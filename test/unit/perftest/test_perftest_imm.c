@@ -55,7 +55,7 @@ static void bw_depth(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "host", NULL), 0);
-	assert_false(p.write_imm);
+	assert_false(p.opt.imm.write_imm);
 	assert_false(rt_pt_receives(&p));
 	/* without it a write test posts no receives: -r is refused */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "-r", "8", "host", NULL), -1);
@@ -64,17 +64,17 @@ static void bw_depth(void **state)
 	/* perftest's 512, clipped to -n; an odd -r made even */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "--write_with_imm", "host", NULL), 0);
 	assert_true(rt_pt_receives(&p));
-	assert_int_equal(p.rx_depth, 512);
+	assert_int_equal(p.opt.rx_depth, 512);
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "--write_with_imm", "-n", "100",
 			       "host", NULL), 0);
-	assert_int_equal(p.rx_depth, 100);
+	assert_int_equal(p.opt.rx_depth, 100);
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "--write_with_imm", "-r", "7",
 			       "host", NULL), 0);
-	assert_int_equal(p.rx_depth, 8);
+	assert_int_equal(p.opt.rx_depth, 8);
 	/* UC with -r left alone: every receive up front */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "--write_with_imm", "-c", "UC",
 			       "-n", "20000", "host", NULL), 0);
-	assert_int_equal(p.rx_depth, RT_PT_UC_MAX_RX);
+	assert_int_equal(p.opt.rx_depth, RT_PT_UC_MAX_RX);
 	/* --recv_post_list: it posts receives now */
 	assert_int_equal(parse(&p, &err, RT_PT_BW, "--write_with_imm",
 			       "--recv_post_list", "4", "host", NULL), 0);
@@ -115,15 +115,15 @@ static void lat_depth(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, RT_PT_LAT, "--write_with_imm", "host", NULL), 0);
-	assert_int_equal(p.rx_depth, RT_PT_IMM_LAT_RX);
+	assert_int_equal(p.opt.rx_depth, RT_PT_IMM_LAT_RX);
 	rt_pt_test_name(name, sizeof(name), &p);
 	assert_string_equal(name, "RDMA_Write_imm Latency Test");
 	assert_int_equal(parse(&p, &err, RT_PT_LAT, "--write_with_imm", "-n", "99",
 			       "host", NULL), 0);
-	assert_int_equal(p.rx_depth, 100); /* 99, made even as perftest */
+	assert_int_equal(p.opt.rx_depth, 100); /* 99, made even as perftest */
 	assert_int_equal(parse(&p, &err, RT_PT_LAT, "--write_with_imm", "-D", "4",
 			       "host", NULL), 0);
-	assert_int_equal(p.rx_depth, RT_PT_IMM_LAT_RX);
+	assert_int_equal(p.opt.rx_depth, RT_PT_IMM_LAT_RX);
 }
 
 static struct ibv_wc good(uint32_t len)

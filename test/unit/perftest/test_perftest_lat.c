@@ -175,18 +175,18 @@ static void send_lat_params(void **state)
 	(void)state;
 	assert_int_equal(rt_opt_table_check(send_lat_opts, &err), 0);
 	assert_int_equal(parse_send_lat(&p, &err, 1, dflt), 0);
-	assert_int_equal(p.size, 2);
-	assert_int_equal(p.iters, 1000);
-	assert_int_equal(p.tx_depth, 1);
-	assert_int_equal(p.rx_depth, 512);
-	assert_int_equal(p.inline_size, 0);
+	assert_int_equal(p.opt.size, 2);
+	assert_int_equal(p.opt.iters, 1000);
+	assert_int_equal(p.opt.tx_depth, 1);
+	assert_int_equal(p.opt.rx_depth, 512);
+	assert_int_equal(p.opt.inline_size, 0);
 	assert_int_equal(parse_send_lat(&p, &err, 3, n200), 0);
-	assert_int_equal(p.rx_depth, 200);
+	assert_int_equal(p.opt.rx_depth, 200);
 	assert_int_equal(parse_send_lat(&p, &err, 3, n5), 0);
-	assert_int_equal(p.rx_depth, 6); /* 5, made even */
+	assert_int_equal(p.opt.rx_depth, 6); /* 5, made even */
 	assert_int_equal(parse_send_lat(&p, &err, 3, dur), 0);
-	assert_int_equal(p.rx_depth, 512);
-	assert_int_equal(p.margin, 1);
+	assert_int_equal(p.opt.rx_depth, 512);
+	assert_int_equal(p.opt.margin, 1);
 }
 
 /* ---- a scripted peer ------------------------------------------------------ */

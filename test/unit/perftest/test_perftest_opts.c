@@ -92,17 +92,17 @@ static void defaults_of_write_bw(void **state)
 	(void)state;
 	assert_int_equal(parse(&p, &err, NULL), 0);
 	assert_false(p.client);
-	assert_int_equal(p.tcp_port, 18515);
-	assert_int_equal(p.size, 65536);
-	assert_int_equal(p.iters, 5000);
-	assert_int_equal(p.tx_depth, 128);
-	assert_int_equal(p.qps, 1);
-	assert_int_equal(p.cq_mod, 1); /* 65536 > 8 KiB */
-	assert_int_equal(p.qp_timeout, 14);
-	assert_int_equal(p.gid_index, -1);
-	assert_int_equal(p.mtu, 0);
-	assert_false(p.no_peak);
-	assert_string_equal(p.out_json_file, "perftest_out.json");
+	assert_int_equal(p.opt.port, 18515);
+	assert_int_equal(p.opt.size, 65536);
+	assert_int_equal(p.opt.iters, 5000);
+	assert_int_equal(p.opt.tx_depth, 128);
+	assert_int_equal(p.opt.qps, 1);
+	assert_int_equal(p.opt.cq_mod, 1); /* 65536 > 8 KiB */
+	assert_int_equal(p.opt.qp_timeout, 14);
+	assert_int_equal(p.opt.gid_index, -1);
+	assert_int_equal(p.opt.mtu, 0);
+	assert_false(p.opt.no_peak);
+	assert_string_equal(p.opt.out_json_file, "perftest_out.json");
 	/* -Q is 1 above 8 KiB unless given, or -a */
 	assert_int_equal(rt_pt_cq_mod(&p, 65536), 1);
 	assert_int_equal(parse(&p, &err, "-s", "8192", NULL), 0);
@@ -127,21 +127,21 @@ static void values_and_dependencies(void **state)
 	assert_int_equal(parse(&p, &err, "-s", "4K", "-n", "10", "-q", "4", "-x", "3",
 			       "-m", "1024", "--report_gbits", "host", NULL), 0);
 	assert_true(p.client);
-	assert_string_equal(p.server, "host");
-	assert_int_equal(p.size, 4096);
-	assert_int_equal(p.tx_depth, 10); /* clipped to -n */
-	assert_int_equal(p.qps, 4);
-	assert_int_equal(p.gid_index, 3);
-	assert_int_equal(p.mtu, IBV_MTU_1024);
-	assert_true(p.gbits);
+	assert_string_equal(p.opt.server, "host");
+	assert_int_equal(p.opt.size, 4096);
+	assert_int_equal(p.opt.tx_depth, 10); /* clipped to -n */
+	assert_int_equal(p.opt.qps, 4);
+	assert_int_equal(p.opt.gid_index, 3);
+	assert_int_equal(p.opt.mtu, IBV_MTU_1024);
+	assert_true(p.opt.report_gbits);
 	assert_int_equal(parse(&p, &err, "-a", NULL), 0);
-	assert_int_equal(p.size, RT_PT_ALL_MAX);
+	assert_int_equal(p.opt.size, RT_PT_ALL_MAX);
 	assert_int_equal(parse(&p, &err, "-D", "8", NULL), 0);
-	assert_int_equal(p.duration, 8);
-	assert_int_equal(p.margin, 2);
-	assert_true(p.no_peak);
+	assert_int_equal(p.opt.duration, 8);
+	assert_int_equal(p.opt.margin, 2);
+	assert_true(p.opt.no_peak);
 	assert_int_equal(parse(&p, &err, "-n", "20001", NULL), 0);
-	assert_true(p.no_peak);
+	assert_true(p.opt.no_peak);
 }
 
 static void refusals_and_bad_values(void **state)
@@ -157,14 +157,14 @@ static void refusals_and_bad_values(void **state)
 	/* -z: the exchange over the CM, the QPs by hand */
 	assert_int_equal(parse(&p, &err, "-z", "host", NULL), 0);
 	assert_true(p.comm_cm);
-	assert_false(p.rdma_cm);
+	assert_false(p.opt.rdma_cm);
 	/* -R is taken, and with -x too, as perftest takes it */
 	assert_int_equal(parse(&p, &err, "-R", "host", NULL), 0);
-	assert_true(p.rdma_cm);
+	assert_true(p.opt.rdma_cm);
 	assert_true(p.comm_cm);
 	assert_int_equal(parse(&p, &err, "-R", "-x", "3", "host", NULL), 0);
-	assert_true(p.rdma_cm);
-	assert_int_equal(p.gid_index, 3);
+	assert_true(p.opt.rdma_cm);
+	assert_int_equal(p.opt.gid_index, 3);
 	assert_int_equal(parse(&p, &err, "--use-srq", NULL), -1);
 	assert_non_null(strstr(err.reason, "--use-srq"));
 	memset(&err, 0, sizeof(err));
@@ -218,25 +218,25 @@ static void cm_and_grh_options(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, "host", NULL), 0);
-	assert_int_equal(p.tos, -1);
-	assert_int_equal(p.tclass, 0);
-	assert_int_equal(p.retry_count, 7);
-	assert_int_equal(p.wait_destroy, 0);
-	assert_true(p.xchg_versions);
-	assert_true(p.relaxed);
+	assert_int_equal(p.opt.tos, -1);
+	assert_int_equal(p.opt.tclass, 0);
+	assert_int_equal(p.opt.retry_count, 7);
+	assert_int_equal(p.opt.wait_destroy, 0);
+	assert_false(p.opt.dont_xchg);
+	assert_false(p.opt.no_relaxed);
 	assert_int_equal(parse(&p, &err, "-R", "-T", "96", "--retry_count", "3",
 			       "host", NULL), 0);
-	assert_int_equal(p.tos, 96);
-	assert_int_equal(p.retry_count, 3);
+	assert_int_equal(p.opt.tos, 96);
+	assert_int_equal(p.opt.retry_count, 3);
 	assert_int_equal(parse(&p, &err, "-z", "--retry_count=0", "--tclass", "32",
 			       "host", NULL), 0);
-	assert_int_equal(p.retry_count, 0);
-	assert_int_equal(p.tclass, 32);
+	assert_int_equal(p.opt.retry_count, 0);
+	assert_int_equal(p.opt.tclass, 32);
 	assert_int_equal(parse(&p, &err, "--dont_xchg_versions", "--disable_pcie_relaxed",
 			       "--wait_destroy", "2", "--use_old_post_send", NULL), 0);
-	assert_false(p.xchg_versions);
-	assert_false(p.relaxed);
-	assert_int_equal(p.wait_destroy, 2);
+	assert_true(p.opt.dont_xchg);
+	assert_true(p.opt.no_relaxed);
+	assert_int_equal(p.opt.wait_destroy, 2);
 	refused("-T (--tos) needs -R", "-T", "4", "host", NULL);
 	refused("-T (--tos) needs -R", "-z", "--tos=4", "host", NULL);
 	refused("--tos: 256 is out of range", "-R", "-T", "256", NULL);
@@ -249,7 +249,8 @@ static void cm_and_grh_options(void **state)
 
 static void slot_and_names(void **state)
 {
-	struct rt_pt_params p = { .t = { RT_PT_READ, RT_PT_BW }, .post_list = 1 };
+	struct rt_pt_params p = { .t = { RT_PT_READ, RT_PT_BW },
+				  .opt.post_list = 1 };
 	char name[96];
 
 	(void)state;
@@ -262,15 +263,16 @@ static void slot_and_names(void **state)
 	rt_pt_test_name(name, sizeof(name), &p);
 	assert_string_equal(name, "Send Latency Test");
 	p.t = (struct rt_pt_test){ RT_PT_WRITE, RT_PT_BW };
-	p.bidir = true;
-	p.post_list = 4;
+	p.opt.bidir = true;
+	p.opt.post_list = 4;
 	rt_pt_test_name(name, sizeof(name), &p);
 	assert_string_equal(name, "RDMA_Write Bidirectional Post List BW Test");
-	p = (struct rt_pt_params){ .t = { RT_PT_ATOMIC, RT_PT_BW }, .post_list = 1 };
+	p = (struct rt_pt_params){ .t = { RT_PT_ATOMIC, RT_PT_BW },
+					.opt.post_list = 1 };
 	rt_pt_test_name(name, sizeof(name), &p);
 	assert_string_equal(name, "Atomic FETCH_AND_ADD BW Test");
 	p.t.kind = RT_PT_LAT;
-	p.atomic = RT_PT_CMP_SWAP;
+	p.opt.atomic_type = RT_PT_CMP_SWAP;
 	rt_pt_test_name(name, sizeof(name), &p);
 	assert_string_equal(name, "Atomic CMP_AND_SWAP Latency Test");
 }
@@ -283,10 +285,10 @@ static void atomic_rules(void **state)
 	(void)state;
 	assert_int_equal(rt_opt_table_check(atomic_opts, &err), 0);
 	assert_int_equal(parse_atomic(&p, &err, NULL), 0);
-	assert_int_equal(p.size, 8);
-	assert_int_equal(p.atomic, RT_PT_FETCH_ADD);
+	assert_int_equal(p.opt.size, 8);
+	assert_int_equal(p.opt.atomic_type, RT_PT_FETCH_ADD);
 	assert_int_equal(parse_atomic(&p, &err, "-A", "CMP_AND_SWAP", "-s", "8", NULL), 0);
-	assert_int_equal(p.atomic, RT_PT_CMP_SWAP);
+	assert_int_equal(p.opt.atomic_type, RT_PT_CMP_SWAP);
 	/* -A is refused where it has no row (perftest_opts.c's list) */
 	assert_int_equal(parse(&p, &err, "-A", "CMP_AND_SWAP", NULL), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);

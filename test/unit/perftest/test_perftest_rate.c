@@ -44,16 +44,16 @@ static void rate_rules(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "2.5", NULL), 0);
-	assert_int_equal(p.rate_type, RT_PT_RATE_HW);
+	assert_int_equal(p.opt.rate.type, RT_PT_RATE_HW);
 	assert_false(p.rate_type_given);
-	assert_int_equal(p.burst_size, 128);
+	assert_int_equal(p.opt.rate.burst_size, 128);
 	assert_true(p.rate_limit == 2.5);
 	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "40", "--rate_units", "M",
 			       "--rate_limit_type", "SW", "--burst_size", "8", NULL), 0);
-	assert_int_equal(p.rate_type, RT_PT_RATE_SW);
+	assert_int_equal(p.opt.rate.type, RT_PT_RATE_SW);
 	assert_true(p.rate_type_given);
-	assert_int_equal(p.rate_units, RT_PT_RATE_MIBPS);
-	assert_int_equal(p.burst_size, 8);
+	assert_int_equal(p.opt.rate.units, RT_PT_RATE_MIBPS);
+	assert_int_equal(p.opt.rate.burst_size, 8);
 	assert_int_equal(parse(&p, &err, send_bw, "--burst_size", "8", NULL), -1);
 	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit_type", "SW", NULL), -1);
 	assert_int_equal(parse(&p, &err, send_bw, "--rate_limit", "1", "--rate_limit_type",
@@ -85,8 +85,8 @@ static void rate_units(void **state)
  * burst starts at once and the next keeps the schedule. */
 static void pacer(void **state)
 {
-	struct rt_pt_params p = { .rate_limit = 4, .rate_units = RT_PT_RATE_MIBPS,
-				  .burst_size = 4 };
+	struct rt_pt_params p = { .rate_limit = 4,
+				  .opt.rate = { .units = RT_PT_RATE_MIBPS, .burst_size = 4 } };
 	struct rt_pt_conn c = { .p = &p, .pace_sw = true };
 	struct rt_pt_pacer pc;
 	uint64_t t0 = 1000000000ull;

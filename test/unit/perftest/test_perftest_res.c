@@ -72,14 +72,14 @@ static void defaults(void **state)
 
 	(void)state;
 	assert_int_equal(send_bw(&p, &err, "host", NULL), 0);
-	assert_null(p.res.source);
-	assert_null(p.res.mmap_file);
+	assert_null(p.opt.res.source);
+	assert_null(p.opt.res.mmap_file);
 	assert_int_equal(p.res.link_layer, -1);
-	assert_int_equal(p.res.pkey_index, 0);
-	assert_int_equal(p.res.dlid, 0);
-	assert_int_equal(p.res.recv_post_list, 1);
-	assert_false(p.res.srq || p.res.odp || p.res.hugepages || p.res.mr_per_qp ||
-		     p.res.dualport || p.res.ipv6);
+	assert_int_equal(p.opt.res.pkey_index, 0);
+	assert_int_equal(p.opt.res.dlid, 0);
+	assert_int_equal(p.opt.res.recv_post_list, 1);
+	assert_false(p.opt.res.srq || p.opt.res.odp || p.opt.res.hugepages ||
+		     p.opt.res.mr_per_qp || p.opt.dual.on || p.opt.res.ipv6);
 }
 
 static void values(void **state)
@@ -92,21 +92,21 @@ static void values(void **state)
 				 "--pkey_index", "3", "--dlid", "17", "--force-link",
 				 "Ethernet", "--odp", "--use_hugepages", "--mr_per_qp",
 				 "-O", "--use-srq", "--recv_post_list", "4", "host", NULL), 0);
-	assert_string_equal(p.res.source, "192.0.2.9");
+	assert_string_equal(p.opt.res.source, "192.0.2.9");
 	assert_int_equal(p.res.source_addr.ss_family, AF_INET);
-	assert_true(p.res.ipv6 && p.res.odp && p.res.hugepages && p.res.mr_per_qp &&
-		    p.res.dualport && p.res.srq);
-	assert_int_equal(p.res.pkey_index, 3);
-	assert_int_equal(p.res.dlid, 17);
+	assert_true(p.opt.res.ipv6 && p.opt.res.odp && p.opt.res.hugepages &&
+		    p.opt.res.mr_per_qp && p.opt.dual.on && p.opt.res.srq);
+	assert_int_equal(p.opt.res.pkey_index, 3);
+	assert_int_equal(p.opt.res.dlid, 17);
 	assert_int_equal(p.res.link_layer, IBV_LINK_LAYER_ETHERNET);
-	assert_int_equal(p.res.recv_post_list, 4);
+	assert_int_equal(p.opt.res.recv_post_list, 4);
 	/* 4.5's --source_ip and its letter are the same option */
 	assert_int_equal(send_bw(&p, &err, "-j", "fd00::1", "host", NULL), 0);
 	assert_int_equal(p.res.source_addr.ss_family, AF_INET6);
 	assert_int_equal(send_bw(&p, &err, "--mmap", "/dev/zero", "--mmap-offset",
 				 "8192", NULL), 0);
-	assert_string_equal(p.res.mmap_file, "/dev/zero");
-	assert_int_equal(p.res.mmap_offset, 8192);
+	assert_string_equal(p.opt.res.mmap_file, "/dev/zero");
+	assert_int_equal(p.opt.res.mmap_offset, 8192);
 	assert_int_equal(send_bw(&p, &err, "--force-link", "IB", NULL), 0);
 	assert_int_equal(p.res.link_layer, IBV_LINK_LAYER_INFINIBAND);
 }
@@ -207,7 +207,7 @@ static void vector_rules(void **state)
 
 	(void)state;
 	assert_int_equal(parse_vector(&p, &err, "host", NULL), 0);
-	assert_int_equal(p.res.vector, -1);
+	assert_int_equal(p.opt.res.vector, -1);
 	assert_int_equal(rt_pt_comp_vector(&p, &ctx, &err), 0);
 	assert_int_equal(parse_vector(&p, &err, "-X", "1", "host", NULL), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);

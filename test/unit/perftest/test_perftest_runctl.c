@@ -70,12 +70,12 @@ static void run_infinitely(void **state)
 	(void)state;
 	/* perftest's default period is 5 s; no margin, no peak */
 	assert_int_equal(BW("--run_infinitely", "h"), 0);
-	assert_true(p.run_inf);
-	assert_int_equal(p.duration, 5);
-	assert_int_equal(p.margin, 0);
-	assert_true(p.no_peak);
+	assert_true(p.opt.ctl.run_inf);
+	assert_int_equal(p.opt.duration, 5);
+	assert_int_equal(p.opt.margin, 0);
+	assert_true(p.opt.no_peak);
 	assert_int_equal(BW("--run_infinitely", "-D", "2", "h"), 0);
-	assert_int_equal(p.duration, 2);
+	assert_int_equal(p.opt.duration, 2);
 	assert_int_equal(BW("--run_infinitely", "-e", "h"), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
 	assert_int_equal(BW("--run_infinitely", "-a", "h"), -1);
@@ -109,16 +109,16 @@ static void reversed_and_server_flags(void **state)
 	assert_false(p.client);
 	assert_int_equal(BW("--server", "-s", "8"), 0);
 	assert_false(p.client);
-	assert_int_equal(p.size, 8);
+	assert_int_equal(p.opt.size, 8);
 	assert_int_equal(BW("-Z", "h"), 0);
 	assert_true(p.client);
-	assert_string_equal(p.server, "h");
+	assert_string_equal(p.opt.server, "h");
 	assert_int_equal(BW("--server", "h"), 0);
-	assert_string_equal(p.server, "h");
+	assert_string_equal(p.opt.server, "h");
 	assert_int_equal(BW("--server=h"), 0);
-	assert_string_equal(p.server, "h");
+	assert_string_equal(p.opt.server, "h");
 	assert_int_equal(BW("-P"), 0);
-	assert_true(p.client_flag);
+	assert_true(p.opt.ctl.client_flag);
 	assert_false(p.client);
 }
 
@@ -129,27 +129,27 @@ static void report_options(void **state)
 
 	(void)state;
 	assert_int_equal(BW("-b", "--report-both", "h"), 0);
-	assert_true(p.report_both);
+	assert_true(p.opt.ctl.report_both);
 	assert_int_equal(BW("--report-per-port", "h"), -1);
 	assert_non_null(strstr(err.reason, "-D and -O"));
 	/* and -O (test_perftest_dual.c) */
 	assert_int_equal(BW("--report-per-port", "-D", "4", "h"), -1);
 	assert_non_null(strstr(err.reason, "-D and -O"));
 	assert_int_equal(BW("--cpu_util", "-D", "4", "h"), 0);
-	assert_true(p.cpu_util);
+	assert_true(p.opt.ctl.cpu_util);
 	assert_int_equal(BW("-W", "counters/port_xmit_data,hw_counters/rcvd_pkts", "h"), 0);
-	assert_string_equal(p.counters, "counters/port_xmit_data,hw_counters/rcvd_pkts");
+	assert_string_equal(p.opt.ctl.counters, "counters/port_xmit_data,hw_counters/rcvd_pkts");
 	assert_int_equal(BW("-W", "a,,b", "h"), -1);
 	assert_int_equal(BW("-W", "/etc/passwd", "h"), -1);
 	assert_int_equal(BW("-W", "../../x", "h"), -1);
 	assert_int_equal(BW("-W", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", "h"), -1);
 	assert_non_null(strstr(err.reason, "more than 16"));
 	assert_int_equal(LAT("-H", "-U", "--latency_gap", "7", "h"), 0);
-	assert_true(p.histogram);
-	assert_true(p.unsorted);
-	assert_int_equal(p.latency_gap, 7);
+	assert_true(p.opt.ctl.histogram);
+	assert_true(p.opt.ctl.unsorted);
+	assert_int_equal(p.opt.ctl.latency_gap, 7);
 	assert_int_equal(LAT("--report-histogrm", "h"), 0);
-	assert_true(p.histogram);
+	assert_true(p.opt.ctl.histogram);
 	assert_int_equal(LAT("-H", "-D", "4", "h"), -1);
 	assert_int_equal(LAT("-U", "-n", "5000000", "h"), -1);
 	assert_non_null(strstr(err.reason, "4194304"));

@@ -45,13 +45,13 @@ static void conn_words(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, send_bw, NULL), 0);
-	assert_int_equal(p.conn, RT_PT_RC);
+	assert_int_equal(p.opt.ud.conn, RT_PT_RC);
 	assert_int_equal(parse(&p, &err, send_bw, "-c", "UD", NULL), 0);
-	assert_int_equal(p.conn, RT_PT_UD);
-	assert_int_equal(rt_pt_qp_type(p.conn), IBV_QPT_UD);
-	assert_string_equal(rt_pt_conn_name(p.conn), "UD");
+	assert_int_equal(p.opt.ud.conn, RT_PT_UD);
+	assert_int_equal(rt_pt_qp_type(p.opt.ud.conn), IBV_QPT_UD);
+	assert_string_equal(rt_pt_conn_name(p.opt.ud.conn), "UD");
 	assert_int_equal(parse(&p, &err, write_bw, "-c", "UC", NULL), 0);
-	assert_int_equal(rt_pt_qp_type(p.conn), IBV_QPT_UC);
+	assert_int_equal(rt_pt_qp_type(p.opt.ud.conn), IBV_QPT_UC);
 	assert_int_equal(parse(&p, &err, write_bw, "-c", "UD", NULL), -1);
 	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
 	assert_non_null(strstr(err.reason, "only possible with the SEND verb"));
@@ -72,35 +72,35 @@ static void depths(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&p, &err, send_bw, "-c", "UD", "-n", "200", NULL), 0);
-	assert_int_equal(p.rx_depth, 200);
-	assert_int_equal(p.cq_mod, 100);
+	assert_int_equal(p.opt.rx_depth, 200);
+	assert_int_equal(p.opt.cq_mod, 100);
 	assert_int_equal(parse(&p, &err, send_bw, "-c", "UC", "-n", "50000", NULL), 0);
-	assert_int_equal(p.rx_depth, RT_PT_UC_MAX_RX);
-	assert_int_equal(p.cq_mod, 1);
+	assert_int_equal(p.opt.rx_depth, RT_PT_UC_MAX_RX);
+	assert_int_equal(p.opt.cq_mod, 1);
 	assert_int_equal(parse(&p, &err, send_bw, "-c", "UD", "-n", "200", "-r", "64", NULL), 0);
-	assert_int_equal(p.rx_depth, 64);
+	assert_int_equal(p.opt.rx_depth, 64);
 	assert_int_equal(parse(&p, &err, send_bw, "-c", "UD", "-D", "4", NULL), 0);
-	assert_int_equal(p.rx_depth, 512);
+	assert_int_equal(p.opt.rx_depth, 512);
 	assert_int_equal(parse(&p, &err, send_bw, "-n", "200", NULL), 0);
-	assert_int_equal(p.rx_depth, 200); /* RC: clipped to -n as before */
+	assert_int_equal(p.opt.rx_depth, 200); /* RC: clipped to -n as before */
 }
 
 static void grh_and_clip(void **state)
 {
-	struct rt_pt_params p = { .conn = RT_PT_UD, .size = 65536 };
+	struct rt_pt_params p = { .opt = { .ud.conn = RT_PT_UD, .size = 65536 } };
 	struct rt_pt_conn c = { .p = &p, .sys = { .mtu = IBV_MTU_1024 } };
 
 	(void)state;
 	assert_int_equal(rt_pt_ud_grh(&c), RT_PT_UD_GRH);
 	rt_pt_ud_clip(&c, &p);
-	assert_int_equal(p.size, 1024);
-	p.size = 512;
+	assert_int_equal(p.opt.size, 1024);
+	p.opt.size = 512;
 	rt_pt_ud_clip(&c, &p);
-	assert_int_equal(p.size, 512);
-	p.conn = RT_PT_UC;
-	p.size = 65536;
+	assert_int_equal(p.opt.size, 512);
+	p.opt.ud.conn = RT_PT_UC;
+	p.opt.size = 65536;
 	rt_pt_ud_clip(&c, &p);
-	assert_int_equal(p.size, 65536);
+	assert_int_equal(p.opt.size, 65536);
 	assert_int_equal(rt_pt_ud_grh(&c), 0);
 }
 

@@ -732,6 +732,41 @@ static void dial_binds_the_source_and_tunes(void **state)
 	close(d.lfd);
 }
 
+/* --tos: the client's socket carries it before it connects. TCP keeps
+ * the ECN bits to itself (ip(7)), so 106 reads back as DSCP 26's 104. */
+static void dial_sets_the_tos(void **state)
+{
+	struct dial d;
+	int afd;
+
+	(void)state;
+	dial_init(&d, true);
+	d.t.set_tos = true;
+	d.t.tos = 106;
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), 0);
+	assert_int_equal(int_opt(d.s.fd, IPPROTO_IP, IP_TOS) & 0xfc, 104);
+	assert_int_equal(rt_sock_accept(&rt_sock_kernel, d.lfd, 2000, &afd, &d.e), 0);
+	close(afd);
+	rt_stream_close(&d.s, false);
+	close(d.lfd);
+}
+
+/* Without it the socket keeps the default, 0. */
+static void dial_leaves_the_tos_alone(void **state)
+{
+	struct dial d;
+	int afd;
+
+	(void)state;
+	dial_init(&d, true);
+	assert_int_equal(rt_stream_dial(&d.s, &d.a, &d.t, 0, &d.log, &d.e), 0);
+	assert_int_equal(int_opt(d.s.fd, IPPROTO_IP, IP_TOS), 0);
+	assert_int_equal(rt_sock_accept(&rt_sock_kernel, d.lfd, 2000, &afd, &d.e), 0);
+	close(afd);
+	rt_stream_close(&d.s, false);
+	close(d.lfd);
+}
+
 /* A closed port: one refused try without --wait-server, exit 1. */
 static void dial_refused_is_exit_1(void **state)
 {
@@ -907,6 +942,8 @@ int main(void)
 		cmocka_unit_test(tuning_is_read_back),
 		cmocka_unit_test(tuning_leaves_what_is_zero),
 		cmocka_unit_test(dial_binds_the_source_and_tunes),
+		cmocka_unit_test(dial_sets_the_tos),
+		cmocka_unit_test(dial_leaves_the_tos_alone),
 		cmocka_unit_test(dial_refused_is_exit_1),
 		cmocka_unit_test(dial_retries_until_the_server_is_up),
 		cmocka_unit_test(series_rows_and_scale),

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# hosts: 2
+# timeout: 240
+# The type of service on the wire: both hosts' eth0 are watched with
+# tos-sniff (test/lab/tools/tos_sniff.c) while an rping client on a runs
+# to host b. Each side counts what it receives (rxe's own transmissions do
+# not reach a packet socket here), so a's packets are seen at b and b's
+# at a. With --tos 106 every RoCE v2 packet of the connection, both ways,
+# carries IP TOS 0x6a (DSCP 26): the client's from its option, the
+# server's from the client's connect request; without it, 0 (so the
+# capture is not reading a constant). And doctor on Soft-RoCE says its
+# netdev exposes no PFC, trust mode or DSCP map, as a PASS.
+D=$RT/doctor
+
+# seen LOG FROM: the connection's packets (not QP 1's MADs) LOG received from FROM
+seen() { printf '%s\n' "$1" | grep "^roce in src=$2 .*kind=data"; }
+
+# tos_run WANT ARGS...: rping from a to b with ARGS while both eth0 are
+# captured; fails unless each side received at least 10 of the
+# connection's packets from the other and each carries TOS WANT.
+tos_run() {
+	local want=$1 at_a at_b n_a n_b bad
+	shift
+	bg_start sniffa a $RT/tos-sniff eth0 40 2000
+	bg_start sniffb b $RT/tos-sniff eth0 40 2000
+	wait_log sniffa '^listening on eth0' 10 || fail "tos-sniff not listening on a"
+	failed || wait_log sniffb '^listening on eth0' 10 || fail "tos-sniff not listening on b"
+	failed || bg_start srv b $RT/rping -s -a "$B" -C 5
+	failed || wait_listen b 7174 20 || fail "rping server not listening"
+	failed || run_on -t 40 a $RT/rping -c -a "$B" -C 5 "$@" || fail "rping client exited $?"
+	failed || bg_wait srv 20 || fail "rping server exited $?"
+	at_a=$(bg_log sniffa)
+	at_b=$(bg_log sniffb)
+	bg_kill sniffa > /dev/null
+	bg_kill sniffb > /dev/null
+	n_b=$(seen "$at_b" 192.0.2.1 | grep -c .)
+	n_a=$(seen "$at_a" 192.0.2.2 | grep -c .)
+	bad=$({ seen "$at_b" 192.0.2.1; seen "$at_a" 192.0.2.2; } | grep -v "tos=$want")
+	record "tos $want: a -> b $n_b packets, b -> a $n_a, $(printf '%s' "$bad" | grep -c .) with another TOS"
+	failed || [ "$n_b" -ge 10 ] || fail "b received $n_b RoCE packets from a, want at least 10 (5 pings)"
+	failed || [ "$n_a" -ge 10 ] || fail "a received $n_a RoCE packets from b, want at least 10"
+	failed || [ -z "$bad" ] || fail "packets without TOS $want: $(printf '%s\n' "$bad" | head -n 2 | tr '\n' ' ')"
+}
+
+case_begin "rping --tos 106: the connection's RoCE v2 packets carry TOS 0x6a, both ways" 90
+need_applet rping && tos_run 0x6a --tos 106
+pass
+
+case_begin "rping without --tos: TOS 0 on the wire" 90
+need_applet rping && tos_run 0x00
+pass
+
+case_begin "doctor on Soft-RoCE: PFC, trust mode and DSCP map not exposed, a PASS" 60
+need_applet doctor && {
+	run_on a $D --tclass 106; rc=$?
+	[ $rc = 0 ] || fail "exit $rc, want 0"
+	failed || output_has '^PASS dcb +eth0 \(rxe0 port 1\): PFC, trust mode and DSCP map not exposed by the driver' ||
+		fail "no PASS dcb line saying the driver exposes nothing"
+}
+pass
