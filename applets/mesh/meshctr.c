@@ -46,7 +46,7 @@ static void keep_best(struct rt_mesh_ctr *all, unsigned n, unsigned more,
 void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctrs *after,
 		       enum rt_mesh_end end, struct rt_mesh_ctrs *out)
 {
-	struct rt_mesh_ctr all[RT_PORTCTR_MAX];
+	struct rt_mesh_ctr all[RT_PORTCTR_MAX] = {0};
 	unsigned n = 0;
 	uint64_t sent;
 
@@ -73,7 +73,7 @@ void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctr
 void rt_mesh_ctr_join(const struct rt_mesh_ctrs *a, const struct rt_mesh_ctrs *b,
 		      struct rt_mesh_ctrs *out)
 {
-	struct rt_mesh_ctr all[2 * RT_MESH_CTRS_MAX];
+	struct rt_mesh_ctr all[2 * RT_MESH_CTRS_MAX] = {0};
 	unsigned n = 0, more = a->more + b->more;
 
 	for (unsigned i = 0; i < a->n && i < RT_MESH_CTRS_MAX; i++)

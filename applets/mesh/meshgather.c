@@ -282,6 +282,9 @@ static int shake(struct rt_mesh_gather *gt, struct pending *p, size_t *np, size_
 		expect(&p[i], AWAIT_HELLO, RT_MESHMSG_HDR);
 		return 0;
 	}
+	if (!adm->req || !adm->req->key) /* a gathering without admission */
+		return turn_away(gt, p, np, i, g, "a handshake, and this run has no "
+				 "authentication");
 	if (answer(&p[i], adm->req->key, gt->n, &ours, &e))
 		return ours ? refuse(gt, p, np, i, g, p[i].auth.rank, e.reason)
 			    : turn_away(gt, p, np, i, g, e.reason);

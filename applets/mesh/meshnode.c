@@ -143,7 +143,7 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 {
 	struct rt_meshmsg m = { .type = RT_MESHMSG_HELLO };
 	struct rt_mesh_hello *h = &m.u.hello;
-	struct rt_mesh_auth auth, *a = rt_mesh_key_on(p->key) ? &auth : NULL;
+	struct rt_mesh_auth auth = {0}, *a = rt_mesh_key_on(p->key) ? &auth : NULL;
 	struct rt_oob o;
 	int rc;
 

@@ -130,12 +130,14 @@ void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf)
 	put_zero(&c, 1);
 	put64(&c, ctr->sent[0]);
 	put64(&c, ctr->sent[1]);
-	for (unsigned i = 0; i < RT_MESH_CTRS_MAX; i++) {
-		put8(&c, i < n ? ctr->e[i].id : 0);
-		put8(&c, i < n ? ctr->e[i].end : 0);
+	for (unsigned i = 0; i < n; i++) {
+		put8(&c, ctr->e[i].id);
+		put8(&c, ctr->e[i].end);
 		put_zero(&c, 2);
-		put64(&c, i < n ? ctr->e[i].delta : 0);
+		put64(&c, ctr->e[i].delta);
 	}
+	/* the unused entries: all zero, as the decoder requires */
+	put_zero(&c, (size_t)(RT_MESH_CTRS_MAX - n) * RT_MESH_CTR_ENTRY_WIRE);
 }
 
 size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)

@@ -61,7 +61,8 @@
  * sent (u64 each), RT_MESH_CTRS_MAX entries of 12 (number, end, two zero
  * bytes, the rise: u64) */
 #define RT_MESH_CTRS_MAX 8u
-#define RT_MESH_CTR_WIRE (4u + 16u + RT_MESH_CTRS_MAX * 12u)
+#define RT_MESH_CTR_ENTRY_WIRE 12u
+#define RT_MESH_CTR_WIRE (4u + 16u + RT_MESH_CTRS_MAX * RT_MESH_CTR_ENTRY_WIRE)
 /* header + a RESULT's payload, the larger of a RESULT and a VERDICT */
 #define RT_MESHMSG_SMALL (RT_MESHMSG_HDR + 56u + RT_MESH_CTR_WIRE)
 /* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
