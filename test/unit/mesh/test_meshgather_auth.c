@@ -22,49 +22,10 @@
 #include "mesh/meshseal.h"
 #include "rdmatest/util.h"
 #include "../afalg_fake.h"
+#include "token_files.h"
 
 #define SIZE 4u
 #define IO_MS 800 /* a connection's bound: its handshake and hello */
-
-static char token_path[64], other_path[64];
-
-static void write_token(char *path, const char *text)
-{
-	int fd;
-
-	strcpy(path, "/tmp/test_meshgather_auth.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	assert_int_equal(fchmod(fd, 0600), 0);
-	close(fd);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	write_token(token_path, "the job's token file: 32 random bytes would do\n");
-	write_token(other_path, "another job's token file\n");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(token_path);
-	unlink(other_path);
-	return 0;
-}
-
-/* The run's key from a token file, as mesh opens it. */
-static int key_of(struct rt_mesh_key *k, const char *path, bool coordinator,
-		  struct rt_error *err)
-{
-	struct rt_mesh_key_env env = { 0 };
-
-	return rt_mesh_key_mode(k, NULL, path, &env, err) ||
-	       rt_mesh_key_open(k, path, coordinator, err) ? -1 : 0;
-}
 
 static int connect_to(struct rt_oob *o, unsigned port)
 {

@@ -23,38 +23,9 @@
 #include "mesh/meshseal.h"
 #include "mesh/meshtext.h"
 #include "../afalg_fake.h"
+#include "token_files.h"
 
 #define TIMEOUT_MS 3000
-
-static char token_path[64], other_path[64];
-
-static void write_token(char *path, const char *text)
-{
-	int fd;
-
-	strcpy(path, "/tmp/test_meshnode_auth.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	assert_int_equal(fchmod(fd, 0600), 0);
-	close(fd);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	write_token(token_path, "this job's secret, from a token file\n");
-	write_token(other_path, "some other job's secret\n");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(token_path);
-	unlink(other_path);
-	return 0;
-}
 
 static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 		      struct rt_mesh_result *r)
@@ -63,15 +34,6 @@ static void stub_test(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 	if (a->role == RT_MESH_CONNECT)
 		*r = (struct rt_mesh_result){ .status = RT_MESH_OK, .flags = RT_MESH_HAS_RTT,
 			.connect_ns = 200000, .rtt_p50_ns = 9000, .rtt_p99_ns = 12000 };
-}
-
-static int key_of(struct rt_mesh_key *k, const char *path, bool coordinator,
-		  struct rt_error *err)
-{
-	struct rt_mesh_key_env env = { 0 };
-
-	return rt_mesh_key_mode(k, NULL, path, &env, err) ||
-	       rt_mesh_key_open(k, path, coordinator, err) ? -1 : 0;
 }
 
 static void plan_of(struct rt_mesh_plan *p, struct rt_mesh_limits *lim, struct rt_mesh_key *k,
