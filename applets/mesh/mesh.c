@@ -118,8 +118,8 @@ static const struct rt_opt mesh_opts[] = {
 	  "token alone (anyone reaching the port can pose as rank 0 or a rank). Default: "
 	  "file with --token-file, munge under Slurm where munge is on PATH, else none", NULL },
 	{ 0, "require-auth", RT_OPT_FLAG, RT_I(require_auth), 0, 0, NULL, NULL,
-	  "a run without authentication (auth none) is NOT READY (exit 1), saying why: for "
-	  "hooks that drain or admit nodes on the verdict", NULL },
+	  "a run without authentication (auth none) ends before it starts (exit 2), saying "
+	  "why, never READY: for hooks that drain or admit nodes on the verdict", NULL },
 	{ 0, "size", RT_OPT_INT, RT_L(size), 0, 65536, NULL, "N",
 	  "the number of ranks, for launchers that give a rank only (PMIx, Kubernetes "
 	  "JOB_COMPLETION_INDEX: the Job's completions)", NULL },
@@ -410,8 +410,10 @@ struct mesh_run {
 	bool exit_self; /* --exit-status self */
 };
 
-/* The run's authentication (meshkey.h); with --require-auth, none is
- * NOT READY before anything starts, on every rank alike. */
+/* The run's authentication (meshkey.h); with --require-auth, none is a
+ * usage error before anything starts, on every rank alike: the command
+ * line asks for what its own options cannot give, which is no host's
+ * fault (a hook that drains on exit 1 must not drain for it). */
 static int auth_mode(struct rt_run *run, const struct mesh_cfg *cfg, struct rt_mesh_key *k)
 {
 	struct rt_mesh_key_env env;
@@ -420,7 +422,7 @@ static int auth_mode(struct rt_run *run, const struct mesh_cfg *cfg, struct rt_m
 	if (rt_mesh_key_mode(k, cfg->auth, cfg->token_file, &env, &run->err))
 		return -1;
 	if (cfg->require_auth && k->mode == RT_MESH_AUTH_NONE)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: --require-auth: this run "
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--require-auth: this run "
 			       "would not authenticate (auth none: %s); give --token-file, or run "
 			       "under Slurm with munge", k->why);
 	return 0;

@@ -99,20 +99,34 @@ failed || ! output_has '^READY' || fail "rank 1 took the forged READY"
 bg_kill fake > /dev/null
 pass
 
-# A stranger who reaches rank 0's port cannot fail the run: its HELLO
-# (the protocol's magic, a version no rdmatest speaks, no payload) is
-# turned away and named, and the ranks' run is READY as without it. Sent
-# from b before rank 1 starts, retried until rank 0 listens.
-case_begin "a stranger's HELLO while rank 0 gathers: named, still READY" 90
+# A stranger who reaches rank 0's port cannot fail the run: each of four
+# HELLOs is turned away and named, and the ranks' run is READY as without
+# them. Headers as meshwire.h writes them ("RM", version, type 1, payload
+# length, big endian): a version no rdmatest speaks; version 7 with a
+# length no HELLO has (91); an oversized length (4 GiB - 1, which must
+# not be waited for); a whole HELLO of version 7 (92 bytes: rank 1 of 2,
+# port 7474, host "b", no rails) with a token hash of another job. Sent
+# from b before rank 1 starts, the first retried until rank 0 listens.
+case_begin "four strangers' HELLOs while rank 0 gathers: named, still READY" 90
 bg_start r0 a $M $ARGS
 failed || run_on -t 30 b sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
-	printf 'RM\\005\\001\\000\\000\\000\\000' | busybox nc -w 3 $A 7473 && exit 0
-	sleep 0.5; done; exit 1" || fail "the stranger never reached rank 0's port"
+	printf 'RM\\005\\001\\000\\000\\000\\000' | busybox nc -w 3 $A 7473 && break
+	sleep 0.5; done || exit 1
+	printf 'RM\\007\\001\\000\\000\\000\\133' | busybox nc -w 3 $A 7473 || exit 1
+	printf 'RM\\007\\001\\377\\377\\377\\377' | busybox nc -w 3 $A 7473 || exit 1
+	{ printf 'RM\\007\\001\\000\\000\\000\\134\\000\\000\\000\\001\\000\\000\\000\\002'
+	  printf '\\035\\062\\000\\000\\021\\042\\063\\104\\125\\146\\167\\210b'
+	  head -c 71 /dev/zero; } | busybox nc -w 3 $A 7473" || fail "a stranger never reached rank 0's port"
 failed || run_on -t 60 b $M $ARGS || fail "rank 1 exited $?"
 failed || output_has '^READY' || fail "rank 1 did not print rank 0's READY"
 failed || bg_wait r0 40 || fail "rank 0 exited $?"
-failed || bg_log r0 | grep -q '^READY' || fail "rank 0: not READY with a stranger turned away"
-failed || bg_log r0 | grep -q "^stranger .*$B\]*:[0-9]* turned away" || fail "rank 0 did not name the stranger"
+failed || bg_log r0 | grep -q '^READY' || fail "rank 0: not READY with strangers turned away"
+for why in "version" "length" "length" "another job's token"; do
+	failed || bg_log r0 | grep -q "^stranger .*$B\]*:[0-9]* turned away.*$why" ||
+		fail "rank 0 did not name the stranger whose HELLO had the wrong $why"
+done
+n=$(bg_log r0 | grep -c "^stranger .*$B\]*:[0-9]* turned away")
+failed || [ "$n" = 4 ] || fail "rank 0 named $n strangers, wanted 4"
 pass
 
 case_begin "host b never starts: absent, NOT READY, bounded" 60
