@@ -108,7 +108,7 @@ pass
 # the peer's port stays up, its peer just goes silent, and it must end by
 # its own --timeout. It used to hang there (90 s and more): rclose of the
 # connected rsocket waited, with no bound, for an acknowledgement of its
-# disconnect (applets/rdmacm/rsock.c). The other host's frames are dropped too
+# disconnect (applets/rdmacm/rsock_io.c). The other host's frames are dropped too
 # (netem loss 100%), as a switch would drop them: in the lab a guest whose
 # NIC is down stops reading the qemu stream link, and a peer that keeps
 # sending into it blocks its own qemu (that whole guest stops, docs/dev/lab.md).
