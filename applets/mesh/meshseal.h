@@ -33,7 +33,7 @@ int rt_meshmsg_read_sealed(struct rt_oob *o, struct rt_mesh_auth *a, uint32_t si
 
 /* The mesh messages of one connection, sealed when a is given (the run
  * authenticates: a is the connection's end, open), plain (meshwire.h)
- * when a is NULL: what meshrun.c writes and reads through. */
+ * when a is NULL: what meshrun.c and meshfollow.c write and read through. */
 int rt_mesh_send(struct rt_oob *o, struct rt_mesh_auth *a, const struct rt_meshmsg *m,
 		 struct rt_error *err);
 int rt_mesh_recv(struct rt_oob *o, struct rt_mesh_auth *a, uint32_t size,

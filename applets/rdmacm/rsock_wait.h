@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* What the socket set-up (rsock.c) and the transfers (rsock_io.c) share:
- * a call's name for messages and the bounded wait on one descriptor.
- * Private to those two files; applets use rsock.h. */
+/* What the socket set-up (rsock.c) and the transfers (rsock_io.c) share,
+ * defined in rsock_wait.c: a call's name for messages and the bounded
+ * wait on one descriptor. Private to those files; applets use rsock.h. */
 #ifndef RDMATEST_RSOCK_WAIT_H
 #define RDMATEST_RSOCK_WAIT_H
 
