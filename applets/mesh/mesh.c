@@ -410,10 +410,8 @@ struct mesh_run {
 	bool exit_self; /* --exit-status self */
 };
 
-/* The run's authentication (meshkey.h); with --require-auth, none is a
- * usage error before anything starts, on every rank alike: the command
- * line asks for what its own options cannot give, which is no host's
- * fault (a hook that drains on exit 1 must not drain for it). */
+/* The run's authentication (meshkey.h); --require-auth with none is a
+ * usage error on every rank alike, no host's fault (hooks drain on 1). */
 static int auth_mode(struct rt_run *run, const struct mesh_cfg *cfg, struct rt_mesh_key *k)
 {
 	struct rt_mesh_key_env env;
