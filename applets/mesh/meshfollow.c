@@ -18,6 +18,17 @@ int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 	       rt_mesh_send(conn, NULL, &m, err) ? -1 : 0;
 }
 
+void rt_mesh_result_msg(const struct rt_mesh_assign *a, uint32_t self, unsigned i,
+			const struct rt_mesh_result *r, struct rt_meshmsg *m)
+{
+	*m = (struct rt_meshmsg){.type = RT_MESHMSG_RESULT, .u.result = *r};
+	m->u.result.round = a->round;
+	m->u.result.a = a->peer;
+	m->u.result.b = self;
+	m->u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
+	m->u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
+}
+
 /* One assignment's test, and from the connecting side a RESULT a rail
  * (or one for the host), in the assignment's order. */
 static int tell(struct rt_oob *conn, struct rt_mesh_auth *auth,
@@ -34,15 +45,9 @@ static int tell(struct rt_oob *conn, struct rt_mesh_auth *auth,
 	if (a->role != RT_MESH_CONNECT)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
-		struct rt_meshmsg m = {.type = RT_MESHMSG_RESULT, .u.result = res[i]};
+		struct rt_meshmsg m;
 
-		/* the pair and rail as assigned, whatever the test wrote: a is
-		 * the partner, b this rank */
-		m.u.result.round = a->round;
-		m.u.result.a = a->peer;
-		m.u.result.b = self;
-		m.u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
-		m.u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
+		rt_mesh_result_msg(a, self, i, &res[i], &m);
 		if (rt_mesh_send(conn, auth, &m, err))
 			return -1;
 	}

@@ -59,13 +59,9 @@ static void test_and_tell(void *ctx, const struct rt_mesh_assign *a, uint32_t se
 	if (!p->lines || a->role != RT_MESH_CONNECT)
 		return;
 	for (unsigned i = 0; i < (a->nrails ? a->nrails : 1u); i++) {
-		struct rt_meshmsg m = { .type = RT_MESHMSG_RESULT, .u.result = r[i] };
+		struct rt_meshmsg m;
 
-		m.u.result.round = a->round;
-		m.u.result.a = a->peer;
-		m.u.result.b = self;
-		m.u.result.rail = a->nrails ? a->rails[i].rail_b : 0;
-		m.u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
+		rt_mesh_result_msg(a, self, i, &r[i], &m);
 		put_line(p->lines, &m);
 	}
 }

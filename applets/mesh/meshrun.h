@@ -102,6 +102,12 @@ typedef void rt_mesh_test_fn(void *ctx, const struct rt_mesh_assign *a,
 int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 		 long long wait_ms, const struct rt_mesh_hello *h,
 		 struct rt_error *err);
+/* Into *m, the RESULT this rank sends for rail i of assignment a (i 0
+ * for the host when a names no rail): the test's figures r, the pair and
+ * rails as assigned, whatever the test wrote (a: the partner, b: this
+ * rank). rt_mesh_follow sends it; a rank's --lines write the same. */
+void rt_mesh_result_msg(const struct rt_mesh_assign *a, uint32_t self, unsigned i,
+			const struct rt_mesh_result *r, struct rt_meshmsg *m);
 /* Follows rank 0's assignments until its verdict (into *v). Every read
  * waits at most conn->timeout_ms: it must cover a round. auth: the
  * connection's end after its handshake (meshseal.h), every message
