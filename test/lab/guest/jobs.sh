@@ -25,12 +25,25 @@ _q() {
 	printf '%s' "$out"
 }
 
+# _nap SEC: sleep SEC (a fraction) without an exec: a read with a time
+# bound on a FIFO that nobody writes (the init makes it). busybox's sleep
+# is an exec, about 15 ms under TCG on top of the nap; the lab's waits
+# poll, so that adds up.
+LAB_NAP=/tmp/lab/nap
+_nap() {
+	if [ -p "$LAB_NAP" ]; then
+		read -r -t "$1" _ <> "$LAB_NAP" || true
+	else
+		sleep "$1"
+	fi
+}
+
 # Wait (bounded) until FILE exists. _wait_file FILE CENTISECONDS
 _wait_file() {
 	local end=$(($(_now_cs) + $2))
 	while [ ! -e "$1" ]; do
 		[ "$(_now_cs)" -lt "$end" ] || return 1
-		sleep 0.05
+		_nap 0.02
 	done
 }
 
@@ -153,19 +166,33 @@ _ctl_ip() { echo "198.51.100.$(_host_n "$1")"; }
 # Run SNIPPET (shell code, lib.sh loaded) on HOST within SEC seconds.
 # Prints "@rc N" then the snippet's output; N is 126 when HOST did not answer.
 _rpc() {
-	local host=$1 snippet=$2 sec=${3:-30} out
+	local host=$1 snippet=$2 sec=${3:-30} out rc
 	if [ "$LAB_HOSTS" = 1 ] || [ "$host" = "$LAB_ROLE" ]; then
 		out=$( (eval "$snippet") 2>&1)
 		echo "@rc $?"
 		[ -z "$out" ] || printf '%s\n' "$out"
 		return 0
 	fi
-	out=$(printf '%s' "$snippet" | base64 -w 0 | { cat; echo; } |
+	out=$(printf '%s\n' "$(printf '%s' "$snippet" | base64 -w 0)" |
 		timeout $((sec + 10)) nc -w 5 "$(_ctl_ip "$host")" "$LAB_AGENT_PORT" 2>&1)
+	# the agent's reply ends in "@rc N" (agent.sh): anything else, a
+	# cut-off reply included, is no answer
+	rc=${out##*@rc }
 	case $out in
-	"@rc "*) printf '%s\n' "$out" ;;
-	*) echo "@rc 126"; echo "lab: no answer from host $host${out:+: $out}" ;;
+	*"@rc "*) case $rc in '' | *[!0-9]*) rc="" ;; esac ;;
+	*) rc="" ;;
 	esac
+	if [ -z "$rc" ]; then
+		echo "@rc 126"
+		echo "lab: no answer from host $host${out:+: $out}"
+		return 0
+	fi
+	echo "@rc $rc"
+	out=${out%@rc *}
+	# the agent's own newline before "@rc", and the output's trailing
+	# newlines, as a command substitution drops them
+	out=$(printf '%s' "$out")
+	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
 # _rpc, then split: output to stdout, returns N.

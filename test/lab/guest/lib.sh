@@ -252,7 +252,7 @@ _poll_local() {
 	local end=$(($(_now_cs) + $1 * 100))
 	until eval "$2"; do
 		[ "$(_now_cs)" -lt "$end" ] || return 124
-		sleep 0.1
+		_nap 0.05
 	done
 }
 

@@ -77,7 +77,13 @@ pass
 # ---- --ipv6: an IPv6 RoCE v2 GID over an IPv4 exchange -------------------
 run_on a ip -6 addr add fd00:77::1/64 dev eth0 nodad
 run_on b ip -6 addr add fd00:77::2/64 dev eth0 nodad
-sleep 1
+# the GID table follows the address through the kernel's RoCE GID work
+# queue: wait for each host's GID rather than a fixed time
+for h in a b; do
+	n=1; [ "$h" = a ] || n=2
+	_poll $h 10 "fd00:77::$n in rxe0's GID table" \
+		"cat /sys/class/infiniband/rxe0/ports/1/gids/* | grep -q '^fd00:0077:0000:0000:0000:0000:0000:000$n\$'"
+done
 pair rt pt ib_send_bw "--ipv6" "--ipv6"
 failed || grep -q ' GID: 253:00:00:119:00:00:00:00:00:00:00:00:00:00:00:02$' /tmp/res.srv ||
 	fail "server: local GID not fd00:77::2's"
