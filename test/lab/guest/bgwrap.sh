@@ -18,6 +18,25 @@ echo "$$ $pgid" > "$prefix.pid.tmp" && mv "$prefix.pid.tmp" "$prefix.pid"
 if [ "${LAB_STDBUF:-1}" = 1 ] && [ -r /usr/libexec/coreutils/libstdbuf.so ]; then
 	export LD_PRELOAD=/usr/libexec/coreutils/libstdbuf.so _STDBUF_O=L _STDBUF_E=L
 fi
+# A bare name runs the file PATH finds, as stdbuf's execvp did: busybox
+# ash prefers its own applet of that name (its ip has no "nodad"). No
+# exec for the lookup.
+case $1 in
+*/*) ;;
+*)
+	ifs=$IFS
+	IFS=:
+	for d in $PATH; do
+		if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then
+			cmd="$d/$1"
+			shift
+			set -- "$cmd" "$@"
+			break
+		fi
+	done
+	IFS=$ifs
+	;;
+esac
 : > "$prefix.log"
 "$@" >> "$prefix.log" 2>&1 < /dev/null
 echo "$?" > "$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"
