@@ -11,6 +11,7 @@ read -r req || exit 0
 if snippet=$(printf '%s\n' "$req" | base64 -d 2> /dev/null); then
 	printf '[agent] %.200s\n' "${snippet%%
 *}" > /dev/console
+	# shellcheck source=/dev/null
 	(. /lab/lib.sh && eval "$snippet") 2>&1 < /dev/null
 	printf '\n@rc %s\n' "$?"
 else

@@ -2,7 +2,7 @@
 # Guest-side internals: local jobs and the RPC to the other host.
 # Sourced by lib.sh (scenario shells, the runner, and agent requests).
 # Nothing here is scenario API; see lib.sh and docs/dev/lab.md.
-# shellcheck shell=dash disable=SC3043,SC3060 # busybox ash: local, ${v//}
+# shellcheck shell=dash disable=SC3043,SC3045,SC3060 # busybox ash: local, read -t, ${v//}
 
 LAB_JOBS=/tmp/lab/bg          # NAME.pid NAME.log NAME.rc NAME.cmd on the host that runs NAME
 LAB_AGENT_PORT=7700
