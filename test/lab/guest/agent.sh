@@ -6,7 +6,7 @@
 # "@rc N" after a newline of its own; the caller (jobs.sh's _rpc) takes
 # the last "@rc" line. No temporary files and one exec (base64): under
 # TCG every exec costs about 15 ms, and a case makes a few requests.
-# shellcheck shell=dash disable=SC3043
+# shellcheck shell=dash
 read -r req || exit 0
 if snippet=$(printf '%s\n' "$req" | base64 -d 2> /dev/null); then
 	printf '[agent] %.200s\n' "${snippet%%

@@ -177,11 +177,8 @@ _rpc() {
 		timeout $((sec + 10)) nc -w 5 "$(_ctl_ip "$host")" "$LAB_AGENT_PORT" 2>&1)
 	# the agent's reply ends in "@rc N" (agent.sh): anything else, a
 	# cut-off reply included, is no answer
-	rc=${out##*@rc }
-	case $out in
-	*"@rc "*) case $rc in '' | *[!0-9]*) rc="" ;; esac ;;
-	*) rc="" ;;
-	esac
+	case $out in *"@rc "*) rc=${out##*@rc } ;; *) rc="" ;; esac
+	case $rc in *[!0-9]*) rc="" ;; esac
 	if [ -z "$rc" ]; then
 		echo "@rc 126"
 		echo "lab: no answer from host $host${out:+: $out}"
