@@ -81,18 +81,17 @@ exit_in snd 0 1 124
 link_up b
 pass
 
-# the counts keep the expected loss far from zero (1% of 2000: 20)
-for loss in 1% 5%; do
-	case_begin "$loss packet loss: the receiver reports it" 120
-	netem b loss $loss
-	start_rcv --timeout 3 -C 2000
-	start_snd -C 2000 --rate 500
-	exit_in snd 0
-	exit_in rcv 1
-	netem_clear
-	log_has rcv 'received [0-9]+ datagrams on 1 QP: [1-9][0-9]* lost'
-	pass
-done
+# the count keeps the expected loss far from zero (5% of 2000: 100); one
+# rate: 1% took the same path (datagrams lost, the gap counted) for 10 s
+case_begin "5% packet loss: the receiver reports it" 120
+netem b loss 5%
+start_rcv --timeout 3 -C 2000
+start_snd -C 2000 --rate 500
+exit_in snd 0
+exit_in rcv 1
+netem_clear
+log_has rcv 'received [0-9]+ datagrams on 1 QP: [1-9][0-9]* lost'
+pass
 
 case_begin "50 ms delay: everything arrives" 90
 netem b delay 50ms

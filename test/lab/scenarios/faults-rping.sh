@@ -78,17 +78,16 @@ agree 'disconnected during ping|timed out|completion failed' \
 pass
 
 # each lost packet costs a retransmission timeout (about 0.5 s on rxe), so
-# the counts keep the runs short
-for loss in 1%:200 5%:40; do
-	count=${loss#*:} loss=${loss%:*}
-	case_begin "$loss packet loss: completes and verifies" 180
-	netem a loss $loss
-	start_pair -- -C $count -V --timeout 20
-	exit_in cli 0
-	exit_in srv 0
-	netem_clear
-	pass
-done
+# the counts keep the runs short; one rate: 1% of 200 pings took 27 s and
+# took the same path as 5% of 40 (a lost packet, a retransmission, the
+# ping verified)
+case_begin "5% packet loss: completes and verifies" 180
+netem a loss 5%
+start_pair -- -C 40 -V --timeout 20
+exit_in cli 0
+exit_in srv 0
+netem_clear
+pass
 
 case_begin "50 ms delay: completes and verifies" 120
 netem a delay 50ms

@@ -2,7 +2,7 @@
 # hosts: 2
 # timeout: 600
 # ib_write_lat, ib_read_lat and ib_send_lat against Debian 13's perftest
-# 25.01 both ways and against themselves: -s 2 (default), 4 KiB, 64 KiB,
+# 25.01 both ways and against themselves: -s 2 (default),
 # 1 MiB, -a, -D; every side that prints rows prints perftest's row for
 # its size, ours adds its line of the true maximum and percentiles. Then
 # the robustness cases (no server, a peer killed mid-run, mismatched size
@@ -42,7 +42,7 @@ pair() {
 }
 
 # One boot, about 5 minutes: each test against itself with the defaults,
-# against perftest both ways at -s 2, the other sizes and -D in
+# against perftest both ways at -s 2, 1 MiB and -D in
 # alternating directions, -a once (its 8 MiB rows take ~40 s on rxe here).
 for t in write read send; do
 	RL="$RT/ib_${t}_lat --timeout 10 -d"
@@ -55,11 +55,12 @@ for t in write read send; do
 	if [ $t = read ]; then F1="$RB" C1="$PA" F2="$PB" C2="$RA"; else F1="$PB" C1="$RA" F2="$RB" C2="$PA"; fi
 	d1=$([ $t = read ] && echo "perftest client -> rt server" || echo "rt client -> perftest server")
 	d2=$([ $t = read ] && echo "rt client -> perftest server" || echo "perftest client -> rt server")
-	pair $t "$d1, -s 4096 -n 100" "$F1 -s 4096 -n 100" "$C1 -s 4096 -n 100" "$(lat_row 4096 100)" 4096
-	pair $t "$d2, -s 65536 -n 50" "$F2 -s 65536 -n 50" "$C2 -s 65536 -n 50" "$(lat_row 65536 50)" 65536
+	# one packet (-s 2, above) and many (1 MiB, 1024 packets at the
+	# guests' RoCE MTU): the rows and buffers do not depend on the size
+	# between, where 4 KiB and 64 KiB runs (six cases, 15 s) proved it again
 	pair $t "$d1, -s 1048576 -n 10" "$F1 -s 1048576 -n 10" "$C1 -s 1048576 -n 10" \
 		"$(lat_row 1048576 10)" 1048576
-	pair $t "$d2, -D 4 (-f 1)" "$F2 -D 4" "$C2 -D 4" "$(dur_row 2)" 2
+	pair $t "$d2, -D 2 (-f 1)" "$F2 -D 2" "$C2 -D 2" "$(dur_row 2)" 2
 done
 # -a: the rt client's sweep with send and --json below (every row
 # counted). Client and server walk one size loop in the latency tests

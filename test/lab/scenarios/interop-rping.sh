@@ -33,7 +33,8 @@ pair() {
 # take it round once and 42 more; 1000 and 10000 walked it 17 and 172
 # times at 20 to 45 s a pairing and proved nothing more
 for count in 1 100; do
-	for dir in "rt-client/upstream-server:$UP:$RTR" "upstream-client/rt-server:$RTR:$UP" "rt/rt:$RTR:$RTR"; do
+	# rt against rt: the sizes upstream refuses, and -q, below
+	for dir in "rt-client/upstream-server:$UP:$RTR" "upstream-client/rt-server:$RTR:$UP"; do
 		IFS=: read -r tag srv cli <<-EOT
 		$dir
 		EOT

@@ -2,7 +2,7 @@
 # hosts: 2
 # timeout: 1200
 # ucmatose interop matrix: rdmatest and upstream (rdma-core v44) as server
-# and client in every pairing, with the options that change the wire; then
+# and client (rdmatest against upstream both ways), with the options that change the wire; then
 # robustness cases. Server on host b, client on host a.
 UP=/usr/bin/ucmatose
 RTU=$RT/ucmatose
@@ -20,12 +20,16 @@ pair() {
 	pass
 }
 
-# every pairing, every wire-changing option set
+# every wire-changing option set, both ways against upstream: an rt
+# client that upstream's server accepts and an rt server that upstream's
+# client accepts; rt against rt with the defaults (the rt-only options
+# below run rt against rt), not again for each set (8 cases, 14 s, that
+# the two directions had proved)
+pair "rt/rt default" "$RTU" "$RTU"
 for args in "" "-c 8 -C 100" "-S 1" "-S 4096 -C 20" "-S 65536 -C 4" "-P ib" "-m" "-c 64 -C 2"; do
 	tag=$(echo "${args:-default}" | tr -d ' ')
 	pair "rt-client/upstream-server $tag" "$UP" "$RTU" $args
 	pair "upstream-client/rt-server $tag" "$RTU" "$UP" $args
-	pair "rt/rt $tag" "$RTU" "$RTU" $args
 done
 pair "rt/rt --verify" "$RTU --verify" "$RTU --verify" -c 4 -C 50 -S 1000
 pair "rt/rt --verify tiny" "$RTU --verify" "$RTU --verify" -S 7
