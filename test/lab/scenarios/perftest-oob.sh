@@ -43,10 +43,27 @@ failed || output_has 'different test or -q' || fail "mismatch not named"
 bg_kill srv 2>/dev/null
 pass
 
-case_begin "ib_write_bw client, pt-oob server (a real RC QP in RTR): both print the same row" 90
-bg_start srv b $PT -d "$DEV_B" -t 30 -s 65536
-wait_tcp_listen b 18515 30 || fail "pt-oob server not listening"
-failed || run_on -t 60 a up12 ib_write_bw -d "$DEV_A" -x 1 -n 1000 "$B" || fail "ib_write_bw client exited $?"
+# client_run: pt-oob serving, perftest 4.5's client against it; its status
+client_run() {
+	bg_start srv b $PT -d "$DEV_B" -t 30 -s 65536
+	wait_tcp_listen b 18515 30 || { fail "pt-oob server not listening"; return 1; }
+	run_on -t 60 a up12 ib_write_bw -d "$DEV_A" -x 1 -n 1000 "$B"
+}
+
+# perftest's report needs its CPU clock sampling, which fails now and then
+# under emulation on a loaded host ("Correlation coefficient r^2 < 0.9",
+# "Can't produce a report", exit 1, after the transfer): that failure, and
+# only that one, earns one more attempt, as perftest.inc's `one` gives it
+case_begin "ib_write_bw client, pt-oob server (a real RC QP in RTR): both print the same row" 120
+client_run
+rc=$?
+if ! failed && [ "$rc" = 1 ] && output_has "Can't produce a report"; then
+	note "perftest could not sample its CPU clock: once more"
+	bg_wait srv 30 > /dev/null
+	client_run
+	rc=$?
+fi
+failed || [ "$rc" = 0 ] || fail "ib_write_bw client exited $rc"
 failed || bg_wait srv 30 || fail "pt-oob server exited $?"
 failed || log_has srv 'pt-oob: pass'
 row=$(grep -E '^ 65536 +1000 ' "$OUT" | head -1)
