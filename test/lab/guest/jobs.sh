@@ -2,7 +2,7 @@
 # Guest-side internals: local jobs and the RPC to the other host.
 # Sourced by lib.sh (scenario shells, the runner, and agent requests).
 # Nothing here is scenario API; see lib.sh and docs/dev/lab.md.
-# shellcheck shell=dash disable=SC3043,SC3045,SC3060 # busybox ash: local, read -t, ${v//}
+# shellcheck shell=dash disable=SC3003,SC3043,SC3045,SC3060 # busybox ash: $'\001', local, read -t, ${v//}
 
 LAB_JOBS=/tmp/lab/bg          # NAME.pid NAME.log NAME.rc NAME.cmd on the host that runs NAME
 LAB_AGENT_PORT=7700
@@ -173,7 +173,9 @@ _rpc() {
 		[ -z "$out" ] || printf '%s\n' "$out"
 		return 0
 	fi
-	out=$(printf '%s\n' "$(printf '%s' "$snippet" | base64 -w 0)" |
+	# one line: the snippet's newlines as \001 (shell code has none), which
+	# the agent turns back; no exec (a base64 cost one on each side)
+	out=$(printf '%s\n' "${snippet//$'\n'/$'\001'}" |
 		timeout $((sec + 10)) nc -w 5 "$(_ctl_ip "$host")" "$LAB_AGENT_PORT" 2>&1)
 	# the agent's reply ends in "@rc N" (agent.sh): anything else, a
 	# cut-off reply included, is no answer
