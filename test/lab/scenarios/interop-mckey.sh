@@ -191,7 +191,7 @@ loss_case() {
 	failed || rcv_has rcv 'received [0-9]+ datagrams on 1 QP: [1-9][0-9]* lost'
 	pass
 }
-loss_case "netem 10% loss: rt receiver reports it and ends (rt sender, paced)" $RTM --rate 400
+# an rdmatest sender, paced, is faults-mckey's 5% loss case
 loss_case "netem 10% loss: rt receiver reports it and ends (upstream sender)" $UP
 
 case_begin "no sender: exit 124 within --timeout, saying why" 60

@@ -9,7 +9,7 @@
 # (the write and read latency tests, -q 4 with --json, -x with -R); and
 # the bounds: no server, a peer killed mid-run. Then -T and --retry_count
 # with -R, --tclass with -z, and --dont_xchg_versions, against perftest
-# 25.01 both ways. -n 200: a few seconds each.
+# 25.01 both ways. -n 50: a few seconds each.
 . "$LAB_SCEN/faults.inc"
 
 # bw and lat rows: size and iterations, then figures
@@ -34,13 +34,13 @@ pair() {
 	pass
 }
 
-pair ib_write_lat "$(lat_row 2 200)" -n 200
-pair ib_read_lat "$(lat_row 2 200)" -n 200
+pair ib_write_lat "$(lat_row 2 50)" -n 50
+pair ib_read_lat "$(lat_row 2 50)" -n 50
 
 case_begin "ib_write_bw -R -q 4 --json: four CM connections, a valid document" 60
-bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -q 4 -n 200
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -q 4 -n 50
 wait_listen b 18515 20 || fail "server not listening on 18515"
-failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -q 4 -n 200 --json "$B" ||
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -q 4 -n 50 --json "$B" ||
 	fail "client exited $?"
 failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "client --json: not valid JSON"
 failed || output_has '"rdma_cm":true' || fail "client --json: no rdma_cm true"
@@ -59,9 +59,9 @@ pass
 
 case_begin "-x with -R is accepted, as perftest accepts it" 60
 gb=$(gid_index b); ga=$(gid_index a)
-bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -x "$gb" -n 200
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -x "$gb" -n 50
 wait_listen b 18515 20 || fail "server not listening"
-failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -x "$ga" -n 200 "$B" ||
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -x "$ga" -n 50 "$B" ||
 	fail "client exited $?"
 failed || output_has "GID index       : $ga" || fail "client: no GID index $ga"
 failed || exit_in srv 0
@@ -105,46 +105,46 @@ up_pair() {
 	pass
 }
 
-up_pair 13 -R ib_write_bw "$(bw_row 65536 200)" -n 200
-up_pair 13 -R ib_send_lat "$(lat_row 2 200)" -n 200
-up_pair 13 -R ib_read_bw "$(bw_row 65536 400)" -n 200 -q 2
-up_pair 13 -R ib_atomic_lat "$(lat_row 8 200)" -n 200
-up_pair 13 -R ib_send_bw "$(bw_row 65536 "[0-9]+")" -n 200 -b
-up_pair 12 -R ib_write_bw "$(bw_row 65536 200)" -n 200
-up_pair 12 -R ib_read_lat "$(lat_row 2 200)" -n 200
-up_pair 12 -z ib_read_bw "$(bw_row 65536 200)" -n 200
+up_pair 13 -R ib_write_bw "$(bw_row 65536 50)" -n 50
+up_pair 13 -R ib_send_lat "$(lat_row 2 50)" -n 50
+up_pair 13 -R ib_read_bw "$(bw_row 65536 100)" -n 50 -q 2
+up_pair 13 -R ib_atomic_lat "$(lat_row 8 50)" -n 50
+up_pair 13 -R ib_send_bw "$(bw_row 65536 "[0-9]+")" -n 50 -b
+up_pair 12 -R ib_write_bw "$(bw_row 65536 50)" -n 50
+up_pair 12 -R ib_read_lat "$(lat_row 2 50)" -n 50
+up_pair 12 -z ib_read_bw "$(bw_row 65536 50)" -n 50
 
 # -T with -R and --tclass with -z, perftest 25.01 both ways: both sides
 # take them and run (the packets' ToS is not checked: the guest kernel has
 # no clsact/u32 to count them with); --retry_count 5 on both.
 case_begin "ib_write_bw -R -T 96 --retry_count 5: perftest (Debian 13) client -> rt server" 60
-bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -T 96 --retry_count 5 -n 200
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -R -T 96 --retry_count 5 -n 50
 wait_listen b 18515 20 || fail "server not listening on 18515"
-failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -R -T 96 --retry_count 5 -n 200 "$B" ||
+failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -R -T 96 --retry_count 5 -n 50 "$B" ||
 	fail "perftest client exited $?"
 failed || exit_in srv 0
 failed || log_has srv 'Data ex. method : rdma_cm 	TOS    : 96$'
 pass
 case_begin "ib_write_bw -R -T 96 --retry_count 5: rt client -> perftest (Debian 13) server" 60
-bg_start srv b /opt/peers/up13/ib_write_bw -d "$DEV_B" -R -T 96 --retry_count 5 -n 200
+bg_start srv b /opt/peers/up13/ib_write_bw -d "$DEV_B" -R -T 96 --retry_count 5 -n 50
 wait_listen b 18515 20 || fail "perftest server not listening on 18515"
-failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -T 96 --retry_count 5 -n 200 "$B" ||
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -R -T 96 --retry_count 5 -n 50 "$B" ||
 	fail "client exited $?"
 failed || output_has 'Data ex. method : rdma_cm 	TOS    : 96$' || fail "client: no TOS in the info block"
 failed || exit_in srv 0
 pass
 
 case_begin "ib_write_lat -z --tclass 32: perftest (Debian 13) client -> rt server" 60
-bg_start srv b $RT/ib_write_lat --timeout 10 -d "$DEV_B" -z --tclass 32 -n 200
+bg_start srv b $RT/ib_write_lat --timeout 10 -d "$DEV_B" -z --tclass 32 -n 50
 wait_listen b 18515 20 || fail "server not listening on 18515"
-failed || run_on -t 40 a /opt/peers/up13/ib_write_lat -d "$DEV_A" -z --tclass 32 -n 200 "$B" ||
+failed || run_on -t 40 a /opt/peers/up13/ib_write_lat -d "$DEV_A" -z --tclass 32 -n 50 "$B" ||
 	fail "perftest client exited $?"
 failed || exit_in srv 0
 pass
 case_begin "ib_write_lat -z --tclass 32: rt client -> perftest (Debian 13) server" 60
-bg_start srv b /opt/peers/up13/ib_write_lat -d "$DEV_B" -z --tclass 32 -n 200
+bg_start srv b /opt/peers/up13/ib_write_lat -d "$DEV_B" -z --tclass 32 -n 50
 wait_listen b 18515 20 || fail "perftest server not listening on 18515"
-failed || run_on -t 40 a $RT/ib_write_lat --timeout 10 -d "$DEV_A" -z --tclass 32 -n 200 "$B" ||
+failed || run_on -t 40 a $RT/ib_write_lat --timeout 10 -d "$DEV_A" -z --tclass 32 -n 50 "$B" ||
 	fail "client exited $?"
 failed || exit_in srv 0
 pass
@@ -156,17 +156,17 @@ pass
 # other fails the same way). -z with a perftest peer is the --tclass
 # cases'.
 case_begin "ib_write_bw -z --dont_xchg_versions: rt client -> rt server" 60
-bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -z --dont_xchg_versions -n 200
+bg_start srv b $RT/ib_write_bw --timeout 10 -d "$DEV_B" -z --dont_xchg_versions -n 50
 wait_listen b 18515 20 || fail "server not listening on 18515"
-failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -z --dont_xchg_versions -n 200 "$B" ||
+failed || run_on -t 40 a $RT/ib_write_bw --timeout 10 -d "$DEV_A" -z --dont_xchg_versions -n 50 "$B" ||
 	fail "client exited $?"
-failed || output_has "$(bw_row 65536 200)" || fail "client printed no row"
+failed || output_has "$(bw_row 65536 50)" || fail "client printed no row"
 failed || exit_in srv 0
 pass
 case_begin "ib_write_bw -z --dont_xchg_versions: perftest (Debian 13) client -> rt server: perftest exits 1, rt names it" 60
-bg_start srv b $RT/ib_write_bw --timeout 5 -d "$DEV_B" -z --dont_xchg_versions -n 200
+bg_start srv b $RT/ib_write_bw --timeout 5 -d "$DEV_B" -z --dont_xchg_versions -n 50
 wait_listen b 18515 20 || fail "server not listening on 18515"
-failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -z --dont_xchg_versions -n 200 "$B"
+failed || run_on -t 40 a /opt/peers/up13/ib_write_bw -d "$DEV_A" -z --dont_xchg_versions -n 50 "$B"
 rc=$?
 failed || [ "$rc" = 1 ] || fail "perftest client exit $rc, wanted 1"
 failed || output_has "not compatible with versions older than 5.70" || fail "perftest: no version message"
