@@ -12,7 +12,7 @@
 # named by the barrier. Last, the server's side against an ib_write_bw
 # client that writes into pt-oob's buffer: pt-oob prints the client's
 # report as perftest's row, byte for byte the client's own.
-. "$LAB_SCEN/faults.inc"
+. "$LAB_SCEN/perftest.inc"   # clock_retry (and faults.inc)
 PT=$RT/pt-oob
 
 case_begin "ib_write_bw server, pt-oob client, 1 QP: the server prints our report" 90
@@ -43,27 +43,22 @@ failed || output_has 'different test or -q' || fail "mismatch not named"
 bg_kill srv 2>/dev/null
 pass
 
-# client_run: pt-oob serving, perftest 4.5's client against it; its status
-client_run() {
+# oob_client: pt-oob serving, perftest 4.5's client against it; on a
+# failure WHY names it and the server is reaped, for clock_retry's second
+# attempt
+oob_client() {
+	: > /tmp/pt.srv
 	bg_start srv b $PT -d "$DEV_B" -t 30 -s 65536
-	wait_tcp_listen b 18515 30 || { fail "pt-oob server not listening"; return 1; }
-	run_on -t 60 a up12 ib_write_bw -d "$DEV_A" -x 1 -n 1000 "$B"
+	wait_tcp_listen b 18515 30 || { why="pt-oob server not listening"; return 1; }
+	run_on -t 60 a up12 ib_write_bw -d "$DEV_A" -x 1 -n 1000 "$B" && return 0
+	why="ib_write_bw client exited $?"
+	bg_wait srv 30 > /dev/null
+	return 1
 }
 
-# perftest's report needs its CPU clock sampling, which fails now and then
-# under emulation on a loaded host ("Correlation coefficient r^2 < 0.9",
-# "Can't produce a report", exit 1, after the transfer): that failure, and
-# only that one, earns one more attempt, as perftest.inc's `one` gives it
 case_begin "ib_write_bw client, pt-oob server (a real RC QP in RTR): both print the same row" 120
-client_run
-rc=$?
-if ! failed && [ "$rc" = 1 ] && output_has "Can't produce a report"; then
-	note "perftest could not sample its CPU clock: once more"
-	bg_wait srv 30 > /dev/null
-	client_run
-	rc=$?
-fi
-failed || [ "$rc" = 0 ] || fail "ib_write_bw client exited $rc"
+why=""
+clock_retry oob_client || fail "$why"
 failed || bg_wait srv 30 || fail "pt-oob server exited $?"
 failed || log_has srv 'pt-oob: pass'
 row=$(grep -E '^ 65536 +1000 ' "$OUT" | head -1)
