@@ -7,22 +7,42 @@
 LAB_JOBS=/tmp/lab/bg          # NAME.pid NAME.log NAME.rc NAME.cmd on the host that runs NAME
 LAB_AGENT_PORT=7700
 
-# Centiseconds since boot.
-_now_cs() {
+# _clock: NOW_CS = centiseconds since boot. No fork: under TCG a fork
+# costs 4-10 ms and the waits below read the clock every 20 ms.
+_clock() {
 	local u
 	read -r u _ < /proc/uptime
 	u=${u%.*}${u#*.}
 	u=${u#"${u%%[!0]*}"}
-	echo "${u:-0}"
+	NOW_CS=${u:-0}
+}
+# Centiseconds since boot, on stdout.
+_now_cs() {
+	_clock
+	echo "$NOW_CS"
 }
 
-# Shell-quote the arguments into one string that eval/sh -c turn back into them.
-_q() {
-	local out="" a
+# Shell-quote the arguments into one string that eval/sh -c turn back
+# into them: _q prints it, _q_v sets Q (no fork).
+_q_v() {
+	local a
+	Q=""
 	for a in "$@"; do
-		out="$out '${a//\'/\'\\\'\'}'"
+		Q="$Q '${a//\'/\'\\\'\'}'"
 	done
-	printf '%s' "$out"
+}
+_q() {
+	_q_v "$@"
+	printf '%s' "$Q"
+}
+
+# _rm_existing FILE...: rm -f those that exist (rm is an exec: none when
+# a glob matched nothing).
+_rm_existing() {
+	local f
+	for f in "$@"; do
+		[ ! -e "$f" ] || { rm -f "$@"; return; }
+	done
 }
 
 # _nap SEC: sleep SEC (a fraction) without an exec: a read with a time
@@ -40,9 +60,12 @@ _nap() {
 
 # Wait (bounded) until FILE exists. _wait_file FILE CENTISECONDS
 _wait_file() {
-	local end=$(($(_now_cs) + $2))
+	local end
+	_clock
+	end=$((NOW_CS + $2))
 	while [ ! -e "$1" ]; do
-		[ "$(_now_cs)" -lt "$end" ] || return 1
+		_clock
+		[ "$NOW_CS" -lt "$end" ] || return 1
 		_nap 0.02
 	done
 }
@@ -52,8 +75,9 @@ _wait_file() {
 _job_start() {
 	local name=$1
 	shift
-	mkdir -p "$LAB_JOBS"
-	rm -f "$LAB_JOBS/$name".*
+	# mkdir and rm are execs: only when there is something to do
+	[ -d "$LAB_JOBS" ] || mkdir -p "$LAB_JOBS"
+	_rm_existing "$LAB_JOBS/$name".*
 	_q "$@" > "$LAB_JOBS/$name.cmd"
 	start-stop-daemon -S -b -q -p "$LAB_JOBS/$name.ssd" -x /bin/sh -- \
 		/lab/bgwrap.sh "$LAB_JOBS/$name" "$@" ||
@@ -99,7 +123,14 @@ _job_kill() {
 			}
 		fi
 	fi
-	cat "$LAB_JOBS/$name.rc"
+	_job_rc "$name"
+}
+
+# The job's recorded status, on stdout (a read, not a cat: no exec).
+_job_rc() {
+	local rc=""
+	read -r rc < "$LAB_JOBS/$1.rc"
+	echo "$rc"
 }
 
 # Wait up to SEC seconds for the job; prints its status, or 124 after
@@ -108,7 +139,7 @@ _job_wait() {
 	local name=$1 sec=$2
 	[ -e "$LAB_JOBS/$name.cmd" ] || { echo 127; return; }
 	if _wait_file "$LAB_JOBS/$name.rc" $((sec * 100)); then
-		cat "$LAB_JOBS/$name.rc"
+		_job_rc "$name"
 	else
 		echo "lab: job $name still running after ${sec}s: killed" >> "$LAB_JOBS/$name.log"
 		_job_kill "$name" TERM > /dev/null
@@ -133,10 +164,21 @@ _job_run() {
 # Stop a job if it still runs; print "exited N" or "killed: status N".
 _job_stop() {
 	if _job_done "$1"; then
-		echo "exited $(cat "$LAB_JOBS/$1.rc")"
+		echo "exited $(_job_rc "$1")"
 	else
 		echo "still running: killed, status $(_job_kill "$1" TERM)"
 	fi
+}
+
+# _job_status_log NAME ACTION [ARGS...]: ACTION NAME ARGS (_job_wait,
+# _job_kill, _job_stop), the last line it prints, then the job's log: a
+# status and the log in one request (lib.sh's _job_request).
+_job_status_log() {
+	local name=$1 action=$2 s
+	shift 2
+	s=$("$action" "$name" "$@")
+	echo "${s##*$'\n'}"
+	_job_log "$name"
 }
 
 # Kill every job still running on this host (scenario cleanup).
@@ -150,59 +192,87 @@ _job_kill_all() {
 	rm -rf "$LAB_JOBS"
 }
 
-# Number of HOST: 1 for a, 2 for b, ... (its address is 192.0.2.N).
-_host_n() {
-	local n=1 r
-	for r in a b c d e f g h; do
-		[ "$r" = "$1" ] && { echo "$n"; return 0; }
-		n=$((n + 1))
+# ---- what agent requests run besides the jobs (lib.sh's _poll, gid_index)
+
+# _poll_local SEC SNIPPET: until SNIPPET succeeds here, at most SEC s (124).
+_poll_local() {
+	local end
+	_clock
+	end=$((NOW_CS + $1 * 100))
+	until eval "$2"; do
+		_clock
+		[ "$NOW_CS" -lt "$end" ] || return 124
+		_nap 0.05
 	done
-	return 1
 }
 
-# Address of HOST's agent on the control network.
-_ctl_ip() { echo "198.51.100.$(_host_n "$1")"; }
+# _gid_index_local DEV: index of the device's IPv4-mapped RoCE v2 GID (1
+# when there is none); reads, not cats: no exec per GID.
+_gid_index_local() {
+	local f i gid type
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/} gid="" type=""
+		read -r gid 2>/dev/null < "$f"
+		case $gid in 0000:0000:0000:0000:0000:ffff:*)
+			read -r type 2>/dev/null < "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i"
+			[ "$type" = "RoCE v2" ] && { echo "$i"; return 0; } ;;
+		esac
+	done
+	echo 1
+}
 
-# Run SNIPPET (shell code, lib.sh loaded) on HOST within SEC seconds.
-# Prints "@rc N" then the snippet's output; N is 126 when HOST did not answer.
-_rpc() {
-	local host=$1 snippet=$2 sec=${3:-30} out rc
+# Number of HOST: 1 for a, 2 for b, ... (its address is 192.0.2.N).
+_host_n() { case $1 in [a-h]) _host_index "$1"; echo "$HOST_N" ;; *) return 1 ;; esac; }
+# _host_index HOST: HOST_N = its number, no fork (the RPC's every call).
+_host_index() {
+	case $1 in
+	a) HOST_N=1 ;; b) HOST_N=2 ;; c) HOST_N=3 ;; d) HOST_N=4 ;;
+	e) HOST_N=5 ;; f) HOST_N=6 ;; g) HOST_N=7 ;; h) HOST_N=8 ;;
+	*) return 1 ;;
+	esac
+}
+
+# _rpc_run HOST SNIPPET [SEC]: run SNIPPET (shell code, jobs.sh loaded) on
+# HOST within SEC seconds; RPC_RC = its status (126 when HOST did not
+# answer), RPC_OUT = its output without trailing newlines. One fork for
+# the request and none around it: a case makes several.
+_rpc_run() {
+	local host=$1 snippet=$2 sec=${3:-30} nl=$'\n'
+	RPC_OUT="" RPC_RC=126
 	if [ "$LAB_HOSTS" = 1 ] || [ "$host" = "$LAB_ROLE" ]; then
-		out=$( (eval "$snippet") 2>&1)
-		echo "@rc $?"
-		[ -z "$out" ] || printf '%s\n' "$out"
+		RPC_OUT=$(eval "$snippet" 2>&1) # a subshell already
+		RPC_RC=$?
 		return 0
 	fi
+	_host_index "$host" || { RPC_OUT="lab: no host '$host'"; return 0; }
 	# one line: the snippet's newlines as \001 (shell code has none), which
 	# the agent turns back; no exec (a base64 cost one on each side)
-	out=$(printf '%s\n' "${snippet//$'\n'/$'\001'}" |
-		timeout $((sec + 10)) nc -w 5 "$(_ctl_ip "$host")" "$LAB_AGENT_PORT" 2>&1)
+	RPC_OUT=$(printf '%s\n' "${snippet//$'\n'/$'\001'}" |
+		timeout $((sec + 10)) nc -w 5 "198.51.100.$HOST_N" "$LAB_AGENT_PORT" 2>&1)
 	# the agent's reply ends in "@rc N" (agent.sh): anything else, a
 	# cut-off reply included, is no answer
-	case $out in *"@rc "*) rc=${out##*@rc } ;; *) rc="" ;; esac
-	case $rc in *[!0-9]*) rc="" ;; esac
-	if [ -z "$rc" ]; then
-		echo "@rc 126"
-		echo "lab: no answer from host $host${out:+: $out}"
-		return 0
-	fi
-	echo "@rc $rc"
-	out=${out%@rc *}
+	case $RPC_OUT in *"@rc "*) RPC_RC=${RPC_OUT##*@rc } ;; *) RPC_RC="" ;; esac
+	case $RPC_RC in '' | *[!0-9]*)
+		RPC_RC=126
+		RPC_OUT="lab: no answer from host $host${RPC_OUT:+: $RPC_OUT}"
+		return 0 ;;
+	esac
+	RPC_OUT=${RPC_OUT%@rc *}
 	# the agent's own newline before "@rc", and the output's trailing
-	# newlines, as a command substitution drops them
-	out=$(printf '%s' "$out")
-	[ -z "$out" ] || printf '%s\n' "$out"
+	# newlines, as a command substitution would drop them
+	while [ "${RPC_OUT%"$nl"}" != "$RPC_OUT" ]; do RPC_OUT=${RPC_OUT%"$nl"}; done
 }
 
-# _rpc, then split: output to stdout, returns N.
+# _rpc HOST SNIPPET [SEC]: prints "@rc N" then the snippet's output.
+_rpc() {
+	_rpc_run "$@"
+	echo "@rc $RPC_RC"
+	[ -z "$RPC_OUT" ] || printf '%s\n' "$RPC_OUT"
+}
+
+# _rpc_call HOST SNIPPET [SEC]: the output to stdout, returns N.
 _rpc_call() {
-	local r rc
-	r=$(_rpc "$@")
-	rc=${r%%
-*}
-	rc=${rc#@rc }
-	case $r in *"
-"*) printf '%s\n' "${r#*
-}" ;; esac
-	return "$rc"
+	_rpc_run "$@"
+	[ -z "$RPC_OUT" ] || printf '%s\n' "$RPC_OUT"
+	return "$RPC_RC"
 }

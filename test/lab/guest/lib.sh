@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # Scenario API of the rdmatest lab (busybox ash). Scenario files are sourced
 # after this library; see docs/dev/lab.md for the reference.
-# shellcheck shell=dash disable=SC2034,SC3043,SC3060 # busybox ash: local, ${v//}; API variables
+# shellcheck shell=dash disable=SC2034,SC3003,SC3043,SC3057,SC3060 # busybox ash: local, ${v//}, $'\n', ${v:0:N}; API variables
 
 # shellcheck source=/dev/null
 [ -r /lab/env ] && . /lab/env      # LAB_ROLE LAB_HOSTS LAB_RAILS LAB_MODE LAB_VERBOSE
@@ -30,21 +30,28 @@ LAB_STATE=/tmp/lab/state            # case bookkeeping of the running scenario
 LAB_TRANSCRIPT=/tmp/lab/transcript  # the scenario's stdout; emptied per case
 [ "${LAB_MODE:-}" != shell ] || LAB_TRANSCRIPT=/dev/stdout   # lab shell: show everything
 OUT=/tmp/lab/last.out               # output of the last run_on
-mkdir -p "$LAB_STATE"
+[ -d "$LAB_STATE" ] || mkdir -p "$LAB_STATE"
 
 # ---- output ---------------------------------------------------------------
 
 # Result and comment lines go to fd 3 (the console), everything else to
 # the transcript. Outside the runner fd 3 may be closed: fall back to stdout.
+# These run a few times a case: the one-line forms fork nothing (under
+# TCG a fork costs 4-10 ms, an exec 10-15 ms).
 _to_console() { if { true >&3; } 2>/dev/null; then cat >&3; else cat; fi; }
-_emit() { printf '@lab %s\n' "$*" | _to_console; }
+_console_line() { if { true >&3; } 2>/dev/null; then printf '%s\n' "$1" >&3; else printf '%s\n' "$1"; fi; }
+_emit() { _console_line "@lab $*"; }
 # _result PASS|FAIL|SKIP NAME [REASON]: the line the host turns into TAP
 # (a tab separates the name from the reason).
 _result() {
+	local name
+	_oneline_v "$2"
+	name=$ONELINE
 	if [ -n "${3:-}" ]; then
-		printf '@lab %s %s\t%s\n' "$1" "$(_oneline "$2")" "$(_oneline "$3")" | _to_console
+		_oneline_v "$3"
+		_console_line "@lab $1 $name	$ONELINE"
 	else
-		printf '@lab %s %s\n' "$1" "$(_oneline "$2")" | _to_console
+		_console_line "@lab $1 $name"
 	fi
 }
 # record JSON: one measurement line for the host (`lab bench` collects
@@ -52,23 +59,36 @@ _result() {
 record() { _emit "DATA $(printf '%s' "$1" | tr '\n\r' '  ')"; }
 # Add text to the case transcript (stdin or arguments).
 note() { if [ $# -gt 0 ]; then printf '%s\n' "$*"; else cat; fi >> "$LAB_TRANSCRIPT"; }
-# One line, no '#' (TAP directive), no newlines.
-_oneline() { printf '%s' "$*" | tr '\n\r\t#' '   _' | cut -c1-300; }
+# One line, no '#' (TAP directive), no newlines, at most 300 characters:
+# _oneline prints it, _oneline_v sets ONELINE.
+_oneline_v() {
+	local v="$*"
+	v=${v//$'\n'/ }
+	v=${v//$'\r'/ }
+	v=${v//$'\t'/ }
+	ONELINE=${v//\#/_}
+	ONELINE=${ONELINE:0:300}
+}
+_oneline() { _oneline_v "$@"; printf '%s\n' "$ONELINE"; }
 
 # ---- cases ----------------------------------------------------------------
 
 # case_begin NAME [TIMEOUT]: open a case (closing any open one). Every wait
 # inside is clamped to TIMEOUT (default $CASE_TIMEOUT) seconds in total.
 case_begin() {
+	local n=0 up
 	[ ! -e "$LAB_STATE/name" ] || case_end
 	: > "$LAB_TRANSCRIPT"
-	rm -f "$LAB_STATE"/*
+	_rm_existing "$LAB_STATE"/*
 	echo "$1" > "$LAB_STATE/name"
-	echo $(($(_now_cs) + ${2:-$CASE_TIMEOUT} * 100)) > "$LAB_STATE/deadline"
+	_clock
+	echo $((NOW_CS + ${2:-$CASE_TIMEOUT} * 100)) > "$LAB_STATE/deadline"
 	echo "${2:-$CASE_TIMEOUT}" > "$LAB_STATE/bound"
-	_now_cs > "$LAB_STATE/start"
-	echo $(($(cat /tmp/lab/ncases 2>/dev/null || echo 0) + 1)) > /tmp/lab/ncases
-	note "=== case $1 (bound ${2:-$CASE_TIMEOUT}s, guest uptime $(cut -d" " -f1 /proc/uptime)s) ==="
+	echo "$NOW_CS" > "$LAB_STATE/start"
+	[ ! -e /tmp/lab/ncases ] || read -r n < /tmp/lab/ncases
+	echo $((n + 1)) > /tmp/lab/ncases
+	read -r up _ < /proc/uptime
+	note "=== case $1 (bound ${2:-$CASE_TIMEOUT}s, guest uptime ${up}s) ==="
 }
 
 # The first fail/skip wins; pass closes the case.
@@ -89,18 +109,20 @@ failed() { [ -e "$LAB_STATE/result" ]; }   # true once fail or skip was called
 # Close the case: kill its leftover jobs, print the result line, and the
 # transcript when it failed (or always in verbose/demo mode).
 case_end() {
-	local name result t0 job host
+	local name result=PASS t0 job host row=""
 	[ -e "$LAB_STATE/name" ] || return 0
-	name=$(cat "$LAB_STATE/name")
+	read -r name < "$LAB_STATE/name"
 	if [ -e "$LAB_STATE/jobs" ]; then
-		while read -r job host; do _reap "$job" "$host" kill; done < "$LAB_STATE/jobs"
+		while read -r job host; do _reap "$job" "$host"; done < "$LAB_STATE/jobs"
 	fi
-	result=$(cat "$LAB_STATE/result" 2>/dev/null || echo PASS)
-	t0=$(cat "$LAB_STATE/start")
-	t0=$(($(_now_cs) - t0))
+	[ ! -e "$LAB_STATE/result" ] || IFS= read -r result < "$LAB_STATE/result"
+	read -r t0 < "$LAB_STATE/start"
+	_clock
+	t0=$((NOW_CS - t0))
 	note "=== $name: ${result%% *} after $((t0 / 100)).$((t0 / 10 % 10))s ==="
 	if [ -e "$LAB_STATE/row" ]; then
-		printf '@lab ROW %s\t%s\n' "${result%% *}" "$(cat "$LAB_STATE/row")" | _to_console
+		IFS= read -r row < "$LAB_STATE/row" # one line without a newline: read says 1
+		_console_line "@lab ROW ${result%% *}	$row"
 	fi
 	if [ "${result%% *}" = FAIL ] || [ "${LAB_VERBOSE:-0}" = 1 ] || [ "${LAB_MODE:-}" = demo ]; then
 		sed 's/^/@lab # /' "$LAB_TRANSCRIPT" | _to_console
@@ -109,20 +131,31 @@ case_end() {
 	PASS) _result PASS "${LAB_SCENARIO:+$LAB_SCENARIO/}$name" ;;
 	*) _result "${result%% *}" "${LAB_SCENARIO:+$LAB_SCENARIO/}$name" "${result#* }" ;;
 	esac
-	rm -f "$LAB_STATE"/*
+	_rm_existing "$LAB_STATE"/*
 }
 
-# Seconds left of SEC within the case bound; fails the case when none are left.
-_bound() {
-	local left
-	[ -e "$LAB_STATE/deadline" ] || { echo "$1"; return 0; }
-	left=$((($(cat "$LAB_STATE/deadline") - $(_now_cs)) / 100))
+# Seconds left of SEC within the case bound; fails the case when none are
+# left. _bound_v sets BOUND, _bound prints it.
+_bound_v() {
+	local left deadline bound
+	BOUND=$1
+	[ -e "$LAB_STATE/deadline" ] || return 0
+	read -r deadline < "$LAB_STATE/deadline"
+	_clock
+	left=$(((deadline - NOW_CS) / 100))
 	if [ "$left" -le 0 ]; then
-		fail "case exceeded its bound of $(cat "$LAB_STATE/bound")s"
-		echo 0
+		read -r bound < "$LAB_STATE/bound"
+		fail "case exceeded its bound of ${bound}s"
+		BOUND=0
 		return 1
 	fi
-	[ "$1" -le "$left" ] && echo "$1" || echo "$left"
+	[ "$1" -le "$left" ] || BOUND=$left
+}
+_bound() {
+	local rc=0
+	_bound_v "$1" || rc=1
+	echo "$BOUND"
+	return "$rc"
 }
 
 # lab_hosts: the names of this run's hosts ("a b" for one or two, "a b c d" for four).
@@ -153,19 +186,29 @@ _check_host() {
 # $RUN_TIMEOUT) seconds; its output goes to the transcript and to $OUT.
 # Returns CMD's status, 124 on timeout, 126 when the host did not answer.
 run_on() {
-	local sec=$RUN_TIMEOUT host rc t0 t
+	local sec=$RUN_TIMEOUT host rc t0 t how=""
 	[ "$1" != -t ] || { sec=$2; shift 2; }
 	host=$1
 	shift
 	_check_host "$host" || return 2
-	sec=$(_bound "$sec") || return 124
+	_bound_v "$sec" || return 124
+	sec=$BOUND
 	note "[$host]\$ $*"
-	t0=$(_now_cs)
-	_rpc_call "$host" "_job_run run.\$\$ $sec $(_q "$@")" "$sec" > "$OUT"
-	rc=$?
-	t=$(($(_now_cs) - t0))
-	cat "$OUT" >> "$LAB_TRANSCRIPT"
-	note "[$host] exit $rc ($((t / 100)).$((t / 10 % 10))s)$([ "$rc" = 124 ] && echo ": timed out after ${sec}s")"
+	_clock
+	t0=$NOW_CS
+	_q_v "$@"
+	_rpc_run "$host" "_job_run run.\$\$ $sec $Q" "$sec"
+	rc=$RPC_RC
+	_clock
+	t=$((NOW_CS - t0))
+	if [ -n "$RPC_OUT" ]; then
+		printf '%s\n' "$RPC_OUT" > "$OUT"
+		printf '%s\n' "$RPC_OUT" >> "$LAB_TRANSCRIPT"
+	else
+		: > "$OUT"
+	fi
+	[ "$rc" != 124 ] || how=": timed out after ${sec}s"
+	note "[$host] exit $rc ($((t / 100)).$((t / 10 % 10))s)$how"
 	return "$rc"
 }
 last_output() { cat "$OUT"; }
@@ -178,57 +221,99 @@ bg_start() {
 	note "[$host]\$ $* &   (job $name)"
 	[ -e "$LAB_STATE/name" ] && echo "$name $host" >> "$LAB_STATE/jobs"
 	echo "$host" > "/tmp/lab/job.$name"
-	rm -f "/tmp/lab/reaped.$name"
-	r=$(_rpc_call "$host" "_job_start $(_q "$name" "$@")") || {
-		note "$r"
+	_rm_existing "/tmp/lab/reaped.$name"
+	_q_v "$name" "$@"
+	_rpc_run "$host" "_job_start $Q"
+	[ "$RPC_RC" = 0 ] || {
+		note "$RPC_OUT"
 		return 125
 	}
 }
 
-_job_host() { cat "/tmp/lab/job.$1" 2>/dev/null || echo a; }
+# The host a job runs on (a when unknown): _job_host prints it,
+# _job_host_v sets JOB_HOST.
+_job_host_v() {
+	JOB_HOST=a
+	[ ! -e "/tmp/lab/job.$1" ] || read -r JOB_HOST < "/tmp/lab/job.$1"
+}
+_job_host() { _job_host_v "$1"; echo "$JOB_HOST"; }
 
-# Append a finished (or, with 'kill', killed) job's status and log to the
-# transcript, once.
+# _job_request HOST SEC NAME ACTION [ARGS...]: jobs.sh's ACTION (a _job_*
+# call that prints a status) on HOST, and the job's log in the same
+# request (one request where there were two): JOB_STATUS is the status,
+# JOB_LOG the log (or why there is no answer).
+_job_request() {
+	local host=$1 sec=$2
+	shift 2
+	_q_v "$@"
+	_rpc_run "$host" "_job_status_log $Q" "$sec"
+	JOB_STATUS=${RPC_OUT%%$'\n'*} JOB_LOG=""
+	case $RPC_OUT in *$'\n'*) JOB_LOG=${RPC_OUT#*$'\n'} ;; esac
+	[ "$RPC_RC" = 0 ] || JOB_STATUS="" JOB_LOG=$RPC_OUT
+}
+
+# _job_number: JOB_STATUS as an exit status, 125 (and a note) when it is
+# none.
+_job_number() {
+	case $JOB_STATUS in '' | *[!0-9]*)
+		note "[$1] job $2: $3 answered '$JOB_STATUS'"
+		JOB_STATUS=125 ;;
+	esac
+}
+
+# _log_job NAME HOST LOG: the job's log into the transcript, once.
+_log_job() {
+	[ -e "/tmp/lab/job.$1" ] && [ ! -e "/tmp/lab/reaped.$1" ] || return 0
+	: > "/tmp/lab/reaped.$1"
+	note "--- [$2] output of job $1 ---"
+	[ -z "$3" ] || note "$3"
+	note "--- end of job $1 ---"
+}
+
+# _reap NAME HOST: at case end, stop the job if it still runs, then its
+# status and log into the transcript (once).
 _reap() {
-	local name=$1 host=$2 how=${3:-} r rc
-	[ -e "/tmp/lab/job.$name" ] && [ ! -e "/tmp/lab/reaped.$name" ] || return 0
-	: > "/tmp/lab/reaped.$name"
-	if [ "$how" = kill ]; then
-		rc=$(_rpc_call "$host" "_job_stop $(_q "$name")" 20)
-		note "[$host] job $name at case end: $rc"
-	fi
-	r=$(_rpc_call "$host" "_job_log $(_q "$name")")
-	note "--- [$host] output of job $name ---"
-	[ -z "$r" ] || note "$r"
-	note "--- end of job $name ---"
+	[ -e "/tmp/lab/job.$1" ] && [ ! -e "/tmp/lab/reaped.$1" ] || return 0
+	_job_request "$2" 20 "$1" _job_stop
+	note "[$2] job $1 at case end: $JOB_STATUS"
+	_log_job "$1" "$2" "$JOB_LOG"
 }
 
 # bg_wait NAME SEC: wait for the job; returns its status, or kills it and
 # returns 124 after SEC seconds.
 bg_wait() {
-	local name=$1 sec host rc
-	host=$(_job_host "$name")
-	sec=$(_bound "$2") || { bg_kill "$name"; return 124; }
-	rc=$(_rpc_call "$host" "_job_wait $(_q "$name") $sec" "$sec")
-	note "[$host] job $name: status $rc$([ "$rc" = 124 ] && echo ": timed out after ${sec}s, killed")"
-	_reap "$name" "$host"
-	return "$rc"
+	local name=$1 sec host how=""
+	_job_host_v "$name"
+	host=$JOB_HOST
+	_bound_v "$2" || { bg_kill "$name"; return 124; }
+	sec=$BOUND
+	_job_request "$host" "$sec" "$name" _job_wait "$sec"
+	_job_number "$host" "$name" wait
+	[ "$JOB_STATUS" != 124 ] || how=": timed out after ${sec}s, killed"
+	note "[$host] job $name: status $JOB_STATUS$how"
+	_log_job "$name" "$host" "$JOB_LOG"
+	return "$JOB_STATUS"
 }
 
 # bg_kill NAME [SIG]: signal the job (default TERM; SIGKILL if it does not
 # end within 5 s); returns its status.
 bg_kill() {
-	local name=$1 sig=${2:-TERM} host rc
-	host=$(_job_host "$name")
-	rc=$(_rpc_call "$host" "_job_kill $(_q "$name" "$sig")" 20 | tail -n 1)
-	case $rc in '' | *[!0-9]*) note "[$host] job $name: kill answered '$rc'"; rc=125 ;; esac
-	note "[$host] job $name killed with SIG$sig: status $rc"
-	_reap "$name" "$host"
-	return "$rc"
+	local name=$1 sig=${2:-TERM} host
+	_job_host_v "$name"
+	host=$JOB_HOST
+	_job_request "$host" 20 "$name" _job_kill "$sig"
+	_job_number "$host" "$name" kill
+	note "[$host] job $name killed with SIG$sig: status $JOB_STATUS"
+	_log_job "$name" "$host" "$JOB_LOG"
+	return "$JOB_STATUS"
 }
 
 # bg_log NAME: print the job's output so far.
-bg_log() { _rpc_call "$(_job_host "$1")" "_job_log $(_q "$1")"; }
+bg_log() {
+	_job_host_v "$1"
+	_q_v "$1"
+	_rpc_call "$JOB_HOST" "_job_log $Q"
+}
 
 # ---- readiness (no sleeps) ------------------------------------------------------
 
@@ -236,24 +321,21 @@ bg_log() { _rpc_call "$(_job_host "$1")" "_job_log $(_q "$1")"; }
 _poll() {
 	local host=$1 sec what=$3 snippet=$4 t0 t
 	_check_host "$host" || return 2
-	sec=$(_bound "$2") || return 124
-	t0=$(_now_cs)
-	_rpc_call "$host" "_poll_local $sec $(_q "$snippet")" "$sec" > /dev/null
-	local rc=$?
-	t=$(($(_now_cs) - t0))
+	_bound_v "$2" || return 124
+	sec=$BOUND
+	_clock
+	t0=$NOW_CS
+	_q_v "$snippet"
+	_rpc_run "$host" "_poll_local $sec $Q" "$sec"
+	local rc=$RPC_RC
+	_clock
+	t=$((NOW_CS - t0))
 	if [ "$rc" = 0 ]; then
 		note "[$host] ready: $what ($((t / 100)).$((t / 10 % 10))s)"
 	else
 		note "[$host] not ready after ${sec}s: $what"
 	fi
 	return "$rc"
-}
-_poll_local() {
-	local end=$(($(_now_cs) + $1 * 100))
-	until eval "$2"; do
-		[ "$(_now_cs)" -lt "$end" ] || return 124
-		_nap 0.05
-	done
 }
 
 # wait_listen HOST PORT SEC: an RDMA CM id listens on PORT (any port space).
@@ -270,8 +352,9 @@ wait_tcp_listen() {
 }
 # wait_log NAME REGEX SEC: the job's output matches REGEX (grep -E).
 wait_log() {
-	_poll "$(_job_host "$1")" "$3" "job $1 output matches /$2/" \
-		"grep -Eq $(_q "$2") $(_q "$LAB_JOBS/$1.log") 2>/dev/null"
+	_job_host_v "$1"
+	_q_v "$2" "$LAB_JOBS/$1.log"
+	_poll "$JOB_HOST" "$3" "job $1 output matches /$2/" "grep -Eq $Q 2>/dev/null"
 }
 
 # ---- conveniences -------------------------------------------------------------
@@ -304,17 +387,6 @@ gid_index() {
 	local host=$1 dev=${2:-}
 	[ -n "$dev" ] || { [ "$host" = a ] && dev=$DEV_A || dev=$DEV_B; }
 	_rpc_call "$host" "_gid_index_local $dev"
-}
-_gid_index_local() {
-	local f i
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		i=${f##*/}
-		case $(cat "$f" 2>/dev/null) in 0000:0000:0000:0000:0000:ffff:*)
-			[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
-				{ echo "$i"; return 0; } ;;
-		esac
-	done
-	echo 1
 }
 
 # ---- demo summary -------------------------------------------------------------
