@@ -206,6 +206,21 @@ _poll_local() {
 	done
 }
 
+# _tcp_listening HEXPORT: a kernel TCP socket (v4 or v6) listens on the
+# port (4 upper-case hex digits, as /proc/net/tcp writes it). Read by the
+# shell: the pipeline of cat, awk and grep it replaces cost three execs
+# every poll, on the host whose server is starting.
+_tcp_listening() {
+	local f local_addr state
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r _ local_addr _ state _; do
+			[ "$state" = 0A ] && [ "${local_addr##*:}" = "$1" ] && return 0
+		done < "$f"
+	done
+	return 1
+}
+
 # _gid_index_local DEV: index of the device's IPv4-mapped RoCE v2 GID (1
 # when there is none); reads, not cats: no exec per GID.
 _gid_index_local() {

@@ -22,7 +22,7 @@ cleanup() {
 		[ "${LAB_RAILS:-1}" -lt 2 ] || _rpc_call "$h" "/sbin/tc qdisc del dev rail1 root 2>/dev/null;
 			/sbin/ip link set rail1 up; _poll_local 20 \"/sbin/rdma link show rxe1/1 | grep -q ' state ACTIVE '\"; true" 60 > /dev/null
 	done
-	rm -f /tmp/lab/job.* /tmp/lab/reaped.*
+	rm -f /tmp/lab/job.* /tmp/lab/reaped.* /tmp/lab/log.*
 }
 
 run_scenario() {
