@@ -74,9 +74,10 @@ both "64 lat" rdma "" "" -S 64 -C 1 -I 200
 both "1m lat" rdma "" "" -S 1048576 -C 1 -I 2
 both "64 bw" rdma "" "" -S 64 -C 2000
 both "1m bw" rdma "" "" -S 1048576 -C 5
-both "1500 x 10 x 3" rdma "" "" -S 1500 -C 10 -I 3
-both "-T v 4k" rdma "-T v" "-T v" -S 4096 -C 20 -I 3
-both "-T v 1000 x 100" rdma "-T v" "-T v" -S 1000 -C 100
+# a size that is no power of two, several transfers and iterations, the
+# data verified: one pair each way (1500 x 10 x 3 without -T v, and
+# -T v at 4k and at 1000 x 100, walked the same transfer path: 4 cases)
+both "-T v 1500 x 20 x 3" rdma "-T v" "-T v" -S 1500 -C 20 -I 3
 # ---- kernel TCP against upstream -T s ----
 both "-T s 64k" tcp "-T s" "-T s" -S 65536 -C 50
 both "-T s -T v" tcp "-T s -T v" "-T s -T v" -S 4096 -C 10 -I 3
