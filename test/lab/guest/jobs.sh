@@ -237,7 +237,7 @@ _gid_index_local() {
 }
 
 # Number of HOST: 1 for a, 2 for b, ... (its address is 192.0.2.N).
-_host_n() { case $1 in [a-h]) _host_index "$1"; echo "$HOST_N" ;; *) return 1 ;; esac; }
+_host_n() { _host_index "$1" && echo "$HOST_N"; }
 # _host_index HOST: HOST_N = its number, no fork (the RPC's every call).
 _host_index() {
 	case $1 in

@@ -134,8 +134,8 @@ case_end() {
 	_rm_existing "$LAB_STATE"/*
 }
 
-# Seconds left of SEC within the case bound; fails the case when none are
-# left. _bound_v sets BOUND, _bound prints it.
+# _bound_v SEC: BOUND = the seconds left of SEC within the case bound;
+# fails the case (and returns 1) when none are left.
 _bound_v() {
 	local left deadline bound
 	BOUND=$1
@@ -150,12 +150,6 @@ _bound_v() {
 		return 1
 	fi
 	[ "$1" -le "$left" ] || BOUND=$left
-}
-_bound() {
-	local rc=0
-	_bound_v "$1" || rc=1
-	echo "$BOUND"
-	return "$rc"
 }
 
 # lab_hosts: the names of this run's hosts ("a b" for one or two, "a b c d" for four).
@@ -230,13 +224,11 @@ bg_start() {
 	}
 }
 
-# The host a job runs on (a when unknown): _job_host prints it,
-# _job_host_v sets JOB_HOST.
+# _job_host_v NAME: JOB_HOST = the host the job runs on (a when unknown).
 _job_host_v() {
 	JOB_HOST=a
 	[ ! -e "/tmp/lab/job.$1" ] || read -r JOB_HOST < "/tmp/lab/job.$1"
 }
-_job_host() { _job_host_v "$1"; echo "$JOB_HOST"; }
 
 # _job_request HOST SEC NAME ACTION [ARGS...]: jobs.sh's ACTION (a _job_*
 # call that prints a status) on HOST, and the job's log in the same
@@ -261,17 +253,18 @@ _job_number() {
 	esac
 }
 
-# _log_job NAME HOST LOG: the job's log into the transcript, once. The
-# job has ended: its output can no longer change, so a copy here answers
-# bg_log without a request (scenarios read a log right after its end).
+# _log_job NAME HOST: the JOB_LOG of the _job_request just made into the
+# transcript, once. The job has ended: its output can no longer change,
+# so a copy here (when the request was answered) serves bg_log without a
+# request (scenarios read a log right after its end).
 _log_job() {
 	[ -e "/tmp/lab/job.$1" ] && [ ! -e "/tmp/lab/reaped.$1" ] || return 0
 	: > "/tmp/lab/reaped.$1"
 	if [ "$JOB_LOG_OK" = 1 ]; then
-		if [ -n "$3" ]; then printf '%s\n' "$3"; fi > "/tmp/lab/log.$1"
+		if [ -n "$JOB_LOG" ]; then printf '%s\n' "$JOB_LOG"; fi > "/tmp/lab/log.$1"
 	fi
 	note "--- [$2] output of job $1 ---"
-	[ -z "$3" ] || note "$3"
+	[ -z "$JOB_LOG" ] || note "$JOB_LOG"
 	note "--- end of job $1 ---"
 }
 
@@ -281,7 +274,7 @@ _reap() {
 	[ -e "/tmp/lab/job.$1" ] && [ ! -e "/tmp/lab/reaped.$1" ] || return 0
 	_job_request "$2" 20 "$1" _job_stop
 	note "[$2] job $1 at case end: $JOB_STATUS"
-	_log_job "$1" "$2" "$JOB_LOG"
+	_log_job "$1" "$2"
 }
 
 # bg_wait NAME SEC: wait for the job; returns its status, or kills it and
@@ -296,7 +289,7 @@ bg_wait() {
 	_job_number "$host" "$name" wait
 	[ "$JOB_STATUS" != 124 ] || how=": timed out after ${sec}s, killed"
 	note "[$host] job $name: status $JOB_STATUS$how"
-	_log_job "$name" "$host" "$JOB_LOG"
+	_log_job "$name" "$host"
 	return "$JOB_STATUS"
 }
 
@@ -309,7 +302,7 @@ bg_kill() {
 	_job_request "$host" 20 "$name" _job_kill "$sig"
 	_job_number "$host" "$name" kill
 	note "[$host] job $name killed with SIG$sig: status $JOB_STATUS"
-	_log_job "$name" "$host" "$JOB_LOG"
+	_log_job "$name" "$host"
 	return "$JOB_STATUS"
 }
 
