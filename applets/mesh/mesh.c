@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <infiniband/verbs.h>
 
 #include "rdmatest/applet.h"
 #include "doctor/diag.h"
@@ -182,9 +181,9 @@ static const struct rt_opt mesh_opts[] = {
 	  "local_ack_timeout_err, ...) of either end rose by more than PPM per million "
 	  "packets the two ports sent during its test", NULL },
 	{ 0, "rails", RT_OPT_STRING, RT_S(rails), 0, 0, NULL, "LIST|all",
-	  "the rails to test: this host's RDMA ports that carry an IP address, numbered in "
-	  "(device, port) order from 0; LIST is comma-separated numbers (0,2); a pair tests "
-	  "rail i of one host against rail i of the other, all its rails at once (default: "
+	  "the rails to test: all this host's RDMA ports, numbered in (device, port) order "
+	  "from 0; LIST is comma-separated numbers (0,2; one without an IP address: exit 3); "
+	  "a pair tests rail i of one host against rail i of the other, all at once (default: "
 	  "all; a host without one is tested on its host address)", NULL },
 	{ 0, "devices", RT_OPT_STRING, RT_S(devices), 0, 0, NULL, "DEV[:PORT],...",
 	  "the rails to test by device name (and port), instead of --rails", NULL },
@@ -240,8 +239,9 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "and exit 4 elsewhere, for hooks that act on their own host. "
 	  "--timeout bounds each pair's test, --join-timeout (default: --timeout) each "
 	  "rank's connect to rank 0 and the wait for every host; a round takes at most "
-	  "twice --timeout plus 2 s. Every RDMA port that carries an IP address is a "
-	  "rail: a pair tests rail i of one host against rail i of the other, all its rails "
+	  "twice --timeout plus 2 s. Every RDMA port is a rail, numbered among all the "
+	  "host's ports (one that lost its address keeps its number, a bad rail, named): a "
+	  "pair tests rail i of one host against rail i of the other, all its rails "
 	  "at once, and the verdicts name the rail (--rails, --devices choose; "
 	  "--cross-rails tests rail i against rail j too). "
 	  "`mesh report [FILE...]` judges the "

@@ -113,6 +113,7 @@ struct rt_mesh_node {
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
 	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
+	uint8_t rails_in_use; /* after judging: those not unused (rt_mesh_rail_fault) */
 	struct rt_mesh_rail *rails; /* nrails of them, or NULL */
 	/* after judging, masks by rail number: tested there, blamed by that
 	 * rail's links (0 when the node itself is bad), nothing passed there
@@ -251,7 +252,10 @@ struct rt_mesh_agg {
 	/* (host, rail) verdicts: a rail its hello lists not ACTIVE, or one
 	 * its links blame on a host whose other rails passed */
 	uint32_t bad_rails;
-	uint32_t rails_expected; /* the rail count most hosts have */
+	/* by rail number: some host's rail carries an address there; some
+	 * host lists it ACTIVE and none an address (not tested) */
+	uint32_t rails_addressed, rails_unaddressed;
+	uint32_t rails_expected; /* the rail count in use most hosts have */
 	uint32_t rail_mismatch;  /* hosts with another count: not READY */
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
@@ -324,6 +328,20 @@ double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t
 /* Whether rise i of c is more than lim allows: a link counter above
  * max_errors, a retransmit counter above max_retrans_ppm per million
  * packets the link's ports sent (never without a packet count). */
+/* What is wrong with rail r of node nd, after judging: nothing; unused
+ * (no address, and no host's rail of its number has one: not judged);
+ * no address where another host's rail of its number has one (it lost
+ * it); not ACTIVE; or its links are bad while the host's other rails'
+ * are not. */
+enum rt_rail_fault {
+	RT_RAIL_OK, RT_RAIL_UNUSED, RT_RAIL_NO_ADDR, RT_RAIL_NOT_ACTIVE, RT_RAIL_LINKS_BAD
+};
+enum rt_rail_fault rt_mesh_rail_fault(const struct rt_mesh_agg *g, const struct rt_mesh_node *nd,
+				      const struct rt_mesh_rail *r);
+/* "port 1 DOWN", "port 1 carries no IP address (another host's rail 1
+ * does): not tested" for the faults a hello shows (NOT_ACTIVE, NO_ADDR). */
+void rt_mesh_rail_fault_text(enum rt_rail_fault f, const struct rt_mesh_rail *r, char *buf,
+			     size_t len);
 bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_mesh_limits *lim);
 /* A result's bandwidth as judged: the slower direction, Gbit/s. */
 double rt_mesh_gbps(const struct rt_mesh_result *r);

@@ -449,7 +449,7 @@ static void doc_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 /* The hosts' bad rails (meshagg.h) and the hosts of another rail count. */
 static void doc_bad_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 {
-	char why[64];
+	char why[112];
 
 	rt_json_key(j, "bad_rails");
 	rt_json_array_begin(j);
@@ -458,14 +458,14 @@ static void doc_bad_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 
 		for (unsigned k = 0; nd->present && k < nd->nrails; k++) {
 			const struct rt_mesh_rail *r = &nd->rails[k];
+			enum rt_rail_fault f = rt_mesh_rail_fault(g, nd, r);
 
-			if (r->state == RT_RAIL_ACTIVE && !(nd->rail_bad >> r->rail & 1u))
+			if (f == RT_RAIL_OK || f == RT_RAIL_UNUSED)
 				continue;
-			if (r->state != RT_RAIL_ACTIVE)
-				snprintf(why, sizeof(why), "port %u %s", r->port,
-					 rt_rail_state_name(r->state));
-			else
+			if (f == RT_RAIL_LINKS_BAD)
 				snprintf(why, sizeof(why), "its links are bad");
+			else
+				rt_mesh_rail_fault_text(f, r, why, sizeof(why));
 			rt_json_object_begin(j);
 			rt_json_kv_uint(j, "rank", i);
 			rt_json_kv_string(j, "host", nd->host);
@@ -476,15 +476,21 @@ static void doc_bad_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 		}
 	}
 	rt_json_array_end(j);
+	rt_json_key(j, "untested_rails");
+	rt_json_array_begin(j);
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		if (g->rails_unaddressed >> r & 1u)
+			rt_json_uint(j, r);
+	rt_json_array_end(j);
 	rt_json_kv_uint(j, "rails_expected", g->rails_expected);
 	rt_json_key(j, "rail_count_mismatch");
 	rt_json_array_begin(j);
 	for (uint32_t i = 0; i < g->n && g->rail_mismatch; i++)
-		if (g->nodes[i].present && g->nodes[i].nrails != g->rails_expected) {
+		if (g->nodes[i].present && g->nodes[i].rails_in_use != g->rails_expected) {
 			rt_json_object_begin(j);
 			rt_json_kv_uint(j, "rank", i);
 			rt_json_kv_string(j, "host", g->nodes[i].host);
-			rt_json_kv_uint(j, "rails", g->nodes[i].nrails);
+			rt_json_kv_uint(j, "rails", g->nodes[i].rails_in_use);
 			rt_json_object_end(j);
 		}
 	rt_json_array_end(j);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Judging a mesh run's results: links, then nodes and rails, then the
  * run (meshagg.h says what each verdict means). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,30 +284,73 @@ static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uns
 	       !(g->nodes[b].rail_bad >> rail_b & 1u);
 }
 
-/* The rail count most hosts have (the smaller on a tie), and the hosts
- * that differ; a rail a hello lists not ACTIVE, or its links blame. */
+enum rt_rail_fault rt_mesh_rail_fault(const struct rt_mesh_agg *g, const struct rt_mesh_node *nd,
+				      const struct rt_mesh_rail *r)
+{
+	if (!r->addr[0])
+		return g->rails_addressed >> r->rail & 1u ? RT_RAIL_NO_ADDR : RT_RAIL_UNUSED;
+	if (r->state != RT_RAIL_ACTIVE)
+		return RT_RAIL_NOT_ACTIVE;
+	return nd->rail_bad >> r->rail & 1u ? RT_RAIL_LINKS_BAD : RT_RAIL_OK;
+}
+
+void rt_mesh_rail_fault_text(enum rt_rail_fault f, const struct rt_mesh_rail *r, char *buf,
+			     size_t len)
+{
+	if (f == RT_RAIL_NO_ADDR)
+		snprintf(buf, len, "port %u carries no IP address (another host's rail %u does): "
+			 "not tested", r->port, r->rail);
+	else
+		snprintf(buf, len, "port %u %s", r->port, rt_rail_state_name(r->state));
+}
+
+/* Which rail numbers carry an address on some host, and which are ACTIVE
+ * on some host without an address on any. */
+static void rail_addresses(struct rt_mesh_agg *g)
+{
+	uint32_t active = 0;
+
+	g->rails_addressed = 0;
+	for (uint32_t i = 0; i < g->n; i++)
+		for (unsigned r = 0; g->nodes[i].present && r < g->nodes[i].nrails; r++) {
+			const struct rt_mesh_rail *x = &g->nodes[i].rails[r];
+
+			if (x->addr[0])
+				g->rails_addressed |= 1u << x->rail;
+			else if (x->state == RT_RAIL_ACTIVE)
+				active |= 1u << x->rail;
+		}
+	g->rails_unaddressed = active & ~g->rails_addressed;
+}
+
+/* The count of rails in use most hosts have (the smaller on a tie), and
+ * the hosts that differ; a rail that lost its address, is not ACTIVE, or
+ * its links blame. */
 static void count_rails(struct rt_mesh_agg *g)
 {
 	uint32_t hist[RT_MESH_RAILS_MAX + 1] = {0}, best = 0;
 
 	g->bad_rails = g->rail_mismatch = 0;
-	for (uint32_t i = 0; i < g->n; i++)
-		if (g->nodes[i].present)
-			hist[g->nodes[i].nrails]++;
+	rail_addresses(g);
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct rt_mesh_node *nd = &g->nodes[i];
+
+		nd->rails_in_use = 0;
+		for (unsigned r = 0; nd->present && r < nd->nrails; r++) {
+			enum rt_rail_fault f = rt_mesh_rail_fault(g, nd, &nd->rails[r]);
+
+			nd->rails_in_use += f != RT_RAIL_UNUSED;
+			g->bad_rails += f != RT_RAIL_UNUSED && f != RT_RAIL_OK;
+		}
+		if (nd->present)
+			hist[nd->rails_in_use]++;
+	}
 	for (uint32_t k = 1; k <= RT_MESH_RAILS_MAX; k++)
 		if (hist[k] > hist[best])
 			best = k;
 	g->rails_expected = best;
-	for (uint32_t i = 0; i < g->n; i++) {
-		const struct rt_mesh_node *nd = &g->nodes[i];
-
-		if (!nd->present)
-			continue;
-		g->rail_mismatch += nd->nrails != best;
-		for (unsigned r = 0; r < nd->nrails; r++)
-			g->bad_rails += nd->rails[r].state != RT_RAIL_ACTIVE ||
-					(nd->rail_bad >> nd->rails[r].rail & 1u);
-	}
+	for (uint32_t i = 0; i < g->n; i++)
+		g->rail_mismatch += g->nodes[i].present && g->nodes[i].rails_in_use != best;
 }
 
 static void count(struct rt_mesh_agg *g)

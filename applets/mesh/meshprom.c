@@ -70,7 +70,8 @@ static void rails(struct rt_prom *p, const struct rt_mesh_agg *g)
 				    "that no bad host or bad rail explains", bad);
 	}
 	rt_prom_gauge_value(p, "rdmatest_mesh_bad_rails", "rails of hosts not usable (not "
-			    "ACTIVE) or bad while the host's other rails passed", g->bad_rails);
+			    "ACTIVE, or lost the address other hosts' have) or bad while the host's "
+			    "other rails passed", g->bad_rails);
 	rt_prom_gauge_value(p, "rdmatest_mesh_rail_count_mismatch_hosts",
 			    "hosts whose rail count is not the one most hosts have", g->rail_mismatch);
 }

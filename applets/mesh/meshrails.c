@@ -9,28 +9,9 @@
 #include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
 
-/* Device names with their digits compared as numbers. */
-static int natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-			unsigned long x = strtoul(a, (char **)&a, 10);
-			unsigned long y = strtoul(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++, b++;
-	}
-	return *a ? 1 : *b ? -1 : 0;
-}
-
 static int cmp_port(const struct rt_diag_port *x, const struct rt_diag_port *y)
 {
-	int c = natural_cmp(x->dev, y->dev);
+	int c = rt_natural_cmp(x->dev, y->dev);
 
 	return c ? c : x->port < y->port ? -1 : x->port > y->port;
 }
@@ -85,35 +66,37 @@ static void fill(const struct rt_diag *d, const struct rt_diag_port *p, int a,
 		if (r->payload_mbps > r->speed_mbps)
 			r->payload_mbps = r->speed_mbps;
 	}
-	rt_addr_host_str((const struct sockaddr *)&d->addrs[a].sa, r->addr, sizeof(r->addr));
+	if (a >= 0)
+		rt_addr_host_str((const struct sockaddr *)&d->addrs[a].sa, r->addr, sizeof(r->addr));
 }
 
 unsigned rt_mesh_rails_find(const struct rt_diag_env *e, const struct rt_diag *d,
 			    struct rt_mesh_rail *out)
 {
 	const struct rt_diag_port *order[RT_DIAG_PORTS];
-	unsigned n = 0, k = 0;
+	unsigned n = 0, k = 0, addressed = 0;
 
 	for (int i = 0; i < d->nports && i < RT_DIAG_PORTS; i++) {
 		unsigned j = k++;
 
-		/* insertion: a handful of ports */
+		/* insertion: tens of ports */
 		while (j && cmp_port(order[j - 1], &d->ports[i]) > 0) {
 			order[j] = order[j - 1];
 			j--;
 		}
 		order[j] = &d->ports[i];
 	}
+	/* a rail's number is its port's place among all of them, so that a
+	 * port that lost its address keeps its number and shifts no other */
 	for (unsigned i = 0; i < k && n < RT_MESH_RAILS_MAX; i++) {
-		int gid, a = addr_of(e, d, order[i], &gid);
+		int gid = 0, a = addr_of(e, d, order[i], &gid);
 
-		if (a < 0)
-			continue;
 		fill(d, order[i], a, gid, &out[n]);
 		out[n].rail = (uint8_t)n;
+		addressed += a >= 0;
 		n++;
 	}
-	return n;
+	return addressed ? n : 0;
 }
 
 static void what_we_have(const struct rt_mesh_rail *r, unsigned n, char *buf, size_t len)
@@ -122,8 +105,9 @@ static void what_we_have(const struct rt_mesh_rail *r, unsigned n, char *buf, si
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%u (%s port %u)",
-					 i ? ", " : "", r[i].rail, r[i].dev, r[i].port);
+		used += (size_t)snprintf(buf + used, len - used, "%s%u (%s port %u%s)",
+					 i ? ", " : "", r[i].rail, r[i].dev, r[i].port,
+					 r[i].addr[0] ? "" : ", no IP address");
 	if (!n)
 		rt_strlcpy(buf, "none: no RDMA port carries an IP address", len);
 }
@@ -227,6 +211,12 @@ int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *li
 	if (devices && !k)
 		return rt_fail(err, RT_EXIT_ENV, "--devices %s: no rail of this host; its rails "
 			       "are %s", devices, have);
+	for (unsigned i = 0; mask != UINT32_MAX && i < k; i++)
+		if (!rails[i].addr[0])
+			return rt_fail(err, RT_EXIT_ENV, "%s %s: rail %u (%s port %u) carries no IP "
+				       "address, which mesh's test over the RDMA CM needs",
+				       list ? "--rails" : "--devices", list ? list : devices,
+				       rails[i].rail, rails[i].dev, rails[i].port);
 	*n = k;
 	return 0;
 }

@@ -185,35 +185,45 @@ static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_me
 	fputc(':', out);
 }
 
-/* A host's rails that are not usable (not ACTIVE) or that their links
- * blame while its other rails passed; the host itself is not bad. */
+/* A host's rails that are not usable (not ACTIVE, or without the address
+ * another host's rail of their number has) or that their links blame
+ * while its other rails passed; the host itself is not bad. */
 static void bad_rails(FILE *out, const struct rt_mesh_agg *g)
 {
 	uint32_t shown = 0, total = 0;
+	char why[112];
 
 	for (uint32_t i = 0; i < g->n; i++) {
 		const struct rt_mesh_node *nd = &g->nodes[i];
 
 		for (unsigned k = 0; nd->present && k < nd->nrails; k++) {
 			const struct rt_mesh_rail *r = &nd->rails[k];
-			bool down = r->state != RT_RAIL_ACTIVE;
+			enum rt_rail_fault f = rt_mesh_rail_fault(g, nd, r);
 
-			if (!down && !(nd->rail_bad >> r->rail & 1u))
-				continue;
-			if (total++ >= RT_MESH_TEXT_LIST)
+			if (f == RT_RAIL_OK || f == RT_RAIL_UNUSED || total++ >= RT_MESH_TEXT_LIST)
 				continue;
 			shown++;
-			fprintf(out, "bad rail %u of host %u (%s) %s: ", r->rail, i, host_of(g, i),
-				r->dev);
-			if (down)
-				fprintf(out, "port %u %s\n", r->port, rt_rail_state_name(r->state));
+			if (f == RT_RAIL_LINKS_BAD)
+				snprintf(why, sizeof(why), "its links on rail %u are bad, its other "
+					 "rails' are not", r->rail);
 			else
-				fprintf(out, "its links on rail %u are bad, its other rails' are not\n",
-					r->rail);
+				rt_mesh_rail_fault_text(f, r, why, sizeof(why));
+			fprintf(out, "bad rail %u of host %u (%s) %s: %s\n", r->rail, i,
+				host_of(g, i), r->dev, why);
 		}
 	}
 	if (total > shown)
 		fprintf(out, "... and %u more bad rails\n", total - shown);
+}
+
+/* Rails ACTIVE somewhere that no host's port carries an address on: not
+ * tested, and said so rather than left out. */
+static void unaddressed_rails(FILE *out, const struct rt_mesh_agg *g)
+{
+	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+		if (g->rails_unaddressed >> r & 1u)
+			fprintf(out, "rail %u not tested: no host's port on it carries an IP "
+				"address (mesh tests a rail over the RDMA CM)\n", r);
 }
 
 /* Hosts whose rail count is not the most common one. */
@@ -224,10 +234,11 @@ static void rail_counts(FILE *out, const struct rt_mesh_agg *g)
 	for (uint32_t i = 0; i < g->n && g->rail_mismatch; i++) {
 		const struct rt_mesh_node *nd = &g->nodes[i];
 
-		if (!nd->present || nd->nrails == g->rails_expected || shown++ >= RT_MESH_TEXT_LIST)
+		if (!nd->present || nd->rails_in_use == g->rails_expected ||
+		    shown++ >= RT_MESH_TEXT_LIST)
 			continue;
 		fprintf(out, "rail count: host %u (%s) has %u rails, %u expected (most hosts)\n",
-			i, host_of(g, i), nd->nrails, g->rails_expected);
+			i, host_of(g, i), nd->rails_in_use, g->rails_expected);
 	}
 	if (shown > RT_MESH_TEXT_LIST)
 		fprintf(out, "... and %u more hosts with another rail count\n",
@@ -449,6 +460,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	strangers(out, g);
 	rail_counts(out, g);
 	bad_rails(out, g);
+	unaddressed_rails(out, g);
 	links(out, g, lim);
 	flaky(out, g, lim);
 	blame(out, g, lim);

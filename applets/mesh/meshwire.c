@@ -69,7 +69,7 @@ static void put_arail(struct cur *c, const struct rt_mesh_arail *r)
 
 static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 {
-	bool v6 = strchr(r->addr, ':') != NULL;
+	unsigned family = !r->addr[0] ? 0 : strchr(r->addr, ':') ? 6 : 4;
 	size_t n = strnlen(r->dev, RT_MESH_DEV_LEN - 1);
 
 	memcpy(c->w, r->dev, n);
@@ -80,7 +80,7 @@ static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 	put8(c, r->state);
 	put8(c, r->link);
 	put8(c, r->lanes);
-	put8(c, v6 ? 6 : 4);
+	put8(c, (uint8_t)family);
 	put16(c, r->gid_index);
 	put16(c, r->mtu);
 	put_zero(c, 2);
@@ -302,6 +302,14 @@ static int get_addr(struct cur *c, char *addr, unsigned family, const char *what
 	const uint8_t *a = c->r;
 
 	c->r += 16;
+	if (family == 0) { /* a hello's rail without an address */
+		addr[0] = '\0';
+		for (int i = 0; i < 16; i++)
+			if (a[i])
+				return rt_fail(err, RT_EXIT_FAIL, "mesh %s: rail %u: an address "
+					       "where it says none", what, rail);
+		return 0;
+	}
 	if (family == 4)
 		for (int i = 4; i < 16; i++)
 			if (a[i])
@@ -358,7 +366,7 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 			       "increasing, below %u)", r->rail, before, RT_MESH_RAILS_MAX);
 	if (!r->port || r->state > RT_RAIL_ACTIVE_DEFER || r->link > RT_RAIL_ETHERNET ||
 	    !lanes_ok(r->lanes) || !mtu_ok(r->mtu) || r->gid_index >= 1024 ||
-	    (family != 4 && family != 6))
+	    (family != 0 && family != 4 && family != 6))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: port %u, state %u, "
 			       "link %u, %u lanes, MTU %u, GID index %u or family %u out of range",
 			       r->rail, r->port, r->state, r->link, r->lanes, r->mtu,

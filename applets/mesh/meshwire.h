@@ -8,7 +8,8 @@
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), its rails (version 6):
  *            a count (0 to RT_MESH_RAILS_MAX) and that many entries of
- *            RT_MESH_RAIL_WIRE bytes (struct rt_mesh_rail), the one
+ *            RT_MESH_RAIL_WIRE bytes (struct rt_mesh_rail; address
+ *            family 0 and 16 zero bytes: the port carries no address), the one
  *            message whose length varies: 92 + 68 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
@@ -34,7 +35,7 @@
  * is a rail entry out of range: a device that is not a name, a rail
  * number not above the one before it or not below RT_MESH_RAILS_MAX, port
  * 0, an unknown state, link layer, lane count, MTU or address family,
- * address bytes past an IPv4 address, a speed or payload rate above the
+ * address bytes past an IPv4 address or any with family 0, a speed or payload rate above the
  * fastest port's or a payload rate above its speed; so is a counter
  * block whose count is above RT_MESH_CTRS_MAX or disagrees with the
  * RT_MESH_HAS_CTR flag, whose entries are not in (end, number) order,
@@ -128,7 +129,7 @@ enum rt_rail_link { RT_RAIL_LINK_UNKNOWN = 0, RT_RAIL_IB = 1, RT_RAIL_ETHERNET =
  * in the first 4 and the rest zero): 68 bytes. */
 struct rt_mesh_rail {
 	char dev[RT_MESH_DEV_LEN];
-	uint8_t rail;       /* its number on its host: (device, port) order */
+	uint8_t rail;       /* its port's place among the host's, (device, port) order */
 	uint8_t port;       /* 1..255 */
 	uint8_t state;      /* enum rt_rail_state */
 	uint8_t link;       /* enum rt_rail_link */
@@ -137,7 +138,7 @@ struct rt_mesh_rail {
 	uint16_t mtu;       /* active IB MTU, bytes, 256..4096; 0 unknown */
 	uint32_t speed_mbps;   /* the kernel's nominal rate; 0 unknown */
 	uint32_t payload_mbps; /* the most RDMA WRITE payload at mtu; 0 unknown */
-	char addr[RT_MESH_ADDR_LEN]; /* numeric, as inet_ntop writes it */
+	char addr[RT_MESH_ADDR_LEN]; /* numeric, as inet_ntop writes it; "": none */
 };
 
 struct rt_mesh_hello {

@@ -74,7 +74,8 @@ static void addr(const char *ifname, const char *ip)
 
 /* A host of the shape the lab's two-rail hosts have, and more: rxe0 on
  * eth0 (192.0.2.1), rxe1 on rail1 (203.0.113.1, DOWN), mlx5_10 on ens10
- * (10.0.10.1, 4X HDR), mlx5_2 on ens2 (no address: not a rail). */
+ * (10.0.10.1, 4X HDR), mlx5_2 on ens2 (no address: a rail that is named
+ * and keeps its place, untested). */
 static int make_tree(void **state)
 {
 	(void)state;
@@ -115,32 +116,96 @@ static void find_rails(void **state)
 
 	(void)state;
 	n = rt_mesh_rails_find(&env, d, r);
-	assert_int_equal(n, 3);
-	/* (device, port) order, digits as numbers; mlx5_2 carries no address */
-	assert_string_equal(r[0].dev, "mlx5_10");
-	assert_string_equal(r[1].dev, "rxe0");
-	assert_string_equal(r[2].dev, "rxe1");
+	assert_int_equal(n, 4);
+	/* (device, port) order, digits as numbers, every port a rail */
+	assert_string_equal(r[0].dev, "mlx5_2");
+	assert_string_equal(r[1].dev, "mlx5_10");
+	assert_string_equal(r[2].dev, "rxe0");
+	assert_string_equal(r[3].dev, "rxe1");
 	for (unsigned i = 0; i < n; i++) {
 		assert_int_equal(r[i].rail, i);
 		assert_int_equal(r[i].port, 1);
 		assert_int_equal(r[i].link, RT_RAIL_ETHERNET);
-		assert_int_equal(r[i].gid_index, 1);
+		assert_int_equal(r[i].gid_index, i ? 1 : 0);
 		assert_int_equal(r[i].mtu, 4096);
 	}
-	assert_string_equal(r[0].addr, "10.0.10.1");
+	/* no address: listed, ACTIVE, its place kept, not tested */
+	assert_string_equal(r[0].addr, "");
 	assert_int_equal(r[0].state, RT_RAIL_ACTIVE);
-	assert_int_equal(r[0].lanes, 4);
 	assert_int_equal(r[0].speed_mbps, 200000);
-	assert_true(r[0].payload_mbps > 180000 && r[0].payload_mbps < 200000);
-	assert_string_equal(r[1].addr, "192.0.2.1");
-	assert_int_equal(r[1].speed_mbps, 100000);
+	assert_string_equal(r[1].addr, "10.0.10.1");
+	assert_int_equal(r[1].state, RT_RAIL_ACTIVE);
+	assert_int_equal(r[1].lanes, 4);
+	assert_int_equal(r[1].speed_mbps, 200000);
+	assert_true(r[1].payload_mbps > 180000 && r[1].payload_mbps < 200000);
+	assert_string_equal(r[2].addr, "192.0.2.1");
+	assert_int_equal(r[2].speed_mbps, 100000);
 	/* a DOWN port is still a rail, so that it can be named */
-	assert_string_equal(r[2].addr, "203.0.113.1");
-	assert_int_equal(r[2].state, RT_RAIL_DOWN);
-	assert_string_equal(rt_rail_state_name(r[2].state), "DOWN");
-	assert_int_equal(r[2].lanes, 1);
-	assert_int_equal(rt_mesh_rail_of_addr(r, n, "203.0.113.1"), 2);
+	assert_string_equal(r[3].addr, "203.0.113.1");
+	assert_int_equal(r[3].state, RT_RAIL_DOWN);
+	assert_string_equal(rt_rail_state_name(r[3].state), "DOWN");
+	assert_int_equal(r[3].lanes, 1);
+	assert_int_equal(rt_mesh_rail_of_addr(r, n, "203.0.113.1"), 3);
 	assert_int_equal(rt_mesh_rail_of_addr(r, n, "198.51.100.1"), -1);
+}
+
+/* The port that loses its address keeps its rail number and moves no
+ * other: rxe0's address gone, rxe1 is still rail 3. No address on any
+ * port: no rail at all, the host is tested by its name as before rails. */
+static void lost_address_keeps_the_numbers(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+
+	(void)state;
+	d->addrs[0] = d->addrs[--d->naddrs]; /* eth0's 192.0.2.1 gone */
+	assert_int_equal(rt_mesh_rails_find(&env, d, r), 4);
+	assert_string_equal(r[2].dev, "rxe0");
+	assert_string_equal(r[2].addr, "");
+	assert_string_equal(r[3].dev, "rxe1");
+	assert_int_equal(r[3].rail, 3);
+	assert_string_equal(r[3].addr, "203.0.113.1");
+	d->naddrs = 0;
+	assert_int_equal(rt_mesh_rails_find(&env, d, r), 0);
+}
+
+/* Eight 400G rails on mlx5_0 .. mlx5_7 and a storage NIC, mlx5_8, whose
+ * port lost its address: rails in natural order (mlx5_8 before mlx5_10),
+ * rail 8 unaddressed. */
+static void eight_rails_and_one_more(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	char dev[16], ndev[16], ip[32];
+
+	(void)state;
+	for (unsigned i = 0; i < 9; i++) {
+		snprintf(dev, sizeof(dev), "mlx5_%u", i);
+		snprintf(ndev, sizeof(ndev), "ens%u", i);
+		snprintf(ip, sizeof(ip), "10.1.%u.1", i);
+		roce(dev, 1, "4: ACTIVE", "400 Gb/sec (4X NDR)", ndev, i < 8 ? ip : NULL);
+	}
+	free(d);
+	d = rt_xcalloc(1, sizeof(*d));
+	rt_diag_devices(&env, d);
+	for (unsigned i = 0; i < 8; i++) {
+		snprintf(ndev, sizeof(ndev), "ens%u", i);
+		snprintf(ip, sizeof(ip), "10.1.%u.1", i);
+		addr(ndev, ip);
+	}
+	/* these nine (mlx5_2 rewritten) and the tree's mlx5_10, rxe0 and rxe1
+	 * (their addresses gone with the old facts), in natural order */
+	assert_int_equal(rt_mesh_rails_find(&env, d, r), 12);
+	for (unsigned i = 0; i < 11; i++) {
+		static const char *const want[] = { "mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3",
+						    "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7",
+						    "mlx5_8", "mlx5_10", "rxe0" };
+
+		assert_string_equal(r[i].dev, want[i]);
+		assert_int_equal(r[i].rail, i);
+	}
+	assert_string_equal(r[7].addr, "10.1.7.1");
+	assert_int_equal(r[7].speed_mbps, 400000);
+	assert_string_equal(r[8].addr, "");
+	assert_string_equal(r[2].addr, "10.1.2.1"); /* mlx5_2 has one now */
 }
 
 static unsigned choose(const char *list, const char *devices, int want_rc,
@@ -160,15 +225,15 @@ static void choose_rails(void **state)
 	struct rt_error err;
 
 	(void)state;
-	assert_int_equal(choose(NULL, NULL, 0, r, &err), 3);
-	assert_int_equal(choose("all", NULL, 0, r, &err), 3);
-	assert_int_equal(choose("0,2", NULL, 0, r, &err), 2);
+	assert_int_equal(choose(NULL, NULL, 0, r, &err), 4);
+	assert_int_equal(choose("all", NULL, 0, r, &err), 4);
+	assert_int_equal(choose("1,3", NULL, 0, r, &err), 2);
 	assert_string_equal(r[1].dev, "rxe1");
-	assert_int_equal(r[1].rail, 2); /* numbers stay */
-	assert_int_equal(choose("1", NULL, 0, r, &err), 1);
+	assert_int_equal(r[1].rail, 3); /* numbers stay */
+	assert_int_equal(choose("2", NULL, 0, r, &err), 1);
 	assert_string_equal(r[0].dev, "rxe0");
 	assert_int_equal(choose(NULL, "rxe1", 0, r, &err), 1);
-	assert_int_equal(r[0].rail, 2);
+	assert_int_equal(r[0].rail, 3);
 	assert_int_equal(choose(NULL, "rxe0:1,mlx5_10", 0, r, &err), 2);
 	/* usage: not a list, both options, a bad port */
 	for (const char *const *bad = (const char *const[]){ "", "x", "1,", ",1", "32", "-1",
@@ -180,16 +245,24 @@ static void choose_rails(void **state)
 							     "rxe0:1x", "rxe0,", NULL }; *bad; bad++)
 		choose(NULL, *bad, 2, r, &err);
 	/* a rail or device this host lacks: its environment, named */
-	choose("3", NULL, 3, r, &err);
-	assert_non_null(strstr(err.reason, "0 (mlx5_10 port 1), 1 (rxe0 port 1), 2 (rxe1 port 1)"));
-	choose(NULL, "mlx5_2", 3, r, &err);
+	choose("4", NULL, 3, r, &err);
+	assert_non_null(strstr(err.reason, "0 (mlx5_2 port 1, no IP address), 1 (mlx5_10 port 1), "
+			       "2 (rxe0 port 1), 3 (rxe1 port 1)"));
 	choose(NULL, "rxe0:2", 3, r, &err);
+	/* one chosen by name or number that carries no address */
+	choose(NULL, "mlx5_2", 3, r, &err);
+	assert_non_null(strstr(err.reason, "--devices mlx5_2: rail 0 (mlx5_2 port 1) carries no IP "
+			       "address"));
+	choose("0,1", NULL, 3, r, &err);
+	assert_non_null(strstr(err.reason, "--rails 0,1: rail 0"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(find_rails, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(lost_address_keeps_the_numbers, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(eight_rails_and_one_more, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(choose_rails, make_tree, drop_tree),
 	};
 

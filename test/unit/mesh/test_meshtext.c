@@ -249,6 +249,7 @@ static void names_the_rails(void **state)
 				.mtu = i == 0 && r == 1 ? 1024 : 4096,
 				.payload_mbps = i == 0 && r == 1 ? 88000 : 95000};
 			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "rxe%u", r);
+			snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r, i + 1);
 		}
 		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
 	}
@@ -278,6 +279,67 @@ static void names_the_rails(void **state)
 	free(t);
 }
 
+/* Rails by identity: three hosts list ports mlx5_0 .. mlx5_3 as rails 0
+ * to 3. Host 1's rail 1 lost its address (the others' carry one): a bad
+ * rail, named, and its rail count still the others' (no rail shifted);
+ * every host's rail 2 is ACTIVE without an address: named untested;
+ * every rail 3 is a DOWN port without one: unused, not judged. */
+static void rails_keep_their_numbers(void **state)
+{
+	struct rt_mesh_limits lr = {.rtt_factor = 2.1};
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 3, .nrails = 4};
+
+		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
+		for (unsigned r = 0; r < 4; r++) {
+			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
+				.state = r == 3 ? RT_RAIL_DOWN : RT_RAIL_ACTIVE,
+				.link = RT_RAIL_ETHERNET, .lanes = 4, .speed_mbps = 100000,
+				.mtu = 4096, .payload_mbps = 95000};
+			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "mlx5_%u", r);
+			if (r < 2 && !(i == 1 && r == 1))
+				snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r,
+					 i + 1);
+		}
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = a + 1; b < 3; b++)
+			for (uint8_t rail = 0; rail < 2; rail++) {
+				struct rt_mesh_result r = ok(a, b, 10, 95);
+
+				if (rail == 1 && (a == 1 || b == 1)) /* host 1's rail 1: untested */
+					continue;
+				r.rail = r.rail_b = rail;
+				assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+			}
+	assert_int_equal(rt_mesh_judge(&g, &lr, &err), 0);
+	rt_mesh_summary(f, &g, &lr);
+	fclose(f);
+	assert_non_null(strstr(t, "mesh: 3 ranks, 4 links tested, 2 rails, median RTT 10.0 us"));
+	assert_non_null(strstr(t, "\nbad rail 1 of host 1 (b) mlx5_1: port 1 carries no IP address "
+			       "(another host's rail 1 does): not tested\n"));
+	assert_non_null(strstr(t, "\nrail 2 not tested: no host's port on it carries an IP address"));
+	assert_null(strstr(t, "rail 3")); /* DOWN, no address anywhere: unused */
+	assert_null(strstr(t, "\nrail count:"));
+	assert_non_null(strstr(t, "NOT READY: 0 bad, 0 suspect, 0 absent, 0 untested hosts, 0 bad "
+			       "links, 0 refused peers, 1 bad rails, 0 hosts with another rail "
+			       "count\n"));
+	assert_int_equal(g.bad_rails, 1);
+	assert_int_equal(g.rails_expected, 2);
+	assert_int_equal(g.nodes[1].rails_in_use, 2);
+	rt_mesh_agg_free(&g);
+	free(t);
+}
+
 /* A rail that fails with every partner is that host's bad rail, named
  * as one; a port below its line rate is named as the likely cause. */
 static void names_a_bad_rail_and_its_cause(void **state)
@@ -301,6 +363,7 @@ static void names_a_bad_rail_and_its_cause(void **state)
 				.speed_mbps = 100000, .mtu = i == 3 && r == 0 ? 1024 : 4096,
 				.payload_mbps = 95000};
 			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "mlx5_%u", r);
+			snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r, i + 1);
 		}
 		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
 	}
@@ -464,6 +527,7 @@ int main(void)
 		cmocka_unit_test(bounded_lists),
 		cmocka_unit_test(names_the_rails),
 		cmocka_unit_test(names_a_bad_rail_and_its_cause),
+		cmocka_unit_test(rails_keep_their_numbers),
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),
 		cmocka_unit_test(refused_peer_is_named),

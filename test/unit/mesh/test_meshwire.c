@@ -363,6 +363,18 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), r0 + 48, 0x7f, 8, "speed");
 	expect_refused(hello_rails(), r0 + 49, 0x07, 8, "payload not above speed");
 	expect_refused(hello_rails(), r0 + 56, 1, 8, "bytes after its IPv4 address");
+	/* a rail without an address: family 0, sixteen zero bytes, back as "" */
+	m = hello_rails();
+	m.u.hello.rails[1].addr[0] = '\0';
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(buf[r1 + 37], 0);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_string_equal(back.u.hello.rails[1].addr, "");
+	assert_string_equal(back.u.hello.rails[0].addr, "10.0.0.7");
+	buf[r1 + 52 + 15] = 1;
+	err = (struct rt_error){0};
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "rail 3: an address where it says none"));
 }
 
 /* An ASSIGN's rails: each travels, in order, each field checked. */
