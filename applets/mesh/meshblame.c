@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mesh/meshblame.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 uint64_t rt_mesh_blame_max_pairs(uint32_t n)
@@ -246,10 +247,45 @@ enum rt_blame_verdict rt_mesh_blame_link(const struct rt_mesh_agg *g, uint32_t a
 	return x > 0 && y > 0 ? RT_BLAME_LINK : RT_BLAME_UNSURE;
 }
 
+/* The end whose port alone counted link-level errors on l: 0 a, 1 b,
+ * else -1. */
+static int counting_end(const struct rt_mesh_link *l)
+{
+	unsigned ends = 0;
+
+	if (!(l->why & RT_LINK_COUNTERS) || !(l->r.flags & RT_MESH_HAS_CTR))
+		return -1;
+	for (unsigned i = 0; i < l->r.ctr.n && i < RT_MESH_CTRS_MAX; i++) {
+		const char *name = rt_portctr_id_name(l->r.ctr.e[i].id);
+
+		if (name && rt_portctr_class(name) == RT_PORTCTR_LINK)
+			ends |= 1u << (l->r.ctr.e[i].end & 1u);
+	}
+	return ends == 1u ? 0 : ends == 2u ? 1 : -1;
+}
+
+enum rt_blame_verdict rt_mesh_blame_of(const struct rt_mesh_agg *g, const struct rt_mesh_link *l)
+{
+	enum rt_blame_verdict v = rt_mesh_blame_link(g, l->r.a, l->r.b);
+	int end = v == RT_BLAME_NONE || v == RT_BLAME_LINK || v == RT_BLAME_UNSURE
+			  ? counting_end(l) : -1;
+
+	return end < 0 ? v : end ? RT_BLAME_PORT_B : RT_BLAME_PORT_A;
+}
+
+int64_t rt_mesh_blame_rank(enum rt_blame_verdict v, const struct rt_mesh_link *l)
+{
+	if (v == RT_BLAME_HOST_A || v == RT_BLAME_PORT_A)
+		return l->r.a;
+	if (v == RT_BLAME_HOST_B || v == RT_BLAME_PORT_B)
+		return l->r.b;
+	return -1;
+}
+
 const char *rt_blame_verdict_name(enum rt_blame_verdict v)
 {
 	static const char *const names[] = {"none", "bad-host", "bad-host", "bad-hosts",
-					    "bad-link", "unsure"};
+					    "bad-link", "unsure", "bad-port", "bad-port"};
 
 	return (size_t)v < ARRAY_SIZE(names) ? names[v] : "?";
 }

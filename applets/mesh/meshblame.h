@@ -71,9 +71,22 @@ enum rt_blame_verdict {
 	RT_BLAME_HOSTS,    /* both ends' pairings all bad */
 	RT_BLAME_LINK,     /* both ends passed with good hosts: the link */
 	RT_BLAME_UNSURE,   /* mixed: some pairing of an end good, some bad */
+	RT_BLAME_PORT_A,   /* no host to blame, and only a's port counted link errors */
+	RT_BLAME_PORT_B,
 };
 /* After concluding: what the pairings say of the link of a and b. */
 enum rt_blame_verdict rt_mesh_blame_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* What the pairings and the link's own counters say of judged link l:
+ * rt_mesh_blame_link's verdict, unless it names no host and l is bad by
+ * its counters with link-level errors (portctr.h's link class: bit
+ * errors, retraining, drops by the port) counted by one end's port
+ * alone: that end's link (its cable, transceiver or switch port), the
+ * other end's port having seen none. Retransmit counters name no end: a
+ * packet lost either way makes the requester retry and the responder
+ * see a sequence error. */
+enum rt_blame_verdict rt_mesh_blame_of(const struct rt_mesh_agg *g, const struct rt_mesh_link *l);
+/* The end of a RT_BLAME_HOST_* or RT_BLAME_PORT_* verdict on l, or -1. */
+int64_t rt_mesh_blame_rank(enum rt_blame_verdict v, const struct rt_mesh_link *l);
 /* The end record of rank, or NULL. */
 const struct rt_mesh_blame_end *rt_mesh_blame_end_of(const struct rt_mesh_agg *g, uint32_t rank);
 const char *rt_blame_verdict_name(enum rt_blame_verdict v);

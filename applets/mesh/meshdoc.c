@@ -368,15 +368,15 @@ static void doc_blame(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 		enum rt_blame_verdict v;
 
 		if (!l.why || l.why == RT_LINK_ABSENT ||
-		    (v = rt_mesh_blame_link(g, l.r.a, l.r.b)) == RT_BLAME_NONE)
+		    (v = rt_mesh_blame_of(g, &l)) == RT_BLAME_NONE)
 			continue;
 		rt_json_object_begin(j);
 		rt_json_kv_uint(j, "a", l.r.a);
 		rt_json_kv_uint(j, "b", l.r.b);
 		rt_json_kv_string(j, "verdict", rt_blame_verdict_name(v));
 		rt_json_key(j, "host");
-		if (v == RT_BLAME_HOST_A || v == RT_BLAME_HOST_B)
-			rt_json_uint(j, v == RT_BLAME_HOST_A ? l.r.a : l.r.b);
+		if (rt_mesh_blame_rank(v, &l) >= 0)
+			rt_json_uint(j, (uint64_t)rt_mesh_blame_rank(v, &l));
 		else
 			rt_json_null(j);
 		rt_json_object_end(j);

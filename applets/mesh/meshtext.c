@@ -332,8 +332,8 @@ static void blame(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_l
 	rt_mesh_links(g, &it);
 	while (rt_mesh_link_next(&it, &l)) {
 		enum rt_blame_verdict v = l.why && l.why != RT_LINK_ABSENT ?
-					  rt_mesh_blame_link(g, l.r.a, l.r.b) : RT_BLAME_NONE;
-		uint32_t h = v == RT_BLAME_HOST_A ? l.r.a : l.r.b;
+					  rt_mesh_blame_of(g, &l) : RT_BLAME_NONE;
+		uint32_t h = (uint32_t)rt_mesh_blame_rank(v, &l);
 
 		if (v == RT_BLAME_NONE || shown++ >= RT_MESH_TEXT_LIST)
 			continue;
@@ -342,6 +342,9 @@ static void blame(FILE *out, const struct rt_mesh_agg *g, const struct rt_mesh_l
 		if (v == RT_BLAME_HOST_A || v == RT_BLAME_HOST_B)
 			fprintf(out, "bad host %u (%s): all its pairings bad, the other end's not\n",
 				h, host_of(g, h));
+		else if (v == RT_BLAME_PORT_A || v == RT_BLAME_PORT_B)
+			fprintf(out, "bad port of host %u (%s): it alone counted link errors (its "
+				"cable, transceiver or switch port)\n", h, host_of(g, h));
 		else if (v == RT_BLAME_HOSTS)
 			fputs("bad hosts: both ends' pairings all bad\n", out);
 		else if (v == RT_BLAME_LINK)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshblame.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static const struct rt_mesh_limits lim = {.max_rtt_us = 100};
@@ -347,11 +348,56 @@ static void crossed_pair_retested_once(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* The link 4-5 bad by its counters as well: the pairings name no host,
+ * so the end whose port alone counted link errors is named (its link);
+ * both ends counting, or a retransmit counter alone, names none. */
+static void port_that_counted(void **state)
+{
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l = {.r = {.a = 4, .b = 5, .status = RT_MESH_OK,
+				       .flags = RT_MESH_HAS_CTR},
+				 .why = RT_LINK_COUNTERS | RT_LINK_RTT_ABS};
+	int symbol = rt_portctr_id("symbol_error"), retry = rt_portctr_id("local_ack_timeout_err");
+
+	(void)state;
+	assert_true(symbol >= 0 && retry >= 0);
+	rounds_of_8(&g, link45);
+	blame_pass(&g, link45);
+	assert_int_equal(rt_mesh_blame_link(&g, 4, 5), RT_BLAME_LINK);
+	l.r.ctr.n = 1;
+	l.r.ctr.e[0] = (struct rt_mesh_ctr){.id = (uint8_t)symbol, .end = RT_MESH_END_B,
+					    .delta = 12};
+	assert_int_equal(rt_mesh_blame_of(&g, &l), RT_BLAME_PORT_B);
+	assert_int_equal(rt_mesh_blame_rank(RT_BLAME_PORT_B, &l), 5);
+	assert_string_equal(rt_blame_verdict_name(RT_BLAME_PORT_B), "bad-port");
+	l.r.ctr.e[0].end = RT_MESH_END_A;
+	assert_int_equal(rt_mesh_blame_of(&g, &l), RT_BLAME_PORT_A);
+	assert_int_equal(rt_mesh_blame_rank(RT_BLAME_PORT_A, &l), 4);
+	/* both ends counted: the pairings' word stands */
+	l.r.ctr.n = 2;
+	l.r.ctr.e[1] = (struct rt_mesh_ctr){.id = (uint8_t)symbol, .end = RT_MESH_END_B,
+					    .delta = 3};
+	assert_int_equal(rt_mesh_blame_of(&g, &l), RT_BLAME_LINK);
+	/* retransmits name no end */
+	l.r.ctr.n = 1;
+	l.r.ctr.e[0] = (struct rt_mesh_ctr){.id = (uint8_t)retry, .end = RT_MESH_END_B,
+					    .delta = 900};
+	assert_int_equal(rt_mesh_blame_of(&g, &l), RT_BLAME_LINK);
+	/* not bad by its counters: they are not evidence */
+	l.r.ctr.e[0] = (struct rt_mesh_ctr){.id = (uint8_t)symbol, .end = RT_MESH_END_B,
+					    .delta = 1};
+	l.why = RT_LINK_RTT_ABS;
+	assert_int_equal(rt_mesh_blame_of(&g, &l), RT_BLAME_LINK);
+	assert_int_equal(rt_mesh_blame_rank(RT_BLAME_LINK, &l), -1);
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_host_from_pairings),
 		cmocka_unit_test(bad_link_from_pairings),
+		cmocka_unit_test(port_that_counted),
 		cmocka_unit_test(flaky_link_is_not_a_verdict),
 		cmocka_unit_test(retests_are_bounded),
 		cmocka_unit_test(pairing_rules),
