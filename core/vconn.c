@@ -123,6 +123,7 @@ int rt_roce_v2_gid_of(const char *sysfs, const char *dev, unsigned port,
 		      int gid_tbl_len, const union ibv_gid *want, char *seen,
 		      size_t len)
 {
+	static const union ibv_gid zero_gid;
 	char type[32], text[64], ndev[64];
 	union ibv_gid gid;
 
@@ -132,7 +133,8 @@ int rt_roce_v2_gid_of(const char *sysfs, const char *dev, unsigned port,
 		    !read_attr(sysfs, dev, port, "gids", i, text, sizeof(text)) ||
 		    inet_pton(AF_INET6, text, gid.raw) != 1)
 			continue;
-		if (!memcmp(gid.raw, want->raw, sizeof(gid.raw)))
+		if (want ? !memcmp(gid.raw, want->raw, sizeof(gid.raw))
+			 : memcmp(gid.raw, zero_gid.raw, sizeof(gid.raw)) != 0)
 			return (int)i;
 		if (!seen)
 			continue;

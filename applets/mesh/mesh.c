@@ -24,7 +24,7 @@
 #include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshrails.h"
-#include "mesh/meshtest.h"
+#include "mesh/meshvtest.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
 #include "rdmatest/devquery.h"
@@ -182,7 +182,7 @@ static const struct rt_opt mesh_opts[] = {
 	  "packets the two ports sent during its test", NULL },
 	{ 0, "rails", RT_OPT_STRING, RT_S(rails), 0, 0, NULL, "LIST|all",
 	  "the rails to test: all this host's RDMA ports, numbered in (device, port) order "
-	  "from 0; LIST is comma-separated numbers (0,2; one without an IP address: exit 3); "
+	  "from 0, with an IP address or without; LIST is comma-separated numbers (0,2); "
 	  "a pair tests rail i of one host against rail i of the other, all at once (default: "
 	  "all; a host without one is tested on its host address)", NULL },
 	{ 0, "devices", RT_OPT_STRING, RT_S(devices), 0, 0, NULL, "DEV[:PORT],...",
@@ -480,7 +480,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
 		.timeout_ms = run->common.timeout_ms, .join_ms = cfg->join_timeout * 1000, .lim = &m->lim,
-		.fn = rt_mesh_cm_test_run, .ctx = &m->test, .rails = m->rails,
+		.fn = rt_mesh_pair_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL,

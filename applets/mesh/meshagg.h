@@ -253,7 +253,7 @@ struct rt_mesh_agg {
 	 * its links blame on a host whose other rails passed */
 	uint32_t bad_rails;
 	/* by rail number: some host's rail carries an address there; some
-	 * host lists it ACTIVE and none an address (not tested) */
+	 * host lists it ACTIVE and none an address (tested over verbs alone) */
 	uint32_t rails_addressed, rails_unaddressed;
 	uint32_t rails_expected; /* the rail count in use most hosts have */
 	uint32_t rail_mismatch;  /* hosts with another count: not READY */
@@ -328,18 +328,19 @@ double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t
 /* Whether rise i of c is more than lim allows: a link counter above
  * max_errors, a retransmit counter above max_retrans_ppm per million
  * packets the link's ports sent (never without a packet count). */
-/* What is wrong with rail r of node nd, after judging: nothing; unused
- * (no address, and no host's rail of its number has one: not judged);
- * no address where another host's rail of its number has one (it lost
- * it); not ACTIVE; or its links are bad while the host's other rails'
- * are not. */
+/* What is wrong with rail r of node nd, after judging: nothing (an
+ * ACTIVE rail without an address where no host has one on its number is
+ * in use, tested over verbs alone); unused (not ACTIVE, no address, and
+ * no host's rail of its number has one: not judged); no address where
+ * another host's rail of its number has one (it lost it); not ACTIVE;
+ * or its links are bad while the host's other rails' are not. */
 enum rt_rail_fault {
 	RT_RAIL_OK, RT_RAIL_UNUSED, RT_RAIL_NO_ADDR, RT_RAIL_NOT_ACTIVE, RT_RAIL_LINKS_BAD
 };
 enum rt_rail_fault rt_mesh_rail_fault(const struct rt_mesh_agg *g, const struct rt_mesh_node *nd,
 				      const struct rt_mesh_rail *r);
 /* "port 1 DOWN", "port 1 carries no IP address (another host's rail 1
- * does): not tested" for the faults a hello shows (NOT_ACTIVE, NO_ADDR). */
+ * does)" for the faults a hello shows (NOT_ACTIVE, NO_ADDR). */
 void rt_mesh_rail_fault_text(enum rt_rail_fault f, const struct rt_mesh_rail *r, char *buf,
 			     size_t len);
 bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_mesh_limits *lim);

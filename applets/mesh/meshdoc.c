@@ -476,7 +476,7 @@ static void doc_bad_rails(struct rt_json *j, const struct rt_mesh_agg *g)
 		}
 	}
 	rt_json_array_end(j);
-	rt_json_key(j, "untested_rails");
+	rt_json_key(j, "rails_without_address");
 	rt_json_array_begin(j);
 	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
 		if (g->rails_unaddressed >> r & 1u)

@@ -287,8 +287,10 @@ static bool link_blamed(const struct rt_mesh_agg *g, uint32_t a, uint32_t b, uns
 enum rt_rail_fault rt_mesh_rail_fault(const struct rt_mesh_agg *g, const struct rt_mesh_node *nd,
 				      const struct rt_mesh_rail *r)
 {
-	if (!r->addr[0])
-		return g->rails_addressed >> r->rail & 1u ? RT_RAIL_NO_ADDR : RT_RAIL_UNUSED;
+	if (!r->addr[0] && g->rails_addressed >> r->rail & 1u)
+		return RT_RAIL_NO_ADDR;
+	if (!r->addr[0] && r->state != RT_RAIL_ACTIVE)
+		return RT_RAIL_UNUSED;
 	if (r->state != RT_RAIL_ACTIVE)
 		return RT_RAIL_NOT_ACTIVE;
 	return nd->rail_bad >> r->rail & 1u ? RT_RAIL_LINKS_BAD : RT_RAIL_OK;
@@ -298,8 +300,8 @@ void rt_mesh_rail_fault_text(enum rt_rail_fault f, const struct rt_mesh_rail *r,
 			     size_t len)
 {
 	if (f == RT_RAIL_NO_ADDR)
-		snprintf(buf, len, "port %u carries no IP address (another host's rail %u does): "
-			 "not tested", r->port, r->rail);
+		snprintf(buf, len, "port %u carries no IP address (another host's rail %u does)",
+			 r->port, r->rail);
 	else
 		snprintf(buf, len, "port %u %s", r->port, rt_rail_state_name(r->state));
 }

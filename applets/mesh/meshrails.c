@@ -74,7 +74,7 @@ unsigned rt_mesh_rails_find(const struct rt_diag_env *e, const struct rt_diag *d
 			    struct rt_mesh_rail *out)
 {
 	const struct rt_diag_port *order[RT_DIAG_PORTS];
-	unsigned n = 0, k = 0, addressed = 0;
+	unsigned n = 0, k = 0;
 
 	for (int i = 0; i < d->nports && i < RT_DIAG_PORTS; i++) {
 		unsigned j = k++;
@@ -93,10 +93,9 @@ unsigned rt_mesh_rails_find(const struct rt_diag_env *e, const struct rt_diag *d
 
 		fill(d, order[i], a, gid, &out[n]);
 		out[n].rail = (uint8_t)n;
-		addressed += a >= 0;
 		n++;
 	}
-	return addressed ? n : 0;
+	return n;
 }
 
 static void what_we_have(const struct rt_mesh_rail *r, unsigned n, char *buf, size_t len)
@@ -211,12 +210,6 @@ int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *li
 	if (devices && !k)
 		return rt_fail(err, RT_EXIT_ENV, "--devices %s: no rail of this host; its rails "
 			       "are %s", devices, have);
-	for (unsigned i = 0; mask != UINT32_MAX && i < k; i++)
-		if (!rails[i].addr[0])
-			return rt_fail(err, RT_EXIT_ENV, "%s %s: rail %u (%s port %u) carries no IP "
-				       "address, which mesh's test over the RDMA CM needs",
-				       list ? "--rails" : "--devices", list ? list : devices,
-				       rails[i].rail, rails[i].dev, rails[i].port);
 	*n = k;
 	return 0;
 }

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The rails of this host for a mesh run: once any RDMA port carries an
- * IP address (its GID table holds the address: the IPv4-mapped RoCE v2
- * GID of its netdev's address, or for InfiniBand its IPoIB netdev holds
- * it), every RDMA port of the host, ACTIVE or not, with an address or
- * without, so that a port that is DOWN or lost its address is named, not
- * left out. A rail's number is its port's place in (device, port) order,
+/* The rails of this host for a mesh run: every RDMA port of the host,
+ * ACTIVE or not, with an IP address (its GID table holds the address:
+ * the IPv4-mapped RoCE v2 GID of its netdev's address, or for InfiniBand
+ * its IPoIB netdev holds it) or without, so that a port that is DOWN or
+ * lost its address is named, not left out. A rail's number is its port's place in (device, port) order,
  * device names compared with their digits as numbers (mlx5_2 before
  * mlx5_10), among all the host's ports: a port that lost its address
  * keeps its number and moves no other rail, so hosts are paired rail by
- * rail by the same ports. A rail without an address is listed and judged
+ * rail by the same ports. A rail without an address is judged
  * (meshagg.h: it lost the address when another host's rail of that
- * number has one) but not tested: mesh tests a rail over the RDMA CM,
- * which needs an address. A host none of whose ports carries an address
- * lists no rail, and its host name is tested, as before rails.
+ * number has one) and tested over verbs alone (meshvtest.h), since the
+ * RDMA CM needs an address. A host without an RDMA port lists no rail,
+ * and its host name is tested, as before rails.
  * Built on doctor's facts (diag.h: the ports sysfs lists, the local
  * addresses, the active MTU), so that unit tests run on a fake tree.
  * A rail's speed is the port's active speed x width (sysfs gives the
@@ -36,9 +35,8 @@ unsigned rt_mesh_rails_find(const struct rt_diag_env *e, const struct rt_diag *d
 /* --rails LIST|all (comma-separated rail numbers) or --devices
  * DEV[:PORT],... (not both: exit 2): keeps the chosen rails of
  * rails[0..*n) in order, their numbers unchanged. A list that is not of
- * that form is exit 2; a rail or device this host does not have, or a
- * rail chosen by number or device that carries no address, is exit 3
- * naming what it has. NULL for both, or all, keeps them all. */
+ * that form is exit 2; a rail or device this host does not have is exit
+ * 3 naming what it has. NULL for both keeps them all. */
 int rt_mesh_rails_choose(struct rt_mesh_rail *rails, unsigned *n, const char *list,
 			 const char *devices, struct rt_error *err);
 

@@ -63,9 +63,9 @@ struct duo {
 	uint8_t ra, rb;
 };
 
-/* The rails a hello lists ACTIVE and with an address (the test goes
- * over the RDMA CM) into out (rail numbers, increasing); -1 when it
- * lists none. */
+/* The ACTIVE rails a hello lists (with an address or without: those
+ * without are tested over verbs, meshvtest.h) into out (rail numbers,
+ * increasing); -1 when it lists none. */
 static int active_rails(const struct rt_mesh_node *x, uint8_t *out)
 {
 	int k = 0;
@@ -73,15 +73,15 @@ static int active_rails(const struct rt_mesh_node *x, uint8_t *out)
 	if (!x->nrails)
 		return -1;
 	for (unsigned i = 0; i < x->nrails; i++)
-		if (x->rails[i].state == RT_RAIL_ACTIVE && x->rails[i].addr[0])
+		if (x->rails[i].state == RT_RAIL_ACTIVE)
 			out[k++] = x->rails[i].rail;
 	return k;
 }
 
 /* The connections pair (a listens, b connects) makes, in b's order
- * ((rb, ra) increasing): every rail both hellos list ACTIVE with an
- * address against itself, or with crossed rails every such rail of b
- * against every such rail of a (at most RT_MESH_CLASSES). -1 when either lists
+ * ((rb, ra) increasing): every rail both hellos list ACTIVE against
+ * itself, or with crossed rails every ACTIVE rail of b against every
+ * ACTIVE rail of a (at most RT_MESH_CLASSES). -1 when either lists
  * none: their hosts are tested, as before rails. */
 static int pair_duos(const struct rt_mesh_coord *c, uint32_t a, uint32_t b, struct duo *out)
 {
@@ -180,8 +180,12 @@ static void assign_rails(const struct rt_mesh_coord *c, const struct round *rd,
 
 		a->rails[r].rail = listens ? x->ra : x->rb;
 		a->rails[r].rail_b = listens ? x->rb : x->ra;
-		rt_strlcpy(a->rails[r].addr, rail_addr(c->g, a->peer, a->rails[r].rail_b),
-			   sizeof(a->rails[r].addr));
+		/* no address at either end: both test it over verbs alone */
+		if (rail_addr(c->g, rank, a->rails[r].rail)[0])
+			rt_strlcpy(a->rails[r].addr, rail_addr(c->g, a->peer, a->rails[r].rail_b),
+				   sizeof(a->rails[r].addr));
+		else
+			a->rails[r].addr[0] = '\0';
 	}
 	if (listens) /* b's order is the wave's; a's own comes first for a */
 		qsort(a->rails, a->nrails, sizeof(a->rails[0]), cmp_arail);
@@ -580,17 +584,12 @@ static uint64_t results_of(const struct rt_sched *s)
 	return n / 2 + blame;
 }
 
-/* The most rails a pair tests: g->rails, or more that a hello lists
- * with an address. */
+/* The most rails a pair tests: g->rails, or more that a hello lists. */
 static uint32_t rails_of(struct rt_mesh_agg *g)
 {
-	for (uint32_t i = 0; i < g->n; i++) {
-		uint32_t k = 0;
-
-		for (unsigned r = 0; g->nodes[i].present && r < g->nodes[i].nrails; r++)
-			k += g->nodes[i].rails[r].addr[0] != '\0';
-		g->rails = RT_MAX(g->rails, k);
-	}
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->nodes[i].present && g->nodes[i].nrails > g->rails)
+			g->rails = g->nodes[i].nrails;
 	return RT_MAX(g->rails, 1u);
 }
 

@@ -216,14 +216,14 @@ static void bad_rails(FILE *out, const struct rt_mesh_agg *g)
 		fprintf(out, "... and %u more bad rails\n", total - shown);
 }
 
-/* Rails ACTIVE somewhere that no host's port carries an address on: not
- * tested, and said so rather than left out. */
+/* Rails ACTIVE somewhere that no host's port carries an address on
+ * (InfiniBand without IPoIB): tested over verbs alone, and said so. */
 static void unaddressed_rails(FILE *out, const struct rt_mesh_agg *g)
 {
 	for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
 		if (g->rails_unaddressed >> r & 1u)
-			fprintf(out, "rail %u not tested: no host's port on it carries an IP "
-				"address (mesh tests a rail over the RDMA CM)\n", r);
+			fprintf(out, "rail %u: no host's port on it carries an IP address: tested "
+				"over verbs alone (LID or GID)\n", r);
 }
 
 /* Hosts whose rail count is not the most common one. */

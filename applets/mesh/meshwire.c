@@ -62,7 +62,7 @@ static void put_arail(struct cur *c, const struct rt_mesh_arail *r)
 {
 	put8(c, r->rail);
 	put8(c, r->rail_b);
-	put8(c, strchr(r->addr, ':') ? 6 : 4);
+	put8(c, !r->addr[0] ? 0 : strchr(r->addr, ':') ? 6 : 4);
 	put8(c, 0);
 	put_addr(c, r->addr);
 }
@@ -333,7 +333,7 @@ static int get_arail(struct cur *c, struct rt_mesh_arail *r, int before,
 	if (zeros(c, 1, "assign rail", err))
 		return -1;
 	if (r->rail >= RT_MESH_RAILS_MAX || r->rail_b >= RT_MESH_RAILS_MAX || key <= before ||
-	    (family != 4 && family != 6))
+	    (family != 0 && family != 4 && family != 6))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: rail %u to %u (family %u) out of "
 			       "range or order", r->rail, r->rail_b, family);
 	return get_addr(c, r->addr, family, "assign", r->rail, err);

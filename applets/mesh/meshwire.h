@@ -17,7 +17,8 @@
  *            (version 6) the rails to test: a count (0 to
  *            RT_MESH_RAILS_MAX; 0: the partner's host, as before rails)
  *            and that many entries of RT_MESH_ARAIL_WIRE bytes: this
- *            rank's rail, the partner's, the partner's address on it:
+ *            rank's rail, the partner's, the partner's address on it
+ *            (family 0, zero bytes: an end has none, test over verbs):
  *            84 + 20 x count bytes of payload            0 -> rank
  *   RESULT   round, a, b, status, flags, the rail of a and of b (version
  *            6; equal unless rails are crossed), connect, RTT p50/p99,

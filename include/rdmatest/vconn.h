@@ -56,7 +56,9 @@ int rt_addr_gid(const struct sockaddr *sa, union ibv_gid *gid);
  * of the port's netdev, so the entry equal to `want` (the local address
  * the peer is reached on) is on the netdev carrying it. Returns that
  * index or -1; `seen` (may be NULL) lists the other RoCE v2 entries as
- * "N GID on NETDEV" for an error. */
+ * "N GID on NETDEV" for an error. `want` NULL takes the first non-zero
+ * RoCE v2 entry: for a port that carries no IP address, its link-local
+ * GID (mesh's test of such a rail). */
 int rt_roce_v2_gid_of(const char *sysfs, const char *dev, unsigned port,
 		      int gid_tbl_len, const union ibv_gid *want, char *seen,
 		      size_t len);

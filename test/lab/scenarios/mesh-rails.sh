@@ -12,7 +12,7 @@
 # netem (100 ms, --max-rtt-us 40000), NOT READY with rail 1's link named
 # and rail 0's good; rail 1 of b down before the run, NOT READY with b's
 # rail named, not b; rail 1 of b without its address, NOT READY naming
-# it, rail 0 tested; then --cross-rails, whose crossed links this lab (no
+# it, tested over verbs alone, and of both, READY; then --cross-rails, whose crossed links this lab (no
 # router between the rails) cannot carry: NOT READY naming them, rail i
 # against i good; last, host c (booted for this alone) as the spine
 # between the rails: --cross-rails READY.
@@ -173,24 +173,39 @@ pass
 # b's rail1 loses its address (the link and rxe1 stay up): rxe1 is still
 # rail 1 of b's hello, listed without an address, not dropped and no
 # other rail renumbered; rank 0 names it a bad rail of b (a's rail 1 has
-# an address), tests rail 0 alone, and says NOT READY without calling b
-# bad or miscounting its rails
-case_begin "rail 1 of b lost its address: NOT READY, b's rail 1 named, rail 0 good" 150
+# an address), and the pair tests rail 1 all the same over verbs alone
+# (the QP numbers and GIDs over TCP between the hosts' eth0 addresses,
+# RoCE v2 over rxe1's link-local GIDs): NOT READY without calling b bad
+# or miscounting its rails, both rails' links measured and good. Then a's
+# address goes too, as on InfiniBand without IPoIB: rail 1 has an
+# address nowhere, is tested over verbs alone, and the run is READY.
+case_begin "rail 1 of b lost its address: NOT READY, b's rail 1 named, both rails tested" 150
 need_applet mesh && {
 	run_on b /sbin/ip addr del "$RAIL1_B/24" dev rail1 || fail "ip addr del: status $?"
 	failed || bg_start r1 b $M $ARGS --json
 	failed || { run_on -t 120 a $M $ARGS --json; rc=$?; }
 	failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1"
 	failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
-	failed || output_has "\"bad_rails\":\[\{\"rank\":1,\"host\":\"[^\"]*\",\"rail\":1,\"dev\":\"rxe1\",\"reason\":\"port 1 carries no IP address \(another host's rail 1 does\): not tested\"\}\]" ||
+	failed || output_has "\"bad_rails\":\[\{\"rank\":1,\"host\":\"[^\"]*\",\"rail\":1,\"dev\":\"rxe1\",\"reason\":\"port 1 carries no IP address \(another host's rail 1 does\)\"\}\]" ||
 		fail "bad_rails does not name b's rail 1 without its address"
 	failed || output_has '"rail":1,"dev":"rxe1","port":1,[^}]*"addr":"",' ||
 		fail "b's hello does not list rxe1 as rail 1 without an address"
-	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0' || fail "rail 0 not one good link"
+	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0[^]]*\{"rail":1,"links":1,"bad_links":0' ||
+		fail "not one good link on each rail (rail 1 over verbs)"
 	failed || ! output_has '"rail_count_mismatch":\[\{' || fail "b's rails are miscounted"
 	failed || ! output_has '"verdict":"bad"' || fail "a host is called bad"
 	failed || output_has '"verdict":"NOT READY"' || fail "no NOT READY verdict"
 	bg_wait r1 60
+	run_on a /sbin/ip addr del "$RAIL1_A/24" dev rail1 || fail "ip addr del on a: status $?"
+	failed || bg_start r1 b $M $ARGS
+	failed || { run_on -t 120 a $M $ARGS; rc=$?; }
+	failed || [ "$rc" = 0 ] || fail "rank 0 exited $rc with rail 1 unaddressed on both, wanted 0"
+	failed || output_has '^rail 1: no host.s port on it carries an IP address: tested over verbs alone' ||
+		fail "rail 1 not named as tested over verbs alone"
+	failed || output_has '^mesh: 2 ranks, 2 links tested, 2 rails' || fail "not both rails' links tested"
+	failed || output_has '^READY' || fail "no READY line"
+	bg_wait r1 60
+	run_on a /sbin/ip addr add "$RAIL1_A/24" dev rail1 || fail "ip addr add on a: status $?"
 	run_on b /sbin/ip addr add "$RAIL1_B/24" dev rail1 || fail "ip addr add: status $?"
 }
 pass

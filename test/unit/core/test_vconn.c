@@ -311,6 +311,18 @@ static struct sockaddr_in ipv4(const char *text)
 	return in;
 }
 
+/* Without an address to match (a port that carries none), the first
+ * non-zero RoCE v2 entry: the link-local one, not its RoCE v1 twin. */
+static void any_roce_v2_gid(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_roce_v2_gid_of(root, "rxe0", 1, 16, NULL, NULL, 0), 1);
+	entry(1, "0000:0000:0000:0000:0000:0000:0000:0000", "RoCE v2", "eth0");
+	assert_int_equal(rt_roce_v2_gid_of(root, "rxe0", 1, 16, NULL, NULL, 0), 3);
+	assert_int_equal(rt_roce_v2_gid_of(root, "rxe0", 1, 2, NULL, NULL, 0), -1);
+	entry(1, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", "eth0"); /* as it was */
+}
+
 static void auto_gid_is_roce_v2_of_the_address(void **state)
 {
 	struct rt_vdev d = fake_dev();
@@ -596,6 +608,7 @@ int main(void)
 		cmocka_unit_test_setup(missing_port_is_named, reset),
 		cmocka_unit_test_setup(inactive_port_is_environment, reset),
 		cmocka_unit_test_setup(bad_port_number_is_usage, reset),
+		cmocka_unit_test_setup(any_roce_v2_gid, reset),
 		cmocka_unit_test_setup(auto_gid_is_roce_v2_of_the_address, reset),
 		cmocka_unit_test_setup(auto_gid_ipv6_link_local, reset),
 		cmocka_unit_test_setup(auto_gid_not_found_lists_candidates, reset),
