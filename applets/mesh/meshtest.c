@@ -578,17 +578,22 @@ static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *er
 	return rt_cm_run(cm, &w);
 }
 
-static void fill(struct rt_mesh_result *r, const struct pair_test *p,
-		 const struct rail_run *run, uint64_t conn_ns)
+void rt_mesh_result_rtt(struct rt_mesh_result *r, const struct rt_hist *h, uint64_t conn_ns)
 {
 	r->status = RT_MESH_OK;
 	r->flags = RT_MESH_HAS_RTT;
 	r->connect_ns = conn_ns;
-	r->rtt_p50_ns = rt_hist_permille(&run->h, 500);
-	r->rtt_p99_ns = rt_hist_permille(&run->h, 990);
+	r->rtt_p50_ns = rt_hist_permille(h, 500);
+	r->rtt_p99_ns = rt_hist_permille(h, 990);
 	/* nearest-rank on a histogram: both clamp to the samples, never crossing */
 	if (r->rtt_p50_ns > r->rtt_p99_ns)
 		r->rtt_p50_ns = r->rtt_p99_ns;
+}
+
+static void fill(struct rt_mesh_result *r, const struct pair_test *p,
+		 const struct rail_run *run, uint64_t conn_ns)
+{
+	rt_mesh_result_rtt(r, &run->h, conn_ns);
 	if (p->t->bw_bytes && run->bw_t1 > run->bw_t0 && run->rd_t1 > run->rd_t0) {
 		/* bits per ns are Gbit/s; a thousand times that Mbit/s. This
 		 * side is b (meshrun.h): its reads carry a to b, its writes b to a. */

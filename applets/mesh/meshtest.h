@@ -96,6 +96,11 @@ struct rt_mesh_ctrs;
 int rt_mesh_ctr_msg_take(const uint8_t *msg, size_t len, struct rt_mesh_ctrs *ctr,
 			 char *why, size_t why_len);
 
+/* A measured result: status ok, the set-up time and the RTT median and
+ * p99 of h. */
+struct rt_hist;
+void rt_mesh_result_rtt(struct rt_mesh_result *r, const struct rt_hist *h, uint64_t conn_ns);
+
 /* rt_mesh_test_fn: ctx is a struct rt_mesh_cm_test. */
 void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a,
 			 uint32_t self, struct rt_mesh_result *r);

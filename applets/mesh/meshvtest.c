@@ -301,17 +301,6 @@ static int listen_side(struct vtest *vt, struct rt_error *err)
 	return 0;
 }
 
-static void result_of(const struct vtest *vt, uint64_t conn_ns, struct rt_mesh_result *r)
-{
-	r->status = RT_MESH_OK;
-	r->flags = RT_MESH_HAS_RTT;
-	r->connect_ns = conn_ns;
-	r->rtt_p50_ns = rt_hist_permille(&vt->h, 500);
-	r->rtt_p99_ns = rt_hist_permille(&vt->h, 990);
-	if (r->rtt_p50_ns > r->rtt_p99_ns)
-		r->rtt_p50_ns = r->rtt_p99_ns;
-}
-
 /* The connecting side: one rail after the other; a rail that fails ends
  * the test (the QPs share the one channel to the partner). */
 static int connect_side(struct vtest *vt, struct rt_mesh_result *r, struct rt_error *err)
@@ -331,7 +320,7 @@ static int connect_side(struct vtest *vt, struct rt_mesh_result *r, struct rt_er
 		for (uint64_t k = 1; k <= vt->t->pings; k++)
 			if (ping(vt, &vt->v[i], k, err))
 				return -1;
-		result_of(vt, conn_ns, &r[i]);
+		rt_mesh_result_rtt(&r[i], &vt->h, conn_ns);
 	}
 	for (unsigned i = 0; i < vt->n; i++) {
 		rises(vt, &vt->v[i], RT_MESH_END_B);

@@ -223,6 +223,19 @@ static void names_the_counters(void **state)
 	free(text);
 }
 
+/* Rail r of host i: ACTIVE, 4X 100G RoCE at MTU 4096, device `prefix`r,
+ * address 10.r.0.(i+1); each test changes what it is about. */
+static struct rt_mesh_rail rail(const char *prefix, unsigned r, uint32_t i)
+{
+	struct rt_mesh_rail x = {.rail = (uint8_t)r, .port = 1, .state = RT_RAIL_ACTIVE,
+				 .link = RT_RAIL_ETHERNET, .lanes = 4, .speed_mbps = 100000,
+				 .mtu = 4096, .payload_mbps = 95000};
+
+	snprintf(x.dev, sizeof(x.dev), "%s%u", prefix, r);
+	snprintf(x.addr, sizeof(x.addr), "10.%u.0.%u", r, i + 1);
+	return x;
+}
+
 /* Rails: four hosts of two rails (rxe0, rxe1), but host 3 has one; host
  * 1's rxe1 is DOWN; host 2's rail 1 fails with every partner; the link
  * 0-1 on rail 0 is slow; rail 1 of host 0 runs at MTU 1024, below its
@@ -243,13 +256,11 @@ static void names_the_rails(void **state)
 
 		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
 		for (unsigned r = 0; r < h.nrails; r++) {
-			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
-				.state = i == 1 && r == 1 ? RT_RAIL_DOWN : RT_RAIL_ACTIVE,
-				.link = RT_RAIL_ETHERNET, .lanes = 4, .speed_mbps = 100000,
-				.mtu = i == 0 && r == 1 ? 1024 : 4096,
-				.payload_mbps = i == 0 && r == 1 ? 88000 : 95000};
-			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "rxe%u", r);
-			snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r, i + 1);
+			h.rails[r] = rail("rxe", r, i);
+			if (i == 1 && r == 1)
+				h.rails[r].state = RT_RAIL_DOWN;
+			if (i == 0 && r == 1)
+				h.rails[r].mtu = 1024, h.rails[r].payload_mbps = 88000;
 		}
 		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
 	}
@@ -301,14 +312,11 @@ static void rails_keep_their_numbers(void **state)
 
 		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
 		for (unsigned r = 0; r < 4; r++) {
-			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
-				.state = r == 3 ? RT_RAIL_DOWN : RT_RAIL_ACTIVE,
-				.link = RT_RAIL_ETHERNET, .lanes = 4, .speed_mbps = 100000,
-				.mtu = 4096, .payload_mbps = 95000};
-			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "mlx5_%u", r);
-			if (r < 2 && !(i == 1 && r == 1))
-				snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r,
-					 i + 1);
+			h.rails[r] = rail("mlx5_", r, i);
+			if (r == 3)
+				h.rails[r].state = RT_RAIL_DOWN;
+			if (r >= 2 || (i == 1 && r == 1))
+				h.rails[r].addr[0] = '\0';
 		}
 		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
 	}
@@ -360,12 +368,9 @@ static void names_a_bad_rail_and_its_cause(void **state)
 
 		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
 		for (unsigned r = 0; r < 2; r++) {
-			h.rails[r] = (struct rt_mesh_rail){.rail = (uint8_t)r, .port = 1,
-				.state = RT_RAIL_ACTIVE, .link = RT_RAIL_ETHERNET, .lanes = 4,
-				.speed_mbps = 100000, .mtu = i == 3 && r == 0 ? 1024 : 4096,
-				.payload_mbps = 95000};
-			snprintf(h.rails[r].dev, sizeof(h.rails[r].dev), "mlx5_%u", r);
-			snprintf(h.rails[r].addr, sizeof(h.rails[r].addr), "10.%u.0.%u", r, i + 1);
+			h.rails[r] = rail("mlx5_", r, i);
+			if (i == 3 && r == 0)
+				h.rails[r].mtu = 1024;
 		}
 		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
 	}
