@@ -472,7 +472,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->exit_self = cfg->exit_status == EXIT_SELF;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
-		.log = &run->log, .rails = m->rails, .sysfs = "/sys" };
+		.log = &run->log, .rails = m->rails, .sysfs = "/sys", .tos = -1 };
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,

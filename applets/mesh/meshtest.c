@@ -610,7 +610,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	bool active = a->role == RT_MESH_CONNECT;
 	long long bound = t->timeout_ms + (active ? 0 : LISTEN_GRACE_MS);
 	struct rt_cm_params params = {
-		.ps = RDMA_PS_TCP, .tos = -1, .ack_timeout = -1, .accept_rnr_retry = 7,
+		.ps = RDMA_PS_TCP, .tos = t->tos, .ack_timeout = -1, .accept_rnr_retry = 7,
 		/* the connecting side reads a window at a time where the
 		 * devices allow it (both sides clip to their own; cm.c) */
 		.conn = { .responder_resources = 1, .initiator_depth = RT_MESH_BW_WINDOW,

@@ -58,6 +58,10 @@ struct rt_mesh_cm_test {
 	unsigned pings;        /* RTT samples per pair, >= 1 */
 	uint64_t bw_bytes;     /* bytes written per pair, 0: no bandwidth */
 	long long timeout_ms;  /* one test, all of it */
+	/* the connections' type of service (RoCE v2: the IP TOS byte; the
+	 * GRH's traffic class over verbs), -1: the CM's and the device's
+	 * default */
+	int tos;
 	struct rt_log *log;
 	/* this rank's rails (its hello's): the local address of each rail an
 	 * assignment names */

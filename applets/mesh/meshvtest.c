@@ -131,6 +131,7 @@ static int open_rail(struct vtest *vt, struct vrail *vr, struct rt_error *err)
 	 * resolve (rxe does so at send time) would otherwise send it again
 	 * after 67 ms, and the count of that resend would be judged */
 	vr->spec.timeout = 18;
+	vr->spec.traffic_class = vt->t->tos >= 0 ? (uint8_t)vt->t->tos : 0;
 	if (local_end(vt, vr, err) || rt_random_bytes(psn, sizeof(psn), err) ||
 	    rt_res_create_verbs(&vr->res, vr->dev.ctx, vr->dev.pd, NULL, NULL, &spec, err))
 		return -1;
