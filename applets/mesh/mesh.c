@@ -23,7 +23,7 @@
 #include "mesh/meshnode.h"
 #include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
-#include "mesh/meshrails.h"
+#include "mesh/meshinv.h" /* and meshrails.h, which it builds on */
 #include "mesh/meshtest.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
@@ -495,7 +495,7 @@ static int find_rails(struct rt_run *run, const struct mesh_cfg *cfg, struct mes
 	int rc;
 
 	rt_diag_local(&rt_diag_env_real, d, true);
-	m->nrails = rt_mesh_rails_find(&rt_diag_env_real, d, m->rails);
+	m->nrails = rt_mesh_inv_rails(&rt_diag_env_real, d, &m->plan.inv, m->rails);
 	free(d);
 	rc = rt_mesh_rails_choose(m->rails, &m->nrails, cfg->rails, cfg->devices, &run->err);
 	m->plan.nrails = m->test.nrails = m->nrails;

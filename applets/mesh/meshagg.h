@@ -45,8 +45,8 @@
  * Memory (meshstore.c says how): 24 B per result dense (a cell per
  * pair of a tournament), 32 B sparse, at most 32 B x max_results (16 Mi
  * results by default: 512 MiB; the largest plan, a full tournament of
- * 5,793 hosts, is 384 MiB dense), 96 B per rank and per rail a hello
- * lists. Kept by meshstore.c; judged by meshjudge.c (the medians:
+ * 5,793 hosts, is 384 MiB dense), 208 B per rank and 196 B per rail a
+ * hello lists (with their inventory). Kept by meshstore.c; judged by meshjudge.c (the medians:
  * meshmedian.c). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
@@ -112,6 +112,7 @@ struct rt_mesh_node {
 	bool lost;        /* left the run after its hello (meshrun.h) */
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
+	struct rt_mesh_inv inv; /* its kernel and rdma-core, from its hello */
 	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
 	uint8_t rails_in_use; /* after judging: those not unused (rt_mesh_rail_fault) */
 	struct rt_mesh_rail *rails; /* nrails of them, or NULL */

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "../doctor/fake_host.h"
 
+#include "mesh/meshinv.h"
 #include "mesh/meshrails.h"
 #include "rdmatest/util.h"
 
@@ -107,6 +109,46 @@ static int drop_tree(void **state)
 	assert_int_equal(system(cmd), 0);
 	free(d);
 	return 0;
+}
+
+/* Each rail's device inventory and the host's are doctor's facts
+ * (DEV.fw_ver, .driver, .pcie_speed, .pcie_width, kernel, rdma_core); a
+ * device that does not say leaves "" (unknown), and text the wire would
+ * refuse is not sent. */
+static void inventory_from_doctors_facts(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	struct rt_mesh_inv inv;
+	char proc[96], drv[160], lnk[192];
+	unsigned n;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	env.proc = proc;
+	put("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+	put("sys/class/infiniband/mlx5_10/fw_ver", "28.39.1002\n");
+	put("sys/class/infiniband/mlx5_10/device/current_link_speed", "32.0 GT/s PCIe\n");
+	put("sys/class/infiniband/mlx5_10/device/current_link_width", "16\n");
+	put("sys/bus/pci/drivers/mlx5_core/.keep", "");
+	snprintf(drv, sizeof(drv), "%s/sys/bus/pci/drivers/mlx5_core", root);
+	snprintf(lnk, sizeof(lnk), "%s/sys/class/infiniband/mlx5_10/device/driver", root);
+	assert_int_equal(symlink(drv, lnk), 0);
+	put("sys/class/infiniband/rxe0/fw_ver", "1.\x01\n"); /* not text: not sent */
+	n = rt_mesh_rails_find(&env, d, r);
+	rt_mesh_inv_fill(&env, d, "50.0", &inv, r, n);
+	assert_string_equal(inv.kernel, "6.8.0-45-generic");
+	assert_string_equal(inv.rdma_core, "50.0");
+	assert_string_equal(r[1].dev, "mlx5_10");
+	assert_string_equal(r[1].fw, "28.39.1002");
+	assert_string_equal(r[1].driver, "mlx5_core");
+	assert_string_equal(r[1].pcie_speed, "32.0 GT/s PCIe");
+	assert_string_equal(r[1].pcie_width, "16");
+	assert_string_equal(r[0].fw, "");
+	assert_string_equal(r[0].driver, "");
+	assert_string_equal(r[2].fw, "");
+	rt_mesh_inv_fill(&env, d, NULL, &inv, r, n);
+	assert_string_equal(inv.rdma_core, "");
+	env.proc = NULL;
 }
 
 static void find_rails(void **state)
@@ -264,6 +306,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lost_address_keeps_the_numbers, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(eight_rails_and_one_more, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(choose_rails, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(inventory_from_doctors_facts, make_tree, drop_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
