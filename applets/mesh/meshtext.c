@@ -5,6 +5,7 @@
 
 #include "mesh/meshblame.h"
 #include "mesh/meshctr.h"
+#include "mesh/meshinv.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
@@ -461,6 +462,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	rail_counts(out, g);
 	bad_rails(out, g);
 	unaddressed_rails(out, g);
+	rt_mesh_inv_text(out, g, RT_MESH_TEXT_LIST);
 	links(out, g, lim);
 	flaky(out, g, lim);
 	blame(out, g, lim);

@@ -374,8 +374,10 @@ static void report_merges_ranks(void **state)
 	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
 	/* each rank's payload rate from its hello, and the line-rate verdict:
 	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"rails\":[]}"));
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"kernel\":null,"
+			       "\"rdma_core\":null,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"kernel\":null,"
+			       "\"rdma_core\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);
