@@ -45,7 +45,7 @@
  * Memory (meshstore.c says how): 24 B per result dense (a cell per
  * pair of a tournament), 32 B sparse, at most 32 B x max_results (16 Mi
  * results by default: 512 MiB; the largest plan, a full tournament of
- * 5,793 hosts, is 384 MiB dense), 208 B per rank and 196 B per rail a
+ * 5,793 hosts, is 384 MiB dense), 328 B per rank and 196 B per rail a
  * hello lists (with their inventory). Kept by meshstore.c; judged by meshjudge.c (the medians:
  * meshmedian.c). */
 #ifndef RDMATEST_MESHAGG_H
@@ -283,6 +283,10 @@ struct rt_mesh_agg {
 	 * them counted, and the hosts with any */
 	struct rt_mesh_drift drift[RT_MESH_DRIFT_LIST];
 	uint32_t ndrift, drift_hosts;
+	/* mesh --expect (meshinv.h): some host checked itself against the
+	 * expected state; hosts that differ from it, or did not check */
+	bool expect_on;
+	uint32_t expect_bad;
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
 	struct rt_mesh_stranger strangers[RT_MESH_STRANGER_LIST];

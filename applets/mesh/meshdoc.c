@@ -58,6 +58,15 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 				  nd->payload_mbps ? nd->payload_mbps / 1000.0 : NAN);
 		doc_known(j, "kernel", nd->inv.kernel);
 		doc_known(j, "rdma_core", nd->inv.rdma_core);
+		rt_json_key(j, "expect"); /* mesh --expect: how it compared */
+		if (nd->inv.expect) {
+			rt_json_object_begin(j);
+			rt_json_kv_uint(j, "differences", nd->inv.expect_diffs);
+			rt_json_kv_string(j, "first", nd->inv.expect_first);
+			rt_json_object_end(j);
+		} else {
+			rt_json_null(j);
+		}
 		rt_json_key(j, "rails"); /* its hello's */
 		rt_json_array_begin(j);
 		for (unsigned k = 0; k < nd->nrails; k++) {

@@ -48,15 +48,59 @@ void rt_mesh_inv_fill(const struct rt_diag_env *e, const struct rt_diag *d,
 	rt_diag_expect_free(&x);
 }
 
-unsigned rt_mesh_inv_rails(const struct rt_diag_env *e, const struct rt_diag *d,
-			   struct rt_mesh_inv *inv, struct rt_mesh_rail *rails)
+void rt_mesh_inv_outcome(const struct rt_diag *d, int from, struct rt_mesh_inv *inv)
+{
+	inv->expect = 1;
+	inv->expect_diffs = 0;
+	inv->expect_first[0] = '\0';
+	for (int i = from; i < d->n && i < RT_DIAG_MAX; i++) {
+		const struct rt_diag_line *l = &d->lines[i];
+
+		if (l->level != RT_DIAG_FAIL || strcmp(l->check, "expect"))
+			continue;
+		if (!inv->expect_diffs++)
+			rt_strlcpy(inv->expect_first, l->evidence, sizeof(inv->expect_first));
+	}
+	for (char *c = inv->expect_first; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x20 || *c > 0x7e)
+			*c = '\'';
+}
+
+/* --expect's file, read and known to doctor, or exit 2 naming the line. */
+static int load(const char *path, struct rt_diag_expect *want, struct rt_error *err)
+{
+	char why[256];
+	unsigned line = 0;
+
+	if (rt_diag_expect_load(want, path, &line, why, sizeof(why)) ||
+	    rt_diag_expect_known(want, &line, why, sizeof(why)))
+		return line ? rt_fail(err, RT_EXIT_USAGE, "--expect %s: line %u: %s", path, line, why)
+			    : rt_fail(err, RT_EXIT_USAGE, "--expect %s: %s", path, why);
+	return 0;
+}
+
+int rt_mesh_inv_local(const struct rt_diag_env *e, struct rt_diag *d, const char *expect,
+		      struct rt_mesh_inv *inv, struct rt_mesh_rail *rails, unsigned *n,
+		      struct rt_error *err)
 {
 	char rdma_core[RT_MESH_RDMA_CORE_LEN];
-	unsigned n = rt_mesh_rails_find(e, d, rails);
+	struct rt_diag_expect want;
+	int rc = 0;
 
+	rt_diag_expect_init(&want);
+	if (expect && load(expect, &want, err))
+		rc = -1;
 	rt_diag_rdma_core_version(rdma_core, sizeof(rdma_core));
-	rt_mesh_inv_fill(e, d, rdma_core, inv, rails, n);
-	return n;
+	if (!rc && expect) {
+		int from = d->n; /* the lines the check adds */
+
+		rt_diag_expect_check(e, d, rdma_core, &want, expect);
+		rt_mesh_inv_outcome(d, from, inv);
+	}
+	*n = rt_mesh_rails_find(e, d, rails);
+	rt_mesh_inv_fill(e, d, rdma_core, inv, rails, *n);
+	rt_diag_expect_free(&want);
+	return rc;
 }
 
 static const struct {
@@ -191,14 +235,37 @@ static int cmp_drift(const void *x, const void *y)
 	return (int)a->field - (int)b->field;
 }
 
+/* Rank's host differs from the expected state, or did not check while
+ * others did (a rank run without --expect). */
+static bool expect_differs(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	const struct rt_mesh_node *nd = &g->nodes[rank];
+
+	return g->expect_on && nd->present && (!nd->inv.expect || nd->inv.expect_diffs);
+}
+
+bool rt_mesh_inv_failed(const struct rt_mesh_agg *g)
+{
+	return g->expect_bad || (g->expect_on && g->drift_hosts);
+}
+
+bool rt_mesh_inv_fails(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	return rank < g->n && (expect_differs(g, rank) || (g->expect_on && g->nodes[rank].drift));
+}
+
 void rt_mesh_inv_judge(struct rt_mesh_agg *g)
 {
 	struct tally *t = rt_xcalloc(1, sizeof(*t));
 	uint32_t rails = 0;
 
-	g->ndrift = g->drift_hosts = 0;
+	g->ndrift = g->drift_hosts = g->expect_bad = 0;
+	g->expect_on = false;
+	for (uint32_t i = 0; i < g->n; i++)
+		g->expect_on |= g->nodes[i].present && g->nodes[i].inv.expect;
 	for (uint32_t i = 0; i < g->n; i++) {
 		g->nodes[i].drift = 0;
+		g->expect_bad += expect_differs(g, i);
 		for (unsigned k = 0; g->nodes[i].present && k < g->nodes[i].nrails; k++)
 			rails |= 1u << g->nodes[i].rails[k].rail;
 	}
@@ -223,8 +290,34 @@ static void where(const struct rt_mesh_agg *g, const struct rt_mesh_drift *d, ch
 		snprintf(buf, len, "rail %d (%s) ", d->rail, r->dev);
 }
 
+/* The hosts that differ from the expected state, at most `list`. */
+static void expect_text(FILE *out, const struct rt_mesh_agg *g, uint32_t list)
+{
+	uint32_t shown = 0;
+
+	for (uint32_t i = 0; i < g->n && g->expect_bad; i++) {
+		const struct rt_mesh_inv *v = &g->nodes[i].inv;
+
+		if (!expect_differs(g, i) || shown++ >= list)
+			continue;
+		if (!v->expect)
+			fprintf(out, "host %u (%s) did not check the expected state (run without "
+				"--expect)\n", i, g->nodes[i].host);
+		else if (v->expect_diffs > 1)
+			fprintf(out, "host %u (%s) differs from the expected state: %s (and %u "
+				"more)\n", i, g->nodes[i].host, v->expect_first, v->expect_diffs - 1u);
+		else
+			fprintf(out, "host %u (%s) differs from the expected state: %s\n", i,
+				g->nodes[i].host, v->expect_first);
+	}
+	if (shown > list)
+		fprintf(out, "... and %u more hosts that differ from the expected state\n",
+			shown - list);
+}
+
 void rt_mesh_inv_text(FILE *out, const struct rt_mesh_agg *g, uint32_t list)
 {
+	expect_text(out, g, list);
 	uint32_t shown = RT_MIN(RT_MIN(g->ndrift, RT_MESH_DRIFT_LIST), list);
 	char at[64];
 
@@ -262,6 +355,45 @@ void rt_mesh_inv_json(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_array_end(j);
 	rt_json_kv_uint(j, "inventory_drift_total", g->ndrift);
 	rt_json_kv_uint(j, "inventory_drift_hosts", g->drift_hosts);
+	rt_json_kv_bool(j, "expect_checked", g->expect_on);
+	rt_json_key(j, "expect_differ");
+	rt_json_array_begin(j);
+	for (uint32_t i = 0; i < g->n && g->expect_bad; i++) {
+		if (!expect_differs(g, i))
+			continue;
+		rt_json_object_begin(j);
+		rt_json_kv_uint(j, "rank", i);
+		rt_json_kv_string(j, "host", g->nodes[i].host);
+		rt_json_kv_bool(j, "checked", g->nodes[i].inv.expect);
+		rt_json_kv_uint(j, "differences", g->nodes[i].inv.expect_diffs);
+		rt_json_kv_string(j, "first", g->nodes[i].inv.expect_first);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
+/* The hosts that differ from the expected state: one series each, its
+ * first difference a label (a host's series exists while it differs). */
+static void expect_prom(struct rt_prom *p, const struct rt_mesh_agg *g, uint32_t hosts)
+{
+	uint32_t listed = 0;
+
+	rt_prom_gauge(p, "rdmatest_mesh_host_expect_differences", "facts of the expected "
+		      "state (mesh --expect) the host differs in, its first as a label (0: it "
+		      "did not check)");
+	for (uint32_t i = 0; i < g->n && listed < hosts; i++) {
+		char rank[16];
+
+		if (!expect_differs(g, i))
+			continue;
+		listed++;
+		snprintf(rank, sizeof(rank), "%u", i);
+		rt_prom_sample(p, (const char *const[]){ "rank", rank, "host", g->nodes[i].host,
+			       "first", g->nodes[i].inv.expect_first, NULL },
+			       g->nodes[i].inv.expect_diffs);
+	}
+	rt_prom_gauge_value(p, "rdmatest_mesh_expect_differ_hosts", "hosts that differ from "
+			    "the expected state (mesh --expect) or did not check it", g->expect_bad);
 }
 
 void rt_mesh_inv_prom(struct rt_prom *p, const struct rt_mesh_agg *g, uint32_t hosts)
@@ -281,6 +413,7 @@ void rt_mesh_inv_prom(struct rt_prom *p, const struct rt_mesh_agg *g, uint32_t h
 		rt_prom_sample(p, (const char *const[]){ "rank", rank, "host", nd->host, "kernel",
 			       nd->inv.kernel, "rdma_core", nd->inv.rdma_core, NULL }, 1);
 	}
+	expect_prom(p, g, hosts);
 	rt_prom_gauge_value(p, "rdmatest_mesh_inventory_drift_hosts", "hosts whose kernel, "
 			    "rdma-core or a rail's firmware, driver, PCIe link, rate or MTU is not "
 			    "the one most hosts have", g->drift_hosts);

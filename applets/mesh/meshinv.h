@@ -33,12 +33,33 @@ void rt_mesh_inv_fill(const struct rt_diag_env *e, const struct rt_diag *d,
 		      const char *rdma_core, struct rt_mesh_inv *inv,
 		      struct rt_mesh_rail *rails, unsigned n);
 
-/* This host's rails (rt_mesh_rails_find) with their inventory, and the
- * host's into inv; the rdma-core release from the libibverbs loaded. */
-unsigned rt_mesh_inv_rails(const struct rt_diag_env *e, const struct rt_diag *d,
-			   struct rt_mesh_inv *inv, struct rt_mesh_rail *rails);
+/* This host's rails (rt_mesh_rails_find) into rails and *n with their
+ * inventory, and the host's into inv; the rdma-core release from the
+ * libibverbs loaded. With expect (mesh --expect FILE: doctor's format,
+ * diag_expect.h), FILE is read first (a file that cannot be read, is
+ * not of that format or names a key doctor does not know is exit 2
+ * naming it and the line) and this host checked against it as doctor
+ * --expect checks (a port the file does not name is not judged): inv
+ * gets the outcome. */
+int rt_mesh_inv_local(const struct rt_diag_env *e, struct rt_diag *d, const char *expect,
+		      struct rt_mesh_inv *inv, struct rt_mesh_rail *rails, unsigned *n,
+		      struct rt_error *err);
+/* The outcome of doctor's expect check in d (its "expect" FAIL lines
+ * from line `from` on) into inv: the count and the first one's text, cut to the field and
+ * made wire text ('"' and '\\' become '\''). */
+void rt_mesh_inv_outcome(const struct rt_diag *d, int from, struct rt_mesh_inv *inv);
 
 #define RT_MESH_INV_DISTINCT 32u
+
+/* mesh --expect, judged with the drift: a host that says it checked
+ * itself and differs, or (once any host checked) one that did not, is
+ * NOT READY; so, once any host checked, is inventory drift. */
+/* After judging: the run fails on inventory (expect_bad, or drift under
+ * --expect). */
+bool rt_mesh_inv_failed(const struct rt_mesh_agg *g);
+/* After judging: rank's own host fails on inventory (it differs from
+ * the expected state, or under --expect from most hosts). */
+bool rt_mesh_inv_fails(const struct rt_mesh_agg *g, uint32_t rank);
 
 /* Judges the hosts' inventory against each other (meshagg.h's drift
  * list, counts and each node's drift); called by rt_mesh_judge. */

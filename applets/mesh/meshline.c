@@ -23,6 +23,10 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 		rt_json_kv_uint(j, "payload_mbps", h->payload_mbps);
 	opt_string(j, "kernel", h->inv.kernel);
 	opt_string(j, "rdma_core", h->inv.rdma_core);
+	if (h->inv.expect) {
+		rt_json_kv_uint(j, "expect_diffs", h->inv.expect_diffs);
+		opt_string(j, "expect_first", h->inv.expect_first);
+	}
 	rt_json_object_end(j);
 }
 

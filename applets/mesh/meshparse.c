@@ -177,13 +177,20 @@ static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 	int inv = opt_strs(kv, n, (const struct opt_str[]){
 		{"kernel", m->u.hello.inv.kernel, sizeof(m->u.hello.inv.kernel)},
 		{"rdma_core", m->u.hello.inv.rdma_core, sizeof(m->u.hello.inv.rdma_core)},
+		{"expect_first", m->u.hello.inv.expect_first, sizeof(m->u.hello.inv.expect_first)},
 		{NULL, NULL, 0}});
+	bool checked = find(kv, n, "expect_diffs") != NULL;
+	uint32_t diffs = 0;
 
 	m->type = RT_MESHMSG_HELLO;
 	/* the payload rate is optional: lines of a rank that knew none */
 	if (pay && !get_u32(kv, n, "payload_mbps", &m->u.hello.payload_mbps))
 		return -1;
-	if (inv < 0 || n != 4u + pay + (unsigned)inv || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	if (checked && (!get_u32(kv, n, "expect_diffs", &diffs) || diffs > UINT16_MAX))
+		return -1;
+	m->u.hello.inv.expect = checked;
+	m->u.hello.inv.expect_diffs = (uint16_t)diffs;
+	if (inv < 0 || n != 4u + pay + checked + (unsigned)inv || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_u32(kv, n, "size", &m->u.hello.size) || !h || !h->str ||
 	    h->vlen >= RT_MESH_HOST_LEN)
 		return -1;

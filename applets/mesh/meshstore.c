@@ -17,8 +17,8 @@
  *           hosts, `mesh report`, where n is known only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
  * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 208 B per rank (host name, port, payload rate, kernel and rdma-core
- * releases and counters; 65536 ranks: 13 MiB), and 196 B per rail its
+ * 328 B per rank (host name, port, payload rate, kernel and rdma-core
+ * releases, mesh --expect's outcome and counters; 65536 ranks: 21 MiB), and 196 B per rail its
  * hello lists, its device's inventory with it (at most RT_MESH_RAILS_MAX
  * a rank: 6 KiB; 4,096 hosts of 8 rails: 6 MiB).
  * A result keeps both its rails (a's and b's, a byte each: its status

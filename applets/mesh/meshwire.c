@@ -18,7 +18,7 @@
 static const uint32_t payload_len[] = {
 	/* with no rail; each adds RT_MESH_RAIL_WIRE */
 	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4 + RT_MESH_KERNEL_LEN +
-			     RT_MESH_RDMA_CORE_LEN,
+			     RT_MESH_RDMA_CORE_LEN + 4 + RT_MESH_EXPECT_TEXT,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5 + RT_MESH_CTR_WIRE,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
@@ -121,6 +121,10 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put_zero(&c, 3);
 		put_text(&c, m->u.hello.inv.kernel, RT_MESH_KERNEL_LEN);
 		put_text(&c, m->u.hello.inv.rdma_core, RT_MESH_RDMA_CORE_LEN);
+		put8(&c, m->u.hello.inv.expect);
+		put_zero(&c, 1);
+		put16(&c, m->u.hello.inv.expect_diffs);
+		put_text(&c, m->u.hello.inv.expect_first, RT_MESH_EXPECT_TEXT);
 		for (unsigned i = 0; i < m->u.hello.nrails && i < RT_MESH_RAILS_MAX; i++)
 			put_rail(&c, &m->u.hello.rails[i]);
 		break;
@@ -379,6 +383,24 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 	return 0;
 }
 
+/* mesh --expect's outcome: none (all zero), or checked with as many
+ * differences as its text says (none, or the first). */
+static int get_expect(struct cur *c, struct rt_mesh_inv *inv, struct rt_error *err)
+{
+	inv->expect = get8(c);
+	if (zeros(c, 1, "hello expect", err))
+		return -1;
+	inv->expect_diffs = get16(c);
+	if (get_text(c, inv->expect_first, RT_MESH_EXPECT_TEXT, "the expected state's text", err))
+		return -1;
+	if (inv->expect > 1 || (!inv->expect && inv->expect_diffs) ||
+	    !inv->expect_diffs != !inv->expect_first[0])
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: expected state checked %u, %u "
+			       "differences, %s text (want none, or a text with differences)",
+			       inv->expect, inv->expect_diffs, inv->expect_first[0] ? "a" : "no");
+	return 0;
+}
+
 static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
 		     struct rt_mesh_hello *h, struct rt_error *err)
 {
@@ -402,7 +424,8 @@ static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: %u rails in a message of %u",
 			       h->nrails, nrails);
 	if (get_text(c, h->inv.kernel, RT_MESH_KERNEL_LEN, "the kernel release", err) ||
-	    get_text(c, h->inv.rdma_core, RT_MESH_RDMA_CORE_LEN, "the rdma-core release", err))
+	    get_text(c, h->inv.rdma_core, RT_MESH_RDMA_CORE_LEN, "the rdma-core release", err) ||
+	    get_expect(c, &h->inv, err))
 		return -1;
 	for (unsigned i = 0; i < nrails; i++)
 		if (get_rail(c, &h->rails[i], i ? h->rails[i - 1].rail : -1, err))

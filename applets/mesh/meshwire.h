@@ -8,12 +8,14 @@
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
  *            RT_MESH_RAILS_MAX; version 6), the host's inventory
- *            (version 8: kernel release, 64 bytes, rdma-core release, 32),
+ *            (version 8: kernel release, 64 bytes, rdma-core release, 32,
+ *            then mesh --expect's outcome: checked (0 or 1), a zero byte,
+ *            the differences (u16) and the first one's text, 120 bytes),
  *            then that many rail entries of RT_MESH_RAIL_WIRE bytes
  *            (struct rt_mesh_rail; address family 0 and 16 zero bytes:
  *            the port carries no address; version 8 adds its device's
  *            firmware, driver, PCIe link speed and width), the one
- *            message whose length varies: 188 + 164 x count bytes of
+ *            message whose length varies: 312 + 164 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
@@ -48,8 +50,10 @@
  * not terminated within its field, has a byte after its end that is not
  * zero, or one that is not printable ASCII or is '"' or '\\' (the JSON
  * lines carry them unescaped). A value longer than its field is sent
- * cut to it: inventory is compared, never parsed.
- * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 5,444;
+ * cut to it: inventory is compared, never parsed. So is an --expect
+ * outcome that is neither none (all zero) nor checked, or whose text is
+ * empty while it counts differences or the reverse.
+ * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 5,568;
  * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
  * (a RESULT: 180); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
@@ -74,7 +78,7 @@
 /* header + a RESULT's payload, the larger of a RESULT and a VERDICT */
 #define RT_MESHMSG_SMALL (RT_MESHMSG_HDR + 56u + RT_MESH_CTR_WIRE)
 /* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
-#define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 188u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
+#define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 312u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
 #define RT_MESH_HOST_LEN 64u   /* host field, NUL-terminated and padded */
 #define RT_MESH_DEV_LEN 32u    /* a rail's device name, NUL-terminated */
 #define RT_MESH_ADDR_LEN 46u   /* a rail's numeric address (INET6_ADDRSTRLEN) */
@@ -87,6 +91,9 @@
 #define RT_MESH_DRIVER_LEN 32u
 #define RT_MESH_PCIE_SPEED_LEN 24u
 #define RT_MESH_PCIE_WIDTH_LEN 8u
+/* mesh --expect's first difference, as doctor words it ("rxe0 port 1:
+ * rate 10 Gb/s, expected 400"), cut to fit */
+#define RT_MESH_EXPECT_TEXT 120u
 #define RT_MESH_NO_PEER UINT32_MAX
 
 enum rt_meshmsg_type {
@@ -166,10 +173,14 @@ struct rt_mesh_rail {
 };
 
 /* A host's inventory beside its rails' (doctor's kernel and rdma_core
- * facts); "": unknown. */
+ * facts); "": unknown. With mesh --expect, how the host compared with the
+ * expected state (doctor's check, meshinv.h). */
 struct rt_mesh_inv {
 	char kernel[RT_MESH_KERNEL_LEN];
 	char rdma_core[RT_MESH_RDMA_CORE_LEN];
+	uint8_t expect;        /* 1: the host checked itself against --expect's file */
+	uint16_t expect_diffs; /* the facts it differs in */
+	char expect_first[RT_MESH_EXPECT_TEXT]; /* the first one; "" with none */
 };
 
 struct rt_mesh_hello {

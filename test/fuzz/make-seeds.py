@@ -195,7 +195,7 @@ def mesh():
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
     # version 8: the payload rate, the rail count, the host's inventory
-    # (kernel, rdma-core), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
+    # (kernel, rdma-core, --expect's outcome: checked, 1 difference), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
     # 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1, then its device's
     # firmware, driver, PCIe speed and width)
     text = lambda t, n: t.encode() + bytes(n - len(t))
@@ -203,9 +203,10 @@ def mesh():
                                               2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12) +
             text("28.39.1002", 32) + text("rdma_rxe", 32) + text("16.0 GT/s PCIe", 24) +
             text("16", 8))
-    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 188 + 164, 3, 8, 7471,
+    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 312 + 164, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
-        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + rail
+        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + \
+        struct.pack(">BxH", 1, 1) + text("rxe0 port 1: rate 2.5 Gb/s, expected 400", 120) + rail
     # an ASSIGN of one rail: rail 0 to rail 0 at 192.0.2.2
     assign = (b"RM\x08\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
               host("10.0.0.5") + struct.pack(">B3xBBBx", 1, 0, 0, 4) + bytes([192, 0, 2, 2]) +
@@ -235,7 +236,8 @@ def mesh():
     write("mesh", "hello-bad-inventory", b"\0" + frame(8, hello[:-96] + b"\x01" + hello[-95:]))
     lines = [
         '0: {"mesh":"hello","rank":0,"size":3,"host":"n1","kernel":"6.8.0-45-generic",'
-        '"rdma_core":"50.0"}',
+        '"rdma_core":"50.0","expect_diffs":1,"expect_first":"rxe0 port 1: rate 2.5 Gb/s, '
+        'expected 400"}',
         '0: {"mesh":"rail","rank":0,"rail":0,"dev":"rxe0","port":1,"gid_index":1,'
         '"addr":"192.0.2.1","link_layer":"Ethernet","state":"ACTIVE","lanes":1,"mtu":1024,'
         '"speed_mbps":2500,"payload_mbps":2200,"fw_ver":"28.39.1002","driver":"rdma_rxe",'
@@ -467,7 +469,7 @@ def meshhello():
     it; byte 0 picks the chunking"""
     host = lambda h: h.encode() + bytes(64 - len(h))
     # version 8: the payload rate, the rail count, the host's inventory
-    # (kernel, rdma-core), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
+    # (kernel, rdma-core, --expect's outcome: checked, 1 difference), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
     # 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1, then its device's
     # firmware, driver, PCIe speed and width)
     text = lambda t, n: t.encode() + bytes(n - len(t))
@@ -475,9 +477,10 @@ def meshhello():
                                               2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12) +
             text("28.39.1002", 32) + text("rdma_rxe", 32) + text("16.0 GT/s PCIe", 24) +
             text("16", 8))
-    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 188 + 164, 3, 8, 7471,
+    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 312 + 164, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
-        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + rail
+        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + \
+        struct.pack(">BxH", 1, 1) + text("rxe0 port 1: rate 2.5 Gb/s, expected 400", 120) + rail
     result = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
     for seed in (0, 1, 5, 200):

@@ -159,7 +159,7 @@ static void document_and_gauges(void **state)
 	rt_json_init(&j);
 	rt_mesh_document(&j, &g, &lim, NULL);
 	assert_non_null(strstr(rt_json_text(&j), "\"kernel\":\"6.8.0-47-generic\",\"rdma_core\":"
-			       "\"50.0\",\"rails\":[{\"rail\":0,\"dev\":\"mlx5_0\""));
+			       "\"50.0\",\"expect\":null,\"rails\":[{\"rail\":0,\"dev\":\"mlx5_0\""));
 	assert_non_null(strstr(rt_json_text(&j), "\"fw_ver\":\"28.40.1000\",\"driver\":"
 			       "\"mlx5_core\",\"pcie_speed\":\"32.0 GT/s PCIe\",\"pcie_width\":\"16\""));
 	assert_non_null(strstr(rt_json_text(&j), "\"inventory_drift\":[{\"rank\":1,\"host\":\"b\","
@@ -175,6 +175,77 @@ static void document_and_gauges(void **state)
 			       "kernel=\"6.8\\\"x\",rdma_core=\"50.0\"} 1\n"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_inventory_drift_hosts 2\n"));
 	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+}
+
+/* mesh --expect: a host that differs from the expected state is named
+ * with its first difference and NOT READY; so, once hosts checked, are
+ * inventory drift and a host that did not check. */
+static void expect_outcome_judged(void **state)
+{
+	struct rt_mesh_hello h[3];
+	struct rt_mesh_agg g;
+	struct rt_json j;
+	struct rt_prom p;
+	char *t;
+
+	(void)state;
+	for (uint32_t i = 0; i < 3; i++) {
+		h[i] = host(i, 3);
+		h[i].inv.expect = 1;
+	}
+	h[1].inv.expect_diffs = 2;
+	strcpy(h[1].inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	judged(&g, h, 3, UINT32_MAX);
+	assert_true(g.expect_on);
+	assert_int_equal(g.expect_bad, 1);
+	assert_false(g.ready);
+	assert_true(rt_mesh_inv_fails(&g, 1));
+	assert_false(rt_mesh_inv_fails(&g, 0));
+	t = text_of(&g);
+	assert_non_null(strstr(t, "\nhost 1 (b) differs from the expected state: rxe0 port 1: "
+			       "rate 10 Gb/s, expected 400 (and 1 more)\n"));
+	assert_non_null(strstr(t, "\nNOT READY: 1 hosts differ from the expected state, 0 hosts' "
+			       "inventory differs from most hosts' (--expect)\n"));
+	free(t);
+	rt_json_init(&j);
+	rt_mesh_document(&j, &g, &lim, NULL);
+	assert_non_null(strstr(rt_json_text(&j), "\"expect_checked\":true,\"expect_differ\":"
+			       "[{\"rank\":1,\"host\":\"b\",\"checked\":true,\"differences\":2,"
+			       "\"first\":\"rxe0 port 1: rate 10 Gb/s, expected 400\"}]"));
+	assert_non_null(strstr(rt_json_text(&j), "\"expect\":{\"differences\":0,\"first\":\"\"}"));
+	rt_json_free(&j);
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1);
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_host_expect_differences{rank=\"1\","
+			       "host=\"b\",first=\"rxe0 port 1: rate 10 Gb/s, expected 400\"} 2\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_expect_differ_hosts 1\n"));
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+	/* all as expected, but one firmware differs from most: with --expect a failure */
+	h[1].inv.expect_diffs = 0;
+	h[1].inv.expect_first[0] = '\0';
+	strcpy(h[2].rails[0].fw, "28.39.1002");
+	judged(&g, h, 3, UINT32_MAX);
+	assert_int_equal(g.expect_bad, 0);
+	assert_false(g.ready);
+	assert_true(rt_mesh_inv_fails(&g, 2));
+	rt_mesh_agg_free(&g);
+	/* a host run without --expect while the others checked */
+	strcpy(h[2].rails[0].fw, "28.40.1000");
+	h[0].inv.expect = 0;
+	judged(&g, h, 3, UINT32_MAX);
+	assert_int_equal(g.expect_bad, 1);
+	t = text_of(&g);
+	assert_non_null(strstr(t, "\nhost 0 (a) did not check the expected state (run without "
+			       "--expect)\n"));
+	free(t);
+	rt_mesh_agg_free(&g);
+	/* nobody checked: as before */
+	h[1].inv.expect = h[2].inv.expect = 0;
+	judged(&g, h, 3, UINT32_MAX);
+	assert_false(g.expect_on);
+	assert_true(g.ready);
 	rt_mesh_agg_free(&g);
 }
 
@@ -211,6 +282,7 @@ int main(void)
 		cmocka_unit_test(ties_and_absent_hosts),
 		cmocka_unit_test(document_and_gauges),
 		cmocka_unit_test(bounded),
+		cmocka_unit_test(expect_outcome_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

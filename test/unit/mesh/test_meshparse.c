@@ -259,6 +259,27 @@ static void inventory_lines(void **state)
 	assert_string_equal(m.u.hello.rails[0].pcie_speed, "32.0 GT/s PCIe");
 	assert_string_equal(m.u.hello.rails[0].pcie_width, "16");
 	rt_json_free(&j);
+	/* mesh --expect's outcome: the differences and the first, checked or not */
+	h.u.hello.inv.expect = 1;
+	h.u.hello.inv.expect_diffs = 2;
+	strcpy(h.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h.u.hello);
+	assert_non_null(strstr(rt_json_text(&j), ",\"expect_diffs\":2,\"expect_first\":\"rxe0 "
+			       "port 1: rate 10 Gb/s, expected 400\"}"));
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_int_equal(m.u.hello.inv.expect, 1);
+	assert_int_equal(m.u.hello.inv.expect_diffs, 2);
+	assert_string_equal(m.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	rt_json_free(&j);
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_diffs\":2}", &m, &err), -1); /* no text */
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_first\":\"x\"}", &m, &err), -1); /* not checked */
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_diffs\":0}", &m, &err), 1);
+	assert_int_equal(m.u.hello.inv.expect, 1);
+	h.u.hello.inv = (struct rt_mesh_inv){"6.8.0-45-generic", "50.0", 0, 0, ""};
 	/* unknown inventory is left out, and reads back as "" */
 	h.u.hello.inv.kernel[0] = '\0';
 	rt_json_init(&j);
@@ -375,9 +396,9 @@ static void report_merges_ranks(void **state)
 	/* each rank's payload rate from its hello, and the line-rate verdict:
 	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
 	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"kernel\":null,"
-			       "\"rdma_core\":null,\"rails\":[]}"));
+			       "\"rdma_core\":null,\"expect\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"kernel\":null,"
-			       "\"rdma_core\":null,\"rails\":[]}"));
+			       "\"rdma_core\":null,\"expect\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);

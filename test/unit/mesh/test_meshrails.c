@@ -151,6 +151,69 @@ static void inventory_from_doctors_facts(void **state)
 	env.proc = NULL;
 }
 
+/* mesh --expect FILE: doctor's file read first (a bad one is exit 2
+ * naming the line), then this host checked as doctor checks it. */
+static void expect_checked_here(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	struct rt_mesh_inv inv = {0};
+	struct rt_error err = {0};
+	char proc[96], file[128];
+	unsigned n = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	env.proc = proc;
+	put("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+	snprintf(file, sizeof(file), "%s/expect", root);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	for (int i = 0; i < d->nports; i++) /* what doctor's port check reads */
+		if (!strcmp(d->ports[i].dev, "rxe0"))
+			d->ports[i].rate_gbps = 100;
+	fputs("# doctor --save-expect\nrxe0/1.rate_gbps 400\nrxe0/1.state ACTIVE\n"
+	      "kernel 6.8.0-47-generic\n", f);
+	fclose(f);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(inv.expect, 1);
+	assert_int_equal(inv.expect_diffs, 2);
+	assert_string_equal(inv.expect_first, "rxe0 port 1: rate 100 Gb/s, expected 400");
+	/* as expected: checked, nothing differs */
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\nmlx5_9/1.rate_gbps 400\n", f);
+	fclose(f);
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect, 1);
+	assert_int_equal(inv.expect_diffs, 1); /* a port the file names that is not here */
+	assert_string_equal(inv.expect_first, "mlx5_9 port 1: rate not found, expected 400 Gb/s");
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\n", f);
+	fclose(f);
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect_diffs, 0);
+	/* without --expect: not checked */
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, NULL, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect, 0);
+	/* a key doctor does not know, a file that is not there: exit 2 */
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\nrxe0.colour blue\n", f);
+	fclose(f);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, ": line 2: rxe0.colour: not a key doctor knows"));
+	assert_non_null(strstr(err.reason, "--expect /tmp/test_meshrails."));
+	err = (struct rt_error){0};
+	snprintf(file, sizeof(file), "%s/none", root);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	env.proc = NULL;
+}
+
 static void find_rails(void **state)
 {
 	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
@@ -307,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(eight_rails_and_one_more, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(choose_rails, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(inventory_from_doctors_facts, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(expect_checked_here, make_tree, drop_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,8 +88,8 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {196, 92, 64 + RT_MESH_CTR_WIRE, 28, 196 + 2 * 164, 92 + 2 * 20,
-				       196 + 2 * 164};
+	static const size_t sizes[] = {320, 92, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 164, 92 + 2 * 20,
+				       320 + 2 * 164};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -152,7 +152,7 @@ static void hello_carries_the_payload_rate(void **state)
 	size_t len = rt_meshmsg_encode(&m, buf);
 
 	(void)state;
-	assert_int_equal(len, 196);
+	assert_int_equal(len, 320);
 	assert_memory_equal(buf + 92, "\x00\x05\xfb\xd5", 4); /* 392149 */
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
 	assert_int_equal(back.u.hello.payload_mbps, 392149);
@@ -319,7 +319,7 @@ static void hello_carries_rails(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t r0 = 196, r1 = 196 + 164;
+	const size_t r0 = 320, r1 = 320 + 164;
 
 	(void)state;
 	assert_int_equal(buf[96], 2);
@@ -340,13 +340,13 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), 96, 1, 8, "1 rails in a message of 2");
 	expect_refused(hello_rails(), 96, 3, 8, "3 rails in a message of 2");
 	expect_refused(hello_rails(), 97, 1, 8, "padding");
-	expect_refused(hello_rails(), 7, (uint8_t)(188 + 2 * 164 + 1), 8, "length");
+	expect_refused(hello_rails(), 7, (uint8_t)(312 + 2 * 164 + 1), 8, "length");
 	m = hello();
 	m.u.hello.nrails = 1;
 	m.u.hello.rails[0] = hello_rails().u.hello.rails[0];
 	len = rt_meshmsg_encode(&m, buf);
-	buf[7] = (uint8_t)(188 + 33 * 164); /* 33 rails: above the bound */
-	buf[6] = (uint8_t)((188 + 33 * 164) >> 8);
+	buf[7] = (uint8_t)(312 + 33 * 164); /* 33 rails: above the bound */
+	buf[6] = (uint8_t)((312 + 33 * 164) >> 8);
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "length"));
 	/* each field's range */
@@ -405,10 +405,10 @@ static void hello_carries_inventory(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t kern = 100, core = 164, r0 = 196, fw = r0 + 68, r1 = r0 + 164;
+	const size_t kern = 100, core = 164, r0 = 320, fw = r0 + 68, r1 = r0 + 164;
 
 	(void)state;
-	assert_int_equal(len, 196 + 2 * 164);
+	assert_int_equal(len, 320 + 2 * 164);
 	assert_memory_equal(buf + kern, "6.8.0-45-generic\0", 17);
 	assert_memory_equal(buf + core, "50.0\0", 5);
 	assert_memory_equal(buf + fw, "28.39.1002\0", 11);
@@ -453,6 +453,40 @@ static void hello_carries_inventory(void **state)
 	assert_false(rt_mesh_inv_text_ok("12345678", 8));
 }
 
+/* mesh --expect's outcome: none, or checked with its differences and
+ * the first one's text; anything between is refused. */
+static void hello_carries_the_expect_outcome(void **state)
+{
+	struct rt_meshmsg m = hello(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len;
+	const size_t at = 196;
+
+	(void)state;
+	m.u.hello.inv.expect = 1;
+	m.u.hello.inv.expect_diffs = 2;
+	strcpy(m.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	len = rt_meshmsg_encode(&m, buf);
+	assert_memory_equal(buf + at, "\x01\x00\x00\x02rxe0 port 1:", 16);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.inv.expect, 1);
+	assert_int_equal(back.u.hello.inv.expect_diffs, 2);
+	assert_string_equal(back.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	expect_refused(m, at, 2, 8, "expected state checked 2");
+	expect_refused(m, at, 0, 8, "expected state checked 0, 2 differences");
+	expect_refused(m, at + 1, 1, 8, "padding");
+	expect_refused(m, at + 3, 0, 8, "0 differences, a text");
+	expect_refused(m, at + 4 + 119, 'x', 8, "has bytes after its end");
+	m.u.hello.inv.expect_first[0] = '\0';
+	expect_refused(m, 0, 'R', 8, "2 differences, no text");
+	m.u.hello.inv.expect_diffs = 0; /* checked, no difference */
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.inv.expect, 1);
+	expect_refused(hello(), at + 4, 'x', 8, "expected state checked 0, 0 differences, a text");
+}
+
 /* The largest HELLO, 32 rails with every field full, is RT_MESHMSG_MAX. */
 static void largest_hello_fits(void **state)
 {
@@ -463,6 +497,9 @@ static void largest_hello_fits(void **state)
 	(void)state;
 	memset(m.u.hello.inv.kernel, 'k', RT_MESH_KERNEL_LEN - 1);
 	memset(m.u.hello.inv.rdma_core, 'r', RT_MESH_RDMA_CORE_LEN - 1);
+	m.u.hello.inv.expect = 1;
+	m.u.hello.inv.expect_diffs = 65535;
+	memset(m.u.hello.inv.expect_first, 'e', RT_MESH_EXPECT_TEXT - 1);
 	m.u.hello.nrails = RT_MESH_RAILS_MAX;
 	for (unsigned i = 0; i < RT_MESH_RAILS_MAX; i++) {
 		struct rt_mesh_rail *r = &m.u.hello.rails[i];
@@ -475,7 +512,7 @@ static void largest_hello_fits(void **state)
 		memset(r->pcie_speed, 's', RT_MESH_PCIE_SPEED_LEN - 1);
 		memset(r->pcie_width, 'w', RT_MESH_PCIE_WIDTH_LEN - 1);
 	}
-	assert_int_equal(RT_MESHMSG_MAX, 5444);
+	assert_int_equal(RT_MESHMSG_MAX, 5568);
 	assert_int_equal(rt_meshmsg_encode(&m, buf), RT_MESHMSG_MAX);
 	assert_int_equal(rt_meshmsg_decode(buf, RT_MESHMSG_MAX, 8, &back, &err), 0);
 	assert_int_equal(strlen(back.u.hello.rails[31].fw), RT_MESH_FW_LEN - 1);
@@ -653,6 +690,7 @@ int main(void)
 		cmocka_unit_test(hello_carries_rails),
 		cmocka_unit_test(hello_carries_inventory),
 		cmocka_unit_test(largest_hello_fits),
+		cmocka_unit_test(hello_carries_the_expect_outcome),
 		cmocka_unit_test(assign_carries_rails),
 		cmocka_unit_test(crossed_rails_travel),
 		cmocka_unit_test(strict_fields),
