@@ -283,15 +283,15 @@ struct rt_mesh_agg {
 	 * them counted, and the hosts with any */
 	struct rt_mesh_drift drift[RT_MESH_DRIFT_LIST];
 	uint32_t ndrift, drift_hosts;
-	/* mesh --expect (meshinv.h): some host checked itself against the
-	 * expected state; hosts that differ from it, or did not check */
-	bool expect_on;
+	/* mesh --expect (meshinv.h): hosts that differ from the expected
+	 * state, or did not check while others did (expect_on, below) */
 	uint32_t expect_bad;
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
 	struct rt_mesh_stranger strangers[RT_MESH_STRANGER_LIST];
 	uint32_t nstrangers; /* strangers turned away, recorded or not */
 	bool ready;
+	bool expect_on; /* some host checked itself against mesh --expect's state */
 	struct rt_mesh_blame blame;
 	struct rt_mesh_cover cover;
 };
