@@ -23,7 +23,7 @@
 #include "mesh/meshnode.h"
 #include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
-#include "mesh/meshrails.h"
+#include "mesh/meshinv.h" /* and meshrails.h, which it builds on */
 #include "mesh/meshvtest.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
@@ -70,6 +70,7 @@ struct mesh_cfg {
 	const char *devices;
 	int cross_rails;
 	int exit_status; /* enum exit_kind */
+	const char *expect;
 };
 
 #define RT_CFG struct mesh_cfg
@@ -208,6 +209,10 @@ static const struct rt_opt mesh_opts[] = {
 	  "the verdict names it a bad host or one with a bad rail) and exit 4 on the other "
 	  "ranks and on one that got no verdict from rank 0, so that a hook on every host "
 	  "(a Slurm prolog) acts on its own host alone", exit_kinds },
+	{ 0, "expect", RT_OPT_STRING, RT_S(expect), 0, 0, NULL, "FILE",
+	  "check this host against an expected-state file of doctor's (doctor(1): its "
+	  "save-expect option writes one) before connecting; rank 0 names each host that "
+	  "differs, and hosts whose inventory differs from most hosts': NOT READY", NULL },
 	{ 0, "quick", RT_OPT_FLAG, RT_I(quick), 0, 0, NULL, NULL,
 	  "a Slurm prolog's check in seconds: doctor's local checks, a loopback test to "
 	  "this host's own address, then a ring (--pings 100 unless given)", NULL },
@@ -495,9 +500,10 @@ static int find_rails(struct rt_run *run, const struct mesh_cfg *cfg, struct mes
 	int rc;
 
 	rt_diag_local(&rt_diag_env_real, d, true);
-	m->nrails = rt_mesh_rails_find(&rt_diag_env_real, d, m->rails);
+	rc = rt_mesh_inv_local(&rt_diag_env_real, d, cfg->expect, &m->plan.inv, m->rails,
+			       &m->nrails, &run->err);
 	free(d);
-	rc = rt_mesh_rails_choose(m->rails, &m->nrails, cfg->rails, cfg->devices, &run->err);
+	rc = rc ? rc : rt_mesh_rails_choose(m->rails, &m->nrails, cfg->rails, cfg->devices, &run->err);
 	m->plan.nrails = m->test.nrails = m->nrails;
 	return rc;
 }
@@ -522,28 +528,6 @@ static int quick_local(struct rt_run *run, struct mesh_run *m)
 	if (!rc && m->plan.self_host)
 		rc = rt_mesh_loopback(&m->plan, m->plan.self_host, run->log.human, &run->err);
 	return rc;
-}
-
-static int follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
-			    const struct rt_mesh_verdict *v)
-{
-	struct rt_json *j = &run->results;
-
-	rt_json_kv_uint(j, "rank", p->rank);
-	rt_json_kv_uint(j, "size", p->size);
-	rt_json_kv_string(j, "auth", rt_mesh_auth_mode_name(p->key->mode));
-	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(v->ready, v->interrupted));
-	if (v->ready) {
-		rt_say(&run->log, "READY (rank 0's verdict%s)", rt_mesh_key_on(p->key) ? "" :
-		       ", not authenticated: auth none");
-		return 0;
-	}
-	if (v->interrupted)
-		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): "
-			       "interrupted before every pair was tested");
-	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
-		       "hosts, %u bad links, %u absent, %u untested hosts", v->bad_nodes,
-		       v->bad_links, v->absent, v->untested);
 }
 
 /* --exit-status self: a failure that does not blame this host becomes
@@ -572,7 +556,7 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 		rc = rt_mesh_take_part(p, &v, &run->err);
 		if (rc && rc != RT_INTERRUPTED && m->exit_self)
 			not_this_host(&run->err, "no verdict: this host not blamed");
-		rc = rc ? rc : follower_verdict(run, p, &v);
+		rc = rc ? rc : rt_mesh_follower_verdict(run, p, &v);
 		if (rc && rc != RT_INTERRUPTED && m->exit_self && !v.self && !v.interrupted)
 			not_this_host(&run->err, "this host not blamed");
 		return rc;
@@ -676,7 +660,7 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	m = rt_xcalloc(1, sizeof(*m));
 	m->key.mac = (struct rt_hmac)RT_HMAC_INIT; /* closed whatever fails before it opens */
 	rc = plan(run, cfg, m) || (!cfg->dry_run && rt_devices_present(&run->err)) ? -1 : 0;
-	if (!rc && (cfg->rails || cfg->devices || !cfg->dry_run))
+	if (!rc && (cfg->rails || cfg->devices || cfg->expect || !cfg->dry_run))
 		rc = find_rails(run, cfg, m);
 	if (!rc && m->key.mode == RT_MESH_AUTH_FILE)
 		rc = cfg->dry_run ? rt_mesh_secret_check(cfg->token_file, &run->err) :

@@ -45,8 +45,8 @@
  * Memory (meshstore.c says how): 24 B per result dense (a cell per
  * pair of a tournament), 32 B sparse, at most 32 B x max_results (16 Mi
  * results by default: 512 MiB; the largest plan, a full tournament of
- * 5,793 hosts, is 384 MiB dense), 96 B per rank and per rail a hello
- * lists. Kept by meshstore.c; judged by meshjudge.c (the medians:
+ * 5,793 hosts, is 384 MiB dense), 328 B per rank and 196 B per rail a
+ * hello lists (with their inventory). Kept by meshstore.c; judged by meshjudge.c (the medians:
  * meshmedian.c). */
 #ifndef RDMATEST_MESHAGG_H
 #define RDMATEST_MESHAGG_H
@@ -112,6 +112,8 @@ struct rt_mesh_node {
 	bool lost;        /* left the run after its hello (meshrun.h) */
 	uint16_t port;    /* its test port, from its hello */
 	uint32_t payload_mbps; /* its port's payload rate, from its hello; 0: unknown */
+	struct rt_mesh_inv inv; /* its kernel and rdma-core, from its hello */
+	uint16_t drift;   /* after judging: inventory fields it differs in (meshinv.h) */
 	uint8_t nrails;   /* the rails its hello listed (0: none, its host tested) */
 	uint8_t rails_in_use; /* after judging: those not unused (rt_mesh_rail_fault) */
 	struct rt_mesh_rail *rails; /* nrails of them, or NULL */
@@ -208,6 +210,24 @@ struct rt_mesh_rail_stat {
 	uint32_t not_judged;        /* RT_LINK_RTT_REL, RT_LINK_BW_REL */
 };
 
+/* The inventory fields rank 0 compares between hosts (meshinv.h). */
+enum rt_mesh_inv_field {
+	RT_INV_KERNEL, RT_INV_RDMA_CORE, /* the host's */
+	RT_INV_FW, RT_INV_DRIVER, RT_INV_PCIE_SPEED, RT_INV_PCIE_WIDTH, /* a rail's device's */
+	RT_INV_RATE, RT_INV_MTU, /* a rail's port's, when ACTIVE */
+	RT_INV_FIELDS
+};
+
+/* One host's value of a field that is not the one most hosts have. */
+#define RT_MESH_DRIFT_LIST 64u /* recorded; the rest are counted */
+#define RT_MESH_INV_VALUE 64u  /* the longest field, the kernel's */
+struct rt_mesh_drift {
+	uint32_t rank;
+	uint8_t field; /* enum rt_mesh_inv_field */
+	int8_t rail;   /* its rail number; -1 for the host's fields */
+	char value[RT_MESH_INV_VALUE], majority[RT_MESH_INV_VALUE];
+};
+
 struct rt_mesh_cell;   /* meshcell.h's stored result */
 struct rt_mesh_ctrlog; /* meshcell.h's stored rises */
 /* Results whose counters rose, kept with their rises (168 B each). */
@@ -258,11 +278,20 @@ struct rt_mesh_agg {
 	uint32_t rails_expected; /* the rail count in use most hosts have */
 	uint32_t rail_mismatch;  /* hosts with another count: not READY */
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
+	/* after judging: inventory differences from most hosts (meshinv.h),
+	 * the first RT_MESH_DRIFT_LIST in (rank, rail, field) order, all of
+	 * them counted, and the hosts with any */
+	struct rt_mesh_drift drift[RT_MESH_DRIFT_LIST];
+	uint32_t ndrift, drift_hosts;
+	/* mesh --expect (meshinv.h): hosts that differ from the expected
+	 * state, or did not check while others did (expect_on, below) */
+	uint32_t expect_bad;
 	struct rt_mesh_refusal refusals[RT_MESH_REFUSED_LIST];
 	uint32_t refused;   /* peers refused, recorded or not */
 	struct rt_mesh_stranger strangers[RT_MESH_STRANGER_LIST];
 	uint32_t nstrangers; /* strangers turned away, recorded or not */
 	bool ready;
+	bool expect_on; /* some host checked itself against mesh --expect's state */
 	struct rt_mesh_blame blame;
 	struct rt_mesh_cover cover;
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mesh/meshblame.h"
+#include "mesh/meshinv.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
@@ -297,5 +298,5 @@ bool rt_mesh_host_blamed(const struct rt_mesh_agg *g, uint32_t rank)
 	if (rank >= g->n || !g->nodes)
 		return false;
 	n = &g->nodes[rank];
-	return n->verdict == RT_NODE_BAD || n->rail_bad != 0;
+	return n->verdict == RT_NODE_BAD || n->rail_bad != 0 || rt_mesh_inv_fails(g, rank);
 }

@@ -6,9 +6,20 @@
 
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
+#include "mesh/meshinv.h"
 #include "mesh/meshline.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
+
+/* An inventory value, null when unknown (""). */
+static void doc_known(struct rt_json *j, const char *key, const char *v)
+{
+	rt_json_key(j, key);
+	if (v[0])
+		rt_json_string(j, v);
+	else
+		rt_json_null(j);
+}
 
 static void doc_thresholds(struct rt_json *j, const struct rt_mesh_limits *lim)
 {
@@ -45,6 +56,17 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_kv_uint(j, "bad", nd->bad);
 		rt_json_kv_double(j, "payload_gbps",
 				  nd->payload_mbps ? nd->payload_mbps / 1000.0 : NAN);
+		doc_known(j, "kernel", nd->inv.kernel);
+		doc_known(j, "rdma_core", nd->inv.rdma_core);
+		rt_json_key(j, "expect"); /* mesh --expect: how it compared */
+		if (nd->inv.expect) {
+			rt_json_object_begin(j);
+			rt_json_kv_uint(j, "differences", nd->inv.expect_diffs);
+			rt_json_kv_string(j, "first", nd->inv.expect_first);
+			rt_json_object_end(j);
+		} else {
+			rt_json_null(j);
+		}
 		rt_json_key(j, "rails"); /* its hello's */
 		rt_json_array_begin(j);
 		for (unsigned k = 0; k < nd->nrails; k++) {
@@ -522,6 +544,7 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_rails(j, g);
 	doc_lists(j, g, out);
 	doc_bad_rails(j, g);
+	rt_mesh_inv_json(j, g);
 	doc_refused(j, g);
 	doc_strangers(j, g);
 	doc_outliers(j, g, out);

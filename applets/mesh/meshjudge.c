@@ -7,6 +7,7 @@
 
 #include "mesh/meshcell.h"
 #include "mesh/meshctr.h"
+#include "mesh/meshinv.h"
 #include "mesh/meshmedian.h"
 #include "rdmatest/util.h"
 
@@ -378,10 +379,11 @@ static void count(struct rt_mesh_agg *g)
 		g->untested_nodes += g->nodes[i].verdict == RT_NODE_UNTESTED;
 	}
 	count_rails(g);
+	rt_mesh_inv_judge(g);
 	g->ready = g->nlinks > 0 && !g->bad_nodes && !g->suspect_nodes &&
 		   !g->absent_nodes && !g->untested_nodes && !g->bad_links &&
 		   !g->refused && !g->not_judged && !g->interrupted && !g->bad_rails &&
-		   !g->rail_mismatch && !g->ctr_dropped;
+		   !g->rail_mismatch && !g->ctr_dropped && !rt_mesh_inv_failed(g);
 }
 
 /* The rails with links, and each one's medians: each rail is judged

@@ -5,6 +5,13 @@
 #include "mesh/meshline.h"
 #include "rdmatest/portctr.h"
 
+/* Inventory is written where known: a line without it reads as "". */
+static void opt_string(struct rt_json *j, const char *key, const char *v)
+{
+	if (v[0])
+		rt_json_kv_string(j, key, v);
+}
+
 void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 {
 	rt_json_object_begin(j);
@@ -14,6 +21,12 @@ void rt_mesh_line_hello(struct rt_json *j, const struct rt_mesh_hello *h)
 	rt_json_kv_string(j, "host", h->host);
 	if (h->payload_mbps)
 		rt_json_kv_uint(j, "payload_mbps", h->payload_mbps);
+	opt_string(j, "kernel", h->inv.kernel);
+	opt_string(j, "rdma_core", h->inv.rdma_core);
+	if (h->inv.expect) {
+		rt_json_kv_uint(j, "expect_diffs", h->inv.expect_diffs);
+		opt_string(j, "expect_first", h->inv.expect_first);
+	}
 	rt_json_object_end(j);
 }
 
@@ -73,6 +86,10 @@ void rt_mesh_rail_fields(struct rt_json *j, const struct rt_mesh_rail *r)
 	rt_json_kv_uint(j, "mtu", r->mtu);
 	rt_json_kv_uint(j, "speed_mbps", r->speed_mbps);
 	rt_json_kv_uint(j, "payload_mbps", r->payload_mbps);
+	opt_string(j, "fw_ver", r->fw);
+	opt_string(j, "driver", r->driver);
+	opt_string(j, "pcie_speed", r->pcie_speed);
+	opt_string(j, "pcie_width", r->pcie_width);
 }
 
 void rt_mesh_line_rail(struct rt_json *j, uint32_t rank, const struct rt_mesh_rail *r)

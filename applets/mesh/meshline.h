@@ -3,11 +3,14 @@
  * document (meshdoc.h) when each rank prints its own results and the
  * launcher collects them (srun --output, pdsh, kubectl logs); read back
  * by meshparse.h.
- *   {"mesh":"hello","rank":R,"size":N,"host":"H"}
+ *   {"mesh":"hello","rank":R,"size":N,"host":"H","kernel":"6.8.0-45-generic",
+ *    "rdma_core":"50.0"}   (kernel, rdma_core where known)
  *   {"mesh":"rail","rank":R,"rail":0,"dev":"mlx5_0","port":1,
  *    "gid_index":3,"addr":"10.0.0.7","link_layer":"Ethernet",
  *    "state":"ACTIVE","lanes":4,"mtu":4096,"speed_mbps":400000,
- *    "payload_mbps":392149}   (one a rail, after its rank's hello)
+ *    "payload_mbps":392149,"fw_ver":"28.39.1002","driver":"mlx5_core",
+ *    "pcie_speed":"32.0 GT/s PCIe","pcie_width":"16"}   (one a rail, after
+ *    its rank's hello; the last four where known)
  *   {"mesh":"result","a":A,"b":B,"rail":0,"status":"ok","connect_ns":C,
  *    "rtt_p50_ns":P,"rtt_p99_ns":Q,"mbps":M,"mbps_rev":R,"round":N}
  *   (figures only when measured; mbps a to b and mbps_rev b to a, both

@@ -160,6 +160,7 @@ int rt_mesh_take_part(const struct rt_mesh_plan *p, struct rt_mesh_verdict *v,
 			     RT_MESH_HOST_LEN - 1);
 	if (!rc && p->payload_of)
 		h->payload_mbps = p->payload_of(h->host);
+	h->inv = p->inv;
 	h->nrails = (uint8_t)(p->nrails < RT_MESH_RAILS_MAX ? p->nrails : RT_MESH_RAILS_MAX);
 	if (h->nrails)
 		memcpy(h->rails, p->rails, h->nrails * sizeof(h->rails[0]));

@@ -58,6 +58,7 @@ struct rt_mesh_plan {
 	 * host is tested, as before rails */
 	const struct rt_mesh_rail *rails;
 	unsigned nrails;
+	struct rt_mesh_inv inv; /* this host's inventory (meshinv.h), in its hello */
 	/* rank 0: --cross-rails, every rail of a pair's one end against every
 	 * rail of the other (meshrun.h); the other ranks follow its ASSIGNs */
 	bool cross;

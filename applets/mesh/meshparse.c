@@ -145,16 +145,52 @@ static bool get_u32(const struct kv *kv, size_t n, const char *key, uint32_t *v)
 	return true;
 }
 
+static bool get_str(const struct kv *kv, size_t n, const char *key, char *out, size_t len);
+
+/* Optional string members (inventory: written where known). */
+struct opt_str {
+	const char *key;
+	char *out;
+	size_t len;
+};
+
+/* How many of o's keys the line gives, each into its out; -1 on one that
+ * is not a string or too long. The binary decoder checks the text. */
+static int opt_strs(const struct kv *kv, size_t n, const struct opt_str *o)
+{
+	int given = 0;
+
+	for (; o->key; o++) {
+		if (!find(kv, n, o->key))
+			continue;
+		if (!get_str(kv, n, o->key, o->out, o->len))
+			return -1;
+		given++;
+	}
+	return given;
+}
+
 static int parse_hello(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	const struct kv *h = find(kv, n, "host");
 	bool pay = find(kv, n, "payload_mbps") != NULL;
+	int inv = opt_strs(kv, n, (const struct opt_str[]){
+		{"kernel", m->u.hello.inv.kernel, sizeof(m->u.hello.inv.kernel)},
+		{"rdma_core", m->u.hello.inv.rdma_core, sizeof(m->u.hello.inv.rdma_core)},
+		{"expect_first", m->u.hello.inv.expect_first, sizeof(m->u.hello.inv.expect_first)},
+		{NULL, NULL, 0}});
+	bool checked = find(kv, n, "expect_diffs") != NULL;
+	uint32_t diffs = 0;
 
 	m->type = RT_MESHMSG_HELLO;
 	/* the payload rate is optional: lines of a rank that knew none */
 	if (pay && !get_u32(kv, n, "payload_mbps", &m->u.hello.payload_mbps))
 		return -1;
-	if (n != 4u + pay || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	if (checked && (!get_u32(kv, n, "expect_diffs", &diffs) || diffs > UINT16_MAX))
+		return -1;
+	m->u.hello.inv.expect = checked;
+	m->u.hello.inv.expect_diffs = (uint16_t)diffs;
+	if (inv < 0 || n != 4u + pay + checked + (unsigned)inv || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_u32(kv, n, "size", &m->u.hello.size) || !h || !h->str ||
 	    h->vlen >= RT_MESH_HOST_LEN)
 		return -1;
@@ -199,9 +235,13 @@ static int parse_rail(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	struct rt_mesh_rail *r = &m->u.hello.rails[0];
 	uint32_t rail, port, gid, lanes, mtu;
+	int inv = opt_strs(kv, n, (const struct opt_str[]){
+		{"fw_ver", r->fw, sizeof(r->fw)}, {"driver", r->driver, sizeof(r->driver)},
+		{"pcie_speed", r->pcie_speed, sizeof(r->pcie_speed)},
+		{"pcie_width", r->pcie_width, sizeof(r->pcie_width)}, {NULL, NULL, 0}});
 
 	m->type = RT_MESH_LINE_RAIL;
-	if (n != 13 || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	if (inv < 0 || n != 13u + (unsigned)inv || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_small(kv, n, "rail", 255, &rail) || !get_small(kv, n, "port", 255, &port) ||
 	    !get_small(kv, n, "gid_index", 65535, &gid) || !get_small(kv, n, "lanes", 255, &lanes) ||
 	    !get_small(kv, n, "mtu", 65535, &mtu) || !get_u32(kv, n, "speed_mbps", &r->speed_mbps) ||

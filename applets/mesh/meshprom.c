@@ -3,6 +3,7 @@
  * medians and nodes only: links are left out by design (cardinality). */
 #include <stdio.h>
 
+#include "mesh/meshinv.h"
 #include "mesh/meshprom.h"
 
 /* Every host but the ok ones, rank and host (host "" until it said
@@ -101,6 +102,7 @@ void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 			    "the slower direction (0: not measured)", g->median_gbps * 1e9 / 8);
 	hosts(p, g);
 	rails(p, g);
+	rt_mesh_inv_prom(p, g, RT_MESH_PROM_HOSTS);
 	rt_prom_gauge_value(p, "rdmatest_mesh_last_run_timestamp_seconds",
 			    "when the mesh verdict was written (Unix time)", (double)now);
 }

@@ -17,9 +17,10 @@
  *           hosts, `mesh report`, where n is known only from the hellos)
  * Either way at most 32 B x max_results (RT_MESH_RESULTS_MAX by default:
  * 16 Mi results; a full tournament of 5,793 hosts is 384 MiB dense).
- * 96 B per rank (host name, port, payload rate and counters; 65536
- * ranks: 6 MiB), and 96 B per rail its hello lists (at most
- * RT_MESH_RAILS_MAX a rank: 3 KiB; 4,096 hosts of 8 rails: 3 MiB).
+ * 328 B per rank (host name, port, payload rate, kernel and rdma-core
+ * releases, mesh --expect's outcome and counters; 65536 ranks: 21 MiB), and 196 B per rail its
+ * hello lists, its device's inventory with it (at most RT_MESH_RAILS_MAX
+ * a rank: 6 KiB; 4,096 hosts of 8 rails: 6 MiB).
  * A result keeps both its rails (a's and b's, a byte each: its status
  * and flags share one), so the cell is 24 B with or without rails; a
  * pair of r rails makes r results, r x r with --cross-rails (rank 0's
@@ -72,6 +73,7 @@ int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 	g->nodes[h->rank].port = h->port;
 	g->nodes[h->rank].payload_mbps = h->payload_mbps;
 	g->nodes[h->rank].nrails = h->nrails;
+	g->nodes[h->rank].inv = h->inv;
 	if (h->nrails) {
 		g->nodes[h->rank].rails = rt_xcalloc(h->nrails, sizeof(h->rails[0]));
 		memcpy(g->nodes[h->rank].rails, h->rails, h->nrails * sizeof(h->rails[0]));

@@ -5,6 +5,7 @@
 
 #include "mesh/meshblame.h"
 #include "mesh/meshctr.h"
+#include "mesh/meshinv.h"
 #include "mesh/meshtext.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
@@ -464,6 +465,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	rail_counts(out, g);
 	bad_rails(out, g);
 	unaddressed_rails(out, g);
+	rt_mesh_inv_text(out, g, RT_MESH_TEXT_LIST);
 	links(out, g, lim);
 	flaky(out, g, lim);
 	blame(out, g, lim);
@@ -474,6 +476,12 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, "READY\n");
 	else if (g->interrupted)
 		fprintf(out, "NOT READY: interrupted\n");
+	else if (rt_mesh_inv_failed(g) && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
+		 !g->untested_nodes && !g->bad_links && !g->refused && !g->bad_rails &&
+		 !g->rail_mismatch)
+		fprintf(out, "NOT READY: %u hosts differ from the expected state, %u hosts' "
+			"inventory differs from most hosts' (--expect)\n", g->expect_bad,
+			g->drift_hosts);
 	else if ((g->not_judged || g->ctr_dropped) && !g->bad_nodes && !g->suspect_nodes && !g->absent_nodes &&
 		 !g->untested_nodes && !g->bad_links && !g->refused && g->nlinks &&
 		 !g->bad_rails && !g->rail_mismatch)

@@ -7,6 +7,8 @@
 
 #include "mesh/meshdoc.h"
 #include "mesh/meshheat.h"
+#include "mesh/meshinv.h"
+#include "mesh/meshnode.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
@@ -82,6 +84,12 @@ int rt_mesh_conclude(struct rt_run *run, struct rt_mesh_doc *d, const char *heat
 		return 0;
 	if (g->interrupted)
 		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: interrupted");
+	if (rt_mesh_inv_failed(g))
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
+			       "%u untested hosts, %u bad links, %u hosts differ from the expected "
+			       "state, %u hosts' inventory differs from most hosts'", g->bad_nodes,
+			       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
+			       g->expect_bad, g->drift_hosts);
 	if (g->bad_rails || g->rail_mismatch)
 		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY: %u bad, %u suspect, %u absent, "
 			       "%u untested hosts, %u bad links, %u refused peers, %u bad rails, "
@@ -92,4 +100,26 @@ int rt_mesh_conclude(struct rt_run *run, struct rt_mesh_doc *d, const char *heat
 		       "%u untested hosts, %u bad links, %u refused peers", g->bad_nodes,
 		       g->suspect_nodes, g->absent_nodes, g->untested_nodes, g->bad_links,
 		       g->refused);
+}
+
+int rt_mesh_follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
+			     const struct rt_mesh_verdict *v)
+{
+	struct rt_json *j = &run->results;
+
+	rt_json_kv_uint(j, "rank", p->rank);
+	rt_json_kv_uint(j, "size", p->size);
+	rt_json_kv_string(j, "auth", rt_mesh_auth_mode_name(p->key->mode));
+	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(v->ready, v->interrupted));
+	if (v->ready) {
+		rt_say(&run->log, "READY (rank 0's verdict%s)", rt_mesh_key_on(p->key) ? "" :
+		       ", not authenticated: auth none");
+		return 0;
+	}
+	if (v->interrupted)
+		return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): "
+			       "interrupted before every pair was tested");
+	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
+		       "hosts, %u bad links, %u absent, %u untested hosts", v->bad_nodes,
+		       v->bad_links, v->absent, v->untested);
 }

@@ -29,4 +29,10 @@ struct rt_mesh_doc *rt_mesh_doc_new(struct rt_run *run, const struct rt_mesh_lim
 int rt_mesh_conclude(struct rt_run *run, struct rt_mesh_doc *d, const char *heat,
 		     const char *prom_path);
 
+struct rt_mesh_plan;
+/* A rank other than 0: rank 0's verdict as its outcome, in its JSON and
+ * its exit status (0 READY, else 1 with the verdict's counts). */
+int rt_mesh_follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
+			     const struct rt_mesh_verdict *v);
+
 #endif

@@ -3,49 +3,37 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "mesh/meshcur.h"
 #include "mesh/meshwire.h"
 #include "rdmatest/linerate.h"
 #include "rdmatest/oob.h"
-#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 7
+#define VERSION 8
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
 static const uint32_t payload_len[] = {
 	/* with no rail; each adds RT_MESH_RAIL_WIRE */
-	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4,
+	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4 + RT_MESH_KERNEL_LEN +
+			     RT_MESH_RDMA_CORE_LEN + 4 + RT_MESH_EXPECT_TEXT,
 	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5 + RT_MESH_CTR_WIRE,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
 
-/* A cursor; the writer and the reader walk the same field order. */
-struct cur {
-	uint8_t *w;
-	const uint8_t *r;
-};
-
-static void put8(struct cur *c, uint8_t v) { *c->w++ = v; }
-static void put16(struct cur *c, uint16_t v)
+/* Text NUL-padded to len bytes, cut to len - 1. */
+static void put_text(struct cur *c, const char *s, size_t len)
 {
-	*c->w++ = (uint8_t)(v >> 8);
-	*c->w++ = (uint8_t)v;
-}
-static void put32(struct cur *c, uint32_t v) { rt_put_be32(c->w, v); c->w += 4; }
-static void put64(struct cur *c, uint64_t v) { rt_put_be64(c->w, v); c->w += 8; }
-static void put_zero(struct cur *c, size_t n) { memset(c->w, 0, n); c->w += n; }
-static void put_host(struct cur *c, const char *h)
-{
-	size_t n = strnlen(h, RT_MESH_HOST_LEN - 1);
+	size_t n = strnlen(s, len - 1);
 
-	memcpy(c->w, h, n);
-	memset(c->w + n, 0, RT_MESH_HOST_LEN - n);
-	c->w += RT_MESH_HOST_LEN;
+	memcpy(c->w, s, n);
+	memset(c->w + n, 0, len - n);
+	c->w += len;
 }
+static void put_host(struct cur *c, const char *h) { put_text(c, h, RT_MESH_HOST_LEN); }
 
 /* An address as 16 bytes: IPv4 in the first 4, the rest zero. */
 static void put_addr(struct cur *c, const char *addr)
@@ -70,11 +58,8 @@ static void put_arail(struct cur *c, const struct rt_mesh_arail *r)
 static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 {
 	unsigned family = !r->addr[0] ? 0 : strchr(r->addr, ':') ? 6 : 4;
-	size_t n = strnlen(r->dev, RT_MESH_DEV_LEN - 1);
 
-	memcpy(c->w, r->dev, n);
-	memset(c->w + n, 0, RT_MESH_DEV_LEN - n);
-	c->w += RT_MESH_DEV_LEN;
+	put_text(c, r->dev, RT_MESH_DEV_LEN);
 	put8(c, r->rail);
 	put8(c, r->port);
 	put8(c, r->state);
@@ -87,18 +72,11 @@ static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 	put32(c, r->speed_mbps);
 	put32(c, r->payload_mbps);
 	put_addr(c, r->addr);
+	put_text(c, r->fw, RT_MESH_FW_LEN);
+	put_text(c, r->driver, RT_MESH_DRIVER_LEN);
+	put_text(c, r->pcie_speed, RT_MESH_PCIE_SPEED_LEN);
+	put_text(c, r->pcie_width, RT_MESH_PCIE_WIDTH_LEN);
 }
-
-static uint8_t get8(struct cur *c) { return *c->r++; }
-static uint16_t get16(struct cur *c)
-{
-	uint16_t v = (uint16_t)(c->r[0] << 8 | c->r[1]);
-
-	c->r += 2;
-	return v;
-}
-static uint32_t get32(struct cur *c) { c->r += 4; return rt_get_be32(c->r - 4); }
-static uint64_t get64(struct cur *c) { c->r += 8; return rt_get_be64(c->r - 8); }
 
 static int name_char(char ch)
 {
@@ -117,27 +95,6 @@ int rt_mesh_host_valid(const char *host)
 		if (!name_char(host[i]))
 			return 0;
 	return 1;
-}
-
-void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf)
-{
-	struct cur c = {.w = buf};
-	unsigned n = RT_MIN(ctr->n, RT_MESH_CTRS_MAX);
-
-	put8(&c, ctr->sent_known);
-	put8(&c, (uint8_t)n);
-	put8(&c, ctr->more);
-	put_zero(&c, 1);
-	put64(&c, ctr->sent[0]);
-	put64(&c, ctr->sent[1]);
-	for (unsigned i = 0; i < n; i++) {
-		put8(&c, ctr->e[i].id);
-		put8(&c, ctr->e[i].end);
-		put_zero(&c, 2);
-		put64(&c, ctr->e[i].delta);
-	}
-	/* the unused entries: all zero, as the decoder requires */
-	put_zero(&c, (size_t)(RT_MESH_CTRS_MAX - n) * RT_MESH_CTR_ENTRY_WIRE);
 }
 
 size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
@@ -162,6 +119,12 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put32(&c, m->u.hello.payload_mbps);
 		put8(&c, m->u.hello.nrails);
 		put_zero(&c, 3);
+		put_text(&c, m->u.hello.inv.kernel, RT_MESH_KERNEL_LEN);
+		put_text(&c, m->u.hello.inv.rdma_core, RT_MESH_RDMA_CORE_LEN);
+		put8(&c, m->u.hello.inv.expect);
+		put_zero(&c, 1);
+		put16(&c, m->u.hello.inv.expect_diffs);
+		put_text(&c, m->u.hello.inv.expect_first, RT_MESH_EXPECT_TEXT);
 		for (unsigned i = 0; i < m->u.hello.nrails && i < RT_MESH_RAILS_MAX; i++)
 			put_rail(&c, &m->u.hello.rails[i]);
 		break;
@@ -255,11 +218,34 @@ static int get_host(struct cur *c, char *host, const char *what,
 	return 0;
 }
 
-static int zeros(struct cur *c, size_t n, const char *what, struct rt_error *err)
+bool rt_mesh_inv_text_ok(const char *s, size_t len)
 {
+	size_t n = strnlen(s, len);
+
+	if (n == len)
+		return false;
 	for (size_t i = 0; i < n; i++)
-		if (get8(c))
-			return rt_fail(err, RT_EXIT_FAIL, "mesh message: %s padding is not zero", what);
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' || s[i] == '\\')
+			return false;
+	return true;
+}
+
+/* An inventory field of len bytes into out[len]: terminated, printable,
+ * zero after its end. */
+static int get_text(struct cur *c, char *out, size_t len, const char *what,
+		    struct rt_error *err)
+{
+	size_t n = strnlen((const char *)c->r, len);
+
+	memcpy(out, c->r, len);
+	c->r += len;
+	if (!rt_mesh_inv_text_ok(out, len))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: %s is not printable text of at "
+			       "most %zu bytes", what, len - 1);
+	for (size_t i = n; i < len; i++)
+		if (out[i])
+			return rt_fail(err, RT_EXIT_FAIL, "mesh hello: %s has bytes after its end",
+				       what);
 	return 0;
 }
 
@@ -339,6 +325,19 @@ static int get_arail(struct cur *c, struct rt_mesh_arail *r, int before,
 	return get_addr(c, r->addr, family, "assign", r->rail, err);
 }
 
+/* A rail's device inventory, after its address: read first, so that
+ * every check below may fail on whole fields. */
+static int rail_inv(struct cur *c, struct rt_mesh_rail *r, struct rt_error *err)
+{
+	struct cur inv = {.r = c->r + 16};
+
+	return get_text(&inv, r->fw, RT_MESH_FW_LEN, "a rail's firmware", err) ||
+	       get_text(&inv, r->driver, RT_MESH_DRIVER_LEN, "a rail's driver", err) ||
+	       get_text(&inv, r->pcie_speed, RT_MESH_PCIE_SPEED_LEN, "a rail's PCIe speed", err) ||
+	       get_text(&inv, r->pcie_width, RT_MESH_PCIE_WIDTH_LEN, "a rail's PCIe width", err)
+	       ? -1 : 0;
+}
+
 static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 		    struct rt_error *err)
 {
@@ -358,6 +357,8 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 		return -1;
 	r->speed_mbps = get32(c);
 	r->payload_mbps = get32(c);
+	if (rail_inv(c, r, err))
+		return -1;
 	if (!dev_valid(r->dev))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: a rail's device is not a name "
 			       "of 1 to %u bytes", RT_MESH_DEV_LEN - 1);
@@ -376,7 +377,28 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: speed %u, payload %u "
 			       "Mbit/s (at most %u, payload not above speed)", r->rail,
 			       r->speed_mbps, r->payload_mbps, PAYLOAD_MAX_MBPS);
-	return get_addr(c, r->addr, family, "hello", r->rail, err);
+	if (get_addr(c, r->addr, family, "hello", r->rail, err))
+		return -1;
+	c->r += RT_MESH_RAIL_WIRE - 68u; /* the inventory, read above */
+	return 0;
+}
+
+/* mesh --expect's outcome: none (all zero), or checked with as many
+ * differences as its text says (none, or the first). */
+static int get_expect(struct cur *c, struct rt_mesh_inv *inv, struct rt_error *err)
+{
+	inv->expect = get8(c);
+	if (zeros(c, 1, "hello expect", err))
+		return -1;
+	inv->expect_diffs = get16(c);
+	if (get_text(c, inv->expect_first, RT_MESH_EXPECT_TEXT, "the expected state's text", err))
+		return -1;
+	if (inv->expect > 1 || (!inv->expect && inv->expect_diffs) ||
+	    !inv->expect_diffs != !inv->expect_first[0])
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: expected state checked %u, %u "
+			       "differences, %s text (want none, or a text with differences)",
+			       inv->expect, inv->expect_diffs, inv->expect_first[0] ? "a" : "no");
+	return 0;
 }
 
 static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
@@ -401,6 +423,10 @@ static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
 	if (h->nrails != nrails)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: %u rails in a message of %u",
 			       h->nrails, nrails);
+	if (get_text(c, h->inv.kernel, RT_MESH_KERNEL_LEN, "the kernel release", err) ||
+	    get_text(c, h->inv.rdma_core, RT_MESH_RDMA_CORE_LEN, "the rdma-core release", err) ||
+	    get_expect(c, &h->inv, err))
+		return -1;
 	for (unsigned i = 0; i < nrails; i++)
 		if (get_rail(c, &h->rails[i], i ? h->rails[i - 1].rail : -1, err))
 			return -1;
@@ -500,68 +526,6 @@ static int dec_result(struct cur *c, uint32_t size, struct rt_mesh_result *r,
 	if (!(r->flags & RT_MESH_HAS_BW) && (r->mbps || r->mbps_rev))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: bandwidth without its flag");
 	return rt_mesh_ctrs_decode(c->r, r->flags & RT_MESH_HAS_CTR, &r->ctr, err);
-}
-
-/* A counter a RESULT may carry: one mesh judges (portctr.h). */
-static bool ctr_judged(unsigned id)
-{
-	const char *name = rt_portctr_id_name(id);
-
-	return name && (rt_portctr_class(name) == RT_PORTCTR_LINK || rt_portctr_retransmit(name));
-}
-
-static int ctr_entry(struct cur *c, unsigned i, unsigned n, struct rt_mesh_ctr *e,
-		     struct rt_error *err)
-{
-	uint8_t pad0, pad1;
-
-	e->id = get8(c);
-	e->end = get8(c);
-	pad0 = get8(c);
-	pad1 = get8(c);
-	e->delta = get64(c);
-	if (pad0 || pad1 || (i >= n && (e->id || e->end || e->delta)))
-		return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entry %u is not zero "
-			       "where it must be", i);
-	if (i >= n)
-		return 0;
-	if (e->end > RT_MESH_END_B || !ctr_judged(e->id) || !e->delta)
-		return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entry %u: end %u, "
-			       "counter %u, rise %llu (want a or b, a link or retransmit "
-			       "counter, a rise)", i, e->end, e->id, (unsigned long long)e->delta);
-	return 0;
-}
-
-int rt_mesh_ctrs_decode(const uint8_t *buf, bool has_ctr, struct rt_mesh_ctrs *ctr,
-			struct rt_error *err)
-{
-	struct cur c = {.r = buf};
-
-	ctr->sent_known = get8(&c);
-	ctr->n = get8(&c);
-	ctr->more = get8(&c);
-	if (zeros(&c, 1, "counters", err))
-		return -1;
-	ctr->sent[0] = get64(&c);
-	ctr->sent[1] = get64(&c);
-	if (ctr->n > RT_MESH_CTRS_MAX || has_ctr != (ctr->n > 0) || (ctr->more && !ctr->n))
-		return rt_fail(err, RT_EXIT_FAIL, "mesh result: %u counters%s, at most %u and "
-			       "some only with the flag", ctr->n, ctr->more ? " and more" : "",
-			       RT_MESH_CTRS_MAX);
-	if (ctr->sent_known & ~3u || (!(ctr->sent_known & 1u) && ctr->sent[0]) ||
-	    (!(ctr->sent_known & 2u) && ctr->sent[1]))
-		return rt_fail(err, RT_EXIT_FAIL, "mesh result: packets sent without their bit "
-			       "(0x%02x)", ctr->sent_known);
-	for (unsigned i = 0; i < RT_MESH_CTRS_MAX; i++) {
-		const struct rt_mesh_ctr *e = &ctr->e[i], *p = &ctr->e[i - (i > 0)];
-
-		if (ctr_entry(&c, i, ctr->n, &ctr->e[i], err))
-			return -1;
-		if (i && i < ctr->n && (e->end * 256u + e->id) <= (p->end * 256u + p->id))
-			return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entries out of "
-				       "(end, counter) order");
-	}
-	return 0;
 }
 
 static int dec_verdict(struct cur *c, uint32_t size, struct rt_mesh_verdict *v,

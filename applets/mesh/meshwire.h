@@ -3,14 +3,19 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 7, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 8, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
- *            Mbit/s (u32, 0: unknown; version 5), its rails (version 6):
- *            a count (0 to RT_MESH_RAILS_MAX) and that many entries of
- *            RT_MESH_RAIL_WIRE bytes (struct rt_mesh_rail; address
- *            family 0 and 16 zero bytes: the port carries no address), the one
- *            message whose length varies: 92 + 68 x count bytes of
+ *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
+ *            RT_MESH_RAILS_MAX; version 6), the host's inventory
+ *            (version 8: kernel release, 64 bytes, rdma-core release, 32,
+ *            then mesh --expect's outcome: checked (0 or 1), a zero byte,
+ *            the differences (u16) and the first one's text, 120 bytes),
+ *            then that many rail entries of RT_MESH_RAIL_WIRE bytes
+ *            (struct rt_mesh_rail; address family 0 and 16 zero bytes:
+ *            the port carries no address; version 8 adds its device's
+ *            firmware, driver, PCIe link speed and width), the one
+ *            message whose length varies: 312 + 164 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
@@ -42,8 +47,14 @@
  * RT_MESH_HAS_CTR flag, whose entries are not in (end, number) order,
  * name no link or retransmit counter (portctr.h's numbers), rose by 0
  * or belong to no end, or whose packets sent are given without their
- * bit.
- * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 2,276;
+ * bit; so is an inventory field (NUL-padded text, "" unknown) that is
+ * not terminated within its field, has a byte after its end that is not
+ * zero, or one that is not printable ASCII or is '"' or '\\' (the JSON
+ * lines carry them unescaped). A value longer than its field is sent
+ * cut to it: inventory is compared, never parsed. So is an --expect
+ * outcome that is neither none (all zero) nor checked, or whose text is
+ * empty while it counts differences or the reverse.
+ * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 5,568;
  * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
  * (a RESULT: 180); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
@@ -57,7 +68,7 @@
 
 #define RT_MESHMSG_HDR 8u
 #define RT_MESH_RAILS_MAX 32u  /* rails a host lists, at most */
-#define RT_MESH_RAIL_WIRE 68u  /* one rail's entry in a HELLO */
+#define RT_MESH_RAIL_WIRE 164u /* one rail's entry in a HELLO */
 #define RT_MESH_ARAIL_WIRE 20u /* one rail's entry in an ASSIGN */
 /* a RESULT's counter block: 4 bytes of counts, the two ends' packets
  * sent (u64 each), RT_MESH_CTRS_MAX entries of 12 (number, end, two zero
@@ -68,10 +79,22 @@
 /* header + a RESULT's payload, the larger of a RESULT and a VERDICT */
 #define RT_MESHMSG_SMALL (RT_MESHMSG_HDR + 56u + RT_MESH_CTR_WIRE)
 /* header + the largest payload: a HELLO of RT_MESH_RAILS_MAX rails */
-#define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 92u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
+#define RT_MESHMSG_MAX (RT_MESHMSG_HDR + 312u + RT_MESH_RAILS_MAX * RT_MESH_RAIL_WIRE)
 #define RT_MESH_HOST_LEN 64u   /* host field, NUL-terminated and padded */
 #define RT_MESH_DEV_LEN 32u    /* a rail's device name, NUL-terminated */
 #define RT_MESH_ADDR_LEN 46u   /* a rail's numeric address (INET6_ADDRSTRLEN) */
+/* inventory fields (doctor's facts, diag_expect.h), NUL-terminated and
+ * padded: room for what vendors write ("28.39.1002", "16.0 GT/s PCIe",
+ * "5.14.0-427.13.1.el9_4.x86_64") with margin */
+#define RT_MESH_KERNEL_LEN 64u
+#define RT_MESH_RDMA_CORE_LEN 32u
+#define RT_MESH_FW_LEN 32u
+#define RT_MESH_DRIVER_LEN 32u
+#define RT_MESH_PCIE_SPEED_LEN 24u
+#define RT_MESH_PCIE_WIDTH_LEN 8u
+/* mesh --expect's first difference, as doctor words it ("rxe0 port 1:
+ * rate 10 Gb/s, expected 400"), cut to fit */
+#define RT_MESH_EXPECT_TEXT 120u
 #define RT_MESH_NO_PEER UINT32_MAX
 
 enum rt_meshmsg_type {
@@ -127,7 +150,9 @@ enum rt_rail_link { RT_RAIL_LINK_UNKNOWN = 0, RT_RAIL_IB = 1, RT_RAIL_ETHERNET =
  * address. On the wire: dev (32), rail, port, state, link, lanes, family
  * (4 or 6; a byte each), GID index, MTU (u16 each), 2 zero bytes,
  * speed and payload rate (u32 each), the address (16 bytes, an IPv4 one
- * in the first 4 and the rest zero): 68 bytes. */
+ * in the first 4 and the rest zero), then its device's inventory:
+ * firmware (32), driver (32), PCIe link speed (24) and width (8):
+ * 164 bytes. */
 struct rt_mesh_rail {
 	char dev[RT_MESH_DEV_LEN];
 	uint8_t rail;       /* its port's place among the host's, (device, port) order */
@@ -140,6 +165,23 @@ struct rt_mesh_rail {
 	uint32_t speed_mbps;   /* the kernel's nominal rate; 0 unknown */
 	uint32_t payload_mbps; /* the most RDMA WRITE payload at mtu; 0 unknown */
 	char addr[RT_MESH_ADDR_LEN]; /* numeric, as inet_ntop writes it; "": none */
+	/* its device's, as doctor reads them (DEV.fw_ver, .driver,
+	 * .pcie_speed, .pcie_width); "": unknown */
+	char fw[RT_MESH_FW_LEN];
+	char driver[RT_MESH_DRIVER_LEN];
+	char pcie_speed[RT_MESH_PCIE_SPEED_LEN];
+	char pcie_width[RT_MESH_PCIE_WIDTH_LEN];
+};
+
+/* A host's inventory beside its rails' (doctor's kernel and rdma_core
+ * facts); "": unknown. With mesh --expect, how the host compared with the
+ * expected state (doctor's check, meshinv.h). */
+struct rt_mesh_inv {
+	char kernel[RT_MESH_KERNEL_LEN];
+	char rdma_core[RT_MESH_RDMA_CORE_LEN];
+	uint8_t expect;        /* 1: the host checked itself against --expect's file */
+	uint16_t expect_diffs; /* the facts it differs in */
+	char expect_first[RT_MESH_EXPECT_TEXT]; /* the first one; "" with none */
 };
 
 struct rt_mesh_hello {
@@ -151,6 +193,7 @@ struct rt_mesh_hello {
 	 * active MTU (linerate.h), Mbit/s; 0: unknown */
 	uint32_t payload_mbps;
 	uint8_t nrails; /* 0: the host named no rail (its host is tested) */
+	struct rt_mesh_inv inv;
 	struct rt_mesh_rail rails[RT_MESH_RAILS_MAX];
 };
 
@@ -220,6 +263,9 @@ int rt_meshmsg_header(const uint8_t *hdr, uint8_t *type, struct rt_error *err);
  * 65536). */
 int rt_meshmsg_decode(const uint8_t *buf, size_t len, uint32_t size,
 		      struct rt_meshmsg *m, struct rt_error *err);
+/* Whether s fits an inventory field of len bytes as the decoder takes
+ * it (printable, no '"' or '\\', terminated); "" does. */
+bool rt_mesh_inv_text_ok(const char *s, size_t len);
 /* A host name that fits the host field: 1 to 63 name characters. */
 int rt_mesh_host_valid(const char *host);
 const char *rt_mesh_status_name(unsigned status);

@@ -2,7 +2,8 @@
 /* The two ways mesh results reach rank 0 or `mesh report` (meshwire.h,
  * meshparse.h). Input byte 0 chooses:
  *   even  the rest is binary messages, each a size byte (the mesh's rank
- *         count, 0: any) and up to 255 bytes, the length in a byte first:
+ *         count, 0: any) and up to RT_MESHMSG_MAX bytes, the length in two
+ *         bytes (big endian) first, so that a HELLO with rails fits:
  *         a message the decoder takes must encode back to the same bytes
  *   odd   the rest is a report (per-rank JSON lines): whatever it holds,
  *         reading, judging and the document never fail unsafely, and the
@@ -18,7 +19,7 @@ static void binary(struct fuzz_in *in)
 	while (in->n) {
 		uint32_t size = fuzz_u8(in);
 		size_t len, elen;
-		uint8_t *msg = fuzz_bytes(in, fuzz_u8(in) % (RT_MESHMSG_MAX + 1), &len);
+		uint8_t *msg = fuzz_bytes(in, fuzz_u64(in, 2) % (RT_MESHMSG_MAX + 1), &len);
 		uint8_t again[RT_MESHMSG_MAX];
 		struct rt_meshmsg m;
 		struct rt_error err = {0};

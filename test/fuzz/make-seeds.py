@@ -194,40 +194,54 @@ def mesh():
     """applets/mesh/meshwire.c's messages (even first byte) and mesh report lines
     (odd first byte)"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    # version 7: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
-    # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
+    # version 8: the payload rate, the rail count, the host's inventory
+    # (kernel, rdma-core, --expect's outcome: checked, 1 difference), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
+    # 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1, then its device's
+    # firmware, driver, PCIe speed and width)
+    text = lambda t, n: t.encode() + bytes(n - len(t))
     rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
-                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
-    hello = b"RM\x07\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12) +
+            text("28.39.1002", 32) + text("rdma_rxe", 32) + text("16.0 GT/s PCIe", 24) +
+            text("16", 8))
+    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 312 + 164, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
-        struct.pack(">IB3x", 2200, 1) + rail
+        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + \
+        struct.pack(">BxH", 1, 1) + text("rxe0 port 1: rate 2.5 Gb/s, expected 400", 120) + rail
     # an ASSIGN of one rail: rail 0 to rail 0 at 192.0.2.2
-    assign = (b"RM\x07\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
+    assign = (b"RM\x08\x02" + struct.pack(">IIIIBxH", 84 + 20, 4, 7, 5, 1, 7471) +
               host("10.0.0.5") + struct.pack(">B3xBBBx", 1, 0, 0, 4) + bytes([192, 0, 2, 2]) +
               bytes(12))
-    rest = b"RM\x07\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
+    rest = b"RM\x08\x02" + struct.pack(">IIIIBxH", 84, 0, 1, 0xFFFFFFFF, 2, 0) + bytes(68)
     # the counter block: nothing rose; or rxe's link_downed (2) and
     # rcvd_seq_err (33) at a, out_of_seq_request (30) at b, both ends' packets
     no_ctr = bytes(4 + 16 + 8 * 12)
     ctrs = (struct.pack(">BBBxQQ", 3, 3, 1, 100000, 250000) +
             struct.pack(">BBxxQ", 2, 0, 1) + struct.pack(">BBxxQ", 33, 0, 52) +
             struct.pack(">BBxxQ", 30, 1, 40) + bytes(5 * 12))
-    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
+    result = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000) + no_ctr
-    failed = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 0, 0, 1, 1, 0, 0, 0, 0, 0,
+    failed = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 0, 0, 1, 1, 0, 0, 0, 0, 0,
                                             0) + no_ctr
-    counted = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 7,
+    counted = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 7,
                                              812345, 9000, 15000, 97000, 96000) + ctrs
-    verdict = b"RM\x07\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
-    frame = lambda size, m: bytes([size, len(m)]) + m
+    verdict = b"RM\x08\x04" + struct.pack(">IBB2xIIII", 20, 0, 0, 1, 2, 1, 0)
+    frame = lambda size, m: bytes([size]) + struct.pack(">H", len(m)) + m
     write("mesh", "messages", b"\0" + frame(8, hello) + frame(8, assign) + frame(1, rest) +
           frame(8, result) + frame(0, failed) + frame(8, verdict))
     write("mesh", "bad-length", b"\0" + frame(8, hello[:7] + b"\x50" + hello[8:]))
     write("mesh", "result-counters", b"\0" + frame(8, counted) + frame(8, counted[:-60] +
                                                                     b"\x01" + counted[-59:]))
-    write("mesh", "hello-bad-rail", b"\0" + frame(8, hello[:-68 + 33] + b"\0" + hello[-68 + 34:]))
+    write("mesh", "hello-bad-rail", b"\0" + frame(8, hello[:-164 + 33] + b"\0" + hello[-164 + 34:]))
+    # a firmware of a byte that is not printable
+    write("mesh", "hello-bad-inventory", b"\0" + frame(8, hello[:-96] + b"\x01" + hello[-95:]))
     lines = [
-        '0: {"mesh":"hello","rank":0,"size":3,"host":"n1"}',
+        '0: {"mesh":"hello","rank":0,"size":3,"host":"n1","kernel":"6.8.0-45-generic",'
+        '"rdma_core":"50.0","expect_diffs":1,"expect_first":"rxe0 port 1: rate 2.5 Gb/s, '
+        'expected 400"}',
+        '0: {"mesh":"rail","rank":0,"rail":0,"dev":"rxe0","port":1,"gid_index":1,'
+        '"addr":"192.0.2.1","link_layer":"Ethernet","state":"ACTIVE","lanes":1,"mtu":1024,'
+        '"speed_mbps":2500,"payload_mbps":2200,"fw_ver":"28.39.1002","driver":"rdma_rxe",'
+        '"pcie_speed":"16.0 GT/s PCIe","pcie_width":"16"}',
         '1: {"mesh":"hello","rank":1,"size":3,"host":"n2"}',
         'srun: error: n3: task 2: Exited with exit code 3',
         '0: {"mesh":"result","a":0,"b":1,"status":"ok","connect_ns":70000,'
@@ -454,14 +468,20 @@ def meshhello():
     """a hello (applets/mesh/meshwire.c) as a connection to rank 0 sends
     it; byte 0 picks the chunking"""
     host = lambda h: h.encode() + bytes(64 - len(h))
-    # version 7: the payload rate, then the rails (one: rxe0 port 1, ACTIVE,
-    # RoCE, 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1)
+    # version 8: the payload rate, the rail count, the host's inventory
+    # (kernel, rdma-core, --expect's outcome: checked, 1 difference), then the rails (one: rxe0 port 1, ACTIVE, RoCE,
+    # 1X, GID 1, MTU 1024, 2.5 Gb/s, 192.0.2.1, then its device's
+    # firmware, driver, PCIe speed and width)
+    text = lambda t, n: t.encode() + bytes(n - len(t))
     rail = (b"rxe0" + bytes(28) + struct.pack(">BBBBBBHH2xII", 0, 1, 4, 2, 1, 4, 1, 1024,
-                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12))
-    hello = b"RM\x07\x01" + struct.pack(">IIIH2xQ", 92 + 68, 3, 8, 7471,
+                                              2500, 2200) + bytes([192, 0, 2, 1]) + bytes(12) +
+            text("28.39.1002", 32) + text("rdma_rxe", 32) + text("16.0 GT/s PCIe", 24) +
+            text("16", 8))
+    hello = b"RM\x08\x01" + struct.pack(">IIIH2xQ", 312 + 164, 3, 8, 7471,
                                          0x9e3779b97f4a7c15) + host("gpu07") + \
-        struct.pack(">IB3x", 2200, 1) + rail
-    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
+        struct.pack(">IB3x", 2200, 1) + text("6.8.0-45-generic", 64) + text("50.0", 32) + \
+        struct.pack(">BxH", 1, 1) + text("rxe0 port 1: rate 2.5 Gb/s, expected 400", 120) + rail
+    result = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 56, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000)
     for seed in (0, 1, 5, 200):
         write("meshhello", "hello-%d" % seed, bytes([seed]) + hello)
@@ -496,10 +516,10 @@ def ptcheck():
 def meshauth():
     """applets/mesh/meshauth.c's decoders; byte 0 picks frame (0), message
     to seal (1) or handshake message (2)"""
-    verdict = b"RM\x07\x04" + struct.pack(">IBB2xIIII", 20, 1, 0, 0, 0, 0, 0)
+    verdict = b"RM\x08\x04" + struct.pack(">IBB2xIIII", 20, 1, 0, 0, 0, 0, 0)
     # version 7: the RESULT's 56 bytes of figures, then its counter block
     # (none rose: all zero)
-    result = b"RM\x07\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
+    result = b"RM\x08\x03" + struct.pack(">IIIIBB2xQQQQQ", 172, 2, 1, 6, 0, 3,
                                             812345, 9000, 15000, 97000, 96000) + bytes(116)
     # a forged verdict with a zero sequence number and MAC, and one of seq 1
     write("meshauth", "forged-verdict", b"\0" + verdict + bytes(40))
@@ -510,7 +530,7 @@ def meshauth():
     challenge = b"RA\x01\x01" + struct.pack(">II", 3, 8) + bytes(range(32))
     write("meshauth", "challenge", b"\2" + challenge)
     write("meshauth", "answer", b"\2RA\x01\x02" + struct.pack(">II", 3, 8) + bytes(64))
-    write("meshauth", "plain-hello", b"\2" + b"RM\x07\x01" + bytes(40))
+    write("meshauth", "plain-hello", b"\2" + b"RM\x08\x01" + bytes(40))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 2
-# timeout: 480
+# timeout: 600
 # mesh on two hosts launched the way pdsh would: the same command on
 # both, each finding its rank in --hosts (a is rank 0, the coordinator and
 # a rank of its own). Healthy: READY on both, one valid document with the
@@ -8,7 +8,9 @@
 # again. With the same --token-file on both the run is authenticated and
 # READY; an impostor holding rank 0's port with a forged VERDICT makes a
 # rank with --token-file NOT READY, naming it. Host b never starts: it is
-# absent, NOT READY, within the bound.
+# absent, NOT READY, within the bound. With doctor's expected state
+# (--expect) saved on a: READY as saved, NOT READY naming the rate when
+# the file expects 400.
 M=$RT/mesh
 HOSTS="$A,$B"
 # one link: judged against the absolute thresholds alone (--min-links 1),
@@ -102,21 +104,22 @@ pass
 # A stranger who reaches rank 0's port cannot fail the run: each of four
 # HELLOs is turned away and named, and the ranks' run is READY as without
 # them. Headers as meshwire.h writes them ("RM", version, type 1, payload
-# length, big endian): a version no rdmatest speaks; version 7 with a
+# length, big endian): a version no rdmatest speaks; version 8 with a
 # length no HELLO has (91); an oversized length (4 GiB - 1, which must
-# not be waited for); a whole HELLO of version 7 (92 bytes: rank 1 of 2,
-# port 7474, host "b", no rails) with a token hash of another job. Sent
+# not be waited for); a whole HELLO of version 8 (312 bytes: rank 1 of 2,
+# port 7474, host "b", no rails, no inventory) with a token hash of
+# another job. Sent
 # from b before rank 1 starts, the first retried until rank 0 listens.
 case_begin "four strangers' HELLOs while rank 0 gathers: named, still READY" 90
 bg_start r0 a $M $ARGS
 failed || run_on -t 30 b sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
 	printf 'RM\\005\\001\\000\\000\\000\\000' | busybox nc -w 3 $A 7473 && break
 	sleep 0.5; done || exit 1
-	printf 'RM\\007\\001\\000\\000\\000\\133' | busybox nc -w 3 $A 7473 || exit 1
-	printf 'RM\\007\\001\\377\\377\\377\\377' | busybox nc -w 3 $A 7473 || exit 1
-	{ printf 'RM\\007\\001\\000\\000\\000\\134\\000\\000\\000\\001\\000\\000\\000\\002'
+	printf 'RM\\010\\001\\000\\000\\000\\133' | busybox nc -w 3 $A 7473 || exit 1
+	printf 'RM\\010\\001\\377\\377\\377\\377' | busybox nc -w 3 $A 7473 || exit 1
+	{ printf 'RM\\010\\001\\000\\000\\001\\070\\000\\000\\000\\001\\000\\000\\000\\002'
 	  printf '\\035\\062\\000\\000\\021\\042\\063\\104\\125\\146\\167\\210b'
-	  head -c 71 /dev/zero; } | busybox nc -w 3 $A 7473" || fail "a stranger never reached rank 0's port"
+	  head -c 291 /dev/zero; } | busybox nc -w 3 $A 7473" || fail "a stranger never reached rank 0's port"
 failed || run_on -t 60 b $M $ARGS || fail "rank 1 exited $?"
 failed || output_has '^READY' || fail "rank 1 did not print rank 0's READY"
 failed || bg_wait r0 40 || fail "rank 0 exited $?"
@@ -127,6 +130,38 @@ for why in "version" "length" "length" "another job's token"; do
 done
 n=$(bg_log r0 | grep -c "^stranger .*$B\]*:[0-9]* turned away")
 failed || [ "$n" = 4 ] || fail "rank 0 named $n strangers, wanted 4"
+pass
+
+# mesh --expect: doctor's expected state saved on a and copied to b. As
+# saved, both hosts are READY; with rxe0's rate edited to 400 on both,
+# each host differs and rank 0 is NOT READY naming the rate found and the
+# 400 expected (the ranks' exit 1).
+X=/tmp/mesh.expect
+case_begin "--expect: as saved READY; rxe0's rate edited to 400: NOT READY naming it" 150
+need_applet doctor && {
+	run_on a $RT/doctor --save-expect $X || fail "--save-expect exit $?"
+	failed || run_on a cat $X || fail "cannot read $X on a"
+	failed || grep -q '^rxe0/1\.rate_gbps ' "$OUT" || fail "the file names no rxe0/1.rate_gbps"
+	failed || run_on b sh -c 'printf "%s\n" "$2" > "$1"' sh $X "$(cat "$OUT")" || fail "no copy on b"
+	failed || bg_start r1 b $M $ARGS --expect $X
+	failed || run_on -t 60 a $M $ARGS --expect $X || fail "rank 0 exited $? with the saved state"
+	failed || output_has '^READY' || fail "rank 0: not READY with the saved state"
+	failed || bg_wait r1 40 || fail "rank 1 exited $? with the saved state"
+	for h in a b; do
+		failed || run_on $h sed -i 's|^rxe0/1\.rate_gbps .*|rxe0/1.rate_gbps 400|' $X ||
+			fail "cannot edit on $h"
+	done
+	failed || bg_start r1 b $M $ARGS --expect $X
+	failed || { run_on -t 60 a $M $ARGS --expect $X; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "rank 0 exit $rc with rate 400 expected, wanted 1"
+	failed || output_has "^host 1 \($B\) differs from the expected state: rxe0 port 1: rate [0-9.]+ Gb/s, expected 400" ||
+		fail "rank 0 did not name b with the rate found and 400 expected"
+	failed || output_has '^NOT READY: 2 hosts differ from the expected state' || fail "no NOT READY counting both hosts"
+	failed || { bg_wait r1 40; rc=$?; }
+	failed || [ "$rc" = 1 ] || fail "rank 1 exit $rc, wanted 1 (NOT READY)"
+	run_on a rm -f $X
+	run_on b rm -f $X
+}
 pass
 
 case_begin "host b never starts: absent, NOT READY, bounded" 60

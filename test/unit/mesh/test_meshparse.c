@@ -216,6 +216,83 @@ static void rail_lines(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* The inventory travels in the lines as in the hello, so that `mesh
+ * report` sees what rank 0 saw: written where known, read back, and
+ * checked as the binary decoder checks it. */
+static void inventory_lines(void **state)
+{
+	struct rt_meshmsg h = {.type = RT_MESHMSG_HELLO, .u.hello = {.rank = 1, .size = 2,
+		.host = "b", .inv = {"6.8.0-45-generic", "50.0"}}};
+	struct rt_mesh_rail rail = {.dev = "mlx5_0", .rail = 0, .port = 1, .state = RT_RAIL_ACTIVE,
+		.link = RT_RAIL_ETHERNET, .lanes = 4, .mtu = 4096, .addr = "10.0.0.7",
+		.fw = "28.39.1002", .driver = "mlx5_core", .pcie_speed = "32.0 GT/s PCIe",
+		.pcie_width = "16"};
+	static const char *const bad[] = {
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\",\"kernel\":1}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\",\"kernel\":"
+		"\"0123456789012345678901234567890123456789012345678901234567890123\"}",
+		"{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\",\"kernels\":\"6\"}",
+		"{\"mesh\":\"rail\",\"rank\":0,\"rail\":0,\"dev\":\"rxe0\",\"port\":1,\"gid_index\":1,"
+		"\"addr\":\"192.0.2.1\",\"link_layer\":\"Ethernet\",\"state\":\"ACTIVE\",\"lanes\":1,"
+		"\"mtu\":1024,\"speed_mbps\":10000,\"payload_mbps\":9258,\"pcie_width\":\"12345678\"}",
+	};
+	struct rt_meshmsg m;
+	struct rt_error err;
+	struct rt_json j;
+
+	(void)state;
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h.u.hello);
+	assert_string_equal(rt_json_text(&j), "{\"mesh\":\"hello\",\"rank\":1,\"size\":2,"
+			    "\"host\":\"b\",\"kernel\":\"6.8.0-45-generic\",\"rdma_core\":\"50.0\"}");
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_string_equal(m.u.hello.inv.kernel, "6.8.0-45-generic");
+	assert_string_equal(m.u.hello.inv.rdma_core, "50.0");
+	rt_json_free(&j);
+	rt_json_init(&j);
+	rt_mesh_line_rail(&j, 1, &rail);
+	assert_non_null(strstr(rt_json_text(&j), ",\"fw_ver\":\"28.39.1002\",\"driver\":"
+			       "\"mlx5_core\",\"pcie_speed\":\"32.0 GT/s PCIe\",\"pcie_width\":\"16\"}"));
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_string_equal(m.u.hello.rails[0].fw, "28.39.1002");
+	assert_string_equal(m.u.hello.rails[0].driver, "mlx5_core");
+	assert_string_equal(m.u.hello.rails[0].pcie_speed, "32.0 GT/s PCIe");
+	assert_string_equal(m.u.hello.rails[0].pcie_width, "16");
+	rt_json_free(&j);
+	/* mesh --expect's outcome: the differences and the first, checked or not */
+	h.u.hello.inv.expect = 1;
+	h.u.hello.inv.expect_diffs = 2;
+	strcpy(h.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h.u.hello);
+	assert_non_null(strstr(rt_json_text(&j), ",\"expect_diffs\":2,\"expect_first\":\"rxe0 "
+			       "port 1: rate 10 Gb/s, expected 400\"}"));
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_int_equal(m.u.hello.inv.expect, 1);
+	assert_int_equal(m.u.hello.inv.expect_diffs, 2);
+	assert_string_equal(m.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	rt_json_free(&j);
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_diffs\":2}", &m, &err), -1); /* no text */
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_first\":\"x\"}", &m, &err), -1); /* not checked */
+	assert_int_equal(parse("{\"mesh\":\"hello\",\"rank\":0,\"size\":2,\"host\":\"a\","
+			       "\"expect_diffs\":0}", &m, &err), 1);
+	assert_int_equal(m.u.hello.inv.expect, 1);
+	h.u.hello.inv = (struct rt_mesh_inv){"6.8.0-45-generic", "50.0", 0, 0, ""};
+	/* unknown inventory is left out, and reads back as "" */
+	h.u.hello.inv.kernel[0] = '\0';
+	rt_json_init(&j);
+	rt_mesh_line_hello(&j, &h.u.hello);
+	assert_null(strstr(rt_json_text(&j), "kernel"));
+	assert_int_equal(parse(rt_json_text(&j), &m, &err), 1);
+	assert_string_equal(m.u.hello.inv.kernel, "");
+	rt_json_free(&j);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (parse(bad[i], &m, &err) != -1)
+			fail_msg("taken: %s", bad[i]);
+}
+
 static void strict_lines(void **state)
 {
 	static const char *const bad[] = {
@@ -318,8 +395,10 @@ static void report_merges_ranks(void **state)
 	assert_non_null(strstr(rt_json_text(&j), "\"median_gbps\":96,"));
 	/* each rank's payload rate from its hello, and the line-rate verdict:
 	 * 96 Gb/s < 0.99 x 98.037 (n1, a 100G RoCE port at MTU 4096) */
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"rails\":[]}"));
-	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":1,\"payload_gbps\":98.037,\"kernel\":null,"
+			       "\"rdma_core\":null,\"expect\":null,\"rails\":[]}"));
+	assert_non_null(strstr(rt_json_text(&j), "\"bad\":0,\"payload_gbps\":null,\"kernel\":null,"
+			       "\"rdma_core\":null,\"expect\":null,\"rails\":[]}"));
 	assert_non_null(strstr(rt_json_text(&j), "\"why\":[\"line-rate\"]"));
 	assert_non_null(strstr(rt_json_text(&j), "\"min_line_rate\":0.99,"));
 	rt_json_free(&j);
@@ -460,6 +539,7 @@ int main(void)
 		cmocka_unit_test(prefixes_and_other_lines),
 		cmocka_unit_test(strict_lines),
 		cmocka_unit_test(rail_lines),
+		cmocka_unit_test(inventory_lines),
 		cmocka_unit_test(report_merges_ranks),
 		cmocka_unit_test(interrupted_run_is_not_ready),
 		cmocka_unit_test(report_errors_name_the_line),

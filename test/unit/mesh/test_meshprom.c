@@ -49,7 +49,12 @@ static void gauges_of_a_run(void **state)
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_absent_hosts 1\n"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_rtt_median_seconds 9e-06\n"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_host_not_ok{rank=\"2\",host=\"\",verdict=\"absent\"} 1\n"));
-	assert_null(strstr(p.buf, "node0")); /* ok hosts have no series */
+	/* ok hosts have no not-ok series, only their inventory's */
+	assert_null(strstr(p.buf, "rdmatest_mesh_host_not_ok{rank=\"0\""));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_host_info{rank=\"0\",host=\"node0\","
+			       "kernel=\"\",rdma_core=\"\"} 1\n"));
+	assert_null(strstr(p.buf, "rdmatest_mesh_host_info{rank=\"2\"")); /* absent */
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_inventory_drift_hosts 0\n"));
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_last_run_timestamp_seconds 1700000000\n"));
 	/* the results carry rail 0: one series a rail */
 	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_rail_links{rail=\"0\"} "));

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "../doctor/fake_host.h"
 
+#include "mesh/meshinv.h"
 #include "mesh/meshrails.h"
 #include "rdmatest/util.h"
 
@@ -107,6 +109,109 @@ static int drop_tree(void **state)
 	assert_int_equal(system(cmd), 0);
 	free(d);
 	return 0;
+}
+
+/* Each rail's device inventory and the host's are doctor's facts
+ * (DEV.fw_ver, .driver, .pcie_speed, .pcie_width, kernel, rdma_core); a
+ * device that does not say leaves "" (unknown), and text the wire would
+ * refuse is not sent. */
+static void inventory_from_doctors_facts(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	struct rt_mesh_inv inv;
+	char proc[96], drv[160], lnk[192];
+	unsigned n;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	env.proc = proc;
+	put("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+	put("sys/class/infiniband/mlx5_10/fw_ver", "28.39.1002\n");
+	put("sys/class/infiniband/mlx5_10/device/current_link_speed", "32.0 GT/s PCIe\n");
+	put("sys/class/infiniband/mlx5_10/device/current_link_width", "16\n");
+	put("sys/bus/pci/drivers/mlx5_core/.keep", "");
+	snprintf(drv, sizeof(drv), "%s/sys/bus/pci/drivers/mlx5_core", root);
+	snprintf(lnk, sizeof(lnk), "%s/sys/class/infiniband/mlx5_10/device/driver", root);
+	assert_int_equal(symlink(drv, lnk), 0);
+	put("sys/class/infiniband/rxe0/fw_ver", "1.\x01\n"); /* not text: not sent */
+	n = rt_mesh_rails_find(&env, d, r);
+	rt_mesh_inv_fill(&env, d, "50.0", &inv, r, n);
+	assert_string_equal(inv.kernel, "6.8.0-45-generic");
+	assert_string_equal(inv.rdma_core, "50.0");
+	assert_string_equal(r[1].dev, "mlx5_10");
+	assert_string_equal(r[1].fw, "28.39.1002");
+	assert_string_equal(r[1].driver, "mlx5_core");
+	assert_string_equal(r[1].pcie_speed, "32.0 GT/s PCIe");
+	assert_string_equal(r[1].pcie_width, "16");
+	assert_string_equal(r[0].fw, "");
+	assert_string_equal(r[0].driver, "");
+	assert_string_equal(r[2].fw, "");
+	rt_mesh_inv_fill(&env, d, NULL, &inv, r, n);
+	assert_string_equal(inv.rdma_core, "");
+	env.proc = NULL;
+}
+
+/* mesh --expect FILE: doctor's file read first (a bad one is exit 2
+ * naming the line), then this host checked as doctor checks it. */
+static void expect_checked_here(void **state)
+{
+	struct rt_mesh_rail r[RT_MESH_RAILS_MAX];
+	struct rt_mesh_inv inv = {0};
+	struct rt_error err = {0};
+	char proc[96], file[128];
+	unsigned n = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	env.proc = proc;
+	put("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+	snprintf(file, sizeof(file), "%s/expect", root);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	for (int i = 0; i < d->nports; i++) /* what doctor's port check reads */
+		if (!strcmp(d->ports[i].dev, "rxe0"))
+			d->ports[i].rate_gbps = 100;
+	fputs("# doctor --save-expect\nrxe0/1.rate_gbps 400\nrxe0/1.state ACTIVE\n"
+	      "kernel 6.8.0-47-generic\n", f);
+	fclose(f);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(inv.expect, 1);
+	assert_int_equal(inv.expect_diffs, 2);
+	assert_string_equal(inv.expect_first, "rxe0 port 1: rate 100 Gb/s, expected 400");
+	/* as expected: checked, nothing differs */
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\nmlx5_9/1.rate_gbps 400\n", f);
+	fclose(f);
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect, 1);
+	assert_int_equal(inv.expect_diffs, 1); /* a port the file names that is not here */
+	assert_string_equal(inv.expect_first, "mlx5_9 port 1: rate not found, expected 400 Gb/s");
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\n", f);
+	fclose(f);
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect_diffs, 0);
+	/* without --expect: not checked */
+	inv = (struct rt_mesh_inv){0};
+	assert_int_equal(rt_mesh_inv_local(&env, d, NULL, &inv, r, &n, &err), 0);
+	assert_int_equal(inv.expect, 0);
+	/* a key doctor does not know, a file that is not there: exit 2 */
+	f = fopen(file, "w");
+	fputs("rxe0/1.rate_gbps 100\nrxe0.colour blue\n", f);
+	fclose(f);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, ": line 2: rxe0.colour: not a key doctor knows"));
+	assert_non_null(strstr(err.reason, "--expect /tmp/test_meshrails."));
+	err = (struct rt_error){0};
+	snprintf(file, sizeof(file), "%s/none", root);
+	assert_int_equal(rt_mesh_inv_local(&env, d, file, &inv, r, &n, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	env.proc = NULL;
 }
 
 static void find_rails(void **state)
@@ -266,6 +371,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lost_address_keeps_the_numbers, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(eight_rails_and_one_more, make_tree, drop_tree),
 		cmocka_unit_test_setup_teardown(choose_rails, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(inventory_from_doctors_facts, make_tree, drop_tree),
+		cmocka_unit_test_setup_teardown(expect_checked_here, make_tree, drop_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

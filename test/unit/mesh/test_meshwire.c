@@ -82,12 +82,14 @@ static struct rt_meshmsg verdict(void)
 	return m;
 }
 
+static struct rt_meshmsg hello_inv(void);
 static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verdict,
-						      hello_rails, assign_rails};
+						      hello_rails, assign_rails, hello_inv};
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {100, 92, 64 + RT_MESH_CTR_WIRE, 28, 100 + 2 * 68, 92 + 2 * 20};
+	static const size_t sizes[] = {320, 92, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 164, 92 + 2 * 20,
+				       320 + 2 * 164};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -140,7 +142,7 @@ static void hello_carries_the_token(void **state)
 	assert_string_equal(back.u.hello.host, "gpu07.cluster");
 }
 
-/* The payload rate travels last, big endian; a peer's figure is bounded
+/* The payload rate travels after the host, big endian; a peer's figure is bounded
  * by the fastest port there is (12X XDR: 2,400,000 Mbit/s). */
 static void hello_carries_the_payload_rate(void **state)
 {
@@ -150,7 +152,7 @@ static void hello_carries_the_payload_rate(void **state)
 	size_t len = rt_meshmsg_encode(&m, buf);
 
 	(void)state;
-	assert_int_equal(len, 100);
+	assert_int_equal(len, 320);
 	assert_memory_equal(buf + 92, "\x00\x05\xfb\xd5", 4); /* 392149 */
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
 	assert_int_equal(back.u.hello.payload_mbps, 392149);
@@ -173,15 +175,17 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 7");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 8");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 7");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 8");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 7");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 8");
 	/* version 5 hellos had no rails */
-	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 7");
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 8");
 	/* version 6 results had no port counters */
-	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 7");
+	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 8");
+	/* version 7 hellos had no inventory */
+	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 8");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -315,7 +319,7 @@ static void hello_carries_rails(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t r0 = 100, r1 = 100 + 68;
+	const size_t r0 = 320, r1 = 320 + 164;
 
 	(void)state;
 	assert_int_equal(buf[96], 2);
@@ -336,13 +340,13 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), 96, 1, 8, "1 rails in a message of 2");
 	expect_refused(hello_rails(), 96, 3, 8, "3 rails in a message of 2");
 	expect_refused(hello_rails(), 97, 1, 8, "padding");
-	expect_refused(hello_rails(), 7, (uint8_t)(92 + 2 * 68 + 1), 8, "length");
+	expect_refused(hello_rails(), 7, (uint8_t)(312 + 2 * 164 + 1), 8, "length");
 	m = hello();
 	m.u.hello.nrails = 1;
 	m.u.hello.rails[0] = hello_rails().u.hello.rails[0];
 	len = rt_meshmsg_encode(&m, buf);
-	buf[7] = (uint8_t)(92 + 33 * 68); /* 33 rails: above the bound */
-	buf[6] = (uint8_t)((92 + 33 * 68) >> 8);
+	buf[7] = (uint8_t)(312 + 33 * 164); /* 33 rails: above the bound */
+	buf[6] = (uint8_t)((312 + 33 * 164) >> 8);
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "length"));
 	/* each field's range */
@@ -375,6 +379,143 @@ static void hello_carries_rails(void **state)
 	err = (struct rt_error){0};
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "rail 3: an address where it says none"));
+}
+
+/* hello_rails with the host's and its rails' inventory. */
+static struct rt_meshmsg hello_inv(void)
+{
+	struct rt_meshmsg m = hello_rails();
+	struct rt_mesh_rail *r = &m.u.hello.rails[0];
+
+	strcpy(m.u.hello.inv.kernel, "6.8.0-45-generic");
+	strcpy(m.u.hello.inv.rdma_core, "50.0");
+	strcpy(r->fw, "28.39.1002");
+	strcpy(r->driver, "mlx5_core");
+	strcpy(r->pcie_speed, "32.0 GT/s PCIe");
+	strcpy(r->pcie_width, "16");
+	strcpy(m.u.hello.rails[1].driver, "ib_core"); /* the rest unknown */
+	return m;
+}
+
+/* The inventory travels in fixed NUL-padded fields, each checked: printable,
+ * terminated, zero after its end; a value too long is cut to its field. */
+static void hello_carries_inventory(void **state)
+{
+	struct rt_meshmsg m = hello_inv(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len = rt_meshmsg_encode(&m, buf);
+	const size_t kern = 100, core = 164, r0 = 320, fw = r0 + 68, r1 = r0 + 164;
+
+	(void)state;
+	assert_int_equal(len, 320 + 2 * 164);
+	assert_memory_equal(buf + kern, "6.8.0-45-generic\0", 17);
+	assert_memory_equal(buf + core, "50.0\0", 5);
+	assert_memory_equal(buf + fw, "28.39.1002\0", 11);
+	assert_memory_equal(buf + fw + 32, "mlx5_core\0", 10);
+	assert_memory_equal(buf + fw + 64, "32.0 GT/s PCIe\0", 15);
+	assert_memory_equal(buf + fw + 88, "16\0", 3);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_string_equal(back.u.hello.inv.kernel, "6.8.0-45-generic");
+	assert_string_equal(back.u.hello.inv.rdma_core, "50.0");
+	assert_string_equal(back.u.hello.rails[0].fw, "28.39.1002");
+	assert_string_equal(back.u.hello.rails[0].driver, "mlx5_core");
+	assert_string_equal(back.u.hello.rails[0].pcie_speed, "32.0 GT/s PCIe");
+	assert_string_equal(back.u.hello.rails[0].pcie_width, "16");
+	assert_string_equal(back.u.hello.rails[1].fw, "");
+	assert_string_equal(back.u.hello.rails[1].driver, "ib_core");
+	/* each refusal names its field */
+	expect_refused(hello_inv(), kern, 0x01, 8, "kernel release is not printable");
+	expect_refused(hello_inv(), kern + 3, 0xc3, 8, "kernel release is not printable");
+	expect_refused(hello_inv(), kern + 63, 'x', 8, "kernel release has bytes after its end");
+	expect_refused(hello_inv(), core + 1, '"', 8, "rdma-core release is not printable");
+	expect_refused(hello_inv(), core + 2, '\\', 8, "rdma-core release is not printable");
+	expect_refused(hello_inv(), fw + 31, '1', 8, "firmware has bytes after its end");
+	expect_refused(hello_inv(), fw + 32, '\n', 8, "a rail's driver is not printable");
+	expect_refused(hello_inv(), fw + 64 + 23, 'x', 8, "PCIe speed has bytes after");
+	expect_refused(hello_inv(), r1 + 68 + 88 + 7, '8', 8, "PCIe width has bytes after");
+	/* a field full to its last byte is not terminated */
+	len = rt_meshmsg_encode(&m, buf);
+	memset(buf + kern, 'x', RT_MESH_KERNEL_LEN);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
+	assert_non_null(strstr(err.reason, "at most 63 bytes"));
+	/* the sender cuts a value to its field */
+	memset(m.u.hello.inv.kernel, 'k', sizeof(m.u.hello.inv.kernel) - 1);
+	m.u.hello.inv.kernel[sizeof(m.u.hello.inv.kernel) - 1] = '\0';
+	strcpy(m.u.hello.rails[0].pcie_width, "1234567");
+	len = rt_meshmsg_encode(&m, buf);
+	err = (struct rt_error){0};
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(strlen(back.u.hello.inv.kernel), 63);
+	assert_string_equal(back.u.hello.rails[0].pcie_width, "1234567");
+	assert_true(rt_mesh_inv_text_ok("16.0 GT/s PCIe", 24));
+	assert_false(rt_mesh_inv_text_ok("a\tb", 24));
+	assert_false(rt_mesh_inv_text_ok("12345678", 8));
+}
+
+/* mesh --expect's outcome: none, or checked with its differences and
+ * the first one's text; anything between is refused. */
+static void hello_carries_the_expect_outcome(void **state)
+{
+	struct rt_meshmsg m = hello(), back;
+	uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+	size_t len;
+	const size_t at = 196;
+
+	(void)state;
+	m.u.hello.inv.expect = 1;
+	m.u.hello.inv.expect_diffs = 2;
+	strcpy(m.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	len = rt_meshmsg_encode(&m, buf);
+	assert_memory_equal(buf + at, "\x01\x00\x00\x02rxe0 port 1:", 16);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.inv.expect, 1);
+	assert_int_equal(back.u.hello.inv.expect_diffs, 2);
+	assert_string_equal(back.u.hello.inv.expect_first, "rxe0 port 1: rate 10 Gb/s, expected 400");
+	expect_refused(m, at, 2, 8, "expected state checked 2");
+	expect_refused(m, at, 0, 8, "expected state checked 0, 2 differences");
+	expect_refused(m, at + 1, 1, 8, "padding");
+	expect_refused(m, at + 3, 0, 8, "0 differences, a text");
+	expect_refused(m, at + 4 + 119, 'x', 8, "has bytes after its end");
+	m.u.hello.inv.expect_first[0] = '\0';
+	expect_refused(m, 0, 'R', 8, "2 differences, no text");
+	m.u.hello.inv.expect_diffs = 0; /* checked, no difference */
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.hello.inv.expect, 1);
+	expect_refused(hello(), at + 4, 'x', 8, "expected state checked 0, 0 differences, a text");
+}
+
+/* The largest HELLO, 32 rails with every field full, is RT_MESHMSG_MAX. */
+static void largest_hello_fits(void **state)
+{
+	struct rt_meshmsg m = hello_inv(), back;
+	static uint8_t buf[RT_MESHMSG_MAX];
+	struct rt_error err = {0};
+
+	(void)state;
+	memset(m.u.hello.inv.kernel, 'k', RT_MESH_KERNEL_LEN - 1);
+	memset(m.u.hello.inv.rdma_core, 'r', RT_MESH_RDMA_CORE_LEN - 1);
+	m.u.hello.inv.expect = 1;
+	m.u.hello.inv.expect_diffs = 65535;
+	memset(m.u.hello.inv.expect_first, 'e', RT_MESH_EXPECT_TEXT - 1);
+	m.u.hello.nrails = RT_MESH_RAILS_MAX;
+	for (unsigned i = 0; i < RT_MESH_RAILS_MAX; i++) {
+		struct rt_mesh_rail *r = &m.u.hello.rails[i];
+
+		*r = hello_inv().u.hello.rails[0];
+		r->rail = (uint8_t)i;
+		memset(r->dev, 'd', RT_MESH_DEV_LEN - 1);
+		memset(r->fw, 'f', RT_MESH_FW_LEN - 1);
+		memset(r->driver, 'v', RT_MESH_DRIVER_LEN - 1);
+		memset(r->pcie_speed, 's', RT_MESH_PCIE_SPEED_LEN - 1);
+		memset(r->pcie_width, 'w', RT_MESH_PCIE_WIDTH_LEN - 1);
+	}
+	assert_int_equal(RT_MESHMSG_MAX, 5568);
+	assert_int_equal(rt_meshmsg_encode(&m, buf), RT_MESHMSG_MAX);
+	assert_int_equal(rt_meshmsg_decode(buf, RT_MESHMSG_MAX, 8, &back, &err), 0);
+	assert_int_equal(strlen(back.u.hello.rails[31].fw), RT_MESH_FW_LEN - 1);
 }
 
 /* An ASSIGN's rails: each travels, in order, each field checked. */
@@ -547,6 +688,9 @@ int main(void)
 		cmocka_unit_test(hello_carries_the_token),
 		cmocka_unit_test(hello_carries_the_payload_rate),
 		cmocka_unit_test(hello_carries_rails),
+		cmocka_unit_test(hello_carries_inventory),
+		cmocka_unit_test(largest_hello_fits),
+		cmocka_unit_test(hello_carries_the_expect_outcome),
 		cmocka_unit_test(assign_carries_rails),
 		cmocka_unit_test(crossed_rails_travel),
 		cmocka_unit_test(strict_fields),
