@@ -27,6 +27,7 @@
 #include "mesh/meshvtest.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
+#include "rdmatest/cm.h"
 #include "rdmatest/devquery.h"
 #include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
@@ -49,6 +50,7 @@ struct mesh_cfg {
 	long long max_pairs;
 	long long seed;
 	long long pings;
+	long long tos;
 	long long bw;
 	long long min_gbps;    /* thousandths, as all decimals */
 	long long max_rtt_us;
@@ -154,6 +156,9 @@ static const struct rt_opt mesh_opts[] = {
 	  "after the pings, RDMA WRITE SIZE bytes (k/m/g) to the partner and RDMA READ as "
 	  "many from it, and judge the slower direction's Gbit/s; every rank must give the "
 	  "same (0: no bandwidth test)", NULL },
+	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP("the pair tests' connections'") "; over verbs "
+		       "(a rail without an address) the GRH's traffic class; every rank must give "
+		       "the same, for the lossless class the fabric maps it to"),
 	{ 0, "min-gbps", RT_OPT_DECIMAL, RT_L(min_gbps), 0, 0, "0", "GBPS",
 	  "a link below GBPS Gbit/s is bad (0: no floor)", NULL },
 	{ 0, "max-rtt-us", RT_OPT_DECIMAL, RT_L(max_rtt_us), 0, 0, "0", "US",
@@ -477,7 +482,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->exit_self = cfg->exit_status == EXIT_SELF;
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
-		.log = &run->log, .rails = m->rails, .sysfs = "/sys", .tos = -1 };
+		.log = &run->log, .rails = m->rails, .sysfs = "/sys",
+		.tos = rt_cm_tos_opt(&run->tabs[0], cfg->tos) };
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
