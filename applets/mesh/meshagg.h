@@ -346,9 +346,15 @@ double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
 /* The rail `rail` of rank's hello, or NULL. */
 const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t rank,
 					   unsigned rail);
+/* A rail's payload rate for --min-line-rate, Mbit/s: its hello's, or
+ * where mesh --expect gave its port a rate (want_gbps), the payload at
+ * that rate in the ratio its port has now (its encoding and MTU), so a
+ * port trained below what it should run at fails its links' line rate. */
+uint32_t rt_mesh_rail_payload_mbps(const struct rt_mesh_rail *r);
 /* --min-line-rate's figure for a link on `rail`: the smaller of its two
- * ends' rails' payload rates (their hellos), Gbit/s; the hosts' (above)
- * where either lists no such rail; 0 when either is unknown. */
+ * ends' rails' payload rates (rt_mesh_rail_payload_mbps), Gbit/s; the
+ * hosts' (above) where either lists no such rail; 0 when either is
+ * unknown. */
 double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			      unsigned rail);
 /* The same for a's rail `rail` against b's `rail_b` (crossed rails). */

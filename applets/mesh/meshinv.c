@@ -7,6 +7,7 @@
 #include "doctor/diag_expect.h"
 #include "mesh/meshinv.h"
 #include "mesh/meshrails.h"
+#include "rdmatest/linerate.h"
 #include "rdmatest/util.h"
 
 /* A fact into a wire field: cut to fit, "" when absent or not text the
@@ -79,6 +80,24 @@ static int load(const char *path, struct rt_diag_expect *want, struct rt_error *
 	return 0;
 }
 
+/* The rate the expected state gives each rail's port, for --min-line-rate
+ * (rt_mesh_rail_payload_mbps). */
+static void expected_rates(const struct rt_diag_expect *want, struct rt_mesh_rail *rails,
+			   unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char key[RT_DIAG_EXPECT_KEY];
+		const char *v;
+		double gbps;
+
+		snprintf(key, sizeof(key), "%s/%u.rate_gbps", rails[i].dev, rails[i].port);
+		v = rt_diag_expect_get(want, key);
+		gbps = v ? strtod(v, NULL) : 0;
+		if (gbps >= 1 && gbps <= RT_LINERATE_MAX_GBPS)
+			rails[i].want_gbps = (uint16_t)(gbps + 0.5);
+	}
+}
+
 int rt_mesh_inv_local(const struct rt_diag_env *e, struct rt_diag *d, const char *expect,
 		      struct rt_mesh_inv *inv, struct rt_mesh_rail *rails, unsigned *n,
 		      struct rt_error *err)
@@ -99,6 +118,8 @@ int rt_mesh_inv_local(const struct rt_diag_env *e, struct rt_diag *d, const char
 	}
 	*n = rt_mesh_rails_find(e, d, rails);
 	rt_mesh_inv_fill(e, d, rdma_core, inv, rails, *n);
+	if (!rc && expect)
+		expected_rates(&want, rails, *n);
 	rt_diag_expect_free(&want);
 	return rc;
 }

@@ -27,15 +27,24 @@ double rt_mesh_rail_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t 
 	return rt_mesh_rails_line_gbps(g, a, b, rail, rail);
 }
 
+uint32_t rt_mesh_rail_payload_mbps(const struct rt_mesh_rail *r)
+{
+	if (!r->want_gbps || !r->speed_mbps)
+		return r->payload_mbps;
+	return (uint32_t)((double)r->payload_mbps / r->speed_mbps * r->want_gbps * 1000.0);
+}
+
 double rt_mesh_rails_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			       unsigned rail, unsigned rail_b)
 {
 	const struct rt_mesh_rail *x = rt_mesh_rail_of(g, a, rail), *y = rt_mesh_rail_of(g, b, rail_b);
+	uint32_t px, py;
 
 	if (!x || !y)
 		return rt_mesh_line_gbps(g, a, b);
-	return x->payload_mbps && y->payload_mbps ? RT_MIN(x->payload_mbps, y->payload_mbps) / 1000.0
-						  : 0;
+	px = rt_mesh_rail_payload_mbps(x);
+	py = rt_mesh_rail_payload_mbps(y);
+	return px && py ? RT_MIN(px, py) / 1000.0 : 0;
 }
 
 /* The statistics of the class of rails `rail` against `rail_b`: the

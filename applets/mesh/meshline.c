@@ -86,6 +86,8 @@ void rt_mesh_rail_fields(struct rt_json *j, const struct rt_mesh_rail *r)
 	rt_json_kv_uint(j, "mtu", r->mtu);
 	rt_json_kv_uint(j, "speed_mbps", r->speed_mbps);
 	rt_json_kv_uint(j, "payload_mbps", r->payload_mbps);
+	if (r->want_gbps)
+		rt_json_kv_uint(j, "want_gbps", r->want_gbps);
 	opt_string(j, "fw_ver", r->fw);
 	opt_string(j, "driver", r->driver);
 	opt_string(j, "pcie_speed", r->pcie_speed);

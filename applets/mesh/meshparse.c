@@ -234,14 +234,17 @@ static bool get_small(const struct kv *kv, size_t n, const char *key, uint32_t m
 static int parse_rail(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 {
 	struct rt_mesh_rail *r = &m->u.hello.rails[0];
-	uint32_t rail, port, gid, lanes, mtu;
+	uint32_t rail, port, gid, lanes, mtu, want = 0;
+	bool has_want = find(kv, n, "want_gbps") != NULL;
 	int inv = opt_strs(kv, n, (const struct opt_str[]){
 		{"fw_ver", r->fw, sizeof(r->fw)}, {"driver", r->driver, sizeof(r->driver)},
 		{"pcie_speed", r->pcie_speed, sizeof(r->pcie_speed)},
 		{"pcie_width", r->pcie_width, sizeof(r->pcie_width)}, {NULL, NULL, 0}});
 
 	m->type = RT_MESH_LINE_RAIL;
-	if (inv < 0 || n != 13u + (unsigned)inv || !get_u32(kv, n, "rank", &m->u.hello.rank) ||
+	if (inv < 0 || n != 13u + (unsigned)inv + has_want ||
+	    (has_want && !get_small(kv, n, "want_gbps", 65535, &want)) ||
+	    !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_small(kv, n, "rail", 255, &rail) || !get_small(kv, n, "port", 255, &port) ||
 	    !get_small(kv, n, "gid_index", 65535, &gid) || !get_small(kv, n, "lanes", 255, &lanes) ||
 	    !get_small(kv, n, "mtu", 65535, &mtu) || !get_u32(kv, n, "speed_mbps", &r->speed_mbps) ||
@@ -256,6 +259,7 @@ static int parse_rail(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 	r->gid_index = (uint16_t)gid;
 	r->lanes = (uint8_t)lanes;
 	r->mtu = (uint16_t)mtu;
+	r->want_gbps = (uint16_t)want;
 	return 0;
 }
 

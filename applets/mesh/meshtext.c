@@ -84,14 +84,15 @@ static void line_rate(FILE *out, const char *sep, const struct rt_mesh_agg *g,
 	uint32_t to = from == l->r.a ? l->r.b : l->r.a;
 	const struct rt_mesh_rail *ra = rt_mesh_rail_of(g, l->r.a, l->r.rail);
 	const struct rt_mesh_rail *rb = rt_mesh_rail_of(g, l->r.b, l->r.rail_b);
-	uint32_t end = ra && rb ? (rb->payload_mbps < ra->payload_mbps ? l->r.b : l->r.a) :
-		       g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps ?
-		       l->r.b : l->r.a;
+	bool b_end = ra && rb ? rt_mesh_rail_payload_mbps(rb) < rt_mesh_rail_payload_mbps(ra) :
+		     g->nodes[l->r.b].payload_mbps < g->nodes[l->r.a].payload_mbps;
+	const struct rt_mesh_rail *re = b_end ? rb : ra;
 
 	fprintf(out, "%s%.2f Gb/s %u->%u < %.2g x line rate %.2f Gb/s (the RDMA payload "
-		"rate of %s's port at its MTU)", sep, rt_mesh_gbps(&l->r), from, to,
+		"rate of %s's port at its MTU%s)", sep, rt_mesh_gbps(&l->r), from, to,
 		lim->min_line_rate, rt_mesh_rails_line_gbps(g, l->r.a, l->r.b, l->r.rail, l->r.rail_b),
-		host_of(g, end));
+		host_of(g, b_end ? l->r.b : l->r.a),
+		re && re->want_gbps ? " and its expected rate" : "");
 	likely_cause(out, g, l->r.a, l->r.b, l->r.rail, l->r.rail_b);
 }
 

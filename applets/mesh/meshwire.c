@@ -68,7 +68,7 @@ static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 	put8(c, (uint8_t)family);
 	put16(c, r->gid_index);
 	put16(c, r->mtu);
-	put_zero(c, 2);
+	put16(c, r->want_gbps);
 	put32(c, r->speed_mbps);
 	put32(c, r->payload_mbps);
 	put_addr(c, r->addr);
@@ -353,8 +353,7 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 	family = get8(c);
 	r->gid_index = get16(c);
 	r->mtu = get16(c);
-	if (zeros(c, 2, "rail", err))
-		return -1;
+	r->want_gbps = get16(c);
 	r->speed_mbps = get32(c);
 	r->payload_mbps = get32(c);
 	if (rail_inv(c, r, err))
@@ -377,6 +376,9 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: speed %u, payload %u "
 			       "Mbit/s (at most %u, payload not above speed)", r->rail,
 			       r->speed_mbps, r->payload_mbps, PAYLOAD_MAX_MBPS);
+	if (r->want_gbps > PAYLOAD_MAX_MBPS / 1000u)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: expected rate %u Gb/s "
+			       "(at most %u)", r->rail, r->want_gbps, PAYLOAD_MAX_MBPS / 1000u);
 	if (get_addr(c, r->addr, family, "hello", r->rail, err))
 		return -1;
 	c->r += RT_MESH_RAIL_WIRE - 68u; /* the inventory, read above */

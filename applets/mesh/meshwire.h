@@ -14,7 +14,8 @@
  *            then that many rail entries of RT_MESH_RAIL_WIRE bytes
  *            (struct rt_mesh_rail; address family 0 and 16 zero bytes:
  *            the port carries no address; version 8 adds its device's
- *            firmware, driver, PCIe link speed and width), the one
+ *            firmware, driver, PCIe link speed and width, and in what
+ *            was a pad after the MTU the expected rate in Gb/s), the one
  *            message whose length varies: 312 + 164 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
@@ -164,6 +165,9 @@ struct rt_mesh_rail {
 	uint16_t mtu;       /* active IB MTU, bytes, 256..4096; 0 unknown */
 	uint32_t speed_mbps;   /* the kernel's nominal rate; 0 unknown */
 	uint32_t payload_mbps; /* the most RDMA WRITE payload at mtu; 0 unknown */
+	/* the rate mesh --expect's file gives its port, Gb/s (at most
+	 * RT_LINERATE_MAX_GBPS; 0: none): --min-line-rate judges against it */
+	uint16_t want_gbps;
 	char addr[RT_MESH_ADDR_LEN]; /* numeric, as inet_ntop writes it; "": none */
 	/* its device's, as doctor reads them (DEV.fw_ver, .driver,
 	 * .pcie_speed, .pcie_width); "": unknown */

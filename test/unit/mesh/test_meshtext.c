@@ -350,6 +350,51 @@ static void rails_keep_their_numbers(void **state)
 	free(t);
 }
 
+/* mesh --expect's rate: host b's port came up at 200 Gb/s where its
+ * file says 400. Against the port's own rate its 180 Gb/s pass 0.9 x
+ * line rate; against the expected rate (the payload at 400 in the same
+ * ratio) they do not, and the text says whose expected rate it was. */
+static void expected_rate_is_the_line_rate(void **state)
+{
+	struct rt_mesh_limits lr = {.min_line_rate = 0.9};
+	struct rt_mesh_rail slow = rail("mlx5_", 0, 1);
+	struct rt_mesh_agg g;
+	struct rt_error err = {0};
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+
+	(void)state;
+	slow.speed_mbps = 200000;
+	slow.payload_mbps = 190000;
+	assert_int_equal(rt_mesh_rail_payload_mbps(&slow), 190000);
+	slow.want_gbps = 400;
+	assert_int_equal(rt_mesh_rail_payload_mbps(&slow), 380000);
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rt_mesh_hello h = {.rank = i, .size = 2, .nrails = 1};
+
+		snprintf(h.host, sizeof(h.host), "%c", 'a' + i);
+		h.rails[0] = i ? slow : rail("mlx5_", 0, i);
+		h.rails[0].payload_mbps = i ? 190000 : 392000;
+		h.rails[0].speed_mbps = i ? 200000 : 400000;
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	{
+		struct rt_mesh_result r = ok(0, 1, 10, 180);
+
+		assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
+	}
+	assert_int_equal(rt_mesh_judge(&g, &lr, &err), 0);
+	rt_mesh_summary(f, &g, &lr);
+	fclose(f);
+	assert_non_null(strstr(t, "180.00 Gb/s 0->1 < 0.9 x line rate 380.00 Gb/s (the RDMA payload "
+			       "rate of b's port at its MTU and its expected rate)"));
+	assert_false(g.ready);
+	rt_mesh_agg_free(&g);
+	free(t);
+}
+
 /* A rail that fails with every partner is that host's bad rail, named
  * as one; a port below its line rate is named as the likely cause. */
 static void names_a_bad_rail_and_its_cause(void **state)
@@ -535,6 +580,7 @@ int main(void)
 		cmocka_unit_test(names_the_rails),
 		cmocka_unit_test(names_a_bad_rail_and_its_cause),
 		cmocka_unit_test(rails_keep_their_numbers),
+		cmocka_unit_test(expected_rate_is_the_line_rate),
 		cmocka_unit_test(untested_host_is_not_ready),
 		cmocka_unit_test(interrupted_is_not_ready),
 		cmocka_unit_test(refused_peer_is_named),

@@ -34,7 +34,8 @@ static struct rt_meshmsg hello_rails(void)
 	m.u.hello.nrails = 2;
 	m.u.hello.rails[0] = (struct rt_mesh_rail){.dev = "mlx5_0", .rail = 0, .port = 1,
 		.state = RT_RAIL_ACTIVE, .link = RT_RAIL_ETHERNET, .lanes = 4, .gid_index = 3,
-		.mtu = 4096, .speed_mbps = 400000, .payload_mbps = 392149, .addr = "10.0.0.7"};
+		.mtu = 4096, .speed_mbps = 400000, .payload_mbps = 392149, .want_gbps = 400,
+		.addr = "10.0.0.7"};
 	m.u.hello.rails[1] = (struct rt_mesh_rail){.dev = "mlx5_3", .rail = 3, .port = 1,
 		.state = RT_RAIL_DOWN, .link = RT_RAIL_IB, .lanes = 0, .gid_index = 0,
 		.mtu = 0, .addr = "fd00::3:7"};
@@ -331,6 +332,8 @@ static void hello_carries_rails(void **state)
 	assert_int_equal(back.u.hello.rails[0].lanes, 4);
 	assert_int_equal(back.u.hello.rails[0].speed_mbps, 400000);
 	assert_int_equal(back.u.hello.rails[0].payload_mbps, 392149);
+	assert_int_equal(back.u.hello.rails[0].want_gbps, 400);
+	assert_int_equal(back.u.hello.rails[1].want_gbps, 0);
 	assert_string_equal(back.u.hello.rails[0].addr, "10.0.0.7");
 	assert_int_equal(back.u.hello.rails[1].rail, 3);
 	assert_int_equal(back.u.hello.rails[1].state, RT_RAIL_DOWN);
@@ -362,7 +365,7 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), r0 + 37, 5, 8, "family 5");
 	expect_refused(hello_rails(), r0 + 38, 4, 8, "GID index 1027");
 	expect_refused(hello_rails(), r0 + 41, 1, 8, "MTU 4097");
-	expect_refused(hello_rails(), r0 + 42, 1, 8, "padding");
+	expect_refused(hello_rails(), r0 + 42, 0xff, 8, "expected rate 65424 Gb/s (at most 2400)");
 	expect_refused(hello_rails(), r0 + 44, 0xff, 8, "speed");
 	expect_refused(hello_rails(), r0 + 48, 0x7f, 8, "speed");
 	expect_refused(hello_rails(), r0 + 49, 0x07, 8, "payload not above speed");
