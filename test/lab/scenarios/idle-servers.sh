@@ -11,14 +11,17 @@
 # idle "NAME|CMD ARGS" ...: each CMD as a server on a with no client, all
 # of them at once (their ports do not meet: see the groups below), given
 # 2 s to set up (their start-ups share the guest's one CPU). Pass: each
-# uses at most 10 ticks (of 100 a second) in the next 1 s (10% of a
-# CPU; a spinning server takes all 100), and after SIGTERM each has ended
+# uses at most 25 ticks (of 100 a second) in the next 1 s (a quarter of
+# a CPU; a spinning server takes all 100). The rsocket servers (rstream
+# and riostream -b, udpong) wake up now and then while idle: 5 ticks a
+# second here on a quiet host, 11 while ./check loaded it (the emulated
+# guest runs the same work slower). After SIGTERM each has ended
 # within 150 cs (a second, plus the emulated guest's slack) with 0 or 143
 # (its verdict, docs/exit-codes.md). CMD's words hold no space.
 idle() {
 	local spec names="" r name cpu cs rc
 	for spec; do names="$names${names:+, }${spec%%|*}"; done
-	case_begin "idle below 10% of a CPU, end promptly on SIGTERM: $names" 30
+	case_begin "idle below 25% of a CPU, end promptly on SIGTERM: $names" 30
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	run_on -t 20 a sh -c '
 		# utime + stime (fields 14, 15; the names here hold no space)
@@ -84,7 +87,7 @@ idle() {
 		# shellcheck disable=SC2086 # "cpu N cs N rc N"
 		set -- $r
 		cpu=$2 cs=$4 rc=$6
-		[ "$cpu" -le 10 ] || fail "$name: $cpu ticks of CPU in 1 s while idle"
+		[ "$cpu" -le 25 ] || fail "$name: $cpu ticks of CPU in 1 s while idle"
 		[ "$cs" -le 150 ] || fail "$name: still running $cs cs after SIGTERM"
 		[ "$rc" = 0 ] || [ "$rc" = 143 ] || fail "$name: exit $rc after SIGTERM, wanted 0 or 143"
 		record "idle $name: $cpu ticks in 1 s, ended ${cs}0 ms after SIGTERM, exit $rc"
