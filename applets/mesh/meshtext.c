@@ -193,7 +193,7 @@ static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_me
 static void bad_rails(FILE *out, const struct rt_mesh_agg *g)
 {
 	uint32_t shown = 0, total = 0;
-	char why[112];
+	char reason[112];
 
 	for (uint32_t i = 0; i < g->n; i++) {
 		const struct rt_mesh_node *nd = &g->nodes[i];
@@ -206,12 +206,12 @@ static void bad_rails(FILE *out, const struct rt_mesh_agg *g)
 				continue;
 			shown++;
 			if (f == RT_RAIL_LINKS_BAD)
-				snprintf(why, sizeof(why), "its links on rail %u are bad, its other "
+				snprintf(reason, sizeof(reason), "its links on rail %u are bad, its other "
 					 "rails' are not", r->rail);
 			else
-				rt_mesh_rail_fault_text(f, r, why, sizeof(why));
+				rt_mesh_rail_fault_text(f, r, reason, sizeof(reason));
 			fprintf(out, "bad rail %u of host %u (%s) %s: %s\n", r->rail, i,
-				host_of(g, i), r->dev, why);
+				host_of(g, i), r->dev, reason);
 		}
 	}
 	if (total > shown)

@@ -163,7 +163,7 @@ static int take_match(const uint8_t *theirs, unsigned n, const struct vrail *vr,
 		      struct rt_mesh_vrec *rec, char *why, size_t why_len)
 {
 	for (unsigned j = 0; j < n; j++) {
-		if (rt_mesh_vrec_take(theirs + j * RT_MESH_VREC_LEN, rec, why, why_len))
+		if (rt_mesh_vrec_take(theirs + (size_t)j * RT_MESH_VREC_LEN, rec, why, why_len))
 			return -1;
 		if (rec->rail == vr->rail_b && rec->peer_rail == vr->rail)
 			return 0;
@@ -176,7 +176,7 @@ static int take_match(const uint8_t *theirs, unsigned n, const struct vrail *vr,
 static int exchange(struct vtest *vt, struct rt_error *err)
 {
 	uint8_t mine[RT_MESH_RAILS_MAX * RT_MESH_VREC_LEN], theirs[sizeof(mine)];
-	size_t len = vt->n * RT_MESH_VREC_LEN;
+	size_t len = (size_t)vt->n * RT_MESH_VREC_LEN;
 	char why[128];
 
 	for (unsigned i = 0; i < vt->n; i++) {
@@ -187,7 +187,7 @@ static int exchange(struct vtest *vt, struct rt_error *err)
 					    .psn = vr->spec.local_psn };
 
 		memcpy(rec.gid, vr->spec.local.gid.raw, 16);
-		rt_mesh_vrec_put(&rec, mine + i * RT_MESH_VREC_LEN);
+		rt_mesh_vrec_put(&rec, mine + (size_t)i * RT_MESH_VREC_LEN);
 	}
 	vt->o.timeout_ms = left_ms(vt);
 	if ((vt->active && rt_oob_write(&vt->o, mine, len, err)) ||
@@ -414,7 +414,7 @@ void rt_mesh_pair_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t s
 {
 	struct rt_mesh_assign *part = rt_xcalloc(1, sizeof(*part));
 	struct rt_mesh_result *got = rt_xcalloc(RT_MESH_RAILS_MAX, sizeof(*got));
-	unsigned place[RT_MESH_RAILS_MAX];
+	unsigned place[RT_MESH_RAILS_MAX] = { 0 };
 
 	if (!a->nrails || rails_with(a, true, part, place) == a->nrails) {
 		rt_mesh_cm_test_run(ctx, a, self, r);
