@@ -31,6 +31,7 @@ struct vrail {
 	struct rt_vqp_spec spec;
 	bool opened, made, waiting;
 	bool read;                   /* the first counter reading came */
+	bool taken;                  /* the second one too: own holds the rises */
 	struct rt_portctrs before, after;
 	struct rt_mesh_ctrs own, peer;
 };
@@ -273,8 +274,11 @@ static void snap_before(struct vtest *vt, struct vrail *vr)
 /* This end's rises on a rail since its first reading. */
 static void rises(struct vtest *vt, struct vrail *vr, enum rt_mesh_end end)
 {
-	if (vr->read && rt_portctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->after))
-		rt_mesh_ctr_rises(&vr->before, &vr->after, end, &vr->own);
+	if (!vr->read || vr->taken ||
+	    !rt_portctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->after))
+		return;
+	vr->taken = true;
+	rt_mesh_ctr_rises(&vr->before, &vr->after, end, &vr->own);
 }
 
 static int listen_side(struct vtest *vt, struct rt_error *err)
@@ -352,8 +356,7 @@ static int run(struct vtest *vt, const struct rt_mesh_assign *a, struct rt_mesh_
 static void attach_counters(struct vtest *vt, struct rt_mesh_result *r)
 {
 	for (unsigned i = 0; i < vt->n; i++) {
-		if (!vt->v[i].own.n)
-			rises(vt, &vt->v[i], RT_MESH_END_B);
+		rises(vt, &vt->v[i], RT_MESH_END_B); /* a rail that ended early: now */
 		rt_mesh_ctr_join(&vt->v[i].peer, &vt->v[i].own, &r[i].ctr);
 		if (r[i].ctr.n)
 			r[i].flags |= RT_MESH_HAS_CTR;
