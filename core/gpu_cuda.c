@@ -16,6 +16,7 @@
 /* CUresult values (CUDA Driver API reference, "Data types": CUresult). */
 enum {
 	CUDA_SUCCESS = 0,
+	CUDA_ERROR_INVALID_VALUE = 1,
 	CUDA_ERROR_OUT_OF_MEMORY = 2,
 	CUDA_ERROR_NO_DEVICE = 100,
 	CUDA_ERROR_INVALID_DEVICE = 101,
@@ -25,6 +26,10 @@ enum {
 enum { CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124 };
 /* CUmemRangeHandleType: CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD. */
 enum { CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1 };
+/* CUmemRangeFlags (CUDA 12.8): the dma-buf maps through the PCIe BAR1. */
+enum { CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1 };
+/* CUmemAttach_flags: CU_MEM_ATTACH_GLOBAL, reachable from every stream. */
+enum { CU_MEM_ATTACH_GLOBAL = 1 };
 
 typedef int cu_result;
 typedef int cu_device;
@@ -44,6 +49,7 @@ struct cuda_fns {
 	cu_result (*ctx_release)(cu_device d);
 	cu_result (*ctx_set_current)(cu_context c);
 	cu_result (*mem_alloc)(cu_devptr *p, size_t len);
+	cu_result (*mem_alloc_managed)(cu_devptr *p, size_t len, unsigned flags);
 	cu_result (*mem_free)(cu_devptr p);
 	cu_result (*htod)(cu_devptr dst, const void *src, size_t len);
 	cu_result (*dtoh)(void *dst, cu_devptr src, size_t len);
@@ -83,6 +89,7 @@ static const struct cuda_sym cuda_syms[] = {
 	SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"),
 	SYM(ctx_set_current, "cuCtxSetCurrent"),
 	SYM(mem_alloc, "cuMemAlloc_v2", "cuMemAlloc"),
+	SYM(mem_alloc_managed, "cuMemAllocManaged"),
 	SYM(mem_free, "cuMemFree_v2", "cuMemFree"),
 	SYM(htod, "cuMemcpyHtoD_v2", "cuMemcpyHtoD"),
 	SYM(dtoh, "cuMemcpyDtoH_v2", "cuMemcpyDtoH"),
@@ -246,6 +253,20 @@ static int cuda_alloc(struct rt_gpu_drv *d, size_t len, uint64_t *addr,
 	return 0;
 }
 
+static int cuda_alloc_managed(struct rt_gpu_drv *d, size_t len, uint64_t *addr,
+			      struct rt_error *err)
+{
+	cu_devptr p = 0;
+	cu_result r = d->fn.mem_alloc_managed(&p, len, CU_MEM_ATTACH_GLOBAL);
+
+	if (r != CUDA_SUCCESS)
+		return rt_fail(err, r == CUDA_ERROR_OUT_OF_MEMORY ? RT_EXIT_ENV : RT_EXIT_FAIL,
+			       "cannot allocate %zu bytes of managed GPU memory "
+			       "(cuMemAllocManaged: %s)", len, cu_name(d, r));
+	*addr = p;
+	return 0;
+}
+
 static void cuda_free(struct rt_gpu_drv *d, uint64_t addr)
 {
 	(void)d->fn.mem_free((cu_devptr)addr);
@@ -267,8 +288,8 @@ static int cuda_to_host(struct rt_gpu_drv *d, void *dst, uint64_t src, size_t le
 	return r == CUDA_SUCCESS ? 0 : cu_fail(d, r, "cuMemcpyDtoH", err);
 }
 
-static int cuda_export(struct rt_gpu_drv *d, uint64_t addr, size_t len, int *fd,
-		       struct rt_error *err)
+static int cuda_export(struct rt_gpu_drv *d, uint64_t addr, size_t len, bool pcie,
+		       int *fd, struct rt_error *err)
 {
 	int supported = 0;
 	cu_result r;
@@ -280,7 +301,14 @@ static int cuda_export(struct rt_gpu_drv *d, uint64_t addr, size_t len, int *fd,
 	if (r != CUDA_SUCCESS || !supported)
 		return rt_fail(err, RT_EXIT_ENV,
 			       "this GPU or its driver does not support dma-buf export (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: it needs NVIDIA's open kernel modules and Linux 5.12 or later)");
-	r = d->fn.range_handle(fd, (cu_devptr)addr, len, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+	r = d->fn.range_handle(fd, (cu_devptr)addr, len, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+			       pcie ? CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE : 0);
+	/* drivers before 12.8 know no flags and call the value invalid */
+	if (pcie && (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED))
+		return rt_fail(err, RT_EXIT_ENV,
+			       "this GPU or its driver cannot map a dma-buf through PCIe "
+			       "(cuMemGetHandleForAddressRange with the PCIe mapping flag: "
+			       "%s; it needs CUDA 12.8 or later)", cu_name(d, r));
 	if (r == CUDA_ERROR_NOT_SUPPORTED)
 		return rt_fail(err, RT_EXIT_ENV,
 			       "this GPU or its driver does not support dma-buf export (cuMemGetHandleForAddressRange: %s)",
@@ -294,6 +322,7 @@ const struct rt_gpu_ops rt_gpu_cuda_ops = {
 	.open = cuda_open,
 	.close = cuda_close,
 	.alloc = cuda_alloc,
+	.alloc_managed = cuda_alloc_managed,
 	.free = cuda_free,
 	.to_dev = cuda_to_dev,
 	.to_host = cuda_to_host,

@@ -216,11 +216,14 @@ static int hip_to_host(struct rt_gpu_drv *d, void *dst, uint64_t src, size_t len
 	return e == HIP_SUCCESS ? 0 : hip_fail(d, e, "hipMemcpy from the GPU", err);
 }
 
-static int hip_export(struct rt_gpu_drv *d, uint64_t addr, size_t len, int *fd,
-		      struct rt_error *err)
+static int hip_export(struct rt_gpu_drv *d, uint64_t addr, size_t len, bool pcie,
+		      int *fd, struct rt_error *err)
 {
 	hip_error e;
 
+	if (pcie)
+		return rt_fail(err, RT_EXIT_USAGE, "a dma-buf mapped through PCIe is a "
+			       "CUDA option; HIP has none");
 	if (!d->fn.range_handle)
 		return rt_fail(err, RT_EXIT_ENV,
 			       "the ROCm runtime does not support dma-buf export (this libamdhip64.so has no hipMemGetHandleForAddressRange)");

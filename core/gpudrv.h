@@ -6,6 +6,7 @@
 #ifndef RDMATEST_GPUDRV_H
 #define RDMATEST_GPUDRV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,13 +32,19 @@ struct rt_gpu_ops {
 	void (*close)(struct rt_gpu_drv *d);
 	int (*alloc)(struct rt_gpu_drv *d, size_t len, uint64_t *addr,
 		     struct rt_error *err);
+	/* Managed (unified) memory, the CPU's and the GPU's at one address;
+	 * NULL where rdmatest does not offer it for this vendor. */
+	int (*alloc_managed)(struct rt_gpu_drv *d, size_t len, uint64_t *addr,
+			     struct rt_error *err);
 	void (*free)(struct rt_gpu_drv *d, uint64_t addr);
 	int (*to_dev)(struct rt_gpu_drv *d, uint64_t dst, const void *src, size_t len,
 		      struct rt_error *err);
 	int (*to_host)(struct rt_gpu_drv *d, void *dst, uint64_t src, size_t len,
 		       struct rt_error *err);
-	int (*export_dmabuf)(struct rt_gpu_drv *d, uint64_t addr, size_t len, int *fd,
-			     struct rt_error *err);
+	/* pcie: the dma-buf maps the GPU memory through the PCIe BAR1
+	 * (CUDA's CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE) */
+	int (*export_dmabuf)(struct rt_gpu_drv *d, uint64_t addr, size_t len, bool pcie,
+			     int *fd, struct rt_error *err);
 };
 
 extern const struct rt_gpu_ops rt_gpu_cuda_ops;

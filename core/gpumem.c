@@ -167,8 +167,8 @@ void rt_gpumem_close(struct rt_gpumem *g)
 	g->drv = NULL;
 }
 
-int rt_gpumem_alloc(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
-		    struct rt_error *err)
+static int alloc(struct rt_gpumem *g, size_t len, bool managed,
+		 struct rt_gpumem_buf **out, struct rt_error *err)
 {
 	struct rt_gpumem_buf *b = NULL;
 
@@ -181,14 +181,31 @@ int rt_gpumem_alloc(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
 	if (!b)
 		return rt_fail(err, RT_EXIT_FAIL, "more than %d GPU buffers at once",
 			       RT_GPUMEM_MAX_BUFS);
+	if (managed && !g->ops->alloc_managed)
+		return rt_fail(err, RT_EXIT_ENV, "managed GPU memory is offered for CUDA only, "
+			       "not %s", g->ops->api);
 	b->alloc_len = (len + RT_GPUMEM_ALIGN - 1) / RT_GPUMEM_ALIGN * RT_GPUMEM_ALIGN;
-	if (g->ops->alloc(g->drv, b->alloc_len, &b->addr, err))
+	if ((managed ? g->ops->alloc_managed : g->ops->alloc)(g->drv, b->alloc_len, &b->addr,
+							      err))
 		return -1;
 	b->used = true;
 	b->len = len;
 	b->dmabuf_fd = -1;
+	b->managed = managed;
 	*out = b;
 	return 0;
+}
+
+int rt_gpumem_alloc(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
+		    struct rt_error *err)
+{
+	return alloc(g, len, false, out, err);
+}
+
+int rt_gpumem_alloc_managed(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
+			    struct rt_error *err)
+{
+	return alloc(g, len, true, out, err);
 }
 
 void rt_gpumem_free(struct rt_gpumem *g, struct rt_gpumem_buf *b)
@@ -237,7 +254,7 @@ int rt_gpumem_export_dmabuf(struct rt_gpumem *g, struct rt_gpumem_buf *b,
 		return rt_fail(err, RT_EXIT_FAIL, "dma-buf export of a freed GPU buffer");
 	if (b->dmabuf_fd >= 0)
 		return 0;
-	if (g->ops->export_dmabuf(g->drv, b->addr, b->alloc_len, &fd, err))
+	if (g->ops->export_dmabuf(g->drv, b->addr, b->alloc_len, b->pcie_mapping, &fd, err))
 		return -1;
 	if (fd < 0)
 		return rt_fail(err, RT_EXIT_FAIL, "the %s driver exported no dma-buf descriptor",

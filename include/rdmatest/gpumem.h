@@ -49,6 +49,9 @@ struct rt_gpumem_buf {
 	size_t len;      /* as asked */
 	size_t alloc_len; /* rounded up to RT_GPUMEM_ALIGN */
 	int dmabuf_fd;   /* -1 until exported; closed by rt_gpumem_free */
+	bool managed;    /* managed memory: the host reaches it at addr too */
+	bool pcie_mapping; /* set before the export: the dma-buf maps the
+			    * memory through the GPU's PCIe BAR1 (CUDA 12.8) */
 };
 
 struct rt_gpu_drv; /* the vendor's function table and device state */
@@ -82,6 +85,11 @@ void rt_gpumem_close(struct rt_gpumem *g);
 /* Device memory of len bytes (1 .. RT_GPUMEM_MAX_LEN), in *out. */
 int rt_gpumem_alloc(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
 		    struct rt_error *err);
+/* The same in managed memory (CUDA's cuMemAllocManaged): one address for
+ * the CPU and the GPU, pages moving on demand, which an RDMA device
+ * reaches only through On-Demand Paging. A vendor without it here: exit 3. */
+int rt_gpumem_alloc_managed(struct rt_gpumem *g, size_t len, struct rt_gpumem_buf **out,
+			    struct rt_error *err);
 void rt_gpumem_free(struct rt_gpumem *g, struct rt_gpumem_buf *b);
 /* Copies within the buffer's bounds (off + len <= b->len). */
 int rt_gpumem_to_dev(struct rt_gpumem *g, struct rt_gpumem_buf *b, size_t off,

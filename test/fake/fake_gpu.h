@@ -7,7 +7,8 @@
  *                     GPU, 0000:3b:00.0; empty: none)
  *   RT_FAKE_GPU_FAIL  comma list of: init (the driver does not start),
  *                     alloc (out of memory), dmabuf (the GPU reports no
- *                     dma-buf support)
+ *                     dma-buf support), pcie (CUDA: a driver before 12.8,
+ *                     which knows no PCIe mapping of a dma-buf)
  *
  * A driver is process-wide by nature, so the fake keeps its table of
  * allocations in the library, as a real driver does; the tests read

@@ -140,6 +140,14 @@ int cuMemAlloc_v2(unsigned long long *p, size_t len)
 	return OK;
 }
 
+/* Managed memory is host memory here, as the fake's device memory is. */
+int cuMemAllocManaged(unsigned long long *p, size_t len, unsigned flags)
+{
+	if (flags != 1)
+		return INVALID_VALUE;
+	return cuMemAlloc_v2(p, len);
+}
+
 int cuMemFree_v2(unsigned long long p)
 {
 	NEED_INIT();
@@ -170,7 +178,10 @@ int cuMemGetHandleForAddressRange(void *handle, unsigned long long p, size_t len
 	int fd;
 
 	NEED_INIT();
-	if (type != 1 || flags != 0 || !fake_gpu_inside((void *)(uintptr_t)p, len))
+	/* flag 1, the PCIe mapping, is CUDA 12.8's: "pcie" fails it as an
+	 * older driver does */
+	if (type != 1 || flags > 1 || !fake_gpu_inside((void *)(uintptr_t)p, len) ||
+	    (flags && fake_gpu_fails("pcie")))
 		return INVALID_VALUE;
 	if (fake_gpu_fails("dmabuf"))
 		return NOT_SUPPORTED;

@@ -291,6 +291,73 @@ static void dmabuf_unsupported(void **state)
 	dlclose(f.dl);
 }
 
+/* Managed memory: CUDA allocates it, round trips through it and frees
+ * it; HIP is refused as the host's lack (exit 3) with nothing left. */
+static void managed(void **state)
+{
+	struct rt_gpumem g;
+	struct rt_gpumem_buf *b;
+	struct rt_error e = { 0 };
+	uint8_t out[512] = { 0 }, in[512];
+	struct fake f;
+
+	(void)state;
+	fake_hold(&f, "libcuda.so.1");
+	assert_int_equal(rt_gpumem_open(&g, RT_GPU_CUDA, "1", &e), 0);
+	assert_int_equal(rt_gpumem_alloc_managed(&g, sizeof(out), &b, &e), 0);
+	assert_true(b->managed);
+	fill(out, sizeof(out), 7);
+	assert_int_equal(rt_gpumem_to_dev(&g, b, 0, out, sizeof(out), &e), 0);
+	assert_int_equal(rt_gpumem_to_host(&g, b, 0, in, sizeof(in), &e), 0);
+	assert_memory_equal(in, out, sizeof(in));
+	rt_gpumem_close(&g);
+	assert_int_equal(f.live(), 0);
+	dlclose(f.dl);
+
+	fake_hold(&f, "libamdhip64.so");
+	assert_int_equal(rt_gpumem_open(&g, RT_GPU_HIP, NULL, &e), 0);
+	assert_int_equal(rt_gpumem_alloc_managed(&g, 64, &b, &e), -1);
+	fail_env(&e, "for CUDA only, not HIP");
+	rt_gpumem_close(&g);
+	assert_int_equal(f.live(), 0);
+	dlclose(f.dl);
+}
+
+/* The PCIe mapping of a dma-buf: a driver that knows no such flag (before
+ * CUDA 12.8) is the host's lack, named; HIP has no such option. */
+static void pcie_mapping(void **state)
+{
+	struct rt_gpumem g;
+	struct rt_gpumem_buf *b;
+	struct rt_error e = { 0 };
+	struct fake f;
+
+	(void)state;
+	fake_hold(&f, "libcuda.so.1");
+	setenv("RT_FAKE_GPU_FAIL", "pcie", 1);
+	assert_int_equal(rt_gpumem_open(&g, RT_GPU_CUDA, NULL, &e), 0);
+	assert_int_equal(rt_gpumem_alloc(&g, 4096, &b, &e), 0);
+	b->pcie_mapping = true;
+	assert_int_equal(rt_gpumem_export_dmabuf(&g, b, &e), -1);
+	fail_env(&e, "cannot map a dma-buf through PCIe");
+	fail_env(&e, "CUDA 12.8");
+	assert_int_equal(b->dmabuf_fd, -1);
+	rt_gpumem_close(&g);
+	assert_int_equal(f.live(), 0);
+	dlclose(f.dl);
+
+	e = (struct rt_error){ 0 };
+	fake_hold(&f, "libamdhip64.so");
+	assert_int_equal(rt_gpumem_open(&g, RT_GPU_HIP, NULL, &e), 0);
+	assert_int_equal(rt_gpumem_alloc(&g, 4096, &b, &e), 0);
+	b->pcie_mapping = true;
+	assert_int_equal(rt_gpumem_export_dmabuf(&g, b, &e), -1);
+	assert_int_equal(e.exit_code, RT_EXIT_USAGE);
+	rt_gpumem_close(&g);
+	assert_int_equal(f.live(), 0);
+	dlclose(f.dl);
+}
+
 static void hip_by_bus_id(void **state)
 {
 	struct rt_gpumem g;
@@ -358,6 +425,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(dmabuf_cuda, setup),
 		cmocka_unit_test_setup(dmabuf_hip, setup),
 		cmocka_unit_test_setup(dmabuf_unsupported, setup),
+		cmocka_unit_test_setup(managed, setup),
+		cmocka_unit_test_setup(pcie_mapping, setup),
 		cmocka_unit_test_setup(hip_by_bus_id, setup),
 		cmocka_unit_test(api_names),
 	};
