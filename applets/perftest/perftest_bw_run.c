@@ -29,18 +29,27 @@ static uint8_t *source(const struct rt_pt_conn *c, unsigned i)
 	return c->p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) : rt_pt_conn_local(c, i);
 }
 
-static void fill(struct rt_pt_conn *c)
+/* Through the host's views (perftest_gpu.h): GPU memory is filled by a
+ * copy of its mirror. */
+static int fill(struct rt_pt_conn *c)
 {
+	size_t n = (size_t)c->slot;
+
 	for (unsigned i = 0; i < c->p->opt.qps; i++) {
+		uint8_t *src = rt_pt_mem_view(c, source(c, i), n, false);
+		uint8_t *dst = rt_pt_mem_view(c, dest(c, i), n, false);
+
 		/* verify.h's pattern, QP i's stream: seed i, sequence 0; or
 		 * --payload_file_path's */
 		if (c->payload)
-			rt_pt_payload_fill(source(c, i), (size_t)c->slot, c->payload,
-					   c->payload_len);
+			rt_pt_payload_fill(src, n, c->payload, c->payload_len);
 		else
-			rt_pattern_fill(source(c, i), (size_t)c->slot, i, 0);
-		memset(dest(c, i), 0, (size_t)c->slot);
+			rt_pattern_fill(src, n, i, 0);
+		memset(dst, 0, n);
+		if (rt_pt_mem_push(c, source(c, i), n) || rt_pt_mem_push(c, dest(c, i), n))
+			return -1;
 	}
+	return 0;
 }
 
 static bool zero(const uint8_t *a, size_t n)
@@ -68,9 +77,12 @@ static int verify(struct rt_pt_conn *c, uint64_t size, const char **result)
 		return 0;
 	for (unsigned i = 0; i < c->p->opt.qps; i++) {
 		/* UD: each message lands behind its GRH */
-		const uint8_t *d = dest(c, i) + rt_pt_ud_grh(c);
+		const uint8_t *d = rt_pt_mem_view(c, dest(c, i) + rt_pt_ud_grh(c),
+						  (size_t)size, true);
 		int64_t bad;
 
+		if (!d)
+			return -1;
 		rt_pattern_fill(sig, sizeof(sig), i, 0);
 		if (zero(d, (size_t)size))
 			return rt_fail(&c->run->err, RT_EXIT_FAIL, "data check: QP %u's "
@@ -274,6 +286,7 @@ static int read_counter(struct rt_pt_conn *c, unsigned i, uint64_t off, uint64_t
 				 .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
 				 .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_wc wc;
+	const uint8_t *got;
 	int rc, n;
 
 	w.wr.atomic.remote_addr = c->theirs[i].vaddr + off;
@@ -297,7 +310,10 @@ static int read_counter(struct rt_pt_conn *c, unsigned i, uint64_t off, uint64_t
 			       wc.status, wc.status == IBV_WC_REM_ACCESS_ERR ||
 			       wc.status == IBV_WC_REM_INV_REQ_ERR ? " (the peer's buffer "
 			       "takes no atomics: does it run ib_atomic_bw?)" : "");
-	memcpy(v, at, sizeof(*v));
+	got = rt_pt_mem_view(c, at, sizeof(*v), true);
+	if (!got)
+		return -1;
+	memcpy(v, got, sizeof(*v));
 	return 0;
 }
 
@@ -340,8 +356,12 @@ static int atomic_after(struct sess *s, uint64_t size)
 	for (unsigned i = 0; i < s->aq; i++)
 		for (unsigned j = 0; j < s->an; j++) {
 			struct rt_pt_atomic_counter *x = &s->ax[i * s->an + j];
+			const uint8_t *last = rt_pt_mem_view(c, rt_pt_conn_local(c, i) +
+							     j * inc, sizeof(x->last), true);
 
-			memcpy(&x->last, rt_pt_conn_local(c, i) + j * inc, sizeof(x->last));
+			if (!last)
+				return -1;
+			memcpy(&x->last, last, sizeof(x->last));
 			x->hits = rt_pt_atomic_hits(s->sent[i], s->an, j);
 			if (read_counter(c, i, j * inc, &x->after) ||
 			    rt_pt_atomic_counter_check(x, c->p->opt.atomic_type, i, j, s->an,
@@ -360,8 +380,7 @@ static int atomic_after(struct sess *s, uint64_t size)
 
 static int rdma_setup(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
-	fill(c);
-	if (rt_pt_conn_keys(c, "first exchange") ||
+	if (fill(c) || rt_pt_conn_keys(c, "first exchange") ||
 	    rt_pt_conn_up(c, c->client || c->p->opt.bidir) ||
 	    rt_pt_conn_keys(c, "second exchange"))
 		return -1;
@@ -525,8 +544,7 @@ int rt_pt_bw_send_session(struct rt_pt_conn *c, struct rt_pt_out *o)
 {
 	struct sess s = { .c = c, .o = o, .check = NOT_RUN };
 
-	fill(c);
-	if (rt_pt_conn_keys(c, "first exchange") ||
+	if (fill(c) || rt_pt_conn_keys(c, "first exchange") ||
 	    rt_pt_conn_up(c, c->client || c->p->opt.bidir) ||
 	    rt_pt_conn_barrier(c, "after the QPs are connected") ||
 	    rt_pt_conn_keys(c, "second exchange"))

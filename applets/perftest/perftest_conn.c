@@ -224,10 +224,15 @@ static int payload(struct rt_pt_conn *c)
 	if (rt_pt_payload_load(p->opt.payload.file, (size_t)p->opt.size, &c->payload,
 			       &c->payload_len, &c->run->err))
 		return -1;
-	for (unsigned i = 0; i < p->opt.qps; i++)
-		rt_pt_payload_fill(p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) :
-				   rt_pt_conn_local(c, i), (size_t)c->slot,
-				   c->payload, c->payload_len);
+	for (unsigned i = 0; i < p->opt.qps; i++) {
+		uint8_t *at = p->t.verb == RT_PT_READ ? rt_pt_conn_target(c, i) :
+			      rt_pt_conn_local(c, i);
+		uint8_t *host = rt_pt_mem_view(c, at, (size_t)c->slot, false);
+
+		rt_pt_payload_fill(host, (size_t)c->slot, c->payload, c->payload_len);
+		if (rt_pt_mem_push(c, at, (size_t)c->slot))
+			return -1;
+	}
 	return 0;
 }
 
@@ -382,7 +387,8 @@ int rt_pt_conn_open(struct rt_pt_conn *c, struct rt_run *run,
 	rt_pt_test_name(c->name, sizeof(c->name), p);
 	rt_error_phase(&run->err, "device");
 	if (rt_vdev_open(&c->d, p->opt.dev, (int)p->opt.ib_port, &run->err) ||
-	    rt_pt_res_device(c) || rt_pt_dual_device(c) || open_chan(c) || path(c) ||
+	    rt_pt_res_device(c) || rt_pt_dual_device(c) || rt_pt_gpu_open(c) ||
+	    open_chan(c) || path(c) ||
 	    rt_pt_res_path(c) || rt_pt_dual_path(c) || handshake(c))
 		return -1;
 	rt_pt_ud_clip(c, p);

@@ -340,7 +340,7 @@ static int on_imm(struct lat *l, const struct ibv_wc *wc, struct rt_error *err)
 
 	if (rt_pt_imm_wc_check(wc, l->plan->size, l->p->peer, err))
 		return -1;
-	got = l->p->target[l->plan->size - 1];
+	got = l->p->device_mem ? want : l->p->target[l->plan->size - 1];
 	if (got != want)
 		return rt_fail(err, RT_EXIT_FAIL, "data check: the last byte of %s's "
 			       "write %" PRIu64 " is %u, not its count %u (modulo 256)",
@@ -525,7 +525,8 @@ static int run_write(struct lat *l, struct rt_error *err)
 			break;
 		if (!more(l, l->scnt))
 			continue;
-		*mark = (uint8_t)(l->scnt + 1);
+		if (!l->p->device_mem)
+			*mark = (uint8_t)(l->scnt + 1);
 		rc = post(l, true, err) ? -1 :
 		     await(l, l->p->sw, &l->ccnt, l->scnt, false, "RDMA WRITE completion", err);
 	}
@@ -540,7 +541,7 @@ static int fetched(struct lat *l, struct rt_error *err)
 {
 	uint64_t v;
 
-	if (l->p->verb != RT_PTL_ATOMIC)
+	if (l->p->verb != RT_PTL_ATOMIC || l->p->device_mem)
 		return 0;
 	memcpy(&v, l->p->local, sizeof(v));
 	return rt_pt_atomic_seq_check(&l->m->seq, l->p->atomic, v, err);

@@ -122,6 +122,9 @@ struct rt_ptl_path {
 	enum rt_ptl_verb verb;
 	enum rt_pt_atomic atomic;  /* atomic: which one */
 	bool imm;                  /* write: --write_with_imm (perftest_imm.h) */
+	bool device_mem;           /* the buffers are a GPU's (perftest_gpu.h): the
+				    * CPU writes no marks and checks no bytes or
+				    * fetched values there */
 	bool client;
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;       /* --use-srq: receives go there; else NULL */

@@ -53,7 +53,7 @@ static void make_path(struct ptl *x)
 
 	x->path = (struct rt_ptl_path){
 		.verb = verb_of(p->t.verb), .atomic = p->opt.atomic_type, .client = c->client,
-		.imm = p->opt.imm.write_imm,
+		.imm = p->opt.imm.write_imm, .device_mem = c->mem.kind == RT_PT_MEM_GPU,
 		.qp = c->qp[0], .srq = c->res.srq,
 		.sw = &c->sw, .rw = &c->rw, .local = rt_pt_conn_local(c, 0),
 		.target = rt_pt_conn_target(c, 0), .lkey = rt_pt_conn_send_lkey(c, 0),

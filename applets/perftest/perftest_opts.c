@@ -39,10 +39,8 @@ const struct rt_enum rt_pt_atomics[] = {
 #define RT_PT_GPU(name, what) { 0, name, "needs GPU memory (" what ")" }
 #define RT_PT_MLX5(name, what) { 0, name, "needs " what }
 const struct rt_opt_refused rt_pt_refused[] = {
-	RT_PT_GPU("use_cuda", "CUDA"),
-	RT_PT_GPU("use_cuda_bus_id", "CUDA"),
-	RT_PT_GPU("use_cuda_dmabuf", "CUDA dma-buf"),
-	RT_PT_GPU("use_rocm", "ROCm"),
+	RT_PT_GPU("use_opencl", "OpenCL"),
+	RT_PT_GPU("opencl_platform_id", "OpenCL"),
 	RT_PT_GPU("use_neuron", "AWS Neuron"),
 	RT_PT_GPU("use_neuron_dmabuf", "AWS Neuron dma-buf"),
 	RT_PT_GPU("use_hl", "Habana Gaudi"),
@@ -307,7 +305,8 @@ int rt_pt_params_init(struct rt_pt_params *p, const struct rt_pt_cfg *c,
 	    cm_rules(p, tab, err) || duration(p, tab, err) ||
 	    rt_pt_imm_rules(p, tab, err) || rt_pt_ud_rules(p, err) ||
 	    rt_pt_mcast_rules(p, tab, err) || rt_pt_rate_rules(p, tab, err) ||
-	    rt_pt_res_rules(p, c, tab, err) || rt_pt_payload_rules(p, err) ||
+	    rt_pt_res_rules(p, c, tab, err) || rt_pt_gpu_rules(p, tab, err) ||
+	    rt_pt_payload_rules(p, err) ||
 	    (t.kind == RT_PT_LAT && latency_rules(p, err)) ||
 	    limit(c->limit_bw, "-w (--limit_bw)", &p->limit_bw, err) ||
 	    limit(c->limit_msgrate, "-y (--limit_msgrate)", &p->limit_msgrate, err) ||

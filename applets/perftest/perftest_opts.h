@@ -23,6 +23,7 @@
 #include "rdmatest/error.h"
 #include "rdmatest/opt.h"
 #include "perftest/perftest_dual.h"
+#include "perftest/perftest_gpu.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_mcast.h"
 #include "perftest/perftest_payload.h"
@@ -84,6 +85,7 @@ struct rt_pt_cfg {
 	struct rt_pt_runctl_cfg ctl;      /* perftest_runctl.h */
 	struct rt_pt_imm_cfg imm;         /* perftest_imm.h */
 	struct rt_pt_payload_cfg payload; /* perftest_payload.h */
+	struct rt_pt_gpu_cfg gpu;         /* perftest_gpu.h */
 };
 
 extern const struct rt_enum rt_pt_mtus[];     /* active (0), 256 .. 4096 */
@@ -288,6 +290,7 @@ struct rt_pt_params {
 	double limit_bw, limit_msgrate; /* 0: none */
 	double limit_lat, limit_lat_max; /* µs, 0: none */
 	struct rt_pt_res res; /* addressing and resources (perftest_res.h) */
+	struct rt_pt_gpu gpu; /* GPU memory (perftest_gpu.h) */
 	double cycles_per_us; /* -C: the CPU's MHz; 0: report in µs (perftest_runctl.h) */
 };
 

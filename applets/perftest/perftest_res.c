@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "perftest/perftest_conn.h"
+#include "perftest/perftest_gpu.h"
 #include "perftest/perftest_res.h"
 #include "perftest/perftest_imm.h"
 #include "perftest/perftest_name.h"
@@ -533,6 +534,11 @@ int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
 	size_t len = (size_t)c->buf_size;
 	int rc;
 
+	if (c->p->gpu.on && rt_pt_gpu_mem_alloc(c, len, access | (r->odp ?
+								  IBV_ACCESS_ON_DEMAND : 0)))
+		return -1;
+	if (c->mem.kind == RT_PT_MEM_GPU)
+		return 0;
 	if (r->mmap_file)
 		rc = file_map(&c->mem, len, r, &c->run->err);
 	else if (r->hugepages)
@@ -555,9 +561,10 @@ void rt_pt_mem_free(struct rt_pt_conn *c)
 		if (m->mrs[i])
 			ibv_dereg_mr(m->mrs[i]);
 	free(m->mrs);
+	rt_pt_gpu_mem_free(c);
 	if (m->addr && m->kind == RT_PT_MEM_HEAP)
 		free(m->addr);
-	else if (m->addr)
+	else if (m->addr && m->kind != RT_PT_MEM_GPU)
 		munmap(m->addr, m->len);
 	*m = (struct rt_pt_mem){ 0 };
 }

@@ -55,6 +55,7 @@
 #include <infiniband/verbs.h>
 
 #include "rdmatest/error.h"
+#include "rdmatest/gpureg.h"
 #include "rdmatest/opt.h"
 
 #define RT_PT_HUGE_PAGE (2u << 20)
@@ -173,13 +174,19 @@ struct rt_pt_res {
 	  "plain here); a device without thread domains (rxe) exits 3", NULL }
 
 /* The buffer's memory and MRs (struct rt_pt_conn's `mem`). */
-enum rt_pt_mem_kind { RT_PT_MEM_HEAP, RT_PT_MEM_HUGE, RT_PT_MEM_FILE };
+enum rt_pt_mem_kind { RT_PT_MEM_HEAP, RT_PT_MEM_HUGE, RT_PT_MEM_FILE, RT_PT_MEM_GPU };
 struct rt_pt_mem {
-	uint8_t *addr;
+	uint8_t *addr;           /* GPU memory: the device address */
 	size_t len;              /* allocated or mapped */
 	enum rt_pt_mem_kind kind;
 	struct ibv_mr **mrs;     /* nmr: one, or one per QP */
 	unsigned nmr;
+	/* GPU memory (perftest_gpu.h): the open GPU (also with host memory
+	 * of --cuda_mem_type 4), its buffer, the host mirror, the path */
+	struct rt_gpumem *gpu;
+	struct rt_gpumem_buf *gbuf;
+	uint8_t *mirror;
+	enum rt_gpureg_path path;
 };
 
 struct rt_pt_params;

@@ -68,6 +68,12 @@ void rt_pt_print_info(const struct rt_pt_conn *c)
 	else
 		rt_say(l, " PCIe relax order: %s\n ibv_wr* API     : OFF",
 		       p->opt.no_relaxed ? "OFF" : "ON");
+	if (c->mem.gpu) {
+		char gpu[200];
+
+		rt_pt_gpu_describe(c, gpu, sizeof(gpu));
+		rt_say(l, " GPU memory      : %s", gpu);
+	}
 	depths(c, l);
 	rt_say(l, " Mtu             : %d[B]\n Link type       : %s",
 	       rt_mtu_bytes(c->sys.mtu), ib ? "IB" : "Ethernet");
@@ -143,6 +149,7 @@ void rt_pt_out_init(struct rt_pt_out *o, const struct rt_pt_conn *c)
 	rt_json_kv_uint(j, "qps", c->p->opt.qps);
 	rt_json_kv_bool(j, "dual_port", c->dual.on);
 	rt_json_kv_bool(j, "rdma_cm", c->p->opt.rdma_cm);
+	rt_pt_gpu_json(c, j);
 	rt_json_kv_string(j, "unit", c->p->opt.report_gbits ? "Gb/s" : "MiB/s");
 	rt_json_key(j, "rows");
 	rt_json_array_begin(j);

@@ -69,6 +69,19 @@ failed || run_on -t 40 a "$RT/rping" -c -a b -C 2 || fail "rping -a b (from /etc
 failed || bg_wait srv 20 || fail "rping server exited $?"
 pass
 
+# GPU memory needs a driver loaded with dlopen, which a static glibc
+# binary cannot do: refused before any peer is reached, naming the build
+# to use
+case_begin "static/ib_write_bw --use_cuda: exit 3 naming the dynamic build" 30
+if need_applet ib_write_bw; then
+	run_on -t 20 a "$RT/ib_write_bw" --timeout 5 --use_cuda=0 "$B"
+	rc=$?
+	[ "$rc" = 3 ] || fail "exit $rc, expected 3"
+	failed || output_has "needs the dynamically linked rdmatest: this static build cannot load libcuda.so.1" ||
+		fail "no reason naming the dynamic build"
+fi
+pass
+
 case_begin static/restore-libs 20
 for f in "$HIDDEN"/*; do
 	case ${f##*/} in libibverbs.d) mv "$f" /etc/ ;; *) mv "$f" "$LIBDIR/" ;; esac

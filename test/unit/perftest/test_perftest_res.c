@@ -164,9 +164,9 @@ static void named_refusals(void **state)
 	struct rt_error err;
 
 	(void)state;
-	refused(send_bw(&p, &err, "--use_cuda=0", NULL), &err,
-		"option --use_cuda is not supported by rdmatest: needs GPU memory (CUDA)");
-	refused(send_bw(&p, &err, "--use_rocm=0", NULL), &err, "needs GPU memory (ROCm)");
+	refused(send_bw(&p, &err, "--use_neuron=0", NULL), &err,
+		"option --use_neuron is not supported by rdmatest: needs GPU memory (AWS Neuron)");
+	refused(send_bw(&p, &err, "--use_opencl=0", NULL), &err, "needs GPU memory (OpenCL)");
 	refused(send_bw(&p, &err, "--aes_xts", NULL), &err, "needs mlx5 crypto");
 	refused(send_bw(&p, &err, "--log_dci_streams=2", NULL), &err, "needs mlx5 DC");
 	refused(send_bw(&p, &err, "--use_ooo", NULL), &err, "needs mlx5");
