@@ -200,9 +200,10 @@ static void probe_api(struct probe *p, enum rt_gpu_api api)
 	if (nic < 0 && p->topo.n_rdma > 0)
 		nic = 0; /* the GPU is not in the scan: any device will do */
 	if (nic >= 0)
-		printf("  rdma: %s (%s): a loopback `ib_write_bw --use_%s=%d -d %s` would run here once rdmatest's GPU options are wired\n",
-		       p->topo.rdma[nic].name, rt_pci_rel_name(rel),
-		       api == RT_GPU_HIP ? "rocm" : "cuda", g.index, p->topo.rdma[nic].name);
+		/* scripts/gpu-probe runs the loopback each such line names */
+		printf("  rdma: %s (%s)\nloopback: %s --use_%s=%d\n",
+		       p->topo.rdma[nic].name, rt_pci_rel_name(rel), p->topo.rdma[nic].name,
+		       api == RT_GPU_HIP ? "rocm" : "cuda", g.index);
 	else
 		printf("  rdma: no RDMA device with a PCI function here\n");
 	rt_gpumem_close(&g);
