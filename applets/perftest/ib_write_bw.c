@@ -37,4 +37,9 @@ RT_PT_APPLET(ib_write_bw, RT_PT_WRITE, RT_PT_BW, rt_pt_bw_rdma_session,
 			 "\n"
 			 "Ten seconds with 4 QPs, in Gb/s, with a floor for a script "
 			 "(exit 1 below it):\n"
-			 "ib_write_bw -D 10 -q 4 --report_gbits --limit_bw 90 A")
+			 "ib_write_bw -D 10 -q 4 --report_gbits --limit_bw 90 A\n"
+			 "\n"
+			 "GPUDirect RDMA: both buffers on the GPU at bus id 18:00.0 (the "
+			 "dynamically linked rdmatest; docs/gpudirect.md):\n"
+			 "ib_write_bw -d mlx5_0 --use_cuda_bus_id=18:00.0 --report_gbits\n"
+			 "ib_write_bw -d mlx5_0 --use_cuda_bus_id=18:00.0 --report_gbits A")
