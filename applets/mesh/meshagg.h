@@ -234,6 +234,8 @@ struct rt_mesh_ctrlog; /* meshcell.h's stored rises */
 #define RT_MESH_CTRLOG_MAX 65536u
 struct rt_mesh_sparse; /* meshcell.h's sparse entry */
 
+struct rt_mesh_tally;
+
 struct rt_mesh_agg {
 	uint32_t n;              /* ranks, 0 until the first hello (report) */
 	struct rt_mesh_node *nodes;
@@ -276,6 +278,9 @@ struct rt_mesh_agg {
 	 * host lists it ACTIVE and none an address (tested over verbs alone) */
 	uint32_t rails_addressed, rails_unaddressed;
 	uint32_t rails_expected; /* the rail count in use most hosts have */
+	/* a traffic pattern's per-round figures (meshtally.h), rank 0's, or
+	 * NULL: the pairs pattern, or a report */
+	struct rt_mesh_tally *tally;
 	uint32_t rail_mismatch;  /* hosts with another count: not READY */
 	uint32_t not_judged; /* RT_LINK_RTT_REL, RT_LINK_BW_REL: too few links */
 	/* after judging: inventory differences from most hosts (meshinv.h),

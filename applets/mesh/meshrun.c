@@ -579,7 +579,7 @@ static uint64_t results_of(const struct rt_sched *s)
 		return n * (n - 1) / 2;
 	if (s->kind == RT_SCHED_RING)
 		return (n == 2 ? 1 : n) + blame;
-	if (s->kind == RT_SCHED_BUDGET)
+	if (s->kind == RT_SCHED_BUDGET || s->kind == RT_SCHED_BISECTION)
 		return (uint64_t)s->base_rounds * (n / 2) + blame;
 	return n / 2 + blame;
 }

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "mesh/meshcell.h"
+#include "mesh/meshtally.h"
 #include "rdmatest/util.h"
 static void set_size(struct rt_mesh_agg *g, uint32_t n)
 {
@@ -326,6 +327,8 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result for ranks %u and %u: a mesh "
 			       "has at most %u", r->a, r->b, RT_HOSTLIST_MAX);
 	g->nres++;
+	if (g->tally)
+		rt_mesh_tally_add(g->tally, r);
 	ctrlog_add(g, a, b, r);
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);

@@ -127,6 +127,7 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 		s->base_rounds = n < 2 ? 0 : n - 1 + n % 2;
 		break;
 	case RT_SCHED_BUDGET:
+	case RT_SCHED_BISECTION:
 		s->base_rounds = n < 2 ? 0 : rt_sched_matchings(n);
 		s->perm = rt_xmalloc(n * sizeof(*s->perm));
 		break;
@@ -149,10 +150,21 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 			s->rounds += div_up(ring_round_size(n, b), s->bound);
 	}
 	s->max_pairs = RT_MIN(s->bound, RT_MAX(half, 1u));
-	s->cover_rounds = kind != RT_SCHED_BUDGET || n < 2 ? s->rounds :
-			  (n % 2 && n > 2 ? 2 : 1) * s->split;
+	s->cover_rounds = (kind != RT_SCHED_BUDGET && kind != RT_SCHED_BISECTION) || n < 2 ?
+			  s->rounds : (n % 2 && n > 2 ? 2 : 1) * s->split;
 	s->base = rt_xmalloc(RT_MAX(half, 1u) * sizeof(*s->base));
 	return 0;
+}
+
+void rt_sched_cap(struct rt_sched *s, uint32_t matchings)
+{
+	uint32_t m = RT_MAX(matchings, 1u);
+
+	if (s->kind == RT_SCHED_RING || s->base_rounds <= m)
+		return;
+	s->base_rounds = m;
+	s->rounds = m * s->split;
+	s->cover_rounds = RT_MIN(s->cover_rounds, s->rounds);
 }
 
 uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
@@ -169,7 +181,8 @@ uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
 	k = s->cached == b + 1 ? s->cached_k :
 	    s->kind == RT_SCHED_RING ? ring_round(s->n, b, s->base) :
 	    s->kind == RT_SCHED_TOURNAMENT ? tournament_round(s->n, b, s->base) :
-	    s->kind == RT_SCHED_BUDGET ? matching_round(s, b, s->base) :
+	    s->kind == RT_SCHED_BUDGET || s->kind == RT_SCHED_BISECTION ?
+	    matching_round(s, b, s->base) :
 	    random_round(s, s->base);
 	/* the parts of one base round come in a row: compute it once */
 	s->cached = b + 1;
@@ -189,7 +202,8 @@ void rt_sched_free(struct rt_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *const kind_names[] = {"ring", "tournament", "random", "budget"};
+static const char *const kind_names[] = {"ring", "tournament", "random", "budget",
+					 "bisection"};
 
 int rt_sched_kind_parse(const char *name)
 {

@@ -15,6 +15,11 @@
  *               for even n) test every rank (cover_rounds). At most
  *               rt_sched_matchings(n) matchings; the coordinator stops
  *               earlier, when the budget is spent
+ *   bisection   (--pattern bisection) the budget's random perfect matchings,
+ *               all pairs of one at once, each pair's bandwidth in both
+ *               directions at once: half the hosts against the other half,
+ *               a different half each round; rt_sched_cap bounds the
+ *               matchings (--rounds) where no budget does
  * The blame pass (meshrun.h) is made of rounds of disjoint pairs from
  * rt_sched_disjoint, its partners chosen by rt_sched_blame.
  * With a bound B on concurrent pairs below a round's size, the round is
@@ -34,7 +39,7 @@
 #include "rdmatest/error.h"
 
 enum rt_sched_kind { RT_SCHED_RING, RT_SCHED_TOURNAMENT, RT_SCHED_RANDOM,
-		     RT_SCHED_BUDGET };
+		     RT_SCHED_BUDGET, RT_SCHED_BISECTION };
 
 /* Matchings a budget schedule of n ranks holds at most: their results
  * stay within 8 Mi (half of meshagg.h's bound, the rest is the blame
@@ -66,12 +71,16 @@ struct rt_sched {
  * exit 2. */
 int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 		  uint32_t bound, uint64_t seed, struct rt_error *err);
+/* At most `matchings` base rounds (>= 1; the cover rounds stay within
+ * them): a bisection's --rounds. */
+void rt_sched_cap(struct rt_sched *s, uint32_t matchings);
 /* The pairs of round r (< s->rounds) into out (room for s->max_pairs);
  * returns their number. Not reentrant: it uses s->base. */
 uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out);
 void rt_sched_free(struct rt_sched *s);
 /* "ring", "tournament", "random" -> kind; -1 for anything else ("budget"
- * is the name of --budget's matchings, not a --schedule). */
+ * and "bisection" name --budget's and --pattern's matchings, not a
+ * --schedule). */
 int rt_sched_kind_parse(const char *name);
 const char *rt_sched_kind_name(enum rt_sched_kind kind);
 

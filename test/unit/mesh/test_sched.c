@@ -231,6 +231,51 @@ static void budget_distinct_pairs(void **state)
 }
 
 /* The pair set's bound: 1 MiB at 4,096 ranks, none above 8,192. */
+/* A bisection: the cap leaves that many matchings, each a perfect one
+ * (every rank once, the odd one out resting), all of its pairs in one
+ * round when nothing bounds them, and the matchings differ. */
+static void bisection_matchings(void **state)
+{
+	(void)state;
+	for (uint32_t n = 2; n <= 17; n++) {
+		struct rt_sched s;
+		struct rt_error err = {0};
+		struct rt_pair out[16], first[16];
+		uint32_t k0 = 0;
+		bool differ = false;
+
+		assert_int_equal(rt_sched_init(&s, RT_SCHED_BISECTION, n, 0, 7, &err), 0);
+		rt_sched_cap(&s, 3);
+		assert_int_equal(s.base_rounds, 3);
+		assert_int_equal(s.split, 1);
+		assert_int_equal(s.rounds, 3);
+		assert_true(s.cover_rounds <= s.rounds);
+		assert_string_equal(rt_sched_kind_name(s.kind), "bisection");
+		for (uint32_t r = 0; r < s.rounds; r++) {
+			uint8_t in[17] = {0};
+			uint32_t k = rt_sched_round(&s, r, out);
+
+			assert_int_equal(k, n / 2);
+			for (uint32_t i = 0; i < k; i++) {
+				assert_int_equal(in[out[i].a]++, 0);
+				assert_int_equal(in[out[i].b]++, 0);
+			}
+			if (r == 0) {
+				memcpy(first, out, k * sizeof(*out));
+				k0 = k;
+			} else if (memcmp(first, out, k0 * sizeof(*out))) {
+				differ = true;
+			}
+		}
+		assert_true(differ || n <= 3); /* 2 and 3 ranks have one matching */
+		rt_sched_cap(&s, 100); /* a cap above what is left changes nothing */
+		assert_int_equal(s.rounds, 3);
+		rt_sched_free(&s);
+	}
+	/* "bisection" is not a --schedule */
+	assert_int_equal(rt_sched_kind_parse("bisection"), -1);
+}
+
 static void pairset_bound(void **state)
 {
 	struct rt_pairset ps;
@@ -370,6 +415,7 @@ int main(void)
 		cmocka_unit_test(random_pairs_each_once),
 		cmocka_unit_test(budget_covers_every_rank),
 		cmocka_unit_test(budget_distinct_pairs),
+		cmocka_unit_test(bisection_matchings),
 		cmocka_unit_test(pairset_bound),
 		cmocka_unit_test(disjoint_rounds),
 		cmocka_unit_test(blame_partners),
