@@ -238,6 +238,7 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 		a->rounds = rd->rounds;
 		a->role = role_of(rd, rank, &a->peer);
 		if (a->role != RT_MESH_REST) {
+			a->flags = c->both_ways ? RT_MESH_ASSIGN_BOTH_WAYS : 0;
 			a->port = c->g->nodes[a->peer].port;
 			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
 			assign_rails(c, rd, a, rank);

@@ -63,6 +63,7 @@ struct rt_mesh_coord {
 	long long round_ms; /* bound on one round's results (> 0) */
 	uint64_t seed;      /* of the blame pass's partners */
 	bool no_blame;      /* --no-blame: the first pass alone */
+	bool both_ways;     /* --pattern bisection: bandwidth both ways at once */
 	long long budget_ms; /* --budget; 0: none */
 	FILE *lines;        /* rank 0's evidence lines (--lines), or NULL */
 	uint32_t lost;      /* ranks lost during the run (after the call) */

@@ -137,7 +137,8 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put16(&c, m->u.assign.port);
 		put_host(&c, m->u.assign.host);
 		put8(&c, m->u.assign.nrails);
-		put_zero(&c, 3);
+		put8(&c, m->u.assign.flags);
+		put_zero(&c, 2);
 		for (unsigned i = 0; i < m->u.assign.nrails && i < RT_MESH_RAILS_MAX; i++)
 			put_arail(&c, &m->u.assign.rails[i]);
 		break;
@@ -443,8 +444,11 @@ static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a
 			struct rt_error *err)
 {
 	a->nrails = get8(c);
-	if (zeros(c, 3, "assign", err))
+	a->flags = get8(c);
+	if (zeros(c, 2, "assign", err))
 		return -1;
+	if (a->flags & ~RT_MESH_ASSIGN_FLAGS)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: unknown flags %#x", a->flags);
 	if (a->nrails != nrails)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u rails in a message of %u",
 			       a->nrails, nrails);

@@ -22,7 +22,8 @@
  *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
  *            (version 6) the rails to test: a count (0 to
  *            RT_MESH_RAILS_MAX; 0: the partner's host, as before rails)
- *            and that many entries of RT_MESH_ARAIL_WIRE bytes: this
+ *            and that many entries of RT_MESH_ARAIL_WIRE bytes (after
+ *            the count, a flags byte, RT_MESH_ASSIGN_*): this
  *            rank's rail, the partner's, the partner's address on it
  *            (family 0, zero bytes: an end has none, test over verbs):
  *            84 + 20 x count bytes of payload            0 -> rank
@@ -219,8 +220,14 @@ struct rt_mesh_assign {
 	/* the rails to test, in (rail, rail_b) order, strictly increasing;
 	 * 0: the partner's host */
 	uint8_t nrails;
+	uint8_t flags; /* RT_MESH_ASSIGN_* */
 	struct rt_mesh_arail rails[RT_MESH_RAILS_MAX];
 };
+
+/* An assignment's flags: the bandwidth test writes and reads at once,
+ * both directions of each link loaded together (--pattern bisection). */
+#define RT_MESH_ASSIGN_BOTH_WAYS 1u
+#define RT_MESH_ASSIGN_FLAGS RT_MESH_ASSIGN_BOTH_WAYS
 
 struct rt_mesh_result {
 	uint32_t round, a, b;

@@ -538,7 +538,20 @@ static void assign_carries_rails(void **state)
 	assert_string_equal(back.u.assign.rails[0].addr, "10.0.0.5");
 	assert_string_equal(back.u.assign.rails[1].addr, "fd00::2:5");
 	expect_refused(assign_rails(), 88, 1, 8, "1 rails in a message of 2");
-	expect_refused(assign_rails(), 89, 1, 8, "padding");
+	expect_refused(assign_rails(), 89, 2, 8, "unknown flags 0x2");
+	expect_refused(assign_rails(), 90, 1, 8, "padding");
+	{ /* the flags travel */
+		struct rt_meshmsg m = assign_rails(), back;
+		uint8_t buf[RT_MESHMSG_MAX];
+		struct rt_error err = {0};
+		size_t len;
+
+		m.u.assign.flags = RT_MESH_ASSIGN_BOTH_WAYS;
+		len = rt_meshmsg_encode(&m, buf);
+		assert_int_equal(buf[89], RT_MESH_ASSIGN_BOTH_WAYS);
+		assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+		assert_int_equal(back.u.assign.flags, RT_MESH_ASSIGN_BOTH_WAYS);
+	}
 	expect_refused(assign_rails(), r0, 32, 8, "rail 32 to 0");
 	expect_refused(assign_rails(), r0 + 1, 32, 8, "rail 0 to 32");
 	buf[r1] = buf[r1 + 1] = 0; /* (0, 0) twice */
