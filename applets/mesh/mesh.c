@@ -20,6 +20,7 @@
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
 #include "mesh/meshdry.h"
+#include "mesh/meshgpu.h"
 #include "mesh/meshheat.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshparse.h"
@@ -74,6 +75,7 @@ struct mesh_cfg {
 	int cross_rails;
 	int exit_status; /* enum exit_kind */
 	const char *expect;
+	int gpu; /* enum rt_gpu_api, when given */
 };
 
 #define RT_CFG struct mesh_cfg
@@ -85,6 +87,12 @@ static const struct rt_enum exit_kinds[] = {
 	{ "self", EXIT_SELF, "NOT READY is exit 1 only on a rank whose own host is at fault "
 	  "(its checks failed, or the verdict names it a bad host or a host with a bad rail), "
 	  "exit 4 on the others; a rank that got no verdict from rank 0 exits 4 too" },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_enum gpu_apis[] = {
+	{ "cuda", RT_GPU_CUDA, "NVIDIA: libcuda.so.1; peer memory through nvidia_peermem" },
+	{ "hip", RT_GPU_HIP, "AMD: libamdhip64.so; peer memory through amdgpu" },
 	{ NULL, 0, NULL },
 };
 
@@ -157,6 +165,12 @@ static const struct rt_opt mesh_opts[] = {
 	  "after the pings, RDMA WRITE SIZE bytes (k/m/g) to the partner and RDMA READ as "
 	  "many from it, and judge the slower direction's Gbit/s; every rank must give the "
 	  "same (0: no bandwidth test)", NULL },
+	{ 0, "gpu", RT_OPT_ENUM, RT_I(gpu), 0, 0, NULL, "cuda|hip",
+	  "GPUDirect RDMA: each rail's bandwidth buffers (--bw) in the memory of the GPU "
+	  "nearest its RDMA device in the PCIe tree, registered by dma-buf or else peer "
+	  "memory, the bytes read back checked; the summary and JSON name each rail's GPU "
+	  "and how near it is (PIX ... SYS, or unknown). Needs the dynamically linked "
+	  "rdmatest and the GPU's driver; exit 3 naming what this host lacks", gpu_apis },
 	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP("the pair tests' connections'") "; over verbs "
 		       "(a rail without an address) the GRH's traffic class; every rank must give "
 		       "the same, for the lossless class the fabric maps it to"),
@@ -233,7 +247,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
-	  "[--pings N] [--bw SIZE] "
+	  "[--pings N] [--bw SIZE] [--gpu cuda|hip] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -415,6 +429,7 @@ struct mesh_run {
 	long long port;
 	struct rt_mesh_limits lim;
 	struct rt_mesh_cm_test test;
+	struct rt_mesh_gpu *gpu; /* --gpu's rails, or NULL */
 	struct rt_mesh_plan plan;
 	const char *heatmap;
 	const char *prom;
@@ -597,6 +612,11 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 		     rt_mesh_key_open(&m->key, cfg->token_file, m->plan.rank == 0, &run->err);
 	else if (!rc && !cfg->dry_run)
 		rc = rt_mesh_key_open(&m->key, NULL, m->plan.rank == 0, &run->err);
+	if (!rc && !cfg->dry_run && rt_opt_was_given(&run->tabs[0], "gpu")) {
+		m->test.gpu = m->gpu = rt_xcalloc(1, sizeof(*m->gpu)); /* about 28 KiB */
+		rc = rt_mesh_gpu_open(m->gpu, (enum rt_gpu_api)cfg->gpu, "/sys", m->rails,
+				      m->nrails, &run->err);
+	}
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))
@@ -608,6 +628,9 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 		rc = cfg->dry_run ? rt_mesh_dry_run(run, &m->plan, &m->l) : run_mesh(run, m);
 	rt_launch_free(&m->l);
 	rt_mesh_key_close(&m->key);
+	if (m->gpu)
+		rt_mesh_gpu_close(m->gpu);
+	free(m->gpu);
 	free(m);
 	return rc;
 }
