@@ -7,6 +7,7 @@
 #include "mesh/meshctr.h"
 #include "mesh/meshinv.h"
 #include "mesh/meshtext.h"
+#include "rdmatest/pcitopo.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
@@ -236,7 +237,16 @@ static void unaddressed_rails(FILE *out, const struct rt_mesh_agg *g)
  * where others have one (a rank started without --gpu). */
 static bool gpu_notable(unsigned rel)
 {
-	return rel != RT_MESH_GPU_REL0 + 1 && rel != RT_MESH_GPU_REL0 + 2;
+	return rel != RT_MESH_GPU_REL0 + RT_PCI_PIX && rel != RT_MESH_GPU_REL0 + RT_PCI_PXB;
+}
+
+static const char *gpu_far(unsigned rel)
+{
+	if (rel == RT_MESH_GPU_REL0 + RT_PCI_SYS)
+		return " to its NIC: GPUDirect crosses the sockets' interconnect";
+	if (rel == RT_MESH_GPU_REL0 + RT_PCI_NODE)
+		return " to its NIC: GPUDirect crosses host bridges of one socket";
+	return rel == RT_MESH_GPU_REL0 + RT_PCI_PHB ? " to its NIC: through the root complex" : "";
 }
 
 static void gpus(FILE *out, const struct rt_mesh_agg *g)
@@ -270,8 +280,7 @@ static void gpus(FILE *out, const struct rt_mesh_agg *g)
 					host_of(g, i), r->rail, r->dev, r->gpu,
 					r->gpu_rel == RT_MESH_GPU_UNKNOWN ? "nearest unknown (no PCIe "
 					"path between them in sysfs)" : rt_mesh_gpu_rel_name(r->gpu_rel),
-					r->gpu_rel >= RT_MESH_GPU_REL0 + 4 ? " to its NIC: GPUDirect "
-					"crosses the host bridges" : "");
+					gpu_far(r->gpu_rel));
 		}
 	if (notable > shown)
 		fprintf(out, "... and %u more rails whose GPU is not PIX or PXB\n", notable - shown);
