@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshgpu.h"
+#include "mesh/meshtest.h"
 #include "../core/pci_tree.h"
 
 struct fixture {
@@ -137,6 +138,40 @@ static void failures_name_the_rail(void **state)
 	dlclose(dl);
 }
 
+/* The check reads the connection's landing slot back from the GPU: the
+ * round's pattern passes, a byte off is named, another round's pattern
+ * (a window a write never reached) fails, bytes past len are not read. */
+static void check_reads_the_landing_back(void **state)
+{
+	struct rt_mesh_gpu_rail r = {0};
+	struct rt_mesh_gpu_conn c = {.rail = &r, .land_off = 3 * RT_MESH_BW_CHUNK};
+	struct rt_error err = {0};
+	uint8_t *host = calloc(1, RT_MESH_BW_CHUNK);
+	void *dl;
+	int (*live)(void) = fake_live(&dl);
+
+	(void)state;
+	unsetenv("RT_FAKE_GPU_FAIL");
+	assert_int_equal(rt_gpumem_open(&r.g, RT_GPU_CUDA, NULL, &err), 0);
+	assert_int_equal(rt_gpumem_alloc(&r.g, RT_MESH_BW_CHUNK * RT_MESH_RAILS_MAX, &r.land,
+					 &err), 0);
+	for (size_t i = 0; i < RT_MESH_BW_CHUNK; i++)
+		host[i] = rt_mesh_gpu_byte(7, i);
+	host[1000] ^= 1; /* past len below: not read */
+	assert_int_equal(rt_gpumem_to_dev(&r.g, r.land, c.land_off, host, RT_MESH_BW_CHUNK, &err), 0);
+	assert_int_equal(rt_mesh_gpu_check(&c, 7, 1000, &err), 0);
+	assert_int_equal(rt_mesh_gpu_check(&c, 7, 1001, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_FAIL);
+	assert_non_null(strstr(err.reason, "data check: byte 1000 read back"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_gpu_check(&c, 8, 10, &err), -1);
+	assert_non_null(strstr(err.reason, "byte 0 read back"));
+	rt_gpumem_close(&r.g);
+	assert_int_equal(live(), 0);
+	free(host);
+	dlclose(dl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +179,7 @@ int main(void)
 		cmocka_unit_test(relation_names),
 		cmocka_unit_test(pattern_varies),
 		cmocka_unit_test(failures_name_the_rail),
+		cmocka_unit_test(check_reads_the_landing_back),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
