@@ -294,6 +294,12 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 		      "rdmatest mesh --quick --exit-status self --hosts \"$SLURM_JOB_NODELIST\" "
 		      "--port $((7500 + 2 * (SLURM_JOB_ID % 8000)))\n"
 		      "\n"
+		      "On a GPU cluster, GPUDirect RDMA from each NIC's nearest GPU to the "
+		      "partner's, 1 GiB each way on every rail (the dynamically linked "
+		      "rdmatest only: a static one cannot load the GPU driver; needs dma-buf "
+		      "or nvidia_peermem):\n"
+		      "srun -N 64 --ntasks-per-node=1 rdmatest mesh --gpu cuda --bw 1g --min-gbps 300\n"
+		      "\n"
 		      "Judge the per-rank --lines output afterwards:\n"
 		      "rdmatest mesh report rank*.out",
 	  .internal_opts = (const char *const[]){ "command", "file", NULL },
