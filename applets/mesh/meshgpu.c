@@ -67,8 +67,7 @@ static struct ibv_context *open_dev(const char *name, struct rt_error *err)
 
 /* Each buffer registered once on the rail's device, as the tests will:
  * the host's registration path is proven before any pair starts. */
-static int try_register(struct rt_mesh_gpu *m, struct rt_mesh_gpu_rail *r, const char *dev,
-			struct rt_error *err)
+static int try_register(struct rt_mesh_gpu_rail *r, const char *dev, struct rt_error *err)
 {
 	struct rt_gpumem_buf *bufs[] = { r->src, r->land, r->win };
 	struct ibv_context *ctx = open_dev(dev, err);
@@ -77,7 +76,7 @@ static int try_register(struct rt_mesh_gpu *m, struct rt_mesh_gpu_rail *r, const
 
 	for (size_t i = 0; pd && !rc && i < ARRAY_SIZE(bufs); i++) {
 		struct ibv_mr *mr = rt_gpureg_mr(pd, &r->g, bufs[i], WIN_ACCESS, RT_GPUREG_AUTO,
-						 m->sysfs, NULL, err);
+						 r->sysfs, NULL, err);
 
 		rc = mr ? ibv_dereg_mr(mr) : -1;
 	}
@@ -115,10 +114,11 @@ static int open_rail(struct rt_mesh_gpu *m, const struct rt_pcitopo *t,
 	if (rt_gpumem_open(&r->g, m->api, bus[0] ? bus : NULL, err))
 		return -1;
 	r->open = true;
+	r->sysfs = m->sysfs;
 	bus_kernel(r->g.bus_id, rail->gpu, sizeof(rail->gpu));
 	if (!rail->gpu[0]) /* a driver that names no bus id: the field still says GPU */
 		snprintf(rail->gpu, sizeof(rail->gpu), "index %d", r->g.index);
-	return alloc_bufs(r, err) || try_register(m, r, rail->dev, err) ? -1 : 0;
+	return alloc_bufs(r, err) || try_register(r, rail->dev, err) ? -1 : 0;
 }
 
 int rt_mesh_gpu_open(struct rt_mesh_gpu *m, enum rt_gpu_api api, const char *sysfs,
@@ -173,7 +173,7 @@ static int reg(struct rt_mesh_gpu_rail *r, struct rt_gpumem_buf *b, size_t off, 
 {
 	/* the MR covers the whole buffer; the connection's rt_buf starts at
 	 * its slot, so that offset 0 is the slot's first byte */
-	out->mr = rt_gpureg_mr(pd, &r->g, b, access, RT_GPUREG_AUTO, "/sys", NULL, err);
+	out->mr = rt_gpureg_mr(pd, &r->g, b, access, RT_GPUREG_AUTO, r->sysfs, NULL, err);
 	out->addr = (uint8_t *)(uintptr_t)(b->addr + off);
 	out->len = len;
 	return out->mr ? 0 : -1;

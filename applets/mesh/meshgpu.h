@@ -45,6 +45,7 @@
 
 struct rt_mesh_gpu_rail {
 	bool open;
+	const char *sysfs;  /* the rank's: where the peer memory module shows */
 	struct rt_gpumem g;
 	struct rt_gpumem_buf *src, *land, *win;
 };
