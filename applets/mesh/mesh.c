@@ -619,7 +619,7 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 	else if (!rc && !cfg->dry_run)
 		rc = rt_mesh_key_open(&m->key, NULL, m->plan.rank == 0, &run->err);
 	if (!rc && !cfg->dry_run && rt_opt_was_given(&run->tabs[0], "gpu")) {
-		m->test.gpu = m->gpu = rt_xcalloc(1, sizeof(*m->gpu)); /* about 28 KiB */
+		m->test.gpu = m->gpu = rt_xcalloc(1, sizeof(*m->gpu)); /* about 26 KiB */
 		rc = rt_mesh_gpu_open(m->gpu, (enum rt_gpu_api)cfg->gpu, "/sys", m->rails,
 				      m->nrails, &run->err);
 	}

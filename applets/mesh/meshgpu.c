@@ -18,7 +18,7 @@ uint8_t rt_mesh_gpu_byte(uint32_t round, size_t i)
 {
 	/* varies within a chunk and from round to round, so that a stale
 	 * window (a write that never landed) reads back wrong */
-	return (uint8_t)((i * 131u + (i >> 8) * 7u + round * 29u + 1u) & 0xffu);
+	return (uint8_t)((i * 131u + (i >> 8) * 7u + (size_t)round * 29u + 1u) & 0xffu);
 }
 
 void rt_mesh_gpu_pick(const struct rt_pcitopo *t, const char *dev, unsigned rail, char *bus,

@@ -27,7 +27,7 @@
  * Errors are core's (gpumem.h, gpureg.h), prefixed with the rail: exit 3
  * where the host lacks what is needed (a static build, no driver, no
  * GPU, no peer memory module, a registration the device cannot do).
- * Memory: one struct rt_mesh_gpu (about 28 KiB) a rank; GPU memory a
+ * Memory: one struct rt_mesh_gpu (about 26 KiB) a rank; GPU memory a
  * rail: 64 KiB + 2 MiB + 1 MiB; the PCIe scan (about 50 KB) while
  * opening; 64 KiB of host memory while filling or checking a chunk. */
 #ifndef RDMATEST_MESHGPU_H
