@@ -19,6 +19,8 @@
 #include "mesh/meshkey.h"
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
+#include "mesh/meshdry.h"
+#include "mesh/meshgpu.h"
 #include "mesh/meshheat.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshparse.h"
@@ -73,6 +75,7 @@ struct mesh_cfg {
 	int cross_rails;
 	int exit_status; /* enum exit_kind */
 	const char *expect;
+	int gpu; /* enum rt_gpu_api, when given */
 };
 
 #define RT_CFG struct mesh_cfg
@@ -84,6 +87,12 @@ static const struct rt_enum exit_kinds[] = {
 	{ "self", EXIT_SELF, "NOT READY is exit 1 only on a rank whose own host is at fault "
 	  "(its checks failed, or the verdict names it a bad host or a host with a bad rail), "
 	  "exit 4 on the others; a rank that got no verdict from rank 0 exits 4 too" },
+	{ NULL, 0, NULL },
+};
+
+static const struct rt_enum gpu_apis[] = {
+	{ "cuda", RT_GPU_CUDA, "NVIDIA: libcuda.so.1; peer memory through nvidia_peermem" },
+	{ "hip", RT_GPU_HIP, "AMD: libamdhip64.so; peer memory through amdgpu" },
 	{ NULL, 0, NULL },
 };
 
@@ -156,6 +165,12 @@ static const struct rt_opt mesh_opts[] = {
 	  "after the pings, RDMA WRITE SIZE bytes (k/m/g) to the partner and RDMA READ as "
 	  "many from it, and judge the slower direction's Gbit/s; every rank must give the "
 	  "same (0: no bandwidth test)", NULL },
+	{ 0, "gpu", RT_OPT_ENUM, RT_I(gpu), 0, 0, NULL, "cuda|hip",
+	  "GPUDirect RDMA: each rail's bandwidth buffers (--bw) in the memory of the GPU "
+	  "nearest its RDMA device in the PCIe tree, registered by dma-buf or else peer "
+	  "memory, the bytes read back checked; the summary and JSON name each rail's GPU "
+	  "and how near it is (PIX ... SYS, or unknown). Needs the dynamically linked "
+	  "rdmatest and the GPU's driver; exit 3 naming what this host lacks", gpu_apis },
 	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP("the pair tests' connections'") "; over verbs "
 		       "(a rail without an address) the GRH's traffic class; every rank must give "
 		       "the same, for the lossless class the fabric maps it to"),
@@ -232,7 +247,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
-	  "[--pings N] [--bw SIZE] "
+	  "[--pings N] [--bw SIZE] [--gpu cuda|hip] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -278,6 +293,12 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 		      "node that the verdict blames, on a port of the job's own:\n"
 		      "rdmatest mesh --quick --exit-status self --hosts \"$SLURM_JOB_NODELIST\" "
 		      "--port $((7500 + 2 * (SLURM_JOB_ID % 8000)))\n"
+		      "\n"
+		      "On a GPU cluster, GPUDirect RDMA from each NIC's nearest GPU to the "
+		      "partner's, 1 GiB each way on every rail (the dynamically linked "
+		      "rdmatest only: a static one cannot load the GPU driver; needs dma-buf "
+		      "or nvidia_peermem):\n"
+		      "srun -N 64 --ntasks-per-node=1 rdmatest mesh --gpu cuda --bw 1g --min-gbps 300\n"
 		      "\n"
 		      "Judge the per-rank --lines output afterwards:\n"
 		      "rdmatest mesh report rank*.out",
@@ -414,6 +435,7 @@ struct mesh_run {
 	long long port;
 	struct rt_mesh_limits lim;
 	struct rt_mesh_cm_test test;
+	struct rt_mesh_gpu *gpu; /* --gpu's rails, or NULL */
 	struct rt_mesh_plan plan;
 	const char *heatmap;
 	const char *prom;
@@ -576,83 +598,6 @@ static int run_mesh(struct rt_run *run, struct mesh_run *m)
 	return rc;
 }
 
-/* Name by name onto one line: the list has no joined copy to hand rt_say. */
-static void say_hosts(FILE *out, const struct rt_hostlist *h)
-{
-	fputs("hosts:", out);
-	for (uint32_t i = 0; i < h->n; i++)
-		fprintf(out, "%s%s", i ? "," : " ", h->names[i]);
-	fputs(h->n ? "\n" : " (none)\n", out);
-}
-
-/* --dry-run: the plan a real run would start from, so that a launcher's
- * set-up can be checked on every host before the cluster is booked. */
-static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
-			 const struct rt_launch *l)
-{
-	rt_say(&run->log, "launcher: %s", rt_launcher_name(l->via));
-	rt_say(&run->log, "rank: %u", p->rank);
-	rt_say(&run->log, "size: %u", p->size);
-	if (!run->log.quiet)
-		say_hosts(run->log.human, &l->hosts);
-	rt_say(&run->log, "coordinator: %s", p->coord_host);
-	rt_say(&run->log, "port: %u", p->coord_port);
-	rt_say(&run->log, "schedule: %s", rt_sched_kind_name(p->kind));
-	rt_say(&run->log, "auth: %s (%s)", rt_mesh_auth_mode_name(p->key->mode), p->key->why);
-	rt_say(&run->log, "bounds: a pair's test %lld s, joining %lld s", p->timeout_ms / 1000,
-	       rt_mesh_join_ms(p) / 1000);
-	if (p->budget_ms)
-		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
-	/* a fingerprint that the ranks can compare, never the token itself */
-	if (l->token)
-		rt_say(&run->log, "token: %08x (%s)", (unsigned)(l->token >> 32), l->token_from);
-	else
-		rt_say(&run->log, "token: none (any hello is admitted)");
-}
-
-static void token_json(struct rt_json *j, const struct rt_launch *l)
-{
-	char fp[16];
-
-	rt_json_key(j, "token");
-	if (!l->token) {
-		rt_json_null(j);
-		return;
-	}
-	snprintf(fp, sizeof(fp), "%08x", (unsigned)(l->token >> 32));
-	rt_json_object_begin(j);
-	rt_json_kv_string(j, "fingerprint", fp);
-	rt_json_kv_string(j, "from", l->token_from);
-	rt_json_object_end(j);
-}
-
-static int dry_run(struct rt_run *run, const struct mesh_run *m)
-{
-	const struct rt_mesh_plan *p = &m->plan;
-	struct rt_json *j = &run->results;
-
-	dry_run_text(run, p, &m->l);
-	rt_json_key(j, "launch");
-	rt_json_object_begin(j);
-	rt_json_kv_string(j, "launcher", rt_launcher_name(m->l.via));
-	rt_json_kv_uint(j, "rank", p->rank);
-	rt_json_kv_uint(j, "size", p->size);
-	rt_json_key(j, "hosts");
-	rt_json_array_begin(j);
-	for (uint32_t i = 0; i < m->l.hosts.n; i++)
-		rt_json_string(j, m->l.hosts.names[i]);
-	rt_json_array_end(j);
-	rt_json_kv_string(j, "coordinator", p->coord_host);
-	rt_json_kv_uint(j, "port", p->coord_port);
-	rt_json_kv_string(j, "schedule", rt_sched_kind_name(p->kind));
-	rt_json_kv_string(j, "auth", rt_mesh_auth_mode_name(p->key->mode));
-	rt_json_kv_uint(j, "timeout_ms", (uint64_t)p->timeout_ms);
-	rt_json_kv_uint(j, "join_timeout_ms", (uint64_t)rt_mesh_join_ms(p));
-	token_json(j, &m->l);
-	rt_json_object_end(j);
-	return 0;
-}
-
 static int mesh_main(struct rt_run *run, void *cfgp)
 {
 	const struct mesh_cfg *cfg = cfgp;
@@ -673,6 +618,11 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 		     rt_mesh_key_open(&m->key, cfg->token_file, m->plan.rank == 0, &run->err);
 	else if (!rc && !cfg->dry_run)
 		rc = rt_mesh_key_open(&m->key, NULL, m->plan.rank == 0, &run->err);
+	if (!rc && !cfg->dry_run && rt_opt_was_given(&run->tabs[0], "gpu")) {
+		m->test.gpu = m->gpu = rt_xcalloc(1, sizeof(*m->gpu)); /* about 26 KiB */
+		rc = rt_mesh_gpu_open(m->gpu, (enum rt_gpu_api)cfg->gpu, "/sys", m->rails,
+				      m->nrails, &run->err);
+	}
 	if (!rc && cfg->quick) {
 		m->plan.kind = RT_SCHED_RING;
 		if (!rt_opt_was_given(&run->tabs[0], "pings"))
@@ -681,9 +631,12 @@ static int mesh_main(struct rt_run *run, void *cfgp)
 			rc = quick_local(run, m);
 	}
 	if (!rc)
-		rc = cfg->dry_run ? dry_run(run, m) : run_mesh(run, m);
+		rc = cfg->dry_run ? rt_mesh_dry_run(run, &m->plan, &m->l) : run_mesh(run, m);
 	rt_launch_free(&m->l);
 	rt_mesh_key_close(&m->key);
+	if (m->gpu)
+		rt_mesh_gpu_close(m->gpu);
+	free(m->gpu);
 	free(m);
 	return rc;
 }

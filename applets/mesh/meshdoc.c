@@ -167,6 +167,11 @@ static void doc_pair(struct rt_json *j, const struct rt_mesh_agg *g,
 		rt_json_kv_string(j, "dev_a", x->dev);
 		rt_json_kv_string(j, "dev_b", y->dev);
 	}
+	/* mesh --gpu: where each end's buffers were (a rank without it: none) */
+	if (x && y && (x->gpu_rel || y->gpu_rel)) {
+		rt_json_kv_string(j, "gpu_a", x->gpu_rel ? x->gpu : "host");
+		rt_json_kv_string(j, "gpu_b", y->gpu_rel ? y->gpu : "host");
+	}
 	if (l->r.flags & RT_MESH_HAS_CTR)
 		doc_counters(j, &l->r.ctr);
 	rt_json_object_end(j);

@@ -92,6 +92,10 @@ void rt_mesh_rail_fields(struct rt_json *j, const struct rt_mesh_rail *r)
 	opt_string(j, "driver", r->driver);
 	opt_string(j, "pcie_speed", r->pcie_speed);
 	opt_string(j, "pcie_width", r->pcie_width);
+	if (r->gpu_rel) { /* mesh --gpu: where this rail's buffers are */
+		rt_json_kv_string(j, "gpu", r->gpu);
+		rt_json_kv_string(j, "gpu_rel", rt_mesh_gpu_rel_name(r->gpu_rel));
+	}
 }
 
 void rt_mesh_line_rail(struct rt_json *j, uint32_t rank, const struct rt_mesh_rail *r)

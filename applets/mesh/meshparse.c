@@ -236,14 +236,18 @@ static int parse_rail(const struct kv *kv, size_t n, struct rt_meshmsg *m)
 	struct rt_mesh_rail *r = &m->u.hello.rails[0];
 	uint32_t rail, port, gid, lanes, mtu, want = 0;
 	bool has_want = find(kv, n, "want_gbps") != NULL;
+	bool has_rel = find(kv, n, "gpu_rel") != NULL; /* mesh --gpu: with "gpu" */
 	int inv = opt_strs(kv, n, (const struct opt_str[]){
 		{"fw_ver", r->fw, sizeof(r->fw)}, {"driver", r->driver, sizeof(r->driver)},
 		{"pcie_speed", r->pcie_speed, sizeof(r->pcie_speed)},
-		{"pcie_width", r->pcie_width, sizeof(r->pcie_width)}, {NULL, NULL, 0}});
+		{"pcie_width", r->pcie_width, sizeof(r->pcie_width)},
+		{"gpu", r->gpu, sizeof(r->gpu)}, {NULL, NULL, 0}});
 
 	m->type = RT_MESH_LINE_RAIL;
-	if (inv < 0 || n != 13u + (unsigned)inv + has_want ||
+	if (inv < 0 || n != 13u + (unsigned)inv + has_want + has_rel ||
 	    (has_want && !get_small(kv, n, "want_gbps", 65535, &want)) ||
+	    (has_rel && !get_name(kv, n, "gpu_rel", rt_mesh_gpu_rel_name,
+				  RT_MESH_GPU_REL_MAX + 1, &r->gpu_rel)) ||
 	    !get_u32(kv, n, "rank", &m->u.hello.rank) ||
 	    !get_small(kv, n, "rail", 255, &rail) || !get_small(kv, n, "port", 255, &port) ||
 	    !get_small(kv, n, "gid_index", 65535, &gid) || !get_small(kv, n, "lanes", 255, &lanes) ||

@@ -7,6 +7,7 @@
 #include "rdmatest/addr.h"
 #include "rdmatest/cm.h"
 #include "mesh/meshctr.h"
+#include "mesh/meshgpu.h"
 #include "mesh/meshtest.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
@@ -57,6 +58,7 @@ struct pair_test {
 	uint8_t conn_rail[RT_MESH_RAILS_MAX]; /* a connection's rail, by creation order */
 	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
 	unsigned nsnaps;
+	uint32_t round;     /* the assignment's: the GPU chunk's pattern */
 };
 
 struct pair_conn {
@@ -65,6 +67,9 @@ struct pair_conn {
 			     * window written into and read from */
 	struct rail_run *run; /* active side: its rail's */
 	struct port_snap *snap; /* its port's counters, or NULL */
+	/* --gpu: bw is gpu.bw, and the reads land in gpu.land */
+	struct rt_mesh_gpu_conn gpu;
+	bool on_gpu;
 };
 
 static int post_msg(struct rt_conn *c, uint64_t v)
@@ -83,6 +88,31 @@ static int post_msg(struct rt_conn *c, uint64_t v)
 	return 0;
 }
 
+static bool port_of(const struct rt_conn *c, const char **dev, unsigned *port);
+
+/* --gpu: the bandwidth buffers of the connection's rail (its device and
+ * port) in its GPU; the connecting side's reads land in the slot of its
+ * connection, apart from the pair's other rails'. */
+static int setup_gpu(struct rt_conn *c, struct pair_conn *u)
+{
+	const struct pair_test *p = rt_conn_applet(c);
+	struct rt_mesh_gpu_rail *r = NULL;
+	const char *dev = "?";
+	unsigned port = 0, slot = rt_conn_index(c) < p->created ? rt_conn_index(c) : 0;
+
+	if (port_of(c, &dev, &port))
+		r = rt_mesh_gpu_rail_of(p->t->gpu, p->t->rails, p->t->nrails, dev, port);
+	if (!r)
+		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: --gpu: %s port %u is no rail of this "
+				    "host's", rt_conn_peer(c), dev, port);
+	u->on_gpu = true;
+	if (rt_mesh_gpu_conn_open(&u->gpu, r, rt_conn_res(c)->pd, p->active, slot, p->round,
+				  rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
+	u->bw = &u->gpu.bw;
+	return 0;
+}
+
 /* The bandwidth buffers: a chunk to write from and read into, or the
  * window the partner writes into and reads from. */
 static int setup_bw(struct rt_conn *c, struct pair_conn *u)
@@ -91,6 +121,8 @@ static int setup_bw(struct rt_conn *c, struct pair_conn *u)
 
 	if (!p->t->bw_bytes)
 		return 0;
+	if (p->t->gpu)
+		return setup_gpu(c, u);
 	u->bw = p->active ? rt_res_buf(rt_conn_res(c), RT_MESH_BW_CHUNK, IBV_ACCESS_LOCAL_WRITE,
 				       rt_conn_err(c))
 			  : rt_res_buf(rt_conn_res(c), (size_t)RT_MESH_BW_CHUNK * RT_MESH_BW_WINDOW,
@@ -167,6 +199,9 @@ static int setup(struct rt_conn *c)
 	/* one connection a rail: a stray extra request is turned away */
 	if (rt_conn_refuse_beyond(c, p->nconn))
 		return -1;
+	u = rt_conn_data(c);
+	if (u) /* a retried connection's first MRs, before they are forgotten */
+		rt_mesh_gpu_conn_close(&u->gpu);
 	u = rt_conn_priv(c, sizeof(*u));
 	if (p->active)
 		u->run = &p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
@@ -196,7 +231,8 @@ static int post_rdma(struct rt_conn *c, const struct pair_test *t, enum ibv_wr_o
 		size_t len = left < RT_MESH_BW_CHUNK ? (size_t)left : RT_MESH_BW_CHUNK;
 		uint64_t slot = (*posted / RT_MESH_BW_CHUNK) % RT_MESH_BW_WINDOW;
 
-		if (rt_post_rdma(rt_conn_res(c), op, u->bw, 0, len,
+		if (rt_post_rdma(rt_conn_res(c), op,
+				 op == IBV_WR_RDMA_READ && u->on_gpu ? &u->gpu.land : u->bw, 0, len,
 				 p->raddr + slot * RT_MESH_BW_CHUNK, p->rkey, len, rt_conn_err(c)))
 			return rt_conn_fail_recorded(c);
 		*posted += len;
@@ -242,11 +278,17 @@ static int write_done(struct rt_conn *c, const struct pair_test *t, struct rail_
 static int read_done(struct rt_conn *c, const struct pair_test *t, struct rail_run *p,
 		     const struct ibv_wc *wc)
 {
+	const struct pair_conn *u = rt_conn_data(c);
+
 	p->inflight--;
 	p->read += RT_WR_N(wc->wr_id);
 	if (p->read < t->t->bw_bytes)
 		return post_rdma(c, t, IBV_WR_RDMA_READ);
 	p->rd_t1 = rt_now_ns();
+	/* GPU memory is not the CPU's to read: its copy is checked */
+	if (u->on_gpu && rt_mesh_gpu_check(&u->gpu, t->round, (size_t)t->t->bw_bytes,
+					   rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
 	return ask_counters(c, p);
 }
 
@@ -260,25 +302,6 @@ static void established(struct rt_conn *c)
 	snap_before(c, u);
 	u->run->sent_at = rt_now_ns();
 	post_msg(c, u->run->seq);
-}
-
-int rt_mesh_echo_take(const uint8_t *msg, size_t len, const uint64_t *want,
-		      struct rt_mesh_echo *m, char *why, size_t why_len)
-{
-	uint64_t w[3];
-
-	if (len != MSG) {
-		snprintf(why, why_len, "a message of %zu bytes, expected %u", len, MSG);
-		return -1;
-	}
-	memcpy(w, msg, MSG);
-	*m = (struct rt_mesh_echo){ .seq = w[0], .raddr = w[1], .rkey = (uint32_t)w[2] };
-	if (want && m->seq != *want) {
-		snprintf(why, why_len, "echo of ping %llu for ping %llu",
-			 (unsigned long long)m->seq, (unsigned long long)*want);
-		return -1;
-	}
-	return 0;
 }
 
 /* The listener's answer to the final ping: its second reading's rises
@@ -296,36 +319,6 @@ static int send_counters(struct rt_conn *c, struct pair_conn *u)
 	if (rt_post_send(rt_conn_res(c), u->buf, off, RT_MESH_CTR_MSG_LEN, seq, true,
 			 rt_conn_err(c)))
 		return rt_conn_fail_recorded(c);
-	return 0;
-}
-
-int rt_mesh_ctr_msg_take(const uint8_t *msg, size_t len, struct rt_mesh_ctrs *ctr,
-			 char *why, size_t why_len)
-{
-	struct rt_error e = {0};
-	uint64_t seq;
-
-	if (len != RT_MESH_CTR_MSG_LEN) {
-		snprintf(why, why_len, "a message of %zu bytes, expected %u", len,
-			 RT_MESH_CTR_MSG_LEN);
-		return -1;
-	}
-	memcpy(&seq, msg, sizeof(seq));
-	if (seq != RT_MESH_SEQ_FINAL ||
-	    rt_mesh_ctrs_decode(msg + sizeof(seq), msg[sizeof(seq) + 1] > 0, ctr, &e)) {
-		snprintf(why, why_len, "the partner's counters: %s",
-			 e.set ? e.reason : "not an answer to the final ping");
-		return -1;
-	}
-	for (unsigned i = 0; i < ctr->n; i++)
-		if (ctr->e[i].end != RT_MESH_END_A) {
-			snprintf(why, why_len, "the partner's counters name the other end");
-			return -1;
-		}
-	if (ctr->sent_known & ~1u) {
-		snprintf(why, why_len, "the partner's counters give the other end's packets");
-		return -1;
-	}
 	return 0;
 }
 
@@ -578,18 +571,6 @@ static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *er
 	return rt_cm_run(cm, &w);
 }
 
-void rt_mesh_result_rtt(struct rt_mesh_result *r, const struct rt_hist *h, uint64_t conn_ns)
-{
-	r->status = RT_MESH_OK;
-	r->flags = RT_MESH_HAS_RTT;
-	r->connect_ns = conn_ns;
-	r->rtt_p50_ns = rt_hist_permille(h, 500);
-	r->rtt_p99_ns = rt_hist_permille(h, 990);
-	/* nearest-rank on a histogram: both clamp to the samples, never crossing */
-	if (r->rtt_p50_ns > r->rtt_p99_ns)
-		r->rtt_p50_ns = r->rtt_p99_ns;
-}
-
 static void fill(struct rt_mesh_result *r, const struct pair_test *p,
 		 const struct rail_run *run, uint64_t conn_ns)
 {
@@ -600,6 +581,22 @@ static void fill(struct rt_mesh_result *r, const struct pair_test *p,
 		r->mbps = run->read * 8000u / (run->rd_t1 - run->rd_t0);
 		r->mbps_rev = run->written * 8000u / (run->bw_t1 - run->bw_t0);
 		r->flags |= RT_MESH_HAS_BW;
+	}
+}
+
+/* --gpu's MRs are the test's, not the connections' (core frees only its
+ * own buffers): deregistered before the device's PD goes. */
+static void gpu_release(struct rt_cm *cm)
+{
+	struct rt_conn *c;
+
+	if (!cm)
+		return;
+	rt_cm_each(cm, c) {
+		struct pair_conn *u = rt_conn_data(c);
+
+		if (u)
+			rt_mesh_gpu_conn_close(&u->gpu);
 	}
 }
 
@@ -633,6 +630,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	p->runs = active ? rt_xcalloc(n, sizeof(*p->runs)) : NULL; /* 58 KiB a rail */
 	p->snaps = rt_xcalloc(n, sizeof(*p->snaps)); /* 16 KiB a rail */
 	p->deadline = rt_now_ns() + (uint64_t)bound * 1000000u;
+	p->round = a->round;
 	for (unsigned i = 0; i < n; i++)
 		r[i].status = RT_MESH_FAILED;
 	cm = rt_cm_create(&params, &hooks, p, t->log, &err);
@@ -645,6 +643,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 		       err.set ? err.reason : "the partner came and went");
 	if (!cm && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
+	gpu_release(cm);
 	rt_cm_destroy(cm);
 	free(p->runs);
 	free(p->snaps);

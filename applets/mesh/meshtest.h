@@ -53,6 +53,7 @@
 #define RT_MESH_BW_CHUNK (64u << 10)
 #define RT_MESH_BW_WINDOW 16u
 
+struct rt_mesh_gpu;
 struct rt_mesh_cm_test {
 	unsigned port;         /* this rank's listening port (its hello's) */
 	unsigned pings;        /* RTT samples per pair, >= 1 */
@@ -68,6 +69,9 @@ struct rt_mesh_cm_test {
 	const struct rt_mesh_rail *rails;
 	unsigned nrails;
 	const char *sysfs;     /* "/sys": where the ports' counters are */
+	/* mesh --gpu: the rails' GPU buffers (meshgpu.h) that bandwidth
+	 * uses; NULL: host memory */
+	struct rt_mesh_gpu *gpu;
 	/* the last failed test's reason, for the rank's own diagnostics */
 	char last_error[160];
 };

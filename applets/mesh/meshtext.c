@@ -7,6 +7,7 @@
 #include "mesh/meshctr.h"
 #include "mesh/meshinv.h"
 #include "mesh/meshtext.h"
+#include "rdmatest/pcitopo.h"
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
@@ -179,9 +180,10 @@ static void link_ends(FILE *out, const struct rt_mesh_agg *g, const struct rt_me
 			host_of(g, l->r.b));
 		return;
 	}
-	fprintf(out, "bad link %u (%s) %s - %u (%s) %s, rail%s %u", l->r.a, host_of(g, l->r.a),
-		x->dev, l->r.b, host_of(g, l->r.b), y->dev, l->r.rail_b != l->r.rail ? "s" : "",
-		l->r.rail);
+	fprintf(out, "bad link %u (%s) %s%s%s - %u (%s) %s%s%s, rail%s %u", l->r.a,
+		host_of(g, l->r.a), x->dev, x->gpu[0] ? " GPU " : "", x->gpu, l->r.b,
+		host_of(g, l->r.b), y->dev, y->gpu[0] ? " GPU " : "", y->gpu,
+		l->r.rail_b != l->r.rail ? "s" : "", l->r.rail);
 	if (l->r.rail_b != l->r.rail)
 		fprintf(out, "-%u", l->r.rail_b);
 	fputc(':', out);
@@ -226,6 +228,62 @@ static void unaddressed_rails(FILE *out, const struct rt_mesh_agg *g)
 		if (g->rails_unaddressed >> r & 1u)
 			fprintf(out, "rail %u: no host's port on it carries an IP address: tested "
 				"over verbs alone (LID or GID)\n", r);
+}
+
+/* mesh --gpu: how near each rail's GPU is, counted by relation, then
+ * the rails whose GPU is not behind the NIC's own switches (PHB, NODE,
+ * SYS: GPUDirect crosses the root complex or the sockets, a warning, not
+ * a verdict: --min-gbps judges what it costs), unknown, or with no GPU
+ * where others have one (a rank started without --gpu). */
+static bool gpu_notable(unsigned rel)
+{
+	return rel != RT_MESH_GPU_REL0 + RT_PCI_PIX && rel != RT_MESH_GPU_REL0 + RT_PCI_PXB;
+}
+
+static const char *gpu_far(unsigned rel)
+{
+	if (rel == RT_MESH_GPU_REL0 + RT_PCI_SYS)
+		return " to its NIC: GPUDirect crosses the sockets' interconnect";
+	if (rel == RT_MESH_GPU_REL0 + RT_PCI_NODE)
+		return " to its NIC: GPUDirect crosses host bridges of one socket";
+	return rel == RT_MESH_GPU_REL0 + RT_PCI_PHB ? " to its NIC: through the root complex" : "";
+}
+
+static void gpus(FILE *out, const struct rt_mesh_agg *g)
+{
+	uint32_t count[RT_MESH_GPU_REL_MAX + 1] = { 0 }, shown = 0, notable = 0, with_gpu = 0;
+
+	for (uint32_t i = 0; i < g->n; i++)
+		for (unsigned k = 0; g->nodes[i].present && k < g->nodes[i].nrails; k++)
+			count[g->nodes[i].rails[k].gpu_rel]++;
+	for (unsigned r = RT_MESH_GPU_UNKNOWN; r <= RT_MESH_GPU_REL_MAX; r++)
+		with_gpu += count[r];
+	if (!with_gpu)
+		return; /* no --gpu anywhere */
+	fputs("GPU memory (--gpu), rails by their GPU's place:", out);
+	for (unsigned r = 0; r <= RT_MESH_GPU_REL_MAX; r++)
+		if (count[r])
+			fprintf(out, " %u %s", count[r], r ? rt_mesh_gpu_rel_name(r) : "host memory");
+	fputc('\n', out);
+	for (uint32_t i = 0; i < g->n; i++)
+		for (unsigned k = 0; g->nodes[i].present && k < g->nodes[i].nrails; k++) {
+			const struct rt_mesh_rail *r = &g->nodes[i].rails[k];
+
+			if (!gpu_notable(r->gpu_rel) || notable++ >= RT_MESH_TEXT_LIST)
+				continue;
+			shown++;
+			if (!r->gpu_rel)
+				fprintf(out, "gpu: host %u (%s) rail %u %s: host memory (started "
+					"without --gpu?)\n", i, host_of(g, i), r->rail, r->dev);
+			else
+				fprintf(out, "gpu: host %u (%s) rail %u %s: GPU %s, %s%s\n", i,
+					host_of(g, i), r->rail, r->dev, r->gpu,
+					r->gpu_rel == RT_MESH_GPU_UNKNOWN ? "nearest unknown (no PCIe "
+					"path between them in sysfs)" : rt_mesh_gpu_rel_name(r->gpu_rel),
+					gpu_far(r->gpu_rel));
+		}
+	if (notable > shown)
+		fprintf(out, "... and %u more rails whose GPU is not PIX or PXB\n", notable - shown);
 }
 
 /* Hosts whose rail count is not the most common one. */
@@ -466,6 +524,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	rail_counts(out, g);
 	bad_rails(out, g);
 	unaddressed_rails(out, g);
+	gpus(out, g);
 	rt_mesh_inv_text(out, g, RT_MESH_TEXT_LIST);
 	links(out, g, lim);
 	flaky(out, g, lim);

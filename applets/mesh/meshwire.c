@@ -11,7 +11,7 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 8
+#define VERSION 9
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
@@ -76,6 +76,10 @@ static void put_rail(struct cur *c, const struct rt_mesh_rail *r)
 	put_text(c, r->driver, RT_MESH_DRIVER_LEN);
 	put_text(c, r->pcie_speed, RT_MESH_PCIE_SPEED_LEN);
 	put_text(c, r->pcie_width, RT_MESH_PCIE_WIDTH_LEN);
+	put_text(c, r->gpu, RT_MESH_GPU_LEN);
+	put8(c, r->gpu_rel);
+	put8(c, 0);
+	put16(c, 0);
 }
 
 static int name_char(char ch)
@@ -335,8 +339,26 @@ static int rail_inv(struct cur *c, struct rt_mesh_rail *r, struct rt_error *err)
 	return get_text(&inv, r->fw, RT_MESH_FW_LEN, "a rail's firmware", err) ||
 	       get_text(&inv, r->driver, RT_MESH_DRIVER_LEN, "a rail's driver", err) ||
 	       get_text(&inv, r->pcie_speed, RT_MESH_PCIE_SPEED_LEN, "a rail's PCIe speed", err) ||
-	       get_text(&inv, r->pcie_width, RT_MESH_PCIE_WIDTH_LEN, "a rail's PCIe width", err)
+	       get_text(&inv, r->pcie_width, RT_MESH_PCIE_WIDTH_LEN, "a rail's PCIe width", err) ||
+	       get_text(&inv, r->gpu, RT_MESH_GPU_LEN, "a rail's GPU", err)
 	       ? -1 : 0;
+}
+
+/* A rail's GPU (version 9): its relation, then three zero bytes; a GPU
+ * named with a relation, or neither. */
+static int rail_gpu(struct cur *c, struct rt_mesh_rail *r, struct rt_error *err)
+{
+	struct cur g = {.r = c->r + 16 + RT_MESH_FW_LEN + RT_MESH_DRIVER_LEN +
+			     RT_MESH_PCIE_SPEED_LEN + RT_MESH_PCIE_WIDTH_LEN + RT_MESH_GPU_LEN};
+
+	r->gpu_rel = get8(&g);
+	if (zeros(&g, 3, "hello rail GPU", err))
+		return -1;
+	if (r->gpu_rel > RT_MESH_GPU_REL_MAX || !r->gpu_rel != !r->gpu[0])
+		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: rail %u: GPU '%s' with relation %u "
+			       "(want a GPU with a relation 1 to %u, or neither)", r->rail, r->gpu,
+			       r->gpu_rel, RT_MESH_GPU_REL_MAX);
+	return 0;
 }
 
 static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
@@ -357,7 +379,7 @@ static int get_rail(struct cur *c, struct rt_mesh_rail *r, int before,
 	r->want_gbps = get16(c);
 	r->speed_mbps = get32(c);
 	r->payload_mbps = get32(c);
-	if (rail_inv(c, r, err))
+	if (rail_inv(c, r, err) || rail_gpu(c, r, err))
 		return -1;
 	if (!dev_valid(r->dev))
 		return rt_fail(err, RT_EXIT_FAIL, "mesh hello: a rail's device is not a name "
@@ -599,6 +621,15 @@ const char *rt_rail_link_name(unsigned link)
 	static const char *const names[] = {"unknown", "InfiniBand", "Ethernet"};
 
 	return link < ARRAY_SIZE(names) ? names[link] : "?";
+}
+
+/* pcitopo.h's names, in its order (a unit test holds them to it) */
+const char *rt_mesh_gpu_rel_name(unsigned rel)
+{
+	static const char *const names[] = {"none", "unknown", "X", "PIX", "PXB", "PHB",
+					    "NODE", "SYS"};
+
+	return rel < ARRAY_SIZE(names) ? names[rel] : "?";
 }
 
 const char *rt_mesh_status_name(unsigned status)

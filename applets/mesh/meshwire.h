@@ -3,7 +3,7 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 8, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 9, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
@@ -15,8 +15,11 @@
  *            (struct rt_mesh_rail; address family 0 and 16 zero bytes:
  *            the port carries no address; version 8 adds its device's
  *            firmware, driver, PCIe link speed and width, and in what
- *            was a pad after the MTU the expected rate in Gb/s), the one
- *            message whose length varies: 312 + 164 x count bytes of
+ *            was a pad after the MTU the expected rate in Gb/s; version 9
+ *            adds the GPU its buffers are in with mesh --gpu: its PCI
+ *            bus id, 16 bytes, "" none, and its relation to the port's
+ *            device, a byte, then 3 zero bytes), the one
+ *            message whose length varies: 312 + 184 x count bytes of
  *            payload, the header's length must say exactly that
  *                                                        rank -> 0
  *   ASSIGN   round, rounds, peer (or rest), role, port, host, then
@@ -56,7 +59,7 @@
  * cut to it: inventory is compared, never parsed. So is an --expect
  * outcome that is neither none (all zero) nor checked, or whose text is
  * empty while it counts differences or the reverse.
- * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 5,568;
+ * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 6,208;
  * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
  * (a RESULT: 180); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
@@ -70,7 +73,7 @@
 
 #define RT_MESHMSG_HDR 8u
 #define RT_MESH_RAILS_MAX 32u  /* rails a host lists, at most */
-#define RT_MESH_RAIL_WIRE 164u /* one rail's entry in a HELLO */
+#define RT_MESH_RAIL_WIRE 184u /* one rail's entry in a HELLO */
 #define RT_MESH_ARAIL_WIRE 20u /* one rail's entry in an ASSIGN */
 /* a RESULT's counter block: 4 bytes of counts, the two ends' packets
  * sent (u64 each), RT_MESH_CTRS_MAX entries of 12 (number, end, two zero
@@ -94,6 +97,8 @@
 #define RT_MESH_DRIVER_LEN 32u
 #define RT_MESH_PCIE_SPEED_LEN 24u
 #define RT_MESH_PCIE_WIDTH_LEN 8u
+/* a rail's GPU (mesh --gpu): its PCI bus id, "0000:3b:00.0" */
+#define RT_MESH_GPU_LEN 16u
 /* mesh --expect's first difference, as doctor words it ("rxe0 port 1:
  * rate 10 Gb/s, expected 400"), cut to fit */
 #define RT_MESH_EXPECT_TEXT 120u
@@ -147,14 +152,22 @@ enum rt_rail_state {
 	RT_RAIL_ACTIVE = 4, RT_RAIL_ACTIVE_DEFER = 5,
 };
 enum rt_rail_link { RT_RAIL_LINK_UNKNOWN = 0, RT_RAIL_IB = 1, RT_RAIL_ETHERNET = 2 };
+/* Where a rail's GPU is (mesh --gpu, meshgpu.h), from its port's
+ * device: none (no --gpu), unknown (sysfs cannot tell: a software
+ * device, a GPU the PCI tree does not show), then pcitopo.h's relations
+ * (enum rt_pci_rel + RT_MESH_GPU_REL0), nearest first. */
+enum rt_mesh_gpu_rel {
+	RT_MESH_GPU_NONE = 0, RT_MESH_GPU_UNKNOWN = 1, RT_MESH_GPU_REL0 = 2,
+	RT_MESH_GPU_REL_MAX = RT_MESH_GPU_REL0 + 5, /* SYS */
+};
 
 /* One rail of a host (meshrails.h): an RDMA port that carries an IP
  * address. On the wire: dev (32), rail, port, state, link, lanes, family
  * (4 or 6; a byte each), GID index, MTU (u16 each), 2 zero bytes,
  * speed and payload rate (u32 each), the address (16 bytes, an IPv4 one
  * in the first 4 and the rest zero), then its device's inventory:
- * firmware (32), driver (32), PCIe link speed (24) and width (8):
- * 164 bytes. */
+ * firmware (32), driver (32), PCIe link speed (24) and width (8), then
+ * its GPU: bus id (16), relation, 3 zero bytes: 184 bytes. */
 struct rt_mesh_rail {
 	char dev[RT_MESH_DEV_LEN];
 	uint8_t rail;       /* its port's place among the host's, (device, port) order */
@@ -176,6 +189,10 @@ struct rt_mesh_rail {
 	char driver[RT_MESH_DRIVER_LEN];
 	char pcie_speed[RT_MESH_PCIE_SPEED_LEN];
 	char pcie_width[RT_MESH_PCIE_WIDTH_LEN];
+	/* mesh --gpu: the GPU holding this rail's buffers ("": none) and
+	 * where it is from the port's device (enum rt_mesh_gpu_rel) */
+	char gpu[RT_MESH_GPU_LEN];
+	uint8_t gpu_rel;
 };
 
 /* A host's inventory beside its rails' (doctor's kernel and rdma_core
@@ -263,6 +280,8 @@ struct rt_meshmsg {
 /* "ACTIVE", "DOWN", ... ("?" for a code it does not know). */
 const char *rt_rail_state_name(unsigned state);
 const char *rt_rail_link_name(unsigned link);
+/* "none", "unknown", "X", "PIX", ... "SYS" ("?" for a code it does not know). */
+const char *rt_mesh_gpu_rel_name(unsigned rel);
 
 /* Writes m into buf (RT_MESHMSG_MAX bytes); returns the length. The host
  * fields must already be valid (rt_mesh_host_valid). */

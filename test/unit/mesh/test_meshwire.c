@@ -89,8 +89,8 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {320, 92, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 164, 92 + 2 * 20,
-				       320 + 2 * 164};
+	static const size_t sizes[] = {320, 92, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 184, 92 + 2 * 20,
+				       320 + 2 * 184};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
@@ -176,17 +176,19 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 8");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 9");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 8");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 9");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 8");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 9");
 	/* version 5 hellos had no rails */
-	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 8");
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 9");
 	/* version 6 results had no port counters */
-	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 8");
+	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 9");
 	/* version 7 hellos had no inventory */
-	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 8");
+	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 9");
+	/* version 8 hellos had no rail GPU */
+	expect_refused(hello(), 2, 8, 8, "version 8, this build speaks 9");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -320,7 +322,7 @@ static void hello_carries_rails(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t r0 = 320, r1 = 320 + 164;
+	const size_t r0 = 320, r1 = 320 + 184;
 
 	(void)state;
 	assert_int_equal(buf[96], 2);
@@ -343,13 +345,13 @@ static void hello_carries_rails(void **state)
 	expect_refused(hello_rails(), 96, 1, 8, "1 rails in a message of 2");
 	expect_refused(hello_rails(), 96, 3, 8, "3 rails in a message of 2");
 	expect_refused(hello_rails(), 97, 1, 8, "padding");
-	expect_refused(hello_rails(), 7, (uint8_t)(312 + 2 * 164 + 1), 8, "length");
+	expect_refused(hello_rails(), 7, (uint8_t)(312 + 2 * 184 + 1), 8, "length");
 	m = hello();
 	m.u.hello.nrails = 1;
 	m.u.hello.rails[0] = hello_rails().u.hello.rails[0];
 	len = rt_meshmsg_encode(&m, buf);
-	buf[7] = (uint8_t)(312 + 33 * 164); /* 33 rails: above the bound */
-	buf[6] = (uint8_t)((312 + 33 * 164) >> 8);
+	buf[7] = (uint8_t)(312 + 33 * 184); /* 33 rails: above the bound */
+	buf[6] = (uint8_t)((312 + 33 * 184) >> 8);
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "length"));
 	/* each field's range */
@@ -393,6 +395,8 @@ static struct rt_meshmsg hello_inv(void)
 	strcpy(m.u.hello.inv.kernel, "6.8.0-45-generic");
 	strcpy(m.u.hello.inv.rdma_core, "50.0");
 	strcpy(r->fw, "28.39.1002");
+	strcpy(r->gpu, "0000:3b:00.0");
+	r->gpu_rel = RT_MESH_GPU_REL0 + 1; /* PIX */
 	strcpy(r->driver, "mlx5_core");
 	strcpy(r->pcie_speed, "32.0 GT/s PCIe");
 	strcpy(r->pcie_width, "16");
@@ -408,10 +412,10 @@ static void hello_carries_inventory(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t kern = 100, core = 164, r0 = 320, fw = r0 + 68, r1 = r0 + 164;
+	const size_t kern = 100, core = 164, r0 = 320, fw = r0 + 68, r1 = r0 + 184;
 
 	(void)state;
-	assert_int_equal(len, 320 + 2 * 164);
+	assert_int_equal(len, 320 + 2 * 184);
 	assert_memory_equal(buf + kern, "6.8.0-45-generic\0", 17);
 	assert_memory_equal(buf + core, "50.0\0", 5);
 	assert_memory_equal(buf + fw, "28.39.1002\0", 11);
@@ -427,6 +431,11 @@ static void hello_carries_inventory(void **state)
 	assert_string_equal(back.u.hello.rails[0].pcie_width, "16");
 	assert_string_equal(back.u.hello.rails[1].fw, "");
 	assert_string_equal(back.u.hello.rails[1].driver, "ib_core");
+	assert_string_equal(back.u.hello.rails[0].gpu, "0000:3b:00.0");
+	assert_string_equal(rt_mesh_gpu_rel_name(back.u.hello.rails[0].gpu_rel), "PIX");
+	assert_string_equal(back.u.hello.rails[1].gpu, "");
+	assert_int_equal(back.u.hello.rails[1].gpu_rel, RT_MESH_GPU_NONE);
+	assert_memory_equal(buf + fw + 96, "0000:3b:00.0\0\0\0\0\3\0\0\0", 20);
 	/* each refusal names its field */
 	expect_refused(hello_inv(), kern, 0x01, 8, "kernel release is not printable");
 	expect_refused(hello_inv(), kern + 3, 0xc3, 8, "kernel release is not printable");
@@ -437,6 +446,11 @@ static void hello_carries_inventory(void **state)
 	expect_refused(hello_inv(), fw + 32, '\n', 8, "a rail's driver is not printable");
 	expect_refused(hello_inv(), fw + 64 + 23, 'x', 8, "PCIe speed has bytes after");
 	expect_refused(hello_inv(), r1 + 68 + 88 + 7, '8', 8, "PCIe width has bytes after");
+	/* mesh --gpu's GPU: a bus id with its relation, or neither */
+	expect_refused(hello_inv(), r1 + 68 + 96, '0', 8, "GPU '0' with relation 0");
+	expect_refused(hello_inv(), r1 + 68 + 96 + 16, 3, 8, "GPU '' with relation 3");
+	expect_refused(hello_inv(), r1 + 68 + 96 + 17, 1, 8, "hello rail GPU");
+	expect_refused(hello_inv(), r1 + 68 + 96 + 15, 'x', 8, "a rail's GPU has bytes after");
 	/* a field full to its last byte is not terminated */
 	len = rt_meshmsg_encode(&m, buf);
 	memset(buf + kern, 'x', RT_MESH_KERNEL_LEN);
@@ -515,7 +529,7 @@ static void largest_hello_fits(void **state)
 		memset(r->pcie_speed, 's', RT_MESH_PCIE_SPEED_LEN - 1);
 		memset(r->pcie_width, 'w', RT_MESH_PCIE_WIDTH_LEN - 1);
 	}
-	assert_int_equal(RT_MESHMSG_MAX, 5568);
+	assert_int_equal(RT_MESHMSG_MAX, 6208);
 	assert_int_equal(rt_meshmsg_encode(&m, buf), RT_MESHMSG_MAX);
 	assert_int_equal(rt_meshmsg_decode(buf, RT_MESHMSG_MAX, 8, &back, &err), 0);
 	assert_int_equal(strlen(back.u.hello.rails[31].fw), RT_MESH_FW_LEN - 1);
