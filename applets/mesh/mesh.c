@@ -76,6 +76,8 @@ struct mesh_cfg {
 	int exit_status; /* enum exit_kind */
 	const char *expect;
 	int gpu; /* enum rt_gpu_api, when given */
+	int pattern; /* enum pattern */
+	long long rounds; /* --pattern bisection's matchings */
 };
 
 #define RT_CFG struct mesh_cfg
@@ -93,6 +95,18 @@ static const struct rt_enum exit_kinds[] = {
 static const struct rt_enum gpu_apis[] = {
 	{ "cuda", RT_GPU_CUDA, "NVIDIA: libcuda.so.1; peer memory through nvidia_peermem" },
 	{ "hip", RT_GPU_HIP, "AMD: libamdhip64.so; peer memory through amdgpu" },
+	{ NULL, 0, NULL },
+};
+
+enum pattern { PATTERN_PAIRS, PATTERN_BISECTION };
+
+static const struct rt_enum patterns[] = {
+	{ "pairs", PATTERN_PAIRS, "the schedule's pairs, a pair's bandwidth one direction "
+	  "after the other (the default)" },
+	{ "bisection", PATTERN_BISECTION, "random perfect matchings (--rounds of them), every "
+	  "pair of one at once and each pair's bandwidth both ways at once: half the hosts "
+	  "against the other half, a different half each round; needs --bw. The summary and "
+	  "the document give each round's total and its worst" },
 	{ NULL, 0, NULL },
 };
 
@@ -141,6 +155,11 @@ static const struct rt_opt mesh_opts[] = {
 	  "rank 0's coordination port (TCP); every rank's RDMA CM tests use PORT+1", NULL },
 	{ 0, "schedule", RT_OPT_ENUM, RT_I(schedule), 0, 0, "tournament", "KIND",
 	  "how hosts are paired", schedules },
+	{ 0, "pattern", RT_OPT_ENUM, RT_I(pattern), 0, 0, "pairs", "KIND",
+	  "the traffic the run makes", patterns },
+	{ 0, "rounds", RT_OPT_INT, RT_L(rounds), 1, 65536, "3", "N",
+	  "--pattern bisection: its random perfect matchings (with --budget: as many as "
+	  "the budget fits instead)", NULL },
 	{ 0, "max-pairs", RT_OPT_INT, RT_L(max_pairs), 0, 65536, "0", "N",
 	  "at most N pairs tested at once (0: no bound)", NULL },
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
@@ -247,7 +266,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
-	  "[--pings N] [--bw SIZE] [--gpu cuda|hip] "
+	  "[--pattern pairs|bisection] [--rounds N] [--pings N] [--bw SIZE] [--gpu cuda|hip] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -473,6 +492,39 @@ static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 	return 0;
 }
 
+/* --pattern bisection loads half the fabric against the other half: every
+ * pair of a matching at once, so no bound on pairs, no other schedule,
+ * and bandwidth to load it with. */
+static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
+{
+	const struct rt_opt_table *t = &run->tabs[0];
+
+	if (cfg->pattern != PATTERN_BISECTION)
+		return rt_opt_was_given(t, "rounds") ?
+		       rt_fail(&run->err, RT_EXIT_USAGE, "--rounds: --pattern bisection's "
+			       "matchings; give --pattern bisection") : 0;
+	if (!cfg->bw)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection measures "
+			       "bandwidth: give --bw SIZE (16m, say)");
+	if (rt_opt_was_given(t, "schedule") || cfg->quick)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection makes its own "
+			       "random matchings: not with %s", cfg->quick ? "--quick" : "--schedule");
+	if (cfg->max_pairs)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection runs every pair of "
+			       "a matching at once: not with --max-pairs");
+	if (cfg->budget && rt_opt_was_given(t, "rounds"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds and --budget: the budget "
+			       "decides how many matchings; give one");
+	return 0;
+}
+
+static enum rt_sched_kind kind_of(const struct mesh_cfg *cfg)
+{
+	if (cfg->pattern == PATTERN_BISECTION)
+		return RT_SCHED_BISECTION;
+	return cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule;
+}
+
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
 	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
@@ -480,7 +532,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
-	if (rt_opt_was_given(&run->tabs[0], "budget") && budget_ok(run, cfg))
+	if ((rt_opt_was_given(&run->tabs[0], "budget") && budget_ok(run, cfg)) ||
+	    pattern_ok(run, cfg))
 		return -1;
 	if (cfg->coordinator &&
 	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
@@ -510,14 +563,18 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
 		.test_port = (unsigned)m->port + 1,
-		.kind = cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule,
+		.kind = kind_of(cfg),
 		.max_pairs = (uint32_t)cfg->max_pairs, .seed = (uint64_t)cfg->seed,
 		.timeout_ms = run->common.timeout_ms, .join_ms = cfg->join_timeout * 1000, .lim = &m->lim,
 		.fn = rt_mesh_pair_test_run, .ctx = &m->test, .rails = m->rails,
 		.lines = cfg->lines ? stdout : NULL, .hosts = l->hosts.n ? &l->hosts : NULL,
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL,
-		.key = &m->key };
+		.key = &m->key,
+		.pattern = cfg->pattern == PATTERN_BISECTION ? "bisection" : NULL,
+		.matchings = cfg->pattern == PATTERN_BISECTION && !cfg->budget ?
+			     (uint32_t)cfg->rounds : 0,
+		.both_ways = cfg->pattern == PATTERN_BISECTION };
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/meshtally.h"
 #include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
 #include "mesh/meshinv.h"
@@ -555,6 +556,8 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_outliers(j, g, out);
 	doc_blame(j, g, out);
 	doc_budget(j, g);
+	if (g->tally)
+		rt_mesh_tally_json(g->tally, j);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
 	rt_json_kv_uint(j, "counters_dropped", g->ctr_dropped);

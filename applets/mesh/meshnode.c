@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rdmatest/interrupt.h"
+#include "mesh/meshtally.h"
 #include "mesh/meshline.h"
 #include "mesh/meshnode.h"
 #include "mesh/meshseal.h"
@@ -322,6 +323,31 @@ int rt_mesh_fd_limit(uint32_t size, struct rt_error *err)
 	return 0;
 }
 
+/* A pattern's figures: its first-pass rounds counted as they come; a
+ * budget's matchings end early, and the blame pass's rounds are numbered
+ * after them: only the rounds the first pass ran are kept. */
+static void tally_start(const struct rt_mesh_plan *p, const struct rt_sched *s,
+			struct rt_mesh_agg *g)
+{
+	if (!p->pattern)
+		return;
+	g->tally = rt_xcalloc(1, sizeof(*g->tally));
+	g->tally->pattern = p->pattern;
+	g->tally->hosts = p->size;
+	g->tally->run = s->rounds;
+	g->tally->rounds = RT_MIN(s->rounds, RT_MESH_TALLY_MAX);
+}
+
+static void tally_end(struct rt_mesh_agg *g)
+{
+	struct rt_mesh_tally *t = g->tally;
+
+	if (!t || !g->cover.minutes)
+		return;
+	t->run = g->cover.rounds;
+	t->rounds = RT_MIN(t->run, RT_MESH_TALLY_MAX);
+}
+
 int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		 struct rt_error *err)
 {
@@ -329,7 +355,7 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	struct rt_mesh_coord c = { .gt = &gt, .g = g, .lim = p->lim,
 				   .round_ms = rt_mesh_round_ms(p->timeout_ms), .seed = p->seed,
 				   .no_blame = p->no_blame, .budget_ms = p->budget_ms,
-				   .lines = p->lines };
+				   .lines = p->lines, .both_ways = p->both_ways };
 	struct rt_sched s = { 0 };
 	struct rt_oob lis;
 	pid_t own = -1;
@@ -346,6 +372,9 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 		g->rails = p->nrails; /* the plan counts results x rails (x rails crossed) */
 		g->auth = rt_mesh_auth_mode_name(p->key ? p->key->mode : RT_MESH_AUTH_NONE);
 		g->cross = p->cross;
+		if (p->matchings)
+			rt_sched_cap(&s, p->matchings);
+		tally_start(p, &s, g);
 		rc = rt_mesh_plan_fits(&s, g, err) ||
 		     rt_oob_listen(&lis, NULL, p->coord_port, err) ? -1 : 0;
 	}
@@ -364,6 +393,7 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	rt_error_phase(err, "rounds");
 	if (!rc)
 		rc = rt_mesh_coordinate(&c, err);
+	tally_end(g);
 	rt_mesh_gather_close(&gt);
 	reap(own, p->timeout_ms);
 	rt_sched_free(&s);

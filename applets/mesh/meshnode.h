@@ -62,6 +62,13 @@ struct rt_mesh_plan {
 	/* rank 0: --cross-rails, every rail of a pair's one end against every
 	 * rail of the other (meshrun.h); the other ranks follow its ASSIGNs */
 	bool cross;
+	/* rank 0: a traffic pattern (--pattern bisection): its name for the
+	 * summary's figures (meshtally.h), its matchings (0: as many as the
+	 * schedule or the budget gives) and the bandwidth both ways at once;
+	 * NULL: pairs */
+	const char *pattern;
+	uint32_t matchings;
+	bool both_ways;
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

@@ -35,7 +35,8 @@ struct rail_run {
 	uint32_t rkey;
 	uint64_t posted, written, bw_t0, bw_t1;
 	uint64_t rposted, read, rd_t0, rd_t1;
-	unsigned inflight;
+	unsigned inflight, rinflight; /* writes, reads */
+	bool verifying;     /* both ways on a GPU: the read that checks */
 	bool ctr_got;       /* the listener's answer to the final ping came */
 };
 
@@ -59,6 +60,7 @@ struct pair_test {
 	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
 	unsigned nsnaps;
 	uint32_t round;     /* the assignment's: the GPU chunk's pattern */
+	bool both;          /* RT_MESH_ASSIGN_BOTH_WAYS: writes and reads at once */
 };
 
 struct pair_conn {
@@ -225,8 +227,11 @@ static int post_rdma(struct rt_conn *c, const struct pair_test *t, enum ibv_wr_o
 	struct pair_conn *u = rt_conn_data(c);
 	struct rail_run *p = u->run;
 	uint64_t *posted = op == IBV_WR_RDMA_READ ? &p->rposted : &p->posted;
+	unsigned *inflight = op == IBV_WR_RDMA_READ ? &p->rinflight : &p->inflight;
+	/* both ways at once: each direction has half the window */
+	unsigned window = t->both ? RT_MESH_BW_WINDOW / 2 : RT_MESH_BW_WINDOW;
 
-	while (p->inflight < RT_MESH_BW_WINDOW && *posted < t->t->bw_bytes) {
+	while (*inflight < window && *posted < t->t->bw_bytes) {
 		uint64_t left = t->t->bw_bytes - *posted;
 		size_t len = left < RT_MESH_BW_CHUNK ? (size_t)left : RT_MESH_BW_CHUNK;
 		uint64_t slot = (*posted / RT_MESH_BW_CHUNK) % RT_MESH_BW_WINDOW;
@@ -236,7 +241,7 @@ static int post_rdma(struct rt_conn *c, const struct pair_test *t, enum ibv_wr_o
 				 p->raddr + slot * RT_MESH_BW_CHUNK, p->rkey, len, rt_conn_err(c)))
 			return rt_conn_fail_recorded(c);
 		*posted += len;
-		p->inflight++;
+		(*inflight)++;
 	}
 	return 0;
 }
@@ -257,8 +262,41 @@ static int start_bw(struct rt_conn *c, const struct pair_test *t, struct rail_ru
 	if (!p->raddr) /* (an rkey may be 0; an address is not) */
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: the partner offers no bandwidth window "
 				    "(does its --bw match?)", rt_conn_peer(c));
-	p->bw_t0 = rt_now_ns();
-	return post_rdma(c, t, IBV_WR_RDMA_WRITE);
+	p->bw_t0 = p->rd_t0 = rt_now_ns();
+	if (post_rdma(c, t, IBV_WR_RDMA_WRITE))
+		return -1;
+	return t->both ? post_rdma(c, t, IBV_WR_RDMA_READ) : 0;
+}
+
+/* GPU memory is not the CPU's to read: the landing's copy is checked. */
+static int gpu_check(struct rt_conn *c, const struct pair_test *t, struct rail_run *p)
+{
+	const struct pair_conn *u = rt_conn_data(c);
+
+	if (u->on_gpu && rt_mesh_gpu_check(&u->gpu, t->round, (size_t)t->t->bw_bytes,
+					   rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
+	return ask_counters(c, p);
+}
+
+/* Both ways, once both directions are done: on a GPU the reads raced the
+ * writes, so the window's first chunk is read once more, after every
+ * write has landed, and that is what is checked. */
+static int both_done(struct rt_conn *c, const struct pair_test *t, struct rail_run *p)
+{
+	struct pair_conn *u = rt_conn_data(c);
+	uint64_t n = RT_MIN(t->t->bw_bytes, (uint64_t)RT_MESH_BW_CHUNK);
+
+	if (p->written < t->t->bw_bytes || p->read < t->t->bw_bytes)
+		return 0;
+	if (!u->on_gpu)
+		return ask_counters(c, p);
+	p->verifying = true;
+	p->rinflight++;
+	if (rt_post_rdma(rt_conn_res(c), IBV_WR_RDMA_READ, &u->gpu.land, 0, (size_t)n, p->raddr,
+			 p->rkey, (size_t)n, rt_conn_err(c)))
+		return rt_conn_fail_recorded(c);
+	return 0;
 }
 
 /* The last write's completion starts the reads: each direction is timed
@@ -271,25 +309,24 @@ static int write_done(struct rt_conn *c, const struct pair_test *t, struct rail_
 	if (p->written < t->t->bw_bytes)
 		return post_rdma(c, t, IBV_WR_RDMA_WRITE);
 	/* completions come in order: all written means none in flight */
-	p->bw_t1 = p->rd_t0 = rt_now_ns();
+	p->bw_t1 = rt_now_ns();
+	if (t->both)
+		return both_done(c, t, p);
+	p->rd_t0 = p->bw_t1;
 	return post_rdma(c, t, IBV_WR_RDMA_READ);
 }
 
 static int read_done(struct rt_conn *c, const struct pair_test *t, struct rail_run *p,
 		     const struct ibv_wc *wc)
 {
-	const struct pair_conn *u = rt_conn_data(c);
-
-	p->inflight--;
+	p->rinflight--;
+	if (p->verifying)
+		return gpu_check(c, t, p);
 	p->read += RT_WR_N(wc->wr_id);
 	if (p->read < t->t->bw_bytes)
 		return post_rdma(c, t, IBV_WR_RDMA_READ);
 	p->rd_t1 = rt_now_ns();
-	/* GPU memory is not the CPU's to read: its copy is checked */
-	if (u->on_gpu && rt_mesh_gpu_check(&u->gpu, t->round, (size_t)t->t->bw_bytes,
-					   rt_conn_err(c)))
-		return rt_conn_fail_recorded(c);
-	return ask_counters(c, p);
+	return t->both ? both_done(c, t, p) : gpu_check(c, t, p);
 }
 
 static void established(struct rt_conn *c)
@@ -631,6 +668,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	p->snaps = rt_xcalloc(n, sizeof(*p->snaps)); /* 16 KiB a rail */
 	p->deadline = rt_now_ns() + (uint64_t)bound * 1000000u;
 	p->round = a->round;
+	p->both = a->flags & RT_MESH_ASSIGN_BOTH_WAYS;
 	for (unsigned i = 0; i < n; i++)
 		r[i].status = RT_MESH_FAILED;
 	cm = rt_cm_create(&params, &hooks, p, t->log, &err);

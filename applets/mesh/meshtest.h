@@ -17,7 +17,13 @@
  *            from the first post to the last completion (the result's
  *            mbps is the reads', listener to connector, mbps_rev the
  *            writes'; the connecting side is the result's b). Reads in
- *            flight are bounded by the devices' RDMA READ depth too
+ *            flight are bounded by the devices' RDMA READ depth too.
+ *            Both ways (RT_MESH_ASSIGN_BOTH_WAYS, --pattern bisection):
+ *            the writes and the reads go at once, half the window each,
+ *            both timed from the one start, so that each direction of
+ *            the link carries traffic while the other does; on a GPU the
+ *            window's first chunk is read once more after both, and that
+ *            is what the data check reads
  *   rails    with rails in the assignment, all of them at once in the one
  *            reactor: the connecting side starts one connection a rail,
  *            from its own address on the rail (its hello's) to the

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "mesh/meshtally.h"
 #include "mesh/meshblame.h"
 #include "mesh/meshctr.h"
 #include "mesh/meshinv.h"
@@ -515,6 +516,8 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 		fprintf(out, ", auth: %s", g->auth);
 	fputc('\n', out);
 	budget(out, g);
+	if (g->tally)
+		rt_mesh_tally_text(g->tally, out);
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);
