@@ -44,8 +44,8 @@ void rt_mesh_tally_text(const struct rt_mesh_tally *t, FILE *out)
 	for (uint32_t i = 0; i < t->rounds; i++)
 		best = t->r[i].mbps > best ? t->r[i].mbps : best;
 	fprintf(out, "%s: %u rounds, every pair of a round at once in both directions: "
-		"%.2f Gb/s in the worst (round %d, %u pairs, %u failed; %.2f Gb/s a host), "
-		"%.2f in the best\n", t->pattern, t->rounds, gbps(t->r[w].mbps), w,
+		"%.4g Gb/s in the worst (round %d, %u pairs, %u failed; %.4g Gb/s a host), "
+		"%.4g in the best\n", t->pattern, t->rounds, gbps(t->r[w].mbps), w,
 		t->r[w].pairs, t->r[w].failed,
 		t->hosts ? gbps(t->r[w].mbps) / t->hosts : 0.0, gbps(best));
 	if (t->run > t->rounds)
