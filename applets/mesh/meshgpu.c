@@ -224,11 +224,13 @@ int rt_mesh_gpu_check(const struct rt_mesh_gpu_conn *c, uint32_t round, size_t l
 
 	len = len < CHUNK ? len : CHUNK;
 	rc = rt_gpumem_to_host(&c->rail->g, c->rail->land, c->land_off, host, len, err);
-	for (size_t i = 0; !rc && i < len; i++)
-		if (host[i] != rt_mesh_gpu_byte(round, i))
-			rc = rt_fail(err, RT_EXIT_FAIL, "GPU %s data check: byte %zu read back "
-				     "0x%02x, 0x%02x written", c->rail->g.bus_id, i, host[i],
-				     rt_mesh_gpu_byte(round, i));
+	for (size_t i = 0; rc == 0 && i < len; i++) {
+		if (host[i] == rt_mesh_gpu_byte(round, i))
+			continue;
+		rc = rt_fail(err, RT_EXIT_FAIL, "GPU %s data check: byte %zu read back "
+			     "0x%02x, 0x%02x written", c->rail->g.bus_id, i, host[i],
+			     rt_mesh_gpu_byte(round, i));
+	}
 	free(host);
 	return rc;
 }

@@ -152,8 +152,7 @@ static int register_gpu(struct rt_pt_conn *c, int access, struct rt_error *err)
 {
 	struct rt_pt_mem *m = &c->mem;
 
-	m->nmr = 1;
-	m->mrs = rt_xcalloc(1, sizeof(*m->mrs));
+	rt_pt_mem_mrs(m, 1);
 	if (m->gbuf->managed) {
 		m->mrs[0] = ibv_reg_mr(c->d.pd, m->addr, m->len, access);
 		if (!m->mrs[0])

@@ -510,14 +510,19 @@ static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res_cfg 
 	return 0;
 }
 
+void rt_pt_mem_mrs(struct rt_pt_mem *m, unsigned n)
+{
+	m->nmr = n;
+	m->mrs = rt_xcalloc(n, sizeof(*m->mrs));
+}
+
 static int reg(struct rt_pt_conn *c, int access)
 {
 	struct rt_pt_mem *m = &c->mem;
 	bool per_qp = c->p->opt.res.mr_per_qp;
 	size_t len = per_qp ? (size_t)(2 * c->slot) : (size_t)c->buf_size;
 
-	m->nmr = per_qp ? c->p->opt.qps : 1;
-	m->mrs = rt_xcalloc(m->nmr, sizeof(*m->mrs));
+	rt_pt_mem_mrs(m, per_qp ? c->p->opt.qps : 1);
 	for (unsigned i = 0; i < m->nmr; i++) {
 		m->mrs[i] = ibv_reg_mr(c->d.pd, m->addr + (size_t)i * len, len, access);
 		if (!m->mrs[i])
