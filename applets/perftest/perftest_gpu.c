@@ -147,12 +147,12 @@ static int alloc_gpu(struct rt_pt_conn *c, size_t len, struct rt_error *err)
 }
 
 /* Managed memory goes to the RDMA device through ODP, as host memory
- * does; device memory through gpureg's dma-buf or peer memory. */
+ * does; device memory through gpureg's dma-buf or peer memory. The one
+ * MR's place (m->mrs[0]) is perftest_res.c's. */
 static int register_gpu(struct rt_pt_conn *c, int access, struct rt_error *err)
 {
 	struct rt_pt_mem *m = &c->mem;
 
-	rt_pt_mem_mrs(m, 1);
 	if (m->gbuf->managed) {
 		m->mrs[0] = ibv_reg_mr(c->d.pd, m->addr, m->len, access);
 		if (!m->mrs[0])

@@ -510,7 +510,8 @@ static int file_map(struct rt_pt_mem *m, size_t len, const struct rt_pt_res_cfg 
 	return 0;
 }
 
-void rt_pt_mem_mrs(struct rt_pt_mem *m, unsigned n)
+/* Room for n MRs in m, none registered yet. */
+static void mrs(struct rt_pt_mem *m, unsigned n)
 {
 	m->nmr = n;
 	m->mrs = rt_xcalloc(n, sizeof(*m->mrs));
@@ -522,7 +523,7 @@ static int reg(struct rt_pt_conn *c, int access)
 	bool per_qp = c->p->opt.res.mr_per_qp;
 	size_t len = per_qp ? (size_t)(2 * c->slot) : (size_t)c->buf_size;
 
-	rt_pt_mem_mrs(m, per_qp ? c->p->opt.qps : 1);
+	mrs(m, per_qp ? c->p->opt.qps : 1);
 	for (unsigned i = 0; i < m->nmr; i++) {
 		m->mrs[i] = ibv_reg_mr(c->d.pd, m->addr + (size_t)i * len, len, access);
 		if (!m->mrs[i])
@@ -539,6 +540,10 @@ int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
 	size_t len = (size_t)c->buf_size;
 	int rc;
 
+	/* GPU memory: one MR, registered by perftest_gpu.c (host memory of
+	 * --cuda_mem_type 4 goes on below, the GPU opened) */
+	if (c->p->gpu.on && c->p->gpu.mem != RT_PT_CUDA_MALLOC)
+		mrs(&c->mem, 1);
 	if (c->p->gpu.on && rt_pt_gpu_mem_alloc(c, len, access | (r->odp ?
 								  IBV_ACCESS_ON_DEMAND : 0)))
 		return -1;

@@ -236,8 +236,6 @@ uint64_t rt_pt_slot(uint64_t size, uint32_t page, uint32_t line);
 /* The test's buffer (c->buf, c->buf_size) and its MR(s) as the options
  * ask; released by rt_pt_mem_free. */
 int rt_pt_mem_alloc(struct rt_pt_conn *c, int access);
-/* Room for n MRs in m (m->mrs, m->nmr), none registered yet. */
-void rt_pt_mem_mrs(struct rt_pt_mem *m, unsigned n);
 void rt_pt_mem_free(struct rt_pt_conn *c);
 
 #endif
