@@ -216,21 +216,31 @@ void rt_mesh_gpu_conn_close(struct rt_mesh_gpu_conn *c)
 	c->bw.mr = c->land.mr = NULL;
 }
 
+/* The first byte of host[0..len) that is not the round's pattern, or len. */
+static size_t first_wrong(const uint8_t *host, size_t len, uint32_t round)
+{
+	size_t i = 0;
+
+	while (i < len && host[i] == rt_mesh_gpu_byte(round, i))
+		i++;
+	return i;
+}
+
 int rt_mesh_gpu_check(const struct rt_mesh_gpu_conn *c, uint32_t round, size_t len,
 		      struct rt_error *err)
 {
 	uint8_t *host = rt_xcalloc(1, CHUNK);
+	size_t i;
 	int rc;
 
-	len = len < CHUNK ? len : CHUNK;
+	if (len > CHUNK)
+		len = CHUNK;
 	rc = rt_gpumem_to_host(&c->rail->g, c->rail->land, c->land_off, host, len, err);
-	for (size_t i = 0; rc == 0 && i < len; i++) {
-		if (host[i] == rt_mesh_gpu_byte(round, i))
-			continue;
+	i = rc ? len : first_wrong(host, len, round);
+	if (i < len)
 		rc = rt_fail(err, RT_EXIT_FAIL, "GPU %s data check: byte %zu read back "
 			     "0x%02x, 0x%02x written", c->rail->g.bus_id, i, host[i],
 			     rt_mesh_gpu_byte(round, i));
-	}
 	free(host);
 	return rc;
 }
