@@ -159,7 +159,7 @@ static const char *wc_hint(enum ibv_wc_status s, enum rt_wr_kind kind)
 				   "failed, or the message is larger than its receive "
 				   "buffer: does its message size match?)";
 	case IBV_WC_REM_ACCESS_ERR:
-		return " (the peer refused the remote access: bad rkey, address or length)";
+		return " (the peer refused the remote access: bad rkey, address or length, or its process ended and its memory went with it)";
 	case IBV_WC_RETRY_EXC_ERR:
 		return " (the peer stopped answering: transport retries exhausted)";
 	default:
