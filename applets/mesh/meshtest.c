@@ -74,6 +74,13 @@ struct pair_conn {
 	bool on_gpu;
 };
 
+/* A connection's place in this side's creation order (its rail's in
+ * conn_rail); 0 for one this side did not create (the listener's). */
+static unsigned created_as(const struct pair_test *p, const struct rt_conn *c)
+{
+	return rt_conn_index(c) < p->created ? rt_conn_index(c) : 0;
+}
+
 static int post_msg(struct rt_conn *c, uint64_t v)
 {
 	struct pair_conn *u = rt_conn_data(c);
@@ -100,7 +107,7 @@ static int setup_gpu(struct rt_conn *c, struct pair_conn *u)
 	const struct pair_test *p = rt_conn_applet(c);
 	struct rt_mesh_gpu_rail *r = NULL;
 	const char *dev = "?";
-	unsigned port = 0, slot = rt_conn_index(c) < p->created ? rt_conn_index(c) : 0;
+	unsigned port = 0, slot = created_as(p, c);
 
 	if (port_of(c, &dev, &port))
 		r = rt_mesh_gpu_rail_of(p->t->gpu, p->t->rails, p->t->nrails, dev, port);
@@ -206,7 +213,7 @@ static int setup(struct rt_conn *c)
 		rt_mesh_gpu_conn_close(&u->gpu);
 	u = rt_conn_priv(c, sizeof(*u));
 	if (p->active)
-		u->run = &p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
+		u->run = &p->runs[p->conn_rail[created_as(p, c)]];
 	else
 		snap_before(c, u); /* the connecting side's: when established */
 	if (rt_conn_setup_res(c, &spec))
@@ -445,8 +452,7 @@ static bool pings_done(const struct rt_cm *cm, const void *arg)
 
 	(void)arg;
 	rt_cm_each(cm, c) {
-		const struct rail_run *r =
-			&p->runs[p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0]];
+		const struct rail_run *r = &p->runs[p->conn_rail[created_as(p, c)]];
 
 		done += ended(c) ||
 			(r->got >= p->t->pings && r->read >= p->t->bw_bytes && r->ctr_got);
@@ -549,7 +555,7 @@ static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_resul
 	char buf[160];
 
 	rt_cm_each(cm, c) {
-		unsigned i = p->conn_rail[rt_conn_index(c) < p->created ? rt_conn_index(c) : 0];
+		unsigned i = p->conn_rail[created_as(p, c)];
 		const char *reason;
 		bool timeout;
 

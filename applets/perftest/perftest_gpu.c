@@ -182,8 +182,6 @@ int rt_pt_gpu_mem_alloc(struct rt_pt_conn *c, size_t len, int access)
 	struct rt_pt_mem *m = &c->mem;
 	struct rt_error *err = &c->run->err;
 
-	if (c->p->gpu.mem == RT_PT_CUDA_MALLOC) /* host memory, the GPU opened */
-		return 0;
 	if (alloc_gpu(c, len, err))
 		return -1;
 	m->addr = (uint8_t *)(uintptr_t)m->gbuf->addr;

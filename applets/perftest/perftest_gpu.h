@@ -109,7 +109,8 @@ int rt_pt_gpu_rules(struct rt_pt_params *p, const struct rt_opt_table *tab,
  * the RDMA device is open, before any peer is reached, so that a host
  * without the driver or the GPU fails at once. */
 int rt_pt_gpu_open(struct rt_pt_conn *c);
-/* The test's buffer in GPU memory and its one MR (c->mem), when p->gpu.on;
+/* The test's buffer in GPU memory (device or managed) and its one MR
+ * (c->mem, whose one MR place the caller made);
  * `access` as rt_pt_mem_alloc's. Zeroed. Released by rt_pt_gpu_mem_free. */
 int rt_pt_gpu_mem_alloc(struct rt_pt_conn *c, size_t len, int access);
 void rt_pt_gpu_mem_free(struct rt_pt_conn *c);

@@ -540,15 +540,14 @@ int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
 	size_t len = (size_t)c->buf_size;
 	int rc;
 
-	/* GPU memory: one MR, registered by perftest_gpu.c (host memory of
-	 * --cuda_mem_type 4 goes on below, the GPU opened) */
-	if (c->p->gpu.on && c->p->gpu.mem != RT_PT_CUDA_MALLOC)
+	if (r->odp)
+		access |= IBV_ACCESS_ON_DEMAND;
+	/* GPU memory: one MR, registered by perftest_gpu.c; the host memory
+	 * of --cuda_mem_type 4 is this file's, the GPU opened all the same */
+	if (c->p->gpu.on && c->p->gpu.mem != RT_PT_CUDA_MALLOC) {
 		mrs(&c->mem, 1);
-	if (c->p->gpu.on && rt_pt_gpu_mem_alloc(c, len, access | (r->odp ?
-								  IBV_ACCESS_ON_DEMAND : 0)))
-		return -1;
-	if (c->mem.kind == RT_PT_MEM_GPU)
-		return 0;
+		return rt_pt_gpu_mem_alloc(c, len, access);
+	}
 	if (r->mmap_file)
 		rc = file_map(&c->mem, len, r, &c->run->err);
 	else if (r->hugepages)
@@ -558,8 +557,6 @@ int rt_pt_mem_alloc(struct rt_pt_conn *c, int access)
 	if (rc)
 		return -1;
 	memset(c->mem.addr, 0, len);
-	if (r->odp)
-		access |= IBV_ACCESS_ON_DEMAND;
 	return reg(c, access);
 }
 
