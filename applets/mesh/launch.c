@@ -318,3 +318,38 @@ static const char *process_get(void *ctx, const char *name)
 const struct rt_launch_env rt_launch_env_process = {
 	.get = process_get, .is_self = rt_launch_is_self, .ctx = NULL,
 };
+
+int rt_launch_coordinator(const char *text, char *host, size_t len, long long *port,
+			  struct rt_error *err)
+{
+	const char *colon = strrchr(text, ':');
+	size_t n = strlen(text);
+	char *end;
+
+	if (text[0] == '[') {
+		const char *close = strchr(text, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			goto bad;
+		colon = close[1] ? close + 1 : NULL;
+		text++;
+		n = (size_t)(close - text);
+	} else if (colon && strchr(text, ':') != colon) {
+		colon = NULL; /* a bare IPv6 address */
+	} else if (colon) {
+		n = (size_t)(colon - text);
+	}
+	if (!n || n >= len)
+		goto bad;
+	memcpy(host, text, n);
+	host[n] = '\0';
+	if (!colon)
+		return 0;
+	errno = 0;
+	*port = strtoll(colon + 1, &end, 10);
+	if (colon[1] && !*end && !errno && *port >= 1 && *port <= 65534)
+		return 0;
+bad:
+	return rt_fail(err, RT_EXIT_USAGE, "--coordinator: '%s' is not HOST[:PORT] "
+		       "(PORT 1..65534)", text);
+}

@@ -73,6 +73,12 @@ void rt_launch_free(struct rt_launch *l);
 uint64_t rt_launch_token_hash(const char *token, size_t n);
 const char *rt_launcher_name(enum rt_launcher via);
 
+/* --coordinator's HOST, HOST:PORT, [V6]:PORT or a bare IPv6 address into
+ * host (len bytes) and, when it names one, *port (1..65534); anything
+ * else is exit 2 naming it. */
+int rt_launch_coordinator(const char *text, char *host, size_t len, long long *port,
+			  struct rt_error *err);
+
 /* The process's environment, and a host that is this machine when it is
  * its host name (short or full) or a numeric address of one of its
  * interfaces. No DNS lookup: the match never waits on the network. */

@@ -23,7 +23,6 @@
 #include "mesh/meshgpu.h"
 #include "mesh/meshheat.h"
 #include "mesh/meshnode.h"
-#include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshinv.h" /* and meshrails.h, which it builds on */
 #include "mesh/meshvtest.h"
@@ -359,90 +358,18 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->max_retrans_ppm = (uint64_t)cfg->max_retrans;
 }
 
-/* One input of `mesh report`; its errors name it. */
-static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg *g)
-{
-	bool stdin_ = !path || !strcmp(path, "-");
-	FILE *f = stdin_ ? stdin : fopen(path, "r");
-	struct rt_error e = { 0 };
-	int rc;
-
-	if (!f)
-		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "%s", path);
-	rc = rt_mesh_report_read(f, g, &e);
-	if (!stdin_)
-		fclose(f);
-	if (rc)
-		return rt_fail(&run->err, e.exit_code, "%s: %s", stdin_ ? "standard input" : path,
-			       e.reason);
-	return 0;
-}
-
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	struct rt_mesh_limits lim = { 0 };
-	struct rt_mesh_doc *d;
-	int rc;
+	size_t n = 0;
 
 	if (cfg->command && strcmp(cfg->command, "report"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "unexpected argument '%s' (the one "
 			       "command is `report`)", cfg->command);
 	limits(cfg, &lim);
-	rt_error_phase(&run->err, "report");
-	d = rt_mesh_doc_new(run, &lim);
-	rc = rt_mesh_agg_init(&d->g, 0, 0, &run->err);
-	for (size_t i = 0; !rc && (i == 0 || (i < REPORT_FILES && cfg->files[i])); i++)
-		rc = report_file(run, cfg->files[i], &d->g);
-	if (!rc && !d->g.n)
-		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
-			     cfg->files[0] ? "the input" : "standard input");
-	if (!rc)
-		rc = rt_mesh_judge(&d->g, &lim, &run->err);
-	/* rank 0's blame lines: its conclusion again, from the results here */
-	d->g.blame.ran = d->g.blame.nre || d->g.blame.nends;
-	if (!rc && d->g.blame.nends) {
-		rt_mesh_blame_conclude(&d->g);
-		rc = rt_mesh_judge(&d->g, &lim, &run->err);
-	}
-	if (!rc)
-		rc = rt_mesh_conclude(run, d, cfg->heatmap, cfg->prom);
-	return rc ? -1 : 0;
-}
-
-/* HOST, HOST:PORT, [V6]:PORT or a bare IPv6 address into host and port. */
-static int coordinator(const char *text, char *host, size_t len, long long *port,
-		       struct rt_error *err)
-{
-	const char *colon = strrchr(text, ':');
-	size_t n = strlen(text);
-	char *end;
-
-	if (text[0] == '[') {
-		const char *close = strchr(text, ']');
-
-		if (!close || (close[1] && close[1] != ':'))
-			goto bad;
-		colon = close[1] ? close + 1 : NULL;
-		text++;
-		n = (size_t)(close - text);
-	} else if (colon && strchr(text, ':') != colon) {
-		colon = NULL; /* a bare IPv6 address */
-	} else if (colon) {
-		n = (size_t)(colon - text);
-	}
-	if (!n || n >= len)
-		goto bad;
-	memcpy(host, text, n);
-	host[n] = '\0';
-	if (!colon)
-		return 0;
-	errno = 0;
-	*port = strtoll(colon + 1, &end, 10);
-	if (colon[1] && !*end && !errno && *port >= 1 && *port <= 65534)
-		return 0;
-bad:
-	return rt_fail(err, RT_EXIT_USAGE, "--coordinator: '%s' is not HOST[:PORT] "
-		       "(PORT 1..65534)", text);
+	while (n < REPORT_FILES && cfg->files[n])
+		n++;
+	return rt_mesh_report(run, cfg->files, n, &lim, cfg->heatmap, cfg->prom);
 }
 
 struct mesh_run {
@@ -536,7 +463,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	    pattern_ok(run, cfg))
 		return -1;
 	if (cfg->coordinator &&
-	    coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port, &run->err))
+	    rt_launch_coordinator(cfg->coordinator, m->coord, sizeof(m->coord), &m->port,
+				  &run->err))
 		return -1;
 	if (auth_mode(run, cfg, &m->key))
 		return -1;

@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "mesh/meshblame.h"
 #include "mesh/meshdoc.h"
 #include "mesh/meshheat.h"
 #include "mesh/meshinv.h"
 #include "mesh/meshnode.h"
+#include "mesh/meshparse.h"
 #include "mesh/meshprom.h"
 #include "mesh/meshtext.h"
 #include "mesh/meshverdict.h"
@@ -122,4 +125,50 @@ int rt_mesh_follower_verdict(struct rt_run *run, const struct rt_mesh_plan *p,
 	return rt_fail(&run->err, RT_EXIT_FAIL, "NOT READY (rank 0's verdict): %u bad "
 		       "hosts, %u bad links, %u absent, %u untested hosts", v->bad_nodes,
 		       v->bad_links, v->absent, v->untested);
+}
+
+/* One input of `mesh report`; its errors name it. */
+static int report_file(struct rt_run *run, const char *path, struct rt_mesh_agg *g)
+{
+	bool stdin_ = !path || !strcmp(path, "-");
+	FILE *f = stdin_ ? stdin : fopen(path, "r");
+	struct rt_error e = { 0 };
+	int rc;
+
+	if (!f)
+		return rt_fail_errno(&run->err, RT_EXIT_USAGE, errno, "%s", path);
+	rc = rt_mesh_report_read(f, g, &e);
+	if (!stdin_)
+		fclose(f);
+	if (rc)
+		return rt_fail(&run->err, e.exit_code, "%s: %s", stdin_ ? "standard input" : path,
+			       e.reason);
+	return 0;
+}
+
+int rt_mesh_report(struct rt_run *run, const char *const *files, size_t nfiles,
+		   const struct rt_mesh_limits *lim, const char *heat, const char *prom_path)
+{
+	struct rt_mesh_doc *d;
+	int rc;
+
+	rt_error_phase(&run->err, "report");
+	d = rt_mesh_doc_new(run, lim);
+	rc = rt_mesh_agg_init(&d->g, 0, 0, &run->err);
+	for (size_t i = 0; !rc && (i == 0 || i < nfiles); i++)
+		rc = report_file(run, nfiles ? files[i] : NULL, &d->g);
+	if (!rc && !d->g.n)
+		rc = rt_fail(&run->err, RT_EXIT_FAIL, "no hello line in %s",
+			     nfiles ? "the input" : "standard input");
+	if (!rc)
+		rc = rt_mesh_judge(&d->g, lim, &run->err);
+	/* rank 0's blame lines: its conclusion again, from the results here */
+	d->g.blame.ran = d->g.blame.nre || d->g.blame.nends;
+	if (!rc && d->g.blame.nends) {
+		rt_mesh_blame_conclude(&d->g);
+		rc = rt_mesh_judge(&d->g, lim, &run->err);
+	}
+	if (!rc)
+		rc = rt_mesh_conclude(run, d, heat, prom_path);
+	return rc ? -1 : 0;
 }

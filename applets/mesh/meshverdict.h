@@ -7,6 +7,7 @@
 #define RDMATEST_MESHVERDICT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "mesh/meshagg.h"
 #include "rdmatest/run.h"
@@ -28,6 +29,13 @@ struct rt_mesh_doc *rt_mesh_doc_new(struct rt_run *run, const struct rt_mesh_lim
  * when READY, else -1 with run->err saying NOT READY and why. */
 int rt_mesh_conclude(struct rt_run *run, struct rt_mesh_doc *d, const char *heat,
 		     const char *prom_path);
+
+/* `mesh report`: judges the --lines output of every rank, read from
+ * files[0..nfiles) (none, or "-": standard input) as a run's, then
+ * concludes as above; a file that cannot be read is exit 2, one that is
+ * no run's output exit 1, each naming the file. */
+int rt_mesh_report(struct rt_run *run, const char *const *files, size_t nfiles,
+		   const struct rt_mesh_limits *lim, const char *heat, const char *prom_path);
 
 struct rt_mesh_plan;
 /* A rank other than 0: rank 0's verdict as its outcome, in its JSON and
