@@ -41,6 +41,21 @@ void rt_hist_add(struct rt_hist *h, uint64_t ns)
 	h->bucket[rt_hist_bucket(ns)]++;
 }
 
+void rt_hist_merge(struct rt_hist *into, const struct rt_hist *from)
+{
+	if (!from->count)
+		return;
+	if (!into->count || from->min < into->min)
+		into->min = from->min;
+	if (from->max > into->max)
+		into->max = from->max;
+	into->count += from->count;
+	into->sum_lo += from->sum_lo;
+	into->sum_hi += from->sum_hi + (into->sum_lo < from->sum_lo); /* carry */
+	for (size_t i = 0; i < RT_HIST_BUCKETS; i++)
+		into->bucket[i] += from->bucket[i];
+}
+
 /* ceil(pm/1000 * n) without overflowing for any count. */
 static uint64_t rank_of(uint64_t n, unsigned pm)
 {

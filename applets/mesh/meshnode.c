@@ -355,7 +355,8 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	struct rt_mesh_coord c = { .gt = &gt, .g = g, .lim = p->lim,
 				   .round_ms = rt_mesh_round_ms(p->timeout_ms), .seed = p->seed,
 				   .no_blame = p->no_blame, .budget_ms = p->budget_ms,
-				   .lines = p->lines, .both_ways = p->both_ways };
+				   .lines = p->lines, .both_ways = p->both_ways,
+				   .qps = RT_MAX(p->qps, 1u), .fan_in = p->fan_in };
 	struct rt_sched s = { 0 };
 	struct rt_oob lis;
 	pid_t own = -1;

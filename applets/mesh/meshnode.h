@@ -69,6 +69,11 @@ struct rt_mesh_plan {
 	const char *pattern;
 	uint32_t matchings;
 	bool both_ways;
+	/* rank 0: --pattern incast's senders a receiver (kind
+	 * RT_SCHED_INCAST), 0 otherwise; --qps, connections a rail and pair
+	 * (0 means 1); the other ranks follow its ASSIGNs */
+	uint32_t fan_in;
+	uint32_t qps;
 };
 
 long long rt_mesh_round_ms(long long timeout_ms);

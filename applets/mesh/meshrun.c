@@ -28,7 +28,11 @@ struct round {
 	uint32_t r, rounds, k;
 	uint32_t wave;               /* of the round's waves (crossed rails) */
 	const struct rt_pair *pairs; /* a listens, b connects */
-	uint32_t *pair_of;           /* per rank: its pair's index, NONE */
+	uint32_t *pair_of;           /* per rank: its pair's index, NONE; a
+				      * receiver of --pattern incast is in
+				      * several: one of them */
+	uint16_t *conns;             /* per rank: connections its test takes
+				      * this wave, 0: it rests */
 	uint8_t *done;               /* per pair */
 	uint8_t *want, *got;         /* per pair: RESULTs to come (one a rail), come */
 	struct inbox *in;            /* per pair */
@@ -195,12 +199,29 @@ static uint8_t role_of(const struct round *rd, uint32_t rank, uint32_t *peer)
 {
 	uint32_t i = rd->pair_of[rank];
 
-	if (i == NONE || rd->done[i]) {
+	if (i == NONE || !rd->conns[rank]) {
 		*peer = RT_MESH_NO_PEER;
 		return RT_MESH_REST;
 	}
 	*peer = rd->pairs[i].a == rank ? rd->pairs[i].b : rd->pairs[i].a;
 	return rd->pairs[i].a == rank ? RT_MESH_LISTEN : RT_MESH_CONNECT;
+}
+
+/* The connections each end of the pairs still to test takes: a
+ * connecting side those of its pair, a listener (an incast receiver)
+ * those of every pair it is in. */
+static void count_conns(const struct rt_mesh_coord *c, struct round *rd)
+{
+	for (uint32_t i = 0; i < rd->k; i++)
+		rd->conns[rd->pairs[i].a] = rd->conns[rd->pairs[i].b] = 0;
+	for (uint32_t i = 0; i < rd->k; i++) {
+		struct duo d[RT_MESH_CLASSES];
+		int first, k = rd->done[i] ? 0 : wave_duos(c, rd, i, d, &first);
+		unsigned n = (unsigned)(k < 0 ? 1 : k) * RT_MAX(c->qps, 1u);
+
+		rd->conns[rd->pairs[i].a] = (uint16_t)(rd->conns[rd->pairs[i].a] + n);
+		rd->conns[rd->pairs[i].b] = (uint16_t)n;
+	}
 }
 
 /* Pairs with an end that is absent or lost fail without a try; the rest
@@ -226,6 +247,7 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 		    settle(c, rd, i, gone ? RT_MESH_ABSENT : RT_MESH_FAILED, err))
 			return -1;
 	}
+	count_conns(c, rd);
 	for (uint32_t rank = 0; rank < c->s->n; rank++) {
 		struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
 		struct rt_mesh_assign *a = &m.u.assign;
@@ -239,6 +261,8 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 		a->role = role_of(rd, rank, &a->peer);
 		if (a->role != RT_MESH_REST) {
 			a->flags = c->both_ways ? RT_MESH_ASSIGN_BOTH_WAYS : 0;
+			a->qps = (uint8_t)RT_MAX(c->qps, 1u);
+			a->conns = rd->conns[rank];
 			a->port = c->g->nodes[a->peer].port;
 			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
 			assign_rails(c, rd, a, rank);
@@ -317,6 +341,16 @@ static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 	return rt_mesh_agg_add(c->g, &m.u.result, err);
 }
 
+/* Whether what came from rank is heard now: a connecting side's until its
+ * pair is done; a listener's always (it must say nothing: it is lost),
+ * an incast receiver's whichever of its pairs is done. */
+static bool speaks(const struct round *rd, uint32_t rank)
+{
+	uint32_t i = rd->pair_of[rank];
+
+	return rd->pairs[i].b != rank || !rd->done[i];
+}
+
 /* One poll over both ends of every pending pair, until the deadline. */
 static int collect(struct rt_mesh_coord *c, struct round *rd,
 		   struct pollfd *fds, uint32_t *who, struct rt_error *err)
@@ -346,8 +380,8 @@ static int collect(struct rt_mesh_coord *c, struct round *rd,
 		if (r < 0)
 			return rt_fail_errno(err, RT_EXIT_FAIL, errno, "mesh: poll");
 		for (uint32_t f = 0; r == RT_FDWAIT_READY && f < nf; f++)
-			if (fds[f].revents && !rd->done[rd->pair_of[who[f]]] &&
-			    alive(c, who[f]) && hear(c, rd, who[f], err))
+			if (fds[f].revents && speaks(rd, who[f]) && alive(c, who[f]) &&
+			    hear(c, rd, who[f], err))
 				return -1;
 	}
 	/* never answered within the round: lost, its pair timed out */
@@ -582,6 +616,8 @@ static uint64_t results_of(const struct rt_sched *s)
 		return (n == 2 ? 1 : n) + blame;
 	if (s->kind == RT_SCHED_BUDGET || s->kind == RT_SCHED_BISECTION)
 		return (uint64_t)s->base_rounds * (n / 2) + blame;
+	if ((int)s->kind == 5) /* INCAST-TODO */
+		return (uint64_t)s->rounds * s->max_pairs + blame;
 	return n / 2 + blame;
 }
 
@@ -616,12 +652,45 @@ int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		       g->max_results);
 }
 
+/* Whether the ranks' rails suit qps and the pattern: every test within
+ * RT_MESH_TEST_CONNS connections at each end (a receiver of fan_in
+ * senders takes all of theirs), and with several connections a rail or
+ * several senders no rail tested over verbs (one QP, one partner:
+ * meshvtest.h). Exit 2 naming the count or the rail, before any round. */
+int rt_mesh_conns_fit(const struct rt_mesh_coord *c, struct rt_error *err)
+{
+	uint32_t rails = 1, fan = RT_MAX(c->fan_in, 1u), qps = RT_MAX(c->qps, 1u), per;
+
+	for (uint32_t i = 0; i < c->g->n; i++) {
+		const struct rt_mesh_node *nd = &c->g->nodes[i];
+
+		if (!nd->present)
+			continue;
+		rails = RT_MAX(rails, (uint32_t)nd->nrails);
+		for (unsigned r = 0; (qps > 1 || fan > 1) && r < nd->nrails; r++)
+			if (nd->rails[r].state == RT_RAIL_ACTIVE && !nd->rails[r].addr[0])
+				return rt_fail(err, RT_EXIT_USAGE, "mesh: %s's rail %u has no "
+					       "address: it is tested over verbs, one connection "
+					       "to one partner, not with %s", nd->host,
+					       nd->rails[r].rail, qps > 1 ? "--qps" : "--fan-in");
+	}
+	per = RT_MIN(c->g->cross ? rails * rails : rails, RT_MESH_RAILS_MAX);
+	if ((uint64_t)per * qps * fan <= RT_MESH_TEST_CONNS)
+		return 0;
+	return rt_fail(err, RT_EXIT_USAGE, "mesh: %u rails x --qps %u x %u sender%s is %llu "
+		       "connections into one host, above %u (a 1 MiB window each): fewer "
+		       "--qps%s or rails", per, qps, fan, fan > 1 ? "s" : "",
+		       (unsigned long long)per * qps * fan, RT_MESH_TEST_CONNS,
+		       fan > 1 ? ", --fan-in" : "");
+}
+
 int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 {
 	uint32_t n = c->s->n, cap = RT_MAX(c->s->max_pairs, n / 2 + 1);
 	struct rt_pair *pairs = rt_xmalloc(cap * sizeof(*pairs));
 	struct round rd = {.pairs = pairs,
 			   .pair_of = rt_xmalloc(n * sizeof(*rd.pair_of)),
+			   .conns = rt_xcalloc(n, sizeof(*rd.conns)),
 			   .done = rt_xmalloc(cap), .want = rt_xmalloc(cap),
 			   .got = rt_xmalloc(cap),
 			   .in = rt_xmalloc(cap * sizeof(*rd.in))};
@@ -632,6 +701,8 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 			     c->round_ms);
 	if (!rc)
 		rc = rt_mesh_plan_fits(c->s, c->g, err);
+	if (!rc)
+		rc = rt_mesh_conns_fit(c, err);
 	c->lost = c->rounds = 0;
 	c->longest_ms = 0;
 	c->start = rt_now_ns();
@@ -655,6 +726,7 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 		send_verdict(c);
 	free(pairs);
 	free(rd.pair_of);
+	free(rd.conns);
 	free(rd.done);
 	free(rd.want);
 	free(rd.got);

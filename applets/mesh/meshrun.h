@@ -40,7 +40,7 @@
  * a listener whose partner never came may still wait out the last round.
  * A RESULT is read as its bytes come, never waiting inside a read: a
  * rank that sends it piecemeal cannot stretch the round past round_ms.
- * Memory at rank 0: 4 B per rank and 240 B per pair of one round (its
+ * Memory at rank 0: 6 B per rank and 240 B per pair of one round (its
  * RESULT's bytes so far among them, room for a sealed one), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H
@@ -64,6 +64,9 @@ struct rt_mesh_coord {
 	uint64_t seed;      /* of the blame pass's partners */
 	bool no_blame;      /* --no-blame: the first pass alone */
 	bool both_ways;     /* --pattern bisection: bandwidth both ways at once */
+	uint32_t qps;       /* --qps: connections a rail and pair (0 means 1) */
+	uint32_t fan_in;    /* --pattern incast: senders a receiver takes at
+			     * once (its pairs share the receiver); 0: pairs */
 	long long budget_ms; /* --budget; 0: none */
 	FILE *lines;        /* rank 0's evidence lines (--lines), or NULL */
 	uint32_t lost;      /* ranks lost during the run (after the call) */
@@ -83,6 +86,11 @@ struct rt_mesh_coord {
 int rt_mesh_plan_fits(const struct rt_sched *s, struct rt_mesh_agg *g,
 		      struct rt_error *err);
 
+/* Whether every test's connections stay within RT_MESH_TEST_CONNS at
+ * both ends with the present ranks' rails, c->qps and c->fan_in, and no
+ * rail without an address (tested over verbs: one connection, one
+ * partner) meets several of either: exit 2 naming what does not. */
+int rt_mesh_conns_fit(const struct rt_mesh_coord *c, struct rt_error *err);
 /* Runs every round of c->s over the ranks gathered in c->gt, judges c->g
  * and sends the verdict. Lost and absent ranks are results, not errors:
  * exit 1 only for a local failure (poll), 2 for round_ms <= 0 or a

@@ -23,7 +23,8 @@
  * test starts a little later (the ASSIGNs go out one after the other). */
 #define LISTEN_GRACE_MS 500
 
-/* One rail's test on the connecting side: one connection's figures. */
+/* One connection's test on the connecting side (a rail has --qps of
+ * them): its figures. */
 struct rail_run {
 	uint64_t seq;       /* the ping in flight */
 	uint64_t sent_at;
@@ -52,11 +53,15 @@ struct pair_test {
 	const struct rt_mesh_cm_test *t;
 	bool active;
 	uint64_t deadline;  /* ns */
-	unsigned nconn;     /* the pair's connections: one a rail (or its host) */
-	struct rail_run *runs; /* active side: one a rail */
+	/* the test's connections: qps a rail (or the host) on the connecting
+	 * side; on the listener its assignment's, every partner's */
+	unsigned nconn;
+	unsigned qps;
+	unsigned nrails;    /* results: the assignment's rails, or 1 (the host) */
+	struct rail_run *runs; /* active side: one a connection */
 	unsigned created;   /* connections started (active side) */
 	char *last_error;   /* t's */
-	uint8_t conn_rail[RT_MESH_RAILS_MAX]; /* a connection's rail, by creation order */
+	uint8_t conn_rail[RT_MESH_TEST_CONNS]; /* a connection's rail, by creation order */
 	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
 	unsigned nsnaps;
 	uint32_t round;     /* the assignment's: the GPU chunk's pattern */
@@ -67,7 +72,7 @@ struct pair_conn {
 	struct rt_buf *buf; /* slot 0 receives, 1..SLOTS send */
 	struct rt_buf *bw;  /* the chunk to write from and read into, or the
 			     * window written into and read from */
-	struct rail_run *run; /* active side: its rail's */
+	struct rail_run *run; /* active side: its own */
 	struct port_snap *snap; /* its port's counters, or NULL */
 	/* --gpu: bw is gpu.bw, and the reads land in gpu.land */
 	struct rt_mesh_gpu_conn gpu;
@@ -205,7 +210,7 @@ static int setup(struct rt_conn *c)
 
 	const struct pair_test *p = rt_conn_applet(c);
 
-	/* one connection a rail: a stray extra request is turned away */
+	/* the assigned connections: a stray extra request is turned away */
 	if (rt_conn_refuse_beyond(c, p->nconn))
 		return -1;
 	u = rt_conn_data(c);
@@ -213,7 +218,7 @@ static int setup(struct rt_conn *c)
 		rt_mesh_gpu_conn_close(&u->gpu);
 	u = rt_conn_priv(c, sizeof(*u));
 	if (p->active)
-		u->run = &p->runs[p->conn_rail[created_as(p, c)]];
+		u->run = &p->runs[created_as(p, c)];
 	else
 		snap_before(c, u); /* the connecting side's: when established */
 	if (rt_conn_setup_res(c, &spec))
@@ -452,7 +457,7 @@ static bool pings_done(const struct rt_cm *cm, const void *arg)
 
 	(void)arg;
 	rt_cm_each(cm, c) {
-		const struct rail_run *r = &p->runs[p->conn_rail[created_as(p, c)]];
+		const struct rail_run *r = &p->runs[created_as(p, c)];
 
 		done += ended(c) ||
 			(r->got >= p->t->pings && r->read >= p->t->bw_bytes && r->ctr_got);
@@ -500,13 +505,14 @@ static const char *own_addr(const struct rt_mesh_cm_test *t, unsigned rail)
 	return NULL;
 }
 
-/* The connecting side starts one connection a rail, each from this
- * rank's address on it to the partner's (or one to the partner's host);
- * a rail whose start fails is that rail's failure (in why). */
+/* The connecting side starts qps connections a rail, each from this
+ * rank's address on it to the partner's (or to the partner's host); a
+ * rail whose start fails is that rail's failure (in why). */
 static void start_rails(struct rt_cm *cm, struct pair_test *p, const struct rt_mesh_assign *a,
 			char (*why)[160])
 {
-	for (unsigned i = 0; i < p->nconn; i++) {
+	for (unsigned k = 0; k < p->nconn; k++) {
+		unsigned i = k / p->qps;
 		struct rt_addr_query q = { .node = a->nrails ? a->rails[i].addr : a->host,
 			.src = a->nrails ? own_addr(p->t, a->rails[i].rail) : NULL,
 			.port = a->port, .ps = RDMA_PS_TCP, .format = RT_FMT_NAME,
@@ -543,40 +549,92 @@ static const char *short_of(const struct pair_test *p, const struct rail_run *r,
 	return buf;
 }
 
+/* A rail's connections as one: their round trips together, their bytes
+ * each way over the span from the first one's start to the last one's
+ * end (all of them loading the link at once), the slowest set-up. */
+struct rail_sum {
+	struct rail_run all;
+	uint64_t conn_ns;
+	unsigned ok;       /* connections with all their figures */
+	bool ctr;          /* its first connection's counters are attached */
+};
+
+static void span(uint64_t *t0, uint64_t *t1, uint64_t s0, uint64_t s1)
+{
+	*t0 = *t0 && *t0 < s0 ? *t0 : s0;
+	*t1 = RT_MAX(*t1, s1);
+}
+
+static void sum_add(struct rail_sum *m, const struct rail_run *run, uint64_t conn_ns)
+{
+	rt_hist_merge(&m->all.h, &run->h);
+	m->all.got += run->got;
+	m->all.read += run->read;
+	m->all.written += run->written;
+	span(&m->all.bw_t0, &m->all.bw_t1, run->bw_t0, run->bw_t1);
+	span(&m->all.rd_t0, &m->all.rd_t1, run->rd_t0, run->rd_t1);
+	m->conn_ns = RT_MAX(m->conn_ns, conn_ns);
+	m->ok++;
+}
+
 static void fill(struct rt_mesh_result *r, const struct pair_test *p,
 		 const struct rail_run *run, uint64_t conn_ns);
 
-/* Each rail's result into r[]: its figures, or failed / timed out with
- * the reason kept in t->last_error. */
+/* One connection's outcome into its rail's: its figures summed, or the
+ * rail failed (timed out) with the first failure's reason. The port's
+ * counters are read once a rail: its first connection's. */
+static void conclude_conn(struct rt_conn *c, struct pair_test *p, struct rt_mesh_result *r,
+			  struct rail_sum *m, char *why)
+{
+	unsigned k = created_as(p, c);
+	const char *reason;
+	char buf[160];
+	bool timeout;
+
+	if (!m->ctr) {
+		attach_counters(c, r);
+		m->ctr = true;
+	}
+	reason = short_of(p, &p->runs[k], rt_conn_peer(c), &timeout, buf, sizeof(buf));
+	if (!reason) {
+		sum_add(m, &p->runs[k], connect_ns(c));
+		return;
+	}
+	if (rt_conn_err(c)->set)
+		reason = rt_conn_err(c)->reason;
+	if (why[0])
+		return;
+	r->status = timeout || rt_conn_err(c)->exit_code == RT_EXIT_TIMEOUT ? RT_MESH_TIMEOUT
+									     : RT_MESH_FAILED;
+	rt_strlcpy(why, reason, 160);
+}
+
+/* Each rail's result into r[]: its connections' figures as one when
+ * every one of them has its figures, else failed or timed out with the
+ * reason kept in t->last_error. */
 static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
 		     char (*why)[160])
 {
+	struct rail_sum *m = rt_xcalloc(p->nrails, sizeof(*m)); /* 58 KiB a rail */
 	struct rt_conn *c;
-	char buf[160];
 
 	rt_cm_each(cm, c) {
 		unsigned i = p->conn_rail[created_as(p, c)];
-		const char *reason;
-		bool timeout;
 
-		reason = short_of(p, &p->runs[i], rt_conn_peer(c), &timeout, buf, sizeof(buf));
-		if (!reason) {
-			fill(&r[i], p, &p->runs[i], connect_ns(c));
-			attach_counters(c, &r[i]);
-			continue;
-		}
-		if (rt_conn_err(c)->set)
-			reason = rt_conn_err(c)->reason;
-		r[i].status = timeout || rt_conn_err(c)->exit_code == RT_EXIT_TIMEOUT
-				      ? RT_MESH_TIMEOUT : RT_MESH_FAILED;
-		attach_counters(c, &r[i]);
-		rt_strlcpy(why[i], reason, sizeof(why[i]));
+		conclude_conn(c, p, &r[i], &m[i], why[i]);
 	}
-	for (unsigned i = 0; i < p->nconn; i++)
+	for (unsigned i = 0; i < p->nrails; i++) {
+		if (!why[i][0] && m[i].ok == p->qps)
+			fill(&r[i], p, &m[i].all, m[i].conn_ns);
+		else if (!why[i][0])
+			snprintf(why[i], sizeof(why[i]), "%u of %u connections of the rail had "
+				 "their figures", m[i].ok, p->qps);
 		if (why[i][0]) {
-			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nconn, why[i]);
+			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nrails, why[i]);
 			rt_strlcpy(p->last_error, why[i], sizeof(p->t->last_error));
 		}
+	}
+	free(m);
 }
 
 /* The connecting side: connect every rail, ping, disconnect (best
@@ -587,7 +645,7 @@ static void run_connect(struct rt_cm *cm, struct pair_test *p, const struct rt_m
 	struct rt_wait w = { .done = pings_done, .tick_ms = 20, .timeout_ms = left_ms(p),
 			     .what = "the partner's echoes" };
 	struct rt_wait closed = { .done = rt_cm_all_closed, .what = "the partner's disconnect" };
-	char (*why)[160] = rt_xcalloc(p->nconn, sizeof(*why));
+	char (*why)[160] = rt_xcalloc(p->nrails, sizeof(*why));
 	struct rt_conn *c;
 
 	start_rails(cm, p, a, why);
@@ -617,7 +675,10 @@ static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *er
 static void fill(struct rt_mesh_result *r, const struct pair_test *p,
 		 const struct rail_run *run, uint64_t conn_ns)
 {
+	uint8_t ctr = r->flags & RT_MESH_HAS_CTR; /* attached before */
+
 	rt_mesh_result_rtt(r, &run->h, conn_ns);
+	r->flags |= ctr;
 	if (p->t->bw_bytes && run->bw_t1 > run->bw_t0 && run->rd_t1 > run->rd_t0) {
 		/* bits per ns are Gbit/s; a thousand times that Mbit/s. This
 		 * side is b (meshrun.h): its reads carry a to b, its writes b to a. */
@@ -660,7 +721,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	struct pair_test *p;
 	struct rt_error err = { 0 };
 	struct rt_cm *cm;
-	unsigned n = a->nrails ? a->nrails : 1;
+	unsigned n = a->nrails ? a->nrails : 1, qps = a->qps ? a->qps : 1;
 
 	(void)self;
 	if (a->role == RT_MESH_REST)
@@ -669,9 +730,12 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	p->t = t;
 	p->last_error = t->last_error;
 	p->active = active;
-	p->nconn = n;
-	p->runs = active ? rt_xcalloc(n, sizeof(*p->runs)) : NULL; /* 58 KiB a rail */
-	p->snaps = rt_xcalloc(n, sizeof(*p->snaps)); /* 16 KiB a rail */
+	p->nrails = n;
+	p->qps = qps;
+	/* (the decoder holds conns to the rails and qps: meshwire.c) */
+	p->nconn = RT_MIN(active || !a->conns ? n * qps : a->conns, RT_MESH_TEST_CONNS);
+	p->runs = active ? rt_xcalloc(p->nconn, sizeof(*p->runs)) : NULL; /* 58 KiB each */
+	p->snaps = rt_xcalloc(p->nconn, sizeof(*p->snaps)); /* 16 KiB each */
 	p->deadline = rt_now_ns() + (uint64_t)bound * 1000000u;
 	p->round = a->round;
 	p->both = a->flags & RT_MESH_ASSIGN_BOTH_WAYS;
@@ -683,7 +747,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	else if (cm && run_listen(cm, p, &err) && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
 	if (cm && !active)
-		rt_dbg(t->log, "listened for %u connections: %s", n,
+		rt_dbg(t->log, "listened for %u connections: %s", p->nconn,
 		       err.set ? err.reason : "the partner came and went");
 	if (!cm && err.set)
 		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));

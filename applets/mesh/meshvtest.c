@@ -409,6 +409,9 @@ static unsigned rails_with(const struct rt_mesh_assign *a, bool with_addr,
 			place[out->nrails] = i;
 			out->rails[out->nrails++] = a->rails[i];
 		}
+	/* one partner, one connection a rail: a mesh with several of either
+	 * has every rail's address (rt_mesh_conns_fit) */
+	out->conns = (uint16_t)(RT_MAX(out->nrails, 1u) * RT_MAX(out->qps, 1u));
 	return out->nrails;
 }
 

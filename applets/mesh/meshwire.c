@@ -11,7 +11,7 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 9
+#define VERSION 10
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 
@@ -19,7 +19,7 @@ static const uint32_t payload_len[] = {
 	/* with no rail; each adds RT_MESH_RAIL_WIRE */
 	[RT_MESHMSG_HELLO] = 4 + 4 + 2 + 2 + 8 + RT_MESH_HOST_LEN + 4 + 4 + RT_MESH_KERNEL_LEN +
 			     RT_MESH_RDMA_CORE_LEN + 4 + RT_MESH_EXPECT_TEXT,
-	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 4, /* each rail: 20 more */
+	[RT_MESHMSG_ASSIGN] = 4 + 4 + 4 + 1 + 1 + 2 + RT_MESH_HOST_LEN + 8, /* each rail: 20 more */
 	[RT_MESHMSG_RESULT] = 4 + 4 + 4 + 1 + 1 + 2 + 8 * 5 + RT_MESH_CTR_WIRE,
 	[RT_MESHMSG_VERDICT] = 1 + 1 + 2 + 4 * 4,
 };
@@ -142,6 +142,9 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put_host(&c, m->u.assign.host);
 		put8(&c, m->u.assign.nrails);
 		put8(&c, m->u.assign.flags);
+		put8(&c, m->u.assign.qps);
+		put_zero(&c, 1);
+		put16(&c, m->u.assign.conns);
 		put_zero(&c, 2);
 		for (unsigned i = 0; i < m->u.assign.nrails && i < RT_MESH_RAILS_MAX; i++)
 			put_arail(&c, &m->u.assign.rails[i]);
@@ -461,12 +464,36 @@ static int dec_hello(struct cur *c, uint32_t size, unsigned nrails,
 	return rank_ok(h->rank, h->size, "hello rank", err);
 }
 
+/* A rest opens nothing; a test at least one connection a rail, the
+ * connecting side exactly one a rail (or its host) and qps, the listener
+ * at least that many (its partners'), never above RT_MESH_TEST_CONNS. */
+static int assign_conns_ok(const struct rt_mesh_assign *a, struct rt_error *err)
+{
+	unsigned own = (a->nrails ? a->nrails : 1u) * a->qps;
+
+	if (a->role == RT_MESH_REST)
+		return a->qps || a->conns ? rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest "
+						    "round with connections") : 0;
+	if (!a->qps || a->qps > RT_MESH_QPS_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u connections a rail (1 to %u)",
+			       a->qps, RT_MESH_QPS_MAX);
+	if (a->conns > RT_MESH_TEST_CONNS || a->conns < own ||
+	    (a->role == RT_MESH_CONNECT && a->conns != own))
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u connections for %u rails of "
+			       "%u each", a->conns, a->nrails, a->qps);
+	return 0;
+}
+
 /* An assignment's rails, after its host. */
 static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a,
 			struct rt_error *err)
 {
 	a->nrails = get8(c);
 	a->flags = get8(c);
+	a->qps = get8(c);
+	if (zeros(c, 1, "assign", err))
+		return -1;
+	a->conns = get16(c);
 	if (zeros(c, 2, "assign", err))
 		return -1;
 	if (a->flags & ~RT_MESH_ASSIGN_FLAGS)
@@ -476,6 +503,8 @@ static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a
 			       a->nrails, nrails);
 	if (nrails && a->role == RT_MESH_REST)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest round with rails");
+	if (assign_conns_ok(a, err))
+		return -1;
 	for (unsigned i = 0; i < nrails; i++) {
 		const struct rt_mesh_arail *p = i ? &a->rails[i - 1] : NULL;
 

@@ -3,7 +3,7 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 9, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 10, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
@@ -28,8 +28,14 @@
  *            and that many entries of RT_MESH_ARAIL_WIRE bytes (after
  *            the count, a flags byte, RT_MESH_ASSIGN_*): this
  *            rank's rail, the partner's, the partner's address on it
- *            (family 0, zero bytes: an end has none, test over verbs):
- *            84 + 20 x count bytes of payload            0 -> rank
+ *            (family 0, zero bytes: an end has none, test over verbs);
+ *            version 10: in what were two zero bytes after the flags,
+ *            the connections a rail (--qps, 1 to RT_MESH_QPS_MAX) and a
+ *            zero byte, then the connections of the whole test (u16: the
+ *            connecting side's rails times qps; the listener's, summed
+ *            over every partner that connects to it, --pattern incast's
+ *            senders) and two zero bytes; a rest has 0 for both:
+ *            88 + 20 x count bytes of payload            0 -> rank
  *   RESULT   round, a, b, status, flags, the rail of a and of b (version
  *            6; equal unless rails are crossed), connect, RTT p50/p99,
  *            Mbit/s a to b and b to a (version 2; version 1 had one
@@ -60,7 +66,7 @@
  * outcome that is neither none (all zero) nor checked, or whose text is
  * empty while it counts differences or the reverse.
  * A message is at most RT_MESHMSG_MAX bytes (a HELLO of 32 rails: 6,208;
- * an ASSIGN of 32: 732); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
+ * an ASSIGN of 32: 736); a RESULT or a VERDICT at most RT_MESHMSG_SMALL
  * (a RESULT: 180); nothing is allocated. */
 #ifndef RDMATEST_MESHWIRE_H
 #define RDMATEST_MESHWIRE_H
@@ -238,8 +244,16 @@ struct rt_mesh_assign {
 	 * 0: the partner's host */
 	uint8_t nrails;
 	uint8_t flags; /* RT_MESH_ASSIGN_* */
+	uint8_t qps;   /* connections a rail and partner, 1..RT_MESH_QPS_MAX; 0: rest */
+	uint16_t conns; /* the test's connections, 1..RT_MESH_TEST_CONNS; 0: rest */
 	struct rt_mesh_arail rails[RT_MESH_RAILS_MAX];
 };
+
+/* --qps: connections (RC QPs) a rail opens to its partner's, at most */
+#define RT_MESH_QPS_MAX 16u
+/* Connections one test takes at most, on either side: a listener's are
+ * each a 1 MiB bandwidth window (meshtest.h), so 64 MiB in all. */
+#define RT_MESH_TEST_CONNS 64u
 
 /* An assignment's flags: the bandwidth test writes and reads at once,
  * both directions of each link loaded together (--pattern bisection). */

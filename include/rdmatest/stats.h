@@ -32,6 +32,9 @@ struct rt_hist {
 };
 
 void rt_hist_add(struct rt_hist *h, uint64_t ns);
+/* Adds from's samples to into's: the histogram of both sets of samples
+ * (several connections' round trips as one). */
+void rt_hist_merge(struct rt_hist *into, const struct rt_hist *from);
 
 /*
  * Percentiles are nearest-rank on the histogram: the p-th percentile of

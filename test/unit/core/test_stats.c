@@ -545,10 +545,37 @@ static void rstream_columns_byte_for_byte(void **state)
 	assert_string_equal(line, "custom    1.4k    87k     ");
 }
 
+/* Two histograms merged summarize as one that had every sample. */
+static void merged_is_both_sets(void **state)
+{
+	static struct rt_hist odd, even, all, empty;
+	struct rt_summary m, w;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 2000; v++) {
+		rt_hist_add(v % 2 ? &odd : &even, v * 977);
+		rt_hist_add(&all, v * 977);
+	}
+	rt_hist_merge(&odd, &even);
+	rt_hist_merge(&odd, &empty);
+	rt_hist_summarize(&odd, &m);
+	rt_hist_summarize(&all, &w);
+	assert_int_equal(m.count, 2000);
+	assert_int_equal(m.min, 977);
+	assert_int_equal(m.max, 2000u * 977);
+	assert_int_equal(m.median, w.median);
+	assert_int_equal(m.p99, w.p99);
+	assert_true(m.mean == w.mean);
+	rt_hist_merge(&empty, &all);
+	assert_int_equal(empty.min, 977);
+	assert_memory_equal(&empty, &all, sizeof(all));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(percentiles_of_1_to_1000),
+		cmocka_unit_test(merged_is_both_sets),
 		cmocka_unit_test(rank_lookup),
 		cmocka_unit_test(percentiles_are_nearest_rank),
 		cmocka_unit_test(random_data_within_bound),

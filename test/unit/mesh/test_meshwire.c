@@ -47,7 +47,8 @@ static struct rt_meshmsg assign(void)
 	struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
 
 	m.u.assign = (struct rt_mesh_assign){.round = 4, .rounds = 7, .peer = 5,
-					     .role = RT_MESH_CONNECT, .port = 7471};
+					     .role = RT_MESH_CONNECT, .port = 7471,
+					     .qps = 1, .conns = 1};
 	strcpy(m.u.assign.host, "10.0.0.5");
 	return m;
 }
@@ -58,6 +59,7 @@ static struct rt_meshmsg assign_rails(void)
 	struct rt_meshmsg m = assign();
 
 	m.u.assign.nrails = 2;
+	m.u.assign.conns = 2;
 	m.u.assign.rails[0] = (struct rt_mesh_arail){.rail = 0, .rail_b = 0, .addr = "10.0.0.5"};
 	m.u.assign.rails[1] = (struct rt_mesh_arail){.rail = 2, .rail_b = 2, .addr = "fd00::2:5"};
 	return m;
@@ -89,7 +91,7 @@ static struct rt_meshmsg (*const samples[])(void) = {hello, assign, result, verd
 
 static void round_trip(void **state)
 {
-	static const size_t sizes[] = {320, 92, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 184, 92 + 2 * 20,
+	static const size_t sizes[] = {320, 96, 64 + RT_MESH_CTR_WIRE, 28, 320 + 2 * 184, 96 + 2 * 20,
 				       320 + 2 * 184};
 
 	(void)state;
@@ -176,19 +178,21 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 9");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 10");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 9");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 10");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 9");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 10");
 	/* version 5 hellos had no rails */
-	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 9");
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 10");
 	/* version 6 results had no port counters */
-	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 9");
+	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 10");
 	/* version 7 hellos had no inventory */
-	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 9");
+	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 10");
 	/* version 8 hellos had no rail GPU */
-	expect_refused(hello(), 2, 8, 8, "version 8, this build speaks 9");
+	expect_refused(hello(), 2, 8, 8, "version 8, this build speaks 10");
+	/* version 9 assignments had no connection counts */
+	expect_refused(assign(), 2, 9, 8, "version 9, this build speaks 10");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
@@ -205,7 +209,7 @@ static void strict_fields(void **state)
 	m = assign();
 	m.u.assign.port = 0;
 	rt_meshmsg_encode(&m, buf);
-	assert_int_equal(rt_meshmsg_decode(buf, 92, 8, &back, &err), -1);
+	assert_int_equal(rt_meshmsg_decode(buf, 96, 8, &back, &err), -1);
 	assert_non_null(strstr(err.reason, "port 0"));
 	m = assign(); /* a rest with a peer */
 	m.u.assign.role = RT_MESH_REST;
@@ -214,6 +218,9 @@ static void strict_fields(void **state)
 	m.u.assign.port = 0;
 	m.u.assign.host[0] = '\0';
 	expect_refused(m, 30, 'x', 8, "assign rest padding");
+	m.u.assign.qps = 0;
+	m.u.assign.conns = 0;
+	expect_refused(m, 90, 2, 8, "a rest round with connections");
 	expect_refused(result(), 15, 8, 8, "rank 8");
 	expect_refused(result(), 19, 1, 8, "paired with itself");
 	expect_refused(result(), 20, 4, 8, "unknown status 4");
@@ -542,7 +549,7 @@ static void assign_carries_rails(void **state)
 	uint8_t buf[RT_MESHMSG_MAX];
 	struct rt_error err = {0};
 	size_t len = rt_meshmsg_encode(&m, buf);
-	const size_t r0 = 92, r1 = 92 + 20;
+	const size_t r0 = 96, r1 = 96 + 20;
 
 	(void)state;
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
@@ -553,7 +560,32 @@ static void assign_carries_rails(void **state)
 	assert_string_equal(back.u.assign.rails[1].addr, "fd00::2:5");
 	expect_refused(assign_rails(), 88, 1, 8, "1 rails in a message of 2");
 	expect_refused(assign_rails(), 89, 2, 8, "unknown flags 0x2");
-	expect_refused(assign_rails(), 90, 1, 8, "padding");
+	expect_refused(assign_rails(), 91, 1, 8, "padding");
+	expect_refused(assign_rails(), 94, 1, 8, "padding");
+	/* connections: 1 to 16 a rail; the connecting side's exactly its rails'
+	 * times that, a listener's at least, any test's at most 64 */
+	expect_refused(assign_rails(), 90, 0, 8, "0 connections a rail");
+	expect_refused(assign_rails(), 90, 17, 8, "17 connections a rail (1 to 16)");
+	expect_refused(assign_rails(), 93, 3, 8, "3 connections for 2 rails of 1 each");
+	{ /* qps and a listener's connections travel */
+		struct rt_meshmsg m = assign_rails(), back;
+		uint8_t buf[RT_MESHMSG_MAX];
+		struct rt_error err = {0};
+		size_t len;
+
+		m.u.assign.role = RT_MESH_LISTEN;
+		m.u.assign.qps = 4;
+		m.u.assign.conns = 24; /* three senders of two rails, four each */
+		len = rt_meshmsg_encode(&m, buf);
+		assert_int_equal(buf[90], 4);
+		assert_int_equal(buf[92] << 8 | buf[93], 24);
+		assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+		assert_int_equal(back.u.assign.qps, 4);
+		assert_int_equal(back.u.assign.conns, 24);
+		m.u.assign.conns = 7; /* fewer than its own rails' */
+		expect_refused(m, 93, 7, 8, "7 connections for 2 rails of 4 each");
+		expect_refused(m, 93, 65, 8, "65 connections for 2 rails of 4 each");
+	}
 	{ /* the flags travel */
 		struct rt_meshmsg m = assign_rails(), back;
 		uint8_t buf[RT_MESHMSG_MAX];
@@ -599,11 +631,12 @@ static void crossed_rails_travel(void **state)
 
 	(void)state;
 	m.u.assign.nrails = RT_MESH_RAILS_MAX;
+	m.u.assign.conns = RT_MESH_RAILS_MAX;
 	for (unsigned i = 0; i < RT_MESH_RAILS_MAX; i++) /* rails 0..3 of this rank x 8 */
 		m.u.assign.rails[i] = (struct rt_mesh_arail){.rail = (uint8_t)(i / 8),
 			.rail_b = (uint8_t)(i % 8), .addr = "10.0.0.5"};
 	len = rt_meshmsg_encode(&m, buf);
-	assert_int_equal(len, 92 + 32 * 20);
+	assert_int_equal(len, 96 + 32 * 20);
 	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
 	assert_int_equal(back.u.assign.nrails, 32);
 	assert_int_equal(back.u.assign.rails[31].rail, 3);
