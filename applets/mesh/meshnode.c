@@ -331,11 +331,7 @@ static void tally_start(const struct rt_mesh_plan *p, const struct rt_sched *s,
 {
 	if (!p->pattern)
 		return;
-	g->tally = rt_xcalloc(1, sizeof(*g->tally));
-	g->tally->pattern = p->pattern;
-	g->tally->hosts = p->size;
-	g->tally->run = s->rounds;
-	g->tally->rounds = RT_MIN(s->rounds, RT_MESH_TALLY_MAX);
+	g->tally = rt_mesh_tally_new(p->pattern, p->size, s->rounds, 0);
 }
 
 static void tally_end(struct rt_mesh_agg *g)

@@ -533,7 +533,7 @@ void rt_mesh_agg_free(struct rt_mesh_agg *g)
 	free(g->sparse);
 	free(g->ctrlog);
 	free(g->cross_stat);
-	free(g->tally);
+	rt_mesh_tally_free(g->tally);
 	memset(g, 0, sizeof(*g));
 }
 
