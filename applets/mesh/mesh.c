@@ -77,6 +77,8 @@ struct mesh_cfg {
 	int gpu; /* enum rt_gpu_api, when given */
 	int pattern; /* enum pattern */
 	long long rounds; /* --pattern bisection's matchings */
+	long long fan_in; /* --pattern incast's senders a receiver */
+	long long qps;
 };
 
 #define RT_CFG struct mesh_cfg
@@ -97,7 +99,7 @@ static const struct rt_enum gpu_apis[] = {
 	{ NULL, 0, NULL },
 };
 
-enum pattern { PATTERN_PAIRS, PATTERN_BISECTION };
+enum pattern { PATTERN_PAIRS, PATTERN_BISECTION, PATTERN_INCAST };
 
 static const struct rt_enum patterns[] = {
 	{ "pairs", PATTERN_PAIRS, "the schedule's pairs, a pair's bandwidth one direction "
@@ -106,6 +108,11 @@ static const struct rt_enum patterns[] = {
 	  "pair of one at once and each pair's bandwidth both ways at once: half the hosts "
 	  "against the other half, a different half each round; needs --bw. The summary and "
 	  "the document give each round's total and its worst" },
+	{ "incast", PATTERN_INCAST, "every host a receiver in turn, --fan-in senders writing "
+	  "into it at once, then reading from it at once; needs --bw. Each sender is judged "
+	  "against its fair share (the absolute floors divided by --fan-in); the summary and "
+	  "the document give each receiver's total, the worst receiver and the least fair "
+	  "sender" },
 	{ NULL, 0, NULL },
 };
 
@@ -159,6 +166,14 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "rounds", RT_OPT_INT, RT_L(rounds), 1, 65536, "3", "N",
 	  "--pattern bisection: its random perfect matchings (with --budget: as many as "
 	  "the budget fits instead)", NULL },
+	{ 0, "fan-in", RT_OPT_INT, RT_L(fan_in), 1, 64, "4", "N",
+	  "--pattern incast: senders into each receiver at once (at most the hosts less one: "
+	  "the default is cut to that)", NULL },
+	{ 0, "qps", RT_OPT_INT, RT_L(qps), 1, RT_MESH_QPS_MAX, "1", "N",
+	  "connections (RC QPs) a rail opens to its partner's in every test, all loaded at "
+	  "once, their figures summed (ECMP and adaptive routing spread them over paths); a "
+	  "test takes at most 64 connections at either end (rails x N x the senders of an "
+	  "incast receiver)", NULL },
 	{ 0, "max-pairs", RT_OPT_INT, RT_L(max_pairs), 0, 65536, "0", "N",
 	  "at most N pairs tested at once (0: no bound)", NULL },
 	{ 0, "seed", RT_OPT_INT, RT_L(seed), 0, 0x7fffffff, "1", "N",
@@ -265,7 +280,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
-	  "[--pattern pairs|bisection] [--rounds N] [--pings N] [--bw SIZE] [--gpu cuda|hip] "
+	  "[--pattern pairs|bisection|incast] [--rounds N] [--fan-in N] [--qps N] [--pings N] [--bw SIZE] [--gpu cuda|hip] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -356,6 +371,8 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->min_links = (uint32_t)cfg->min_links;
 	lim->max_errors = (uint64_t)cfg->max_errors;
 	lim->max_retrans_ppm = (uint64_t)cfg->max_retrans;
+	/* (a run cuts the default to its hosts: plan) */
+	lim->shared_by = cfg->pattern == PATTERN_INCAST ? (uint32_t)cfg->fan_in : 0;
 }
 
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
@@ -419,29 +436,65 @@ static int budget_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 	return 0;
 }
 
-/* --pattern bisection loads half the fabric against the other half: every
- * pair of a matching at once, so no bound on pairs, no other schedule,
- * and bandwidth to load it with. */
-static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
+/* A pattern's own options, with no pattern that has them: exit 2. */
+static int pattern_only(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	const struct rt_opt_table *t = &run->tabs[0];
 
-	if (cfg->pattern != PATTERN_BISECTION)
-		return rt_opt_was_given(t, "rounds") ?
-		       rt_fail(&run->err, RT_EXIT_USAGE, "--rounds: --pattern bisection's "
-			       "matchings; give --pattern bisection") : 0;
+	if (cfg->pattern != PATTERN_BISECTION && rt_opt_was_given(t, "rounds"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds: --pattern bisection's "
+			       "matchings; give --pattern bisection");
+	if (cfg->pattern != PATTERN_INCAST && rt_opt_was_given(t, "fan-in"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--fan-in: --pattern incast's senders; "
+			       "give --pattern incast");
+	return 0;
+}
+
+/* --pattern bisection and incast load the fabric with every test of a
+ * round at once: so no bound on pairs, no other schedule, and bandwidth
+ * to load it with; incast's rounds are its receivers, no budget's. */
+static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
+{
+	const struct rt_opt_table *t = &run->tabs[0];
+	const char *name = cfg->pattern == PATTERN_INCAST ? "incast" : "bisection";
+
+	if (cfg->pattern == PATTERN_PAIRS)
+		return pattern_only(run, cfg);
+	if (pattern_only(run, cfg))
+		return -1;
 	if (!cfg->bw)
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection measures "
-			       "bandwidth: give --bw SIZE (16m, say)");
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s measures bandwidth: give "
+			       "--bw SIZE (16m, say)", name);
 	if (rt_opt_was_given(t, "schedule") || cfg->quick)
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection makes its own "
-			       "random matchings: not with %s", cfg->quick ? "--quick" : "--schedule");
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s makes its own rounds: "
+			       "not with %s", name, cfg->quick ? "--quick" : "--schedule");
 	if (cfg->max_pairs)
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern bisection runs every pair of "
-			       "a matching at once: not with --max-pairs");
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s runs every test of a "
+			       "round at once: not with --max-pairs", name);
+	if (cfg->pattern == PATTERN_INCAST && (cfg->budget || cfg->cross_rails))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern incast: every host receives "
+			       "once, rail against rail: not with %s",
+			       cfg->budget ? "--budget" : "--cross-rails");
 	if (cfg->budget && rt_opt_was_given(t, "rounds"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds and --budget: the budget "
 			       "decides how many matchings; give one");
+	return 0;
+}
+
+/* --fan-in against the hosts: given, it must leave a receiver; by
+ * default it is cut to the hosts less one. */
+static int fan_in_of(struct rt_run *run, const struct mesh_cfg *cfg, uint32_t size,
+		     uint32_t *fan)
+{
+	*fan = 0;
+	if (cfg->pattern != PATTERN_INCAST)
+		return 0;
+	if (size < 2)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern incast needs 2 hosts or more");
+	if (rt_opt_was_given(&run->tabs[0], "fan-in") && cfg->fan_in >= size)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--fan-in %lld: at most %u senders "
+			       "among %u hosts", cfg->fan_in, size - 1, size);
+	*fan = (uint32_t)RT_MIN((uint64_t)cfg->fan_in, size - 1u);
 	return 0;
 }
 
@@ -449,6 +502,8 @@ static enum rt_sched_kind kind_of(const struct mesh_cfg *cfg)
 {
 	if (cfg->pattern == PATTERN_BISECTION)
 		return RT_SCHED_BISECTION;
+	if (cfg->pattern == PATTERN_INCAST)
+		return RT_SCHED_INCAST;
 	return cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule;
 }
 
@@ -480,6 +535,8 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	if (!cfg->coordinator)
 		rt_strlcpy(m->coord, l->hosts.names[0], sizeof(m->coord));
 	limits(cfg, &m->lim);
+	if (fan_in_of(run, cfg, l->size, &m->lim.shared_by))
+		return -1;
 	m->heatmap = cfg->heatmap;
 	m->prom = cfg->prom;
 	m->exit_self = cfg->exit_status == EXIT_SELF;
@@ -499,7 +556,9 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.no_blame = cfg->no_blame, .cross = cfg->cross_rails != 0, .budget_ms = cfg->budget * 60,
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL,
 		.key = &m->key,
-		.pattern = cfg->pattern == PATTERN_BISECTION ? "bisection" : NULL,
+		.pattern = cfg->pattern == PATTERN_BISECTION ? "bisection" :
+			   cfg->pattern == PATTERN_INCAST ? "incast" : NULL,
+		.fan_in = m->lim.shared_by, .qps = (uint32_t)cfg->qps,
 		.matchings = cfg->pattern == PATTERN_BISECTION && !cfg->budget ?
 			     (uint32_t)cfg->rounds : 0,
 		.both_ways = cfg->pattern == PATTERN_BISECTION };

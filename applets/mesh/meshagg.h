@@ -87,6 +87,10 @@ struct rt_mesh_limits {
 	 * retransmit counter by more than max_retrans_ppm per million packets
 	 * the two ports sent (--max-retrans) */
 	uint64_t max_errors, max_retrans_ppm;
+	/* --pattern incast: the senders a link's bandwidth was shared among
+	 * (--fan-in); its absolute floors (min_gbps, min_line_rate) are that
+	 * many times lower, a sender's fair share; 0 or 1: not shared */
+	uint32_t shared_by;
 };
 
 /* Why a link is bad (a mask). */
@@ -264,6 +268,7 @@ struct rt_mesh_agg {
 	 * stays sparse, one entry per pair and rail */
 	uint32_t rails;
 	bool cross;           /* --cross-rails: rails x rails results a pair */
+	uint32_t qps;         /* --qps: connections a rail and pair; 0: not known (mesh report) */
 	uint32_t rail_mask;   /* rails with a tested link (rail against itself) */
 	struct rt_mesh_rail_stat rail_stat[RT_MESH_RAILS_MAX];
 	/* crossed links (rail != rail_b) judged, and their classes' figures

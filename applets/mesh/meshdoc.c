@@ -570,6 +570,8 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	rt_json_array_end(j);
 	if (g->auth)
 		rt_json_kv_string(j, "auth", g->auth);
+	if (g->qps) /* each rail's figures are this many connections' */
+		rt_json_kv_uint(j, "qps", g->qps);
 	rt_json_kv_string(j, "verdict", rt_mesh_verdict_word(g->ready, g->interrupted));
 	rt_json_object_end(j);
 }

@@ -112,13 +112,17 @@ static uint8_t judge_link(const struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 			why |= RT_LINK_RTT_REL;
 	}
 	if (rt_mesh_cell_flags(c) & RT_MESH_HAS_BW) {
-		if (lim->min_gbps > 0 && gbps < lim->min_gbps)
+		/* incast: a sender's fair share of the receiver's link, as if
+		 * it had the link alone, meets the absolute floors */
+		double alone = gbps * RT_MAX(lim->shared_by, 1u);
+
+		if (lim->min_gbps > 0 && alone < lim->min_gbps)
 			why |= RT_LINK_BW_ABS;
 		if (lim->bw_fraction > 0 && !(st->not_judged & RT_LINK_BW_REL) &&
 		    gbps < lim->bw_fraction * st->median_gbps)
 			why |= RT_LINK_BW_REL;
 		if (lim->min_line_rate > 0 &&
-		    gbps < lim->min_line_rate * rt_mesh_rails_line_gbps(g, a, b, c->rail, c->rail_b))
+		    alone < lim->min_line_rate * rt_mesh_rails_line_gbps(g, a, b, c->rail, c->rail_b))
 			why |= RT_LINK_LINE_RATE;
 	}
 	return why;

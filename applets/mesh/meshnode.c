@@ -331,13 +331,30 @@ static void tally_start(const struct rt_mesh_plan *p, const struct rt_sched *s,
 {
 	if (!p->pattern)
 		return;
-	g->tally = rt_mesh_tally_new(p->pattern, p->size, s->rounds, 0);
+	g->tally = rt_mesh_tally_new(p->pattern, p->size, s->rounds, p->fan_in);
+}
+
+/* A host's line: its ACTIVE rails' payload rates summed (what it can
+ * receive at once), or its host port's; 0 when not known. */
+static uint32_t host_line_mbps(const struct rt_mesh_node *nd)
+{
+	uint64_t sum = 0;
+
+	if (!nd->nrails)
+		return nd->payload_mbps;
+	for (unsigned i = 0; i < nd->nrails; i++)
+		if (nd->rails[i].state == RT_RAIL_ACTIVE)
+			sum += rt_mesh_rail_payload_mbps(&nd->rails[i]);
+	return (uint32_t)RT_MIN(sum, (uint64_t)UINT32_MAX);
 }
 
 static void tally_end(struct rt_mesh_agg *g)
 {
 	struct rt_mesh_tally *t = g->tally;
 
+	for (uint32_t i = 0; t && t->recv && i < g->n; i++)
+		if (g->nodes[i].present)
+			rt_mesh_tally_line(t, i, host_line_mbps(&g->nodes[i]));
 	if (!t || !g->cover.minutes)
 		return;
 	t->run = g->cover.rounds;
@@ -363,12 +380,15 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	c.s = &s;
 	rt_error_phase(err, "listen");
 	rc = rt_mesh_fd_limit(p->size, err) ||
-	     rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err) ||
+	     (p->kind == RT_SCHED_INCAST ?
+	      rt_sched_incast(&s, p->size, p->fan_in, p->seed, err) :
+	      rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err)) ||
 	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
 	if (!rc) {
 		g->rails = p->nrails; /* the plan counts results x rails (x rails crossed) */
 		g->auth = rt_mesh_auth_mode_name(p->key ? p->key->mode : RT_MESH_AUTH_NONE);
 		g->cross = p->cross;
+		g->qps = RT_MAX(p->qps, 1u);
 		if (p->matchings)
 			rt_sched_cap(&s, p->matchings);
 		tally_start(p, &s, g);

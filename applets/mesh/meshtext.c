@@ -12,6 +12,14 @@
 #include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
+static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank);
+
+/* rt_mesh_tally_name_fn: the tally's receivers and senders by name. */
+static const char *tally_host(const void *ctx, uint32_t rank)
+{
+	return host_of(ctx, rank);
+}
+
 static const char *host_of(const struct rt_mesh_agg *g, uint32_t rank)
 {
 	return g->nodes[rank].host[0] ? g->nodes[rank].host : "?";
@@ -517,7 +525,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	fputc('\n', out);
 	budget(out, g);
 	if (g->tally)
-		rt_mesh_tally_text(g->tally, out);
+		rt_mesh_tally_text_named(g->tally, out, tally_host, g);
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);

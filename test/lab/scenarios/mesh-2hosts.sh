@@ -10,7 +10,7 @@
 # rank with --token-file NOT READY, naming it. Host b never starts: it is
 # absent, NOT READY, within the bound. With doctor's expected state
 # (--expect) saved on a: READY as saved, NOT READY naming the rate when
-# the file expects 400.
+# the file expects 400. --qps 4: four connections, one figure.
 M=$RT/mesh
 HOSTS="$A,$B"
 # one link: judged against the absolute thresholds alone (--min-links 1),
@@ -43,6 +43,25 @@ failed || output_has '"gbps":\[\[null,[0-9][0-9.e+-]*\],\[[0-9][0-9.e+-]*,null\]
 failed || output_has '"median_gbps":[0-9]' || fail "no median Gbit/s"
 failed || bg_wait r1 40 || fail "rank 1 exited $?"
 record "mesh 2 hosts --bw 16m: $A to $B $(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.]*\),"gbps_rev":\([0-9.]*\).*/\1 Gbit\/s, back \2/p' "$OUT" | head -n 1) Gbit/s"
+pass
+
+# --qps 4: the connecting side opens four connections to the listener,
+# which takes exactly four (its own count, --debug), and the pair has one
+# figure each way, the four connections' together
+case_begin "--qps 4 --bw 4m: four connections, the listener takes four, one figure" 90
+bg_start r1 b $M $ARGS --timeout 15 --qps 4 --bw 4m --debug
+# shellcheck disable=SC2016 # expanded by the inner shell
+failed || run_on -t 60 a sh -c '"$@" 2> /tmp/lab/qps.err' sh $M $ARGS --timeout 15 --qps 4 --bw 4m --debug --json ||
+	fail "rank 0 exited $?"
+failed || $RT/json-check < "$OUT" >> "$LAB_TRANSCRIPT" || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+failed || output_has '"qps":4' || fail "the document does not say 4 connections a rail"
+failed || output_has '"pairs":\[\{"a":0,"b":1,[^}]*"gbps":[0-9][0-9.e+-]*,"gbps_rev":[0-9]' ||
+	fail "no bandwidth figure for the pair"
+failed || bg_wait r1 40 || fail "rank 1 exited $?"
+failed || { bg_log r1; cat /tmp/lab/qps.err; } | grep -q 'listened for 4 connections: the partner came and went' ||
+	fail "the listener did not take 4 connections: $({ bg_log r1; cat /tmp/lab/qps.err; } | grep -m1 'listened for')"
+record "mesh 2 hosts --qps 4 --bw 4m: $(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.]*\),"gbps_rev":\([0-9.]*\).*/\1 Gbit\/s, back \2/p' "$OUT" | head -n 1) Gbit/s"
 pass
 
 case_begin "--lines of both ranks: mesh report READY" 90

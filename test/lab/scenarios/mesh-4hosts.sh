@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 4
-# timeout: 540
+# timeout: 780
 # mesh on four hosts of one switch, one boot for every case.
 # Launched the way pdsh would (the same command on every host, each finding
 # its rank in --hosts; a is rank 0) and as srun would (SLURM_* variables of
@@ -10,7 +10,9 @@
 # netem (that host named bad, the blame pass's re-tests and pairings
 # agreeing), one host killed during the rounds (its pairs fail, the run
 # still ends with a verdict naming it), --budget (random matchings until
-# it is spent, every host tested, the pairs covered counted). Every run is
+# it is spent, every host tested, the pairs covered counted), --pattern
+# bisection and incast healthy and with one host's link rate-limited (each
+# receiver's total, that host named bad), --qps 2. Every run is
 # bounded by --timeout T: hellos T, each pair T, a round 2T + 2 s.
 M=$RT/mesh
 HOSTS="$A,$B,$C,$D"
@@ -252,5 +254,47 @@ failed || output_has '"bad_nodes":\[([0-9],)*3\]' || fail "$D not named bad: $(g
 failed || output_has '"pattern":\{"name":"bisection","rounds_run":3' || fail "no pattern object"
 failed || summary_has "^bad host 3 \($D\)" || fail "the summary does not name $D bad"
 mesh_verdicts bisd 1 'NOT READY'
+netem_clear d
+pass
+
+# --pattern incast: every host a receiver in turn, the three others
+# writing into it at once and then reading from it at once, each over two
+# connections (--qps 2); the document gives each receiver's total.
+case_begin "--pattern incast --fan-in 3 --qps 2 --bw 512k, all healthy: 4 receivers, READY" 120
+IARGS="--hosts $HOSTS --timeout 10 --pings 50 $REL_OFF --pattern incast --fan-in 3 --qps 2 --bw 512k"
+mesh_on inc "b c d" $IARGS
+failed || rank0 90 $IARGS || fail "rank 0 exited $?"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+failed || output_has '"qps":2' || fail "the document does not say 2 connections a rail"
+failed || output_has '"pattern":\{"name":"incast","rounds_run":4,' || fail "no incast pattern object of 4 rounds"
+for r in 0 1 2 3; do
+	failed || output_has "\\{\"rank\":$r,\"senders\":3,\"failed\":[01],\"in_gbps\":[0-9.e-]+" ||
+		fail "receiver $r: not 3 senders counted: $(grep -o '"receivers":\[[^]]*' "$OUT")"
+done
+failed || output_has '"worst_receiver":[0-3],"unfair_sender":\{"rank":[0-3],' || fail "no worst receiver or unfair sender"
+failed || summary_has '^incast: 4 receivers, 3 senders each at once: worst receiver rank [0-3]' ||
+	fail "no incast line in the summary"
+record "mesh 4 hosts --pattern incast --fan-in 3 --qps 2 --bw 512k: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1)"
+mesh_verdicts inc 0 '^READY'
+pass
+
+# d's link at 256 kbit/s again: every test with d carries less, whichever
+# way its bytes go (into d as a receiver, out of d as a sender or when its
+# senders read from it), each sender's share times 3 misses --min-gbps
+# 0.001, and the blame pass names d.
+case_begin "incast with d's link at 256 kbit/s: d named bad, its tests the slow ones" 150
+netem d rate 256kbit || fail "netem on d: status $?"
+IARGS="--hosts $HOSTS --timeout 20 --pings 20 $REL_OFF --pattern incast --fan-in 3 --bw 128k --min-gbps 0.001"
+mesh_on incd "b c d" $IARGS
+failed || rank0 130 $IARGS
+rc=$?
+failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1 (NOT READY)"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"bad_nodes":\[([0-9],)*3\]' || fail "$D not named bad: $(grep -o '"bad_nodes":\[[^]]*\]' "$OUT")"
+failed || output_has '"pattern":\{"name":"incast","rounds_run":4' || fail "no pattern object"
+failed || summary_has "^bad host 3 \($D\)" || fail "the summary does not name $D bad"
+record "mesh 4 hosts incast, $D at 256 kbit/s: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1)"
+mesh_verdicts incd 1 'NOT READY'
 netem_clear d
 pass
