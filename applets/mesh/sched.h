@@ -97,7 +97,8 @@ int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
  * is the one where its receivers receive. */
 void rt_sched_cap(struct rt_sched *s, uint32_t matchings);
 /* The pairs of round r (< s->rounds) into out (room for s->max_pairs);
- * returns their number. Not reentrant: it uses s->base. */
+ * returns their number. Not reentrant: it uses s->base (incast: the
+ * second half of s->perm). */
 uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out);
 void rt_sched_free(struct rt_sched *s);
 /* "ring", "tournament", "random" -> kind; -1 for anything else ("budget"
