@@ -100,6 +100,26 @@ static uint32_t matching_round(struct rt_sched *s, uint32_t m, struct rt_pair *o
 	return k / 2;
 }
 
+/* Incast round r: receivers perm[r G, r G + g), g = G but for a short
+ * last round; the other n - g ranks (a cyclic window of perm, from the
+ * one after the receivers) shuffled with a seed of the round's own so
+ * that a host's group and receiver change from round to round; receiver
+ * i takes the i-th K of them. g (K+1) <= G (K+1) <= n: always enough. */
+static uint32_t incast_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
+{
+	uint32_t n = s->n, groups = s->max_pairs / s->fan_in, from = r * groups;
+	uint32_t g = RT_MIN(groups, n - from), m = n - g, *snd = s->perm + n, k = 0;
+	uint64_t x = s->seed ^ ((uint64_t)(r + 1) * 0xbf58476d1ce4e5b9ull);
+
+	for (uint32_t i = 0; i < m; i++)
+		snd[i] = s->perm[(from + g + i) % n];
+	shuffle(snd, m, x ? x : 1);
+	for (uint32_t i = 0; i < g; i++)
+		for (uint32_t j = 0; j < s->fan_in; j++, k++)
+			out[k] = (struct rt_pair){s->perm[from + i], snd[k]};
+	return k;
+}
+
 uint32_t rt_sched_matchings(uint32_t n)
 {
 	uint32_t m = n < 4 ? 65536u : (8u << 20) / (n / 2);
@@ -138,6 +158,7 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 			s->perm[i] = i;
 		shuffle(s->perm, n, seed);
 		break;
+	case RT_SCHED_INCAST: /* its fan-in comes with rt_sched_incast */
 	default:
 		return rt_fail(err, RT_EXIT_USAGE, "unknown pairing schedule %d", (int)kind);
 	}
@@ -156,11 +177,37 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 	return 0;
 }
 
+int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
+		    uint64_t seed, struct rt_error *err)
+{
+	uint32_t groups;
+
+	memset(s, 0, sizeof(*s));
+	if (n < 2 || n > SCHED_MAX)
+		return rt_fail(err, RT_EXIT_USAGE, "an incast schedule for %u ranks: want 2 to %u",
+			       n, SCHED_MAX);
+	if (fan_in < 1 || fan_in > n - 1)
+		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u for %u ranks: want 1 to %u",
+			       fan_in, n, n - 1);
+	groups = n / (fan_in + 1); /* >= 1: fan_in + 1 <= n */
+	*s = (struct rt_sched){.kind = RT_SCHED_INCAST, .n = n, .seed = seed,
+			       .fan_in = fan_in, .split = 1,
+			       .base_rounds = div_up(n, groups)};
+	s->rounds = s->cover_rounds = s->base_rounds;
+	s->bound = s->max_pairs = groups * fan_in;
+	s->perm = rt_xmalloc(2 * (size_t)n * sizeof(*s->perm));
+	for (uint32_t i = 0; i < n; i++)
+		s->perm[i] = i;
+	shuffle(s->perm, n, seed);
+	return 0;
+}
+
 void rt_sched_cap(struct rt_sched *s, uint32_t matchings)
 {
 	uint32_t m = RT_MAX(matchings, 1u);
 
-	if (s->kind == RT_SCHED_RING || s->base_rounds <= m)
+	/* an incast's every round is some ranks' only one as receiver */
+	if (s->kind == RT_SCHED_RING || s->kind == RT_SCHED_INCAST || s->base_rounds <= m)
 		return;
 	s->base_rounds = m;
 	s->rounds = m * s->split;
@@ -173,6 +220,8 @@ uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
 
 	if (r >= s->rounds)
 		return 0;
+	if (s->kind == RT_SCHED_INCAST) /* never split: straight into out */
+		return incast_round(s, r, out);
 	b = r / s->split;
 	part = r % s->split;
 	if (s->kind == RT_SCHED_RING) /* rounds of unequal size */
@@ -203,7 +252,7 @@ void rt_sched_free(struct rt_sched *s)
 }
 
 static const char *const kind_names[] = {"ring", "tournament", "random", "budget",
-					 "bisection"};
+					 "bisection", "incast"};
 
 int rt_sched_kind_parse(const char *name)
 {

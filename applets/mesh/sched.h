@@ -20,13 +20,23 @@
  *               directions at once: half the hosts against the other half,
  *               a different half each round; rt_sched_cap bounds the
  *               matchings (--rounds) where no budget does
+ *   incast      (--pattern incast --fan-in K) not disjoint pairs: groups
+ *               of K senders writing into one receiver at once, G =
+ *               floor(n / (K+1)) groups a round, ceil(n / G) rounds; every
+ *               rank receives exactly once (a seeded shuffle, G receivers
+ *               a round, the last round what is left), its senders drawn
+ *               from a shuffle of that round's other ranks, no rank in two
+ *               groups of a round. Made by rt_sched_incast; no bound
+ *               splits it and rt_sched_cap leaves it whole
  * The blame pass (meshrun.h) is made of rounds of disjoint pairs from
  * rt_sched_disjoint, its partners chosen by rt_sched_blame.
  * With a bound B on concurrent pairs below a round's size, the round is
  * split into ceil(size / B) rounds of at most B pairs; no round is empty.
  * Rounds are computed on demand: memory is O(n) whatever the round count
  * (a tournament of 65536 ranks has over 2 * 10^9 pairs), at most
- * 12 bytes per rank (the shuffle and one round's pairs).
+ * 12 bytes per rank (the shuffle and one round's pairs); incast 8 (the
+ * shuffle and one round's senders) plus the caller's out (max_pairs <=
+ * n K / (K+1) pairs: under 8 bytes per rank).
  * Distinct pairs (rt_pairset, budget runs): one bit per pair, n(n-1)/2
  * bits, for n up to RT_PAIRSET_MAX_N (8,192 hosts: 4 MiB; 4,096 hosts:
  * 1 MiB); not counted above. */
@@ -39,7 +49,7 @@
 #include "rdmatest/error.h"
 
 enum rt_sched_kind { RT_SCHED_RING, RT_SCHED_TOURNAMENT, RT_SCHED_RANDOM,
-		     RT_SCHED_BUDGET, RT_SCHED_BISECTION };
+		     RT_SCHED_BUDGET, RT_SCHED_BISECTION, RT_SCHED_INCAST };
 
 /* Matchings a budget schedule of n ranks holds at most: their results
  * stay within 8 Mi (half of meshagg.h's bound, the rest is the blame
@@ -59,23 +69,36 @@ struct rt_sched {
 			       * short last round is split less) */
 	uint32_t rounds;      /* base_rounds * split */
 	uint32_t max_pairs;   /* pairs in any round (<= bound): size of out */
-	uint32_t *perm;       /* random: the shuffle, n ranks */
+	uint32_t *perm;       /* random: the shuffle, n ranks; incast: the
+			       * shuffle, then room for a round's senders
+			       * (2n) */
 	struct rt_pair *base; /* one base round, n/2 pairs (scratch) */
 	uint32_t cached;      /* 1 + the base round in base, 0: none */
 	uint32_t cached_k;    /* its pairs */
 	uint64_t seed;
 	uint32_t cover_rounds; /* budget: the rounds that test every rank */
+	uint32_t fan_in;      /* incast: senders per receiver (K); 0 else */
 };
 
 /* n ranks (1 to 65536); bound 0 means n/2 (no limit). Bad kind or n:
- * exit 2. */
+ * exit 2 (RT_SCHED_INCAST too: it needs rt_sched_incast's fan-in). */
 int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 		  uint32_t bound, uint64_t seed, struct rt_error *err);
+/* An incast schedule (RT_SCHED_INCAST, see above) of n ranks (2 to
+ * 65536), fan_in senders per receiver (1 to n-1); the same (n, fan_in,
+ * seed) gives the same rounds on every rank. A round's pairs are
+ * (receiver, sender), a group's in a row, groups in receiver order;
+ * bound = max_pairs = G K, split 1, cover_rounds = rounds (each round
+ * has receivers no other round has). Bad n or fan_in: exit 2. */
+int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
+		    uint64_t seed, struct rt_error *err);
 /* At most `matchings` base rounds (>= 1; the cover rounds stay within
- * them): a bisection's --rounds. */
+ * them): a bisection's --rounds. An incast keeps all its rounds: each
+ * is the one where its receivers receive. */
 void rt_sched_cap(struct rt_sched *s, uint32_t matchings);
 /* The pairs of round r (< s->rounds) into out (room for s->max_pairs);
- * returns their number. Not reentrant: it uses s->base. */
+ * returns their number. Not reentrant: it uses s->base (incast: the
+ * second half of s->perm). */
 uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out);
 void rt_sched_free(struct rt_sched *s);
 /* "ring", "tournament", "random" -> kind; -1 for anything else ("budget"

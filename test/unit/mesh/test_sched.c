@@ -276,6 +276,178 @@ static void bisection_matchings(void **state)
 	assert_int_equal(rt_sched_kind_parse("bisection"), -1);
 }
 
+/* Walks every round of an incast schedule of n ranks and fan-in k:
+ * G = n / (k+1) groups of k senders a round (what is left in the last),
+ * a group's pairs in a row with the receiver as a, no rank both receiver
+ * and sender or in two groups of a round, every rank a receiver exactly
+ * once. Returns the pairs, all rounds' in a row (the caller frees them). */
+static struct rt_pair *incast_walk(struct rt_sched *s, uint32_t n, uint32_t k)
+{
+	uint32_t groups = n / (k + 1), rounds = (n + groups - 1) / groups;
+	uint32_t *rx = rt_xcalloc(n, sizeof(*rx)), *tx = rt_xcalloc(n, sizeof(*tx));
+	uint32_t *received = rt_xcalloc(n, sizeof(*received)), total = 0;
+	struct rt_pair *all = rt_xmalloc((size_t)rounds * groups * k * sizeof(*all));
+
+	assert_int_equal(s->kind, RT_SCHED_INCAST);
+	assert_int_equal(s->fan_in, k);
+	assert_int_equal(s->rounds, rounds);
+	assert_int_equal(s->base_rounds, rounds);
+	assert_int_equal(s->cover_rounds, rounds);
+	assert_int_equal(s->split, 1);
+	assert_int_equal(s->max_pairs, groups * k);
+	assert_int_equal(s->bound, s->max_pairs);
+	for (uint32_t r = 0; r < rounds; r++) {
+		struct rt_pair *out = all + total;
+		uint32_t c = rt_sched_round(s, r, out), g = c / k;
+
+		assert_int_equal(c % k, 0);
+		assert_int_equal(g, r + 1 < rounds ? groups : n - r * groups);
+		assert_true(g >= 1 && c <= s->max_pairs);
+		for (uint32_t i = 0; i < g; i++) { /* receivers first: none sends */
+			assert_true(out[i * k].a < n);
+			assert_int_not_equal(rx[out[i * k].a], r + 1);
+			rx[out[i * k].a] = r + 1;
+			received[out[i * k].a]++;
+		}
+		for (uint32_t i = 0; i < c; i++) {
+			assert_int_equal(out[i].a, out[i / k * k].a); /* a group in a row */
+			assert_true(out[i].b < n && out[i].a != out[i].b);
+			assert_int_not_equal(rx[out[i].b], r + 1);
+			assert_int_not_equal(tx[out[i].b], r + 1);
+			tx[out[i].b] = r + 1;
+		}
+		total += c;
+	}
+	assert_int_equal(rt_sched_round(s, rounds, all), 0);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(received[i], 1);
+	free(received);
+	free(tx);
+	free(rx);
+	return all;
+}
+
+/* The layout for many (n, K, seed); the same seed gives the same rounds,
+ * another seed other ones (from 7 ranks on: fewer have few orders). */
+static void incast_rounds(void **state)
+{
+	static const uint32_t cases[][2] = {
+		{2, 1}, {3, 1}, {3, 2}, {4, 1}, {4, 2}, {4, 3}, {5, 2}, {7, 3},
+		{10, 2}, {11, 4}, {64, 7}, {64, 63}, {100, 1}, {1000, 15},
+		{65536, 3},
+	};
+
+	(void)state;
+	for (size_t ci = 0; ci < ARRAY_SIZE(cases); ci++) {
+		for (uint64_t seed = 0; seed < 3; seed++) {
+			uint32_t n = cases[ci][0], k = cases[ci][1], groups = n / (k + 1);
+			size_t bytes = (size_t)((n + groups - 1) / groups) * groups * k *
+				       sizeof(struct rt_pair);
+			struct rt_sched s, t, u;
+			struct rt_error err = {0};
+			struct rt_pair *p, *q, *o;
+
+			assert_int_equal(rt_sched_incast(&s, n, k, seed, &err), 0);
+			assert_int_equal(rt_sched_incast(&t, n, k, seed, &err), 0);
+			assert_int_equal(rt_sched_incast(&u, n, k, seed + 100, &err), 0);
+			p = incast_walk(&s, n, k);
+			q = incast_walk(&t, n, k);
+			o = incast_walk(&u, n, k);
+			assert_memory_equal(p, q, bytes);
+			if (n >= 7) { /* the receivers' order differs, not only senders */
+				bool differ = false;
+
+				assert_true(memcmp(p, o, bytes) != 0);
+				for (size_t i = 0; i < bytes / sizeof(*p); i += k)
+					differ |= p[i].a != o[i].a;
+				assert_true(differ);
+			}
+			rt_sched_cap(&s, 1); /* leaves every round: each one's receivers */
+			assert_int_equal(s.rounds, t.rounds);
+			assert_string_equal(rt_sched_kind_name(s.kind), "incast");
+			free(o);
+			free(q);
+			free(p);
+			rt_sched_free(&u);
+			rt_sched_free(&t);
+			rt_sched_free(&s);
+			assert_null(s.perm);
+		}
+	}
+}
+
+/* Senders vary: over the rounds of 8 ranks, fan-in 3 (2 groups a round,
+ * 4 rounds) a host sends to more than one receiver, and the hosts that
+ * write beside it are not one fixed block of K - 1: some host shares a
+ * group with more than K - 1 others. */
+static void incast_senders_vary(void **state)
+{
+	enum { N = 8, K = 3 };
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		uint8_t sent_to[N][N] = {{0}}, beside[N][N] = {{0}};
+		uint32_t most_rx = 0, most_beside = 0;
+		struct rt_sched s;
+		struct rt_error err = {0};
+		struct rt_pair *all;
+
+		assert_int_equal(rt_sched_incast(&s, N, K, seed, &err), 0);
+		all = incast_walk(&s, N, K);
+		for (uint32_t i = 0; i < s.rounds * s.max_pairs; i++) {
+			sent_to[all[i].b][all[i].a] = 1;
+			for (uint32_t j = i / K * K; j < i / K * K + K; j++)
+				if (j != i)
+					beside[all[i].b][all[j].b] = 1;
+		}
+		for (uint32_t h = 0; h < N; h++) {
+			uint32_t rx = 0, bs = 0;
+
+			for (uint32_t o = 0; o < N; o++) {
+				rx += sent_to[h][o];
+				bs += beside[h][o];
+			}
+			most_rx = RT_MAX(most_rx, rx);
+			most_beside = RT_MAX(most_beside, bs);
+		}
+		assert_true(most_rx >= 2);
+		assert_true(most_beside > K - 1);
+		free(all);
+		rt_sched_free(&s);
+	}
+}
+
+/* Bad n or fan-in: exit 2 with a message naming the value. */
+static void incast_bad_input(void **state)
+{
+	static const uint32_t bad[][2] = {{4, 0}, {4, 4}, {4, 9}, {2, 2}, {1, 1}, {0, 1},
+					  {65537, 3}};
+	static const char *const named[] = {"--fan-in 0", "--fan-in 4", "--fan-in 9",
+					    "--fan-in 2", "1 ranks", "0 ranks", "65537 ranks"};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct rt_sched s;
+		struct rt_error err = {0};
+
+		assert_int_equal(rt_sched_incast(&s, bad[i][0], bad[i][1], 1, &err), -1);
+		assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+		assert_non_null(strstr(err.reason, named[i]));
+		assert_null(s.perm);
+	}
+	/* the kind needs a fan-in: rt_sched_init refuses it */
+	{
+		struct rt_sched s;
+		struct rt_error err = {0};
+
+		assert_int_equal(rt_sched_init(&s, RT_SCHED_INCAST, 8, 0, 1, &err), -1);
+		assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	}
+	/* "incast" is a --pattern, not a --schedule */
+	assert_int_equal(rt_sched_kind_parse("incast"), -1);
+	assert_string_equal(rt_sched_kind_name(RT_SCHED_INCAST), "incast");
+}
+
 static void pairset_bound(void **state)
 {
 	struct rt_pairset ps;
@@ -420,6 +592,9 @@ int main(void)
 		cmocka_unit_test(disjoint_rounds),
 		cmocka_unit_test(blame_partners),
 		cmocka_unit_test(bad_input),
+		cmocka_unit_test(incast_rounds),
+		cmocka_unit_test(incast_senders_vary),
+		cmocka_unit_test(incast_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
