@@ -33,10 +33,15 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	       rt_mesh_join_ms(p) / 1000);
 	if (p->budget_ms)
 		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
-	if (p->pattern)
+	if (p->pattern && p->fan_in)
+		rt_say(&run->log, "pattern: %s: every host a receiver in turn, %u senders into it "
+		       "at once", p->pattern, p->fan_in);
+	else if (p->pattern)
 		rt_say(&run->log, "pattern: %s: %s, every pair of a round at once, bandwidth both "
 		       "ways at once", p->pattern, p->matchings ? "random matchings" :
 		       "random matchings while the budget lasts");
+	if (p->qps > 1)
+		rt_say(&run->log, "qps: %u connections a rail", p->qps);
 	if (p->matchings)
 		rt_say(&run->log, "rounds: %u", p->matchings);
 	/* a fingerprint that the ranks can compare, never the token itself */
