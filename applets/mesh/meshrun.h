@@ -78,7 +78,7 @@ struct rt_mesh_coord {
  * re-test round and the two pairing rounds of one bad link, one spare. */
 #define RT_MESH_BUDGET_RESERVE 4u
 
-/* Whether every result a run of s can make fits g (its max_results):
+/* meshplan.c: whether every result a run of s can make fits g (its max_results):
  * exit 2 naming the size and schedule when not, so that a size that
  * cannot fit is refused before any rank waits for it, not rounds later;
  * when it fits, g's storage is chosen for them (rt_mesh_agg_plan: dense

@@ -94,13 +94,19 @@ int rt_mesh_tally_worst(const struct rt_mesh_tally *t)
 	return w;
 }
 
+/* A receiver's link under the pattern: its slower direction, the
+ * senders' writes converging on it or their reads fanning out of it. */
+static uint64_t slower(const struct rt_mesh_tally_recv *x)
+{
+	return RT_MIN(x->in_mbps, x->out_mbps);
+}
+
 int rt_mesh_tally_worst_receiver(const struct rt_mesh_tally *t)
 {
 	int w = -1;
 
 	for (uint32_t i = 0; t->recv && i < t->hosts; i++)
-		if (t->recv[i].results &&
-		    (w < 0 || t->recv[i].in_mbps < t->recv[w].in_mbps))
+		if (t->recv[i].results && (w < 0 || slower(&t->recv[i]) < slower(&t->recv[w])))
 			w = (int)i;
 	return w;
 }

@@ -81,9 +81,10 @@ void rt_mesh_tally_line(struct rt_mesh_tally *t, uint32_t rank, uint32_t line_mb
 void rt_mesh_tally_add(struct rt_mesh_tally *t, const struct rt_mesh_result *r);
 /* The round with the least bandwidth among those with a pair, or -1. */
 int rt_mesh_tally_worst(const struct rt_mesh_tally *t);
-/* Incast: the receiver with the least in_mbps among those with a result
- * (one whose results all failed has 0), the lowest rank of a tie; -1:
- * none, or no table. */
+/* Incast: the receiver whose slower direction (in_mbps: its senders'
+ * writes; out_mbps: their reads from it) is the least among those with a
+ * result (one whose results all failed has 0), the lowest rank of a tie;
+ * -1: none, or no table. */
 int rt_mesh_tally_worst_receiver(const struct rt_mesh_tally *t);
 /* Incast: over the receivers with two OK results or more, the sender
  * with the least share; false when there is none. */

@@ -259,9 +259,14 @@ pass
 
 # --pattern incast: every host a receiver in turn, the three others
 # writing into it at once and then reading from it at once, each over two
-# connections (--qps 2); the document gives each receiver's total.
+# connections (--qps 2); the document gives each receiver's total. The
+# lab's bridge has no PFC: six flows converging on one virtio link drop
+# packets, and Soft-RoCE retransmits them (duplicate_request and
+# out_of_seq_request rise by several per cent of the packets), which is
+# what incast finds on a lossy fabric: this case, about the pattern's
+# mechanics, does not judge retransmits (--max-retrans 1000000).
 case_begin "--pattern incast --fan-in 3 --qps 2 --bw 512k, all healthy: 4 receivers, READY" 120
-IARGS="--hosts $HOSTS --timeout 10 --pings 50 $REL_OFF --pattern incast --fan-in 3 --qps 2 --bw 512k"
+IARGS="--hosts $HOSTS --timeout 10 --pings 50 $REL_OFF --max-retrans 1000000 --pattern incast --fan-in 3 --qps 2 --bw 512k"
 mesh_on inc "b c d" $IARGS
 failed || rank0 90 $IARGS || fail "rank 0 exited $?"
 failed || json_valid || fail "rank 0: no single valid JSON document"
@@ -275,7 +280,7 @@ done
 failed || output_has '"worst_receiver":[0-3],"unfair_sender":\{"rank":[0-3],' || fail "no worst receiver or unfair sender"
 failed || summary_has '^incast: 4 receivers, 3 senders each at once: worst receiver rank [0-3]' ||
 	fail "no incast line in the summary"
-record "mesh 4 hosts --pattern incast --fan-in 3 --qps 2 --bw 512k: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1)"
+record "mesh 4 hosts --pattern incast --fan-in 3 --qps 2 --bw 512k: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1); retransmits: $(grep -o '"duplicate_request":[0-9]*' "$OUT" | head -3 | tr '\n' ' ')"
 mesh_verdicts inc 0 '^READY'
 pass
 
@@ -283,7 +288,7 @@ pass
 # way its bytes go (into d as a receiver, out of d as a sender or when its
 # senders read from it), each sender's share times 3 misses --min-gbps
 # 0.001, and the blame pass names d.
-case_begin "incast with d's link at 256 kbit/s: d named bad, its tests the slow ones" 150
+case_begin "incast with d's link at 256 kbit/s: d named bad and the worst receiver" 150
 netem d rate 256kbit || fail "netem on d: status $?"
 IARGS="--hosts $HOSTS --timeout 20 --pings 20 $REL_OFF --pattern incast --fan-in 3 --bw 128k --min-gbps 0.001"
 mesh_on incd "b c d" $IARGS
@@ -293,6 +298,8 @@ failed || [ "$rc" = 1 ] || fail "rank 0 exited $rc, wanted 1 (NOT READY)"
 failed || json_valid || fail "rank 0: no single valid JSON document"
 failed || output_has '"bad_nodes":\[([0-9],)*3\]' || fail "$D not named bad: $(grep -o '"bad_nodes":\[[^]]*\]' "$OUT")"
 failed || output_has '"pattern":\{"name":"incast","rounds_run":4' || fail "no pattern object"
+# d's egress is the limited one: its senders' reads from it are its slower direction
+failed || output_has '"worst_receiver":3,' || fail "$D is not the worst receiver: $(grep -o '"worst_receiver":[0-9]*' "$OUT")"
 failed || summary_has "^bad host 3 \($D\)" || fail "the summary does not name $D bad"
 record "mesh 4 hosts incast, $D at 256 kbit/s: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1)"
 mesh_verdicts incd 1 'NOT READY'

@@ -169,7 +169,7 @@ static struct rt_mesh_tally *four_hosts(void)
 	for (uint32_t b = 0; b < 4; b++)
 		if (b != 1)
 			add(t, in(1, 1, b, 2000, 3000));
-	r = in(2, 2, 0, 14000, 1000);
+	r = in(2, 2, 0, 14000, 4000);
 	r.rail = 1;
 	add(t, r);
 	r.b = 1;
@@ -214,6 +214,23 @@ static void incast_receivers(void **state)
 	/* the per-round table as before: round 4 is not one of it */
 	assert_int_equal(t->r[1].mbps, 15000);
 	assert_int_equal(t->r[3].failed, 1);
+	rt_mesh_tally_free(t);
+}
+
+/* A receiver whose link is slow out of it (its senders' reads) but not
+ * into it is the worst as much as one slow in: its slower direction. */
+static void incast_worst_by_slower_direction(void **state)
+{
+	struct rt_mesh_tally *t = rt_mesh_tally_new("incast", 3, 2, 2);
+
+	(void)state;
+	add(t, in(0, 0, 1, 10000, 10000));
+	add(t, in(0, 0, 2, 10000, 10000));
+	add(t, in(1, 1, 0, 30000, 300));
+	add(t, in(1, 1, 2, 30000, 200));
+	assert_int_equal(t->recv[1].in_mbps, 60000);
+	assert_int_equal(t->recv[1].out_mbps, 500);
+	assert_int_equal(rt_mesh_tally_worst_receiver(t), 1);
 	rt_mesh_tally_free(t);
 }
 
@@ -330,6 +347,7 @@ int main(void)
 		cmocka_unit_test(document),
 		cmocka_unit_test(nothing_measured),
 		cmocka_unit_test(incast_receivers),
+		cmocka_unit_test(incast_worst_by_slower_direction),
 		cmocka_unit_test(incast_text),
 		cmocka_unit_test(incast_document),
 		cmocka_unit_test(incast_all_failed),
