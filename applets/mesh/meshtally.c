@@ -198,8 +198,8 @@ static void worst_receiver_text(const struct rt_mesh_tally *t, FILE *out,
 		best = t->recv[i].in_mbps > best ? t->recv[i].in_mbps : best;
 	}
 	x = &t->recv[w];
-	fprintf(out, "%s: %u receivers, %u senders each at once: worst receiver ", t->pattern,
-		n, t->fan_in);
+	fprintf(out, "%s: %u receivers, %u sender%s each at once: worst receiver ", t->pattern,
+		n, t->fan_in, t->fan_in == 1 ? "" : "s");
 	who(out, (uint32_t)w, name, ctx);
 	fprintf(out, " %.4g Gb/s in", gbps(x->in_mbps));
 	if (x->line_mbps)
