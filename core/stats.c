@@ -14,7 +14,7 @@ size_t rt_hist_bucket(uint64_t ns)
 {
 	unsigned shift;
 
-	if (ns < 2 * RT_HIST_SUB)
+	if (ns < (uint64_t)2 * RT_HIST_SUB)
 		return (size_t)ns;
 	shift = 63u - (unsigned)__builtin_clzll(ns) - RT_HIST_SUB_BITS;
 	return (size_t)shift * RT_HIST_SUB + (size_t)(ns >> shift);
@@ -52,7 +52,7 @@ void rt_hist_merge(struct rt_hist *into, const struct rt_hist *from)
 	into->count += from->count;
 	into->sum_lo += from->sum_lo;
 	into->sum_hi += from->sum_hi + (into->sum_lo < from->sum_lo); /* carry */
-	for (size_t i = 0; i < RT_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < RT_HIST_BUCKETS; i++)
 		into->bucket[i] += from->bucket[i];
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One pair's RDMA CM test of a mesh run (meshtest.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ struct pair_test {
 	unsigned nrails;    /* results: the assignment's rails, or 1 (the host) */
 	struct rail_run *runs; /* active side: one a connection */
 	unsigned created;   /* connections started (active side) */
-	char *last_error;   /* t's */
+	char *last_error;   /* t's, or its rail thread's */
 	uint8_t conn_rail[RT_MESH_TEST_CONNS]; /* a connection's rail, by creation order */
 	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
 	unsigned nsnaps;
@@ -611,7 +612,7 @@ static void conclude_conn(struct rt_conn *c, struct pair_test *p, struct rt_mesh
 
 /* Each rail's result into r[]: its connections' figures as one when
  * every one of them has its figures, else failed or timed out with the
- * reason kept in t->last_error. */
+ * reason kept in p->last_error. */
 static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
 		     char (*why)[160])
 {
@@ -631,7 +632,7 @@ static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_resul
 				 "their figures", m[i].ok, p->qps);
 		if (why[i][0]) {
 			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nrails, why[i]);
-			rt_strlcpy(p->last_error, why[i], sizeof(p->t->last_error));
+			rt_strlcpy(p->last_error, why[i], RT_MESH_WHY_LEN);
 		}
 	}
 	free(m);
@@ -704,10 +705,11 @@ static void gpu_release(struct rt_cm *cm)
 	}
 }
 
-void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
-			 struct rt_mesh_result *r)
+/* One test in one reactor: its results into r[], a failure's reason into
+ * last_error (160 bytes). */
+static void test_one(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
+		     struct rt_mesh_result *r, char *last_error)
 {
-	struct rt_mesh_cm_test *t = ctx;
 	bool active = a->role == RT_MESH_CONNECT;
 	long long bound = t->timeout_ms + (active ? 0 : LISTEN_GRACE_MS);
 	struct rt_cm_params params = {
@@ -718,17 +720,13 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 			  .retry_count = 7, .rnr_retry_count = 7 },
 		.timeout_ms = bound, .wait_server_ms = active ? bound : 0,
 	};
-	struct pair_test *p;
+	struct pair_test *p = rt_xcalloc(1, sizeof(*p));
 	struct rt_error err = { 0 };
 	struct rt_cm *cm;
 	unsigned n = a->nrails ? a->nrails : 1, qps = a->qps ? a->qps : 1;
 
-	(void)self;
-	if (a->role == RT_MESH_REST)
-		return;
-	p = rt_xcalloc(1, sizeof(*p));
 	p->t = t;
-	p->last_error = t->last_error;
+	p->last_error = last_error;
 	p->active = active;
 	p->nrails = n;
 	p->qps = qps;
@@ -745,15 +743,88 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	if (cm && active)
 		run_connect(cm, p, a, r);
 	else if (cm && run_listen(cm, p, &err) && err.set)
-		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
+		rt_strlcpy(last_error, err.reason, RT_MESH_WHY_LEN);
 	if (cm && !active)
 		rt_dbg(t->log, "listened for %u connections: %s", p->nconn,
 		       err.set ? err.reason : "the partner came and went");
 	if (!cm && err.set)
-		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
+		rt_strlcpy(last_error, err.reason, RT_MESH_WHY_LEN);
 	gpu_release(cm);
 	rt_cm_destroy(cm);
 	free(p->runs);
 	free(p->snaps);
 	free(p);
+}
+
+/* One rail of the connecting side's test, on a thread of its own. */
+struct rail_job {
+	const struct rt_mesh_cm_test *t;
+	struct rt_mesh_assign a;    /* the assignment cut to this rail */
+	struct rt_mesh_result *r;   /* its result */
+	char why[RT_MESH_WHY_LEN];  /* its failure's reason */
+	pthread_t th;
+	bool threaded;              /* th runs it (else it ran inline) */
+};
+
+static void *rail_thread(void *arg)
+{
+	struct rail_job *j = arg;
+
+	test_one(j->t, &j->a, j->r, j->why);
+	return NULL;
+}
+
+/* The connecting side of several rails: each rail's connections, pings
+ * and bandwidth in a reactor on a thread of its own, so that posting
+ * and completions of 8 rails at line rate are not one core's work; a
+ * thread that cannot start runs its rail here, after the others started.
+ * The threads share only t (read) and their own job; the first failed
+ * rail's reason (in rail order) becomes t's. */
+static void rails_in_threads(struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
+			     struct rt_mesh_result *r)
+{
+	struct rail_job *jobs = rt_xcalloc(a->nrails, sizeof(*jobs)); /* 1 KiB a rail */
+	unsigned i;
+
+	for (i = 0; i < a->nrails; i++) {
+		struct rail_job *j = &jobs[i];
+
+		*j = (struct rail_job){ .t = t, .a = *a, .r = &r[i] };
+		j->a.nrails = 1;
+		j->a.rails[0] = a->rails[i];
+		j->a.conns = (uint16_t)(a->qps ? a->qps : 1);
+		j->threaded = !pthread_create(&j->th, NULL, rail_thread, j);
+	}
+	for (i = 0; i < a->nrails; i++)
+		if (!jobs[i].threaded)
+			rail_thread(&jobs[i]);
+	for (i = 0; i < a->nrails && jobs[i].threaded; i++)
+		;
+	rt_dbg(t->log, "%u rails: %s", a->nrails, i == a->nrails ? "a thread each" :
+	       "a thread could not start, its rail ran on the test's own");
+	for (i = 0; i < a->nrails; i++)
+		if (jobs[i].threaded)
+			pthread_join(jobs[i].th, NULL);
+	for (i = 0; i < a->nrails && !jobs[i].why[0]; i++)
+		;
+	if (i < a->nrails)
+		rt_strlcpy(t->last_error, jobs[i].why, sizeof(t->last_error));
+	free(jobs);
+}
+
+void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
+			 struct rt_mesh_result *r)
+{
+	struct rt_mesh_cm_test *t = ctx;
+
+	(void)self;
+	if (a->role == RT_MESH_REST)
+		return;
+	/* the listener's CPU touches no byte of the bandwidth (RDMA WRITE and
+	 * READ are the NICs' work): one reactor; --gpu's driver context is
+	 * current on the thread that opened it: one thread */
+	if (a->role == RT_MESH_CONNECT && a->nrails > 1 && !t->gpu)
+		rails_in_threads(t, a, r);
+	else
+		test_one(t, a, r, t->last_error);
 }

@@ -24,13 +24,23 @@
  *            the link carries traffic while the other does; on a GPU the
  *            window's first chunk is read once more after both, and that
  *            is what the data check reads
- *   rails    with rails in the assignment, all of them at once in the one
- *            reactor: the connecting side starts one connection a rail,
- *            from its own address on the rail (its hello's) to the
- *            partner's, and each runs the pings and the bandwidth above on
- *            its own; a rail that fails does not end the others; one
- *            result a rail. The listener takes one connection a rail on
- *            its one wildcard listener and ends when all of them ended
+ *   rails    with rails in the assignment, all of them at once: the
+ *            connecting side runs each rail in a reactor on a thread of
+ *            its own (one thread in all with --gpu, whose driver context
+ *            is the opening thread's), starting its connections from its
+ *            own address on the rail (its hello's) to the partner's, each
+ *            running the pings and the bandwidth above on its own; a rail
+ *            that fails does not end the others; one result a rail. The
+ *            listener, whose CPU moves no byte of the bandwidth, takes
+ *            every connection on its one wildcard listener in one
+ *            reactor and ends when all of them ended
+ *   qps      (--qps) each rail opens qps connections, all at once; the
+ *            rail's result is theirs together: every round trip, the
+ *            bytes over the span from the first start to the last end,
+ *            the slowest set-up, the first connection's counters; one
+ *            that fails fails the rail
+ *   incast   a listener takes the connections of every partner the
+ *            assignment counts (its conns), each with its own window
  *   counters each side reads its own port's counters (portctr.h, meshctr.h)
  *            before the connection's traffic (the listener when the
  *            request comes, the connecting side once established) and
@@ -44,8 +54,10 @@
  * test, listen or connect, ends within timeout_ms whatever the partner
  * does, so rank 0's round bound is 2 x timeout_ms plus a margin.
  * Memory: one latency histogram (58 KiB) and two readings of the port's
- * counters (16 KiB) a rail and a reactor per test; with bandwidth a
- * chunk to send (64 KiB) and the window to receive (1 MiB) a rail. */
+ * counters (16 KiB) a connection, and a reactor per test (a rail's
+ * thread each); with bandwidth a chunk to send (64 KiB) and the window to
+ * receive (1 MiB) a connection: at most RT_MESH_TEST_CONNS (64) of them
+ * at either end, at most RT_MESH_RAILS_MAX threads. */
 #ifndef RDMATEST_MESHTEST_H
 #define RDMATEST_MESHTEST_H
 
@@ -56,6 +68,7 @@
 #include "mesh/meshrun.h"
 
 #define RT_MESH_PINGS_MAX 1000000u
+#define RT_MESH_WHY_LEN 160u
 #define RT_MESH_BW_CHUNK (64u << 10)
 #define RT_MESH_BW_WINDOW 16u
 
@@ -79,7 +92,7 @@ struct rt_mesh_cm_test {
 	 * uses; NULL: host memory */
 	struct rt_mesh_gpu *gpu;
 	/* the last failed test's reason, for the rank's own diagnostics */
-	char last_error[160];
+	char last_error[RT_MESH_WHY_LEN];
 };
 
 /* The pair test's message: the ping's sequence number, and in the

@@ -8,7 +8,8 @@
 # upstream rping over rail 1, and rxe1's port following rail1 down and up
 # (timed on host b's own clock). Then mesh, launched as mesh-2hosts does
 # (--hosts with the rail-0 addresses), finds both rails of each host:
-# healthy, READY with pairs of rail 0 and rail 1; rail 1 of b delayed by
+# healthy, READY with pairs of rail 0 and rail 1; --bw 8m --qps 2 with a
+# thread a rail, the CPU a Gbit recorded; rail 1 of b delayed by
 # netem (100 ms, --max-rtt-us 40000), NOT READY with rail 1's link named
 # and rail 0's good; rail 1 of b down before the run, NOT READY with b's
 # rail named, not b; rail 1 of b without its address, NOT READY naming
@@ -96,6 +97,31 @@ need_applet mesh && {
 		fail "no per-rail totals with one good link each"
 	failed || bg_wait r1 60 || fail "rank 1 exited $?"
 	failed || bg_log r1 | grep -q '^READY' || fail "rank 1 did not print rank 0's READY"
+}
+pass
+
+# Both rails at once, each rail's connections on a thread of their own
+# (the connecting side, rank 1: --debug says so), two connections a rail;
+# the ranks' CPU (user + sys of each process, /proc's cutime and cstime
+# of the shell that waited for it) a Gbit moved is recorded: a figure,
+# not a bound (Soft-RoCE does its work in the kernel's softirqs, counted
+# to no process).
+# shellcheck disable=SC2016 # expanded by the sh -c that runs it
+CPUW='"$@"; rc=$?; set -- $(cat /proc/$$/stat); echo "CPU_TICKS $((${16} + ${17}))" >&2; exit $rc'
+case_begin "two rails --bw 8m --qps 2: a thread a rail, READY, CPU a Gbit recorded" 120
+need_applet mesh && {
+	bg_start r1 b sh -c "$CPUW" sh $M $ARGS --bw 8m --qps 2 --debug
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	run_on -t 90 a sh -c '"$@" 2> /tmp/lab/rank0.err' sh sh -c "$CPUW" sh $M $ARGS --bw 8m --qps 2 --json ||
+		fail "rank 0 exited $?"
+	failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+	failed || output_has '"qps":2' || fail "the document does not say 2 connections a rail"
+	failed || bg_wait r1 60 || fail "rank 1 exited $?"
+	failed || bg_log r1 | grep -q 'debug: 2 rails: a thread each' || fail "rank 1 did not run its rails a thread each"
+	t0=$(sed -n 's/^CPU_TICKS //p' /tmp/lab/rank0.err | tail -n 1)
+	t1=$(bg_log r1 | sed -n 's/^CPU_TICKS //p' | tail -n 1)
+	# 2 rails x 8 MiB x 2 directions: 0.268 Gbit
+	failed || record "{\"lab\":\"mesh 2 rails --bw 8m --qps 2\",\"cpu_ticks_listener\":${t0:-null},\"cpu_ticks_connecting\":${t1:-null},\"gbit\":0.268,\"gbps\":[$(grep -o '"gbps":[0-9.e+-]*,"gbps_rev":[0-9.e+-]*' "$OUT" | sed 's/"gbps":\([^,]*\),"gbps_rev":\(.*\)/\1,\2/' | paste -sd, -)]}"
 }
 pass
 
