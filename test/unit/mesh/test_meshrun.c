@@ -39,6 +39,7 @@ struct cluster {
 	long long budget_ms; /* a budget schedule's */
 	unsigned rails;   /* each rank's hello lists this many, all ACTIVE */
 	bool cross;       /* rank 0 crosses them (--cross-rails) */
+	uint32_t fan_in;  /* kind RT_SCHED_INCAST: senders a receiver */
 };
 
 struct stub {
@@ -60,13 +61,21 @@ static bool ping(struct stub *st, const struct rt_mesh_assign *a)
 	if (a->role == RT_MESH_CONNECT) {
 		ok = !rt_oob_connect(&o, "127.0.0.1", a->port, 0, &err) &&
 		     !rt_oob_write(&o, &c, 1, &err) && !rt_oob_read(&o, &c, 1, &err);
-	} else {
+		rt_oob_close(&o);
+		return ok;
+	}
+	/* the listener answers one connection a partner (the stub's
+	 * connecting side makes one whatever its rails): as many as its
+	 * assignment's connections count (an incast receiver: every sender) */
+	ok = true;
+	for (unsigned i = 0; ok && i < RT_MAX(a->conns / (RT_MAX(a->nrails, 1u) * RT_MAX(a->qps, 1u)),
+					      1u); i++) {
 		struct pollfd p = {.fd = st->lfd, .events = POLLIN};
 
 		o.fd = poll(&p, 1, TEST_MS) == 1 ? accept(st->lfd, NULL, NULL) : -1;
 		ok = o.fd >= 0 && !rt_oob_read(&o, &c, 1, &err) && !rt_oob_write(&o, &c, 1, &err);
+		rt_oob_close(&o);
 	}
-	rt_oob_close(&o);
 	return ok;
 }
 
@@ -178,7 +187,8 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	/* ranks that come before the gathering starts wait in the backlog */
 	lis.backlog = RT_MESH_PENDING_MAX;
 	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
+	assert_int_equal(cl->kind == RT_SCHED_INCAST ? rt_sched_incast(&s, cl->n, cl->fan_in, 7, &err)
+			 : rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
 	assert_int_equal(rt_mesh_agg_init(&out->g, cl->n, 0, &err), 0);
 	out->g.cross = cl->cross;
 	fflush(NULL);
@@ -193,7 +203,8 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	 * missed a rank there); only the cases with an absent rank wait it out */
 	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, cl->n, 4000, 2000, &out->g, &err), 0);
 	out->c = (struct rt_mesh_coord){.gt = &gt, .g = &out->g, .s = &s, .lim = &lim,
-					.round_ms = ROUND_MS, .seed = 3, .budget_ms = cl->budget_ms};
+					.round_ms = ROUND_MS, .seed = 3, .budget_ms = cl->budget_ms,
+					.fan_in = cl->fan_in};
 	if (cl->interrupt) {
 		assert_int_equal(rt_interrupt_install(), 0);
 		rt_interrupt_raise(SIGINT);
@@ -607,6 +618,88 @@ static void crossed_rails_in_waves(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
+/* --pattern incast: each round's receiver is in three pairs and takes
+ * all three senders' connections in one test (the stub answers exactly
+ * the connections its ASSIGN counts, so a count short of the senders
+ * leaves one unanswered, failed); every rank receives once: 4 rounds of
+ * 3 results, READY. A rank that receives answers nothing to rank 0. */
+static void incast_receiver_takes_every_sender(void **state)
+{
+	struct cluster cl = {.n = 4, .kind = RT_SCHED_INCAST, .fan_in = 3, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .blip = 99};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.rounds, 4);
+	assert_int_equal(o.c.lost, 0);
+	assert_true(o.g.ready);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), o.g.nlinks);
+	assert_true(o.g.nlinks >= 6);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(o.status[i], 10);
+	rt_mesh_agg_free(&o.g);
+	/* a rank that dies at its first test: lost, every pair of it failed,
+	 * the run still ends with a verdict that every other rank gets (a
+	 * receiver that waited out the dead sender may be late for its next
+	 * test, as a listener whose partner never came: so not every other
+	 * link need pass) */
+	cl.dies = 2;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_false(o.g.ready);
+	assert_int_equal(o.c.lost, 1);
+	assert_true(count_status(&o.g, RT_MESH_OK) >= 1);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_true(i == 2 ? o.status[i] != 10 && o.status[i] != 11 : o.status[i] == 11);
+	rt_mesh_agg_free(&o.g);
+}
+
+/* Each test's connections within 64 at either end, and no rail without
+ * an address meeting --qps or --fan-in: exit 2 before round 0. */
+static void connections_fit_or_are_refused(void **state)
+{
+	static struct rt_mesh_rail rails[2][8];
+	struct rt_mesh_agg g;
+	struct rt_mesh_coord c = {.g = &g, .qps = 8};
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
+	for (uint32_t r = 0; r < 2; r++) {
+		g.nodes[r].present = true;
+		g.nodes[r].nrails = 8;
+		g.nodes[r].rails = rails[r];
+		snprintf(g.nodes[r].host, sizeof(g.nodes[r].host), "node%u", r);
+		for (unsigned i = 0; i < 8; i++)
+			g.nodes[r].rails[i] = (struct rt_mesh_rail){.rail = (uint8_t)i,
+				.state = RT_RAIL_ACTIVE, .addr = "10.0.0.1"};
+	}
+	assert_int_equal(rt_mesh_conns_fit(&c, &err), 0); /* 8 x 8 = 64 */
+	c.fan_in = 2;
+	assert_int_equal(rt_mesh_conns_fit(&c, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, "8 rails x --qps 8 x 2 senders is 128 connections "
+				       "into one host, above 64"));
+	c.fan_in = 0;
+	c.qps = 2;
+	g.nodes[1].rails[5].addr[0] = '\0'; /* tested over verbs */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_mesh_conns_fit(&c, &err), -1);
+	assert_non_null(strstr(err.reason, "node1's rail 5 has no address"));
+	assert_non_null(strstr(err.reason, "not with --qps"));
+	c.qps = 1; /* one connection, one partner: verbs is fine */
+	assert_int_equal(rt_mesh_conns_fit(&c, &err), 0);
+	g.nodes[1].rails[5].state = RT_RAIL_DOWN; /* not tested at all */
+	c.qps = 2;
+	assert_int_equal(rt_mesh_conns_fit(&c, &err), 0);
+	for (uint32_t r = 0; r < 2; r++)
+		g.nodes[r].rails = NULL; /* the test's, not the aggregate's */
+	rt_mesh_agg_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +717,8 @@ int main(void)
 		cmocka_unit_test(interrupt_ends_with_a_verdict),
 		cmocka_unit_test(dribbling_rank_cannot_stretch_a_round),
 		cmocka_unit_test(round_needs_a_bound),
+		cmocka_unit_test(incast_receiver_takes_every_sender),
+		cmocka_unit_test(connections_fit_or_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
