@@ -99,7 +99,7 @@ static const struct rt_enum gpu_apis[] = {
 	{ NULL, 0, NULL },
 };
 
-enum pattern { PATTERN_PAIRS, PATTERN_BISECTION, PATTERN_INCAST };
+enum pattern { PATTERN_PAIRS, PATTERN_BISECTION, PATTERN_INCAST, PATTERN_ALLTOALL };
 
 static const struct rt_enum patterns[] = {
 	{ "pairs", PATTERN_PAIRS, "the schedule's pairs, a pair's bandwidth one direction "
@@ -113,6 +113,10 @@ static const struct rt_enum patterns[] = {
 	  "against its fair share (the absolute floors divided by --fan-in); the summary and "
 	  "the document give each receiver's total, the worst receiver and the least fair "
 	  "sender" },
+	{ "alltoall", PATTERN_ALLTOALL, "every host writing to --fan-in partners and written "
+	  "to by --fan-in others at once, then reading the same way, until every host has "
+	  "sent to every other (or --rounds of them: random partners); needs --bw. Judged "
+	  "as incast; the summary and the document give each round's total" },
 	{ NULL, 0, NULL },
 };
 
@@ -165,10 +169,12 @@ static const struct rt_opt mesh_opts[] = {
 	  "the traffic the run makes", patterns },
 	{ 0, "rounds", RT_OPT_INT, RT_L(rounds), 1, 65536, "3", "N",
 	  "--pattern bisection: its random perfect matchings (with --budget: as many as "
-	  "the budget fits instead)", NULL },
+	  "the budget fits instead); alltoall: at most N rounds, random partners (not "
+	  "given: until every host sent to every other)", NULL },
 	{ 0, "fan-in", RT_OPT_INT, RT_L(fan_in), 1, 64, "4", "N",
-	  "--pattern incast: senders into each receiver at once (at most the hosts less one: "
-	  "the default is cut to that)", NULL },
+	  "--pattern incast: senders into each receiver at once; alltoall: partners each "
+	  "host sends to, and is sent to by, at once (at most the hosts less one: the "
+	  "default is cut to that)", NULL },
 	{ 0, "qps", RT_OPT_INT, RT_L(qps), 1, RT_MESH_QPS_MAX, "1", "N",
 	  "connections (RC QPs) a rail opens to its partner's in every test, all loaded at "
 	  "once, their figures summed (ECMP and adaptive routing spread them over paths); a "
@@ -280,7 +286,7 @@ RT_APPLET(mesh, "validate a whole cluster: every host's RDMA CM pairs, one verdi
 	  "[--hosts LIST|@FILE] [--coordinator HOST[:PORT]] [--size N] [-p PORT] "
 	  "[--auth munge|file|none] [--token-file PATH] [--require-auth] "
 	  "[--schedule ring|tournament|random] [--budget MINUTES] [--no-blame] [--max-pairs N] "
-	  "[--pattern pairs|bisection|incast] [--rounds N] [--fan-in N] [--qps N] [--pings N] [--bw SIZE] [--gpu cuda|hip] "
+	  "[--pattern pairs|bisection|incast|alltoall] [--rounds N] [--fan-in N] [--qps N] [--pings N] [--bw SIZE] [--gpu cuda|hip] "
 	  "[--min-gbps G] [--max-rtt-us US] [--rtt-factor F] [--bw-fraction F] [--min-links N] "
 	  "[--rails LIST|all | --devices DEV[:PORT],...] [--cross-rails] [--lines] [--prom FILE] [--exit-status all|self] [--json] | report [FILE...]",
 	  "Run the same command on every host, started by the launcher the cluster "
@@ -372,7 +378,8 @@ static void limits(const struct mesh_cfg *cfg, struct rt_mesh_limits *lim)
 	lim->max_errors = (uint64_t)cfg->max_errors;
 	lim->max_retrans_ppm = (uint64_t)cfg->max_retrans;
 	/* (a run cuts the default to its hosts: plan) */
-	lim->shared_by = cfg->pattern == PATTERN_INCAST ? (uint32_t)cfg->fan_in : 0;
+	lim->shared_by = cfg->pattern == PATTERN_INCAST || cfg->pattern == PATTERN_ALLTOALL ?
+			 (uint32_t)cfg->fan_in : 0;
 }
 
 static int report(struct rt_run *run, const struct mesh_cfg *cfg)
@@ -441,12 +448,14 @@ static int pattern_only(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	const struct rt_opt_table *t = &run->tabs[0];
 
-	if (cfg->pattern != PATTERN_BISECTION && rt_opt_was_given(t, "rounds"))
+	if (cfg->pattern != PATTERN_BISECTION && cfg->pattern != PATTERN_ALLTOALL &&
+	    rt_opt_was_given(t, "rounds"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds: --pattern bisection's "
-			       "matchings; give --pattern bisection");
-	if (cfg->pattern != PATTERN_INCAST && rt_opt_was_given(t, "fan-in"))
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--fan-in: --pattern incast's senders; "
-			       "give --pattern incast");
+			       "matchings or alltoall's rounds; give one of them");
+	if (cfg->pattern != PATTERN_INCAST && cfg->pattern != PATTERN_ALLTOALL &&
+	    rt_opt_was_given(t, "fan-in"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--fan-in: --pattern incast's senders or "
+			       "alltoall's partners; give one of them");
 	return 0;
 }
 
@@ -456,7 +465,8 @@ static int pattern_only(struct rt_run *run, const struct mesh_cfg *cfg)
 static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	const struct rt_opt_table *t = &run->tabs[0];
-	const char *name = cfg->pattern == PATTERN_INCAST ? "incast" : "bisection";
+	const char *name = cfg->pattern == PATTERN_INCAST ? "incast" :
+			   cfg->pattern == PATTERN_ALLTOALL ? "alltoall" : "bisection";
 
 	if (cfg->pattern == PATTERN_PAIRS)
 		return pattern_only(run, cfg);
@@ -471,10 +481,14 @@ static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 	if (cfg->max_pairs)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s runs every test of a "
 			       "round at once: not with --max-pairs", name);
-	if (cfg->pattern == PATTERN_INCAST && (cfg->budget || cfg->cross_rails))
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern incast: every host receives "
-			       "once, rail against rail: not with %s",
+	if (cfg->pattern >= PATTERN_INCAST && (cfg->budget || cfg->cross_rails))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s: its own rounds, rail "
+			       "against rail: not with %s", name,
 			       cfg->budget ? "--budget" : "--cross-rails");
+	if (cfg->pattern == PATTERN_ALLTOALL && rt_opt_was_given(t, "gpu"))
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern alltoall runs a rank's tests "
+			       "on threads of their own: not with --gpu (the driver's context is "
+			       "the opening thread's)");
 	if (cfg->budget && rt_opt_was_given(t, "rounds"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds and --budget: the budget "
 			       "decides how many matchings; give one");
@@ -487,10 +501,11 @@ static int fan_in_of(struct rt_run *run, const struct mesh_cfg *cfg, uint32_t si
 		     uint32_t *fan)
 {
 	*fan = 0;
-	if (cfg->pattern != PATTERN_INCAST)
+	if (cfg->pattern != PATTERN_INCAST && cfg->pattern != PATTERN_ALLTOALL)
 		return 0;
 	if (size < 2)
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern incast needs 2 hosts or more");
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s needs 2 hosts or more",
+			       cfg->pattern == PATTERN_INCAST ? "incast" : "alltoall");
 	if (rt_opt_was_given(&run->tabs[0], "fan-in") && cfg->fan_in >= size)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--fan-in %lld: at most %u senders "
 			       "among %u hosts", cfg->fan_in, size - 1, size);
@@ -504,6 +519,8 @@ static enum rt_sched_kind kind_of(const struct mesh_cfg *cfg)
 		return RT_SCHED_BISECTION;
 	if (cfg->pattern == PATTERN_INCAST)
 		return RT_SCHED_INCAST;
+	if (cfg->pattern == PATTERN_ALLTOALL)
+		return RT_SCHED_ALLTOALL;
 	return cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule;
 }
 
@@ -557,9 +574,12 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 		.token = l->token, .payload_of = cfg->min_line_rate ? port_payload_mbps : NULL,
 		.key = &m->key,
 		.pattern = cfg->pattern == PATTERN_BISECTION ? "bisection" :
-			   cfg->pattern == PATTERN_INCAST ? "incast" : NULL,
+			   cfg->pattern == PATTERN_INCAST ? "incast" :
+			   cfg->pattern == PATTERN_ALLTOALL ? "alltoall" : NULL,
 		.fan_in = m->lim.shared_by, .qps = (uint32_t)cfg->qps,
 		.matchings = cfg->pattern == PATTERN_BISECTION && !cfg->budget ?
+			     (uint32_t)cfg->rounds :
+			     cfg->pattern == PATTERN_ALLTOALL && rt_opt_was_given(&run->tabs[0], "rounds") ?
 			     (uint32_t)cfg->rounds : 0,
 		.both_ways = cfg->pattern == PATTERN_BISECTION };
 	return 0;

@@ -33,9 +33,12 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 	       rt_mesh_join_ms(p) / 1000);
 	if (p->budget_ms)
 		rt_say(&run->log, "budget: %.3g minutes", (double)p->budget_ms / 60000.0);
-	if (p->pattern && p->fan_in)
+	if (p->pattern && p->kind == RT_SCHED_INCAST)
 		rt_say(&run->log, "pattern: %s: every host a receiver in turn, %u senders into it "
 		       "at once", p->pattern, p->fan_in);
+	else if (p->pattern && p->kind == RT_SCHED_ALLTOALL)
+		rt_say(&run->log, "pattern: %s: every host sending to %u partners and sent to by "
+		       "%u at once", p->pattern, p->fan_in, p->fan_in);
 	else if (p->pattern)
 		rt_say(&run->log, "pattern: %s: %s, every pair of a round at once, bandwidth both "
 		       "ways at once", p->pattern, p->matchings ? "random matchings" :

@@ -2,11 +2,15 @@
 /* A rank's side of the rounds (meshrun.h): its HELLO to rank 0, then each
  * ASSIGN's test and, from the connecting end, its RESULTs, until the
  * VERDICT. Rank 0's side is meshrun.c. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mesh/meshrun.h"
 #include "mesh/meshseal.h"
+#include "rdmatest/interrupt.h"
 #include "rdmatest/oob.h"
+#include "rdmatest/util.h"
 
 int rt_mesh_join(struct rt_oob *conn, const char *host, unsigned port,
 		 long long wait_ms, const struct rt_mesh_hello *h,
@@ -29,29 +33,94 @@ void rt_mesh_result_msg(const struct rt_mesh_assign *a, uint32_t self, unsigned 
 	m->u.result.rail_b = a->nrails ? a->rails[i].rail : 0;
 }
 
-/* One assignment's test, and from the connecting side a RESULT a rail
- * (or one for the host), in the assignment's order. */
-static int tell(struct rt_oob *conn, struct rt_mesh_auth *auth,
-		const struct rt_mesh_assign *a, uint32_t self, rt_mesh_test_fn *fn, void *ctx,
+/* One test of a round: its assignment, its results (each starts failed). */
+struct test_run {
+	struct rt_mesh_assign a;
+	struct rt_mesh_result res[RT_MESH_RAILS_MAX];
+	rt_mesh_test_fn *fn;
+	void *ctx;
+	uint32_t self;
+	pthread_t th;
+	bool threaded;
+};
+
+static void *run_test(void *arg)
+{
+	struct test_run *t = arg;
+
+	t->fn(t->ctx, &t->a, t->self, t->res);
+	return NULL;
+}
+
+/* From the connecting side, a RESULT a rail (or one for the host), in
+ * the assignment's order. */
+static int tell(struct rt_oob *conn, struct rt_mesh_auth *auth, const struct test_run *t,
 		struct rt_error *err)
 {
-	struct rt_mesh_result res[RT_MESH_RAILS_MAX];
-	unsigned n = a->nrails ? a->nrails : 1;
+	unsigned n = t->a.nrails ? t->a.nrails : 1;
 
-	memset(res, 0, sizeof(res));
-	for (unsigned i = 0; i < n; i++)
-		res[i].status = RT_MESH_FAILED;
-	fn(ctx, a, self, res);
-	if (a->role != RT_MESH_CONNECT)
-		return 0;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; t->a.role == RT_MESH_CONNECT && i < n; i++) {
 		struct rt_meshmsg m;
 
-		rt_mesh_result_msg(a, self, i, &res[i], &m);
+		rt_mesh_result_msg(&t->a, t->self, i, &t->res[i], &m);
 		if (rt_mesh_send(conn, auth, &m, err))
 			return -1;
 	}
 	return 0;
+}
+
+/* The rest of a round's ASSIGNs (--pattern alltoall: a listen and a
+ * connect a partner), each of the round and count of the first. */
+static int take_rest(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t size,
+		     struct test_run *t, unsigned tests, struct rt_error *err)
+{
+	for (unsigned i = 1; i < tests; i++) {
+		struct rt_meshmsg m;
+		int rc = rt_mesh_recv(conn, auth, size, &m, err);
+
+		if (rc)
+			return rc;
+		if (m.type != RT_MESHMSG_ASSIGN || m.u.assign.round != t[0].a.round ||
+		    m.u.assign.tests != tests)
+			return rt_fail(err, RT_EXIT_FAIL, "mesh: rank 0 sent %u of the %u tests "
+				       "of round %u, then another message", i, tests,
+				       t[0].a.round);
+		t[i].a = m.u.assign;
+	}
+	return 0;
+}
+
+/* One round's tests, all at once (a thread each when there are several:
+ * one that cannot start runs here), then their RESULTs in the
+ * assignments' order. At most RT_MESH_TESTS_MAX tests: 290 KiB. */
+static int round_tests(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t size,
+		       const struct rt_mesh_assign *first, uint32_t self, rt_mesh_test_fn *fn,
+		       void *ctx, struct rt_error *err)
+{
+	unsigned n = first->tests ? first->tests : 1, i;
+	struct test_run *t = rt_xcalloc(n, sizeof(*t));
+	int rc;
+
+	t[0].a = *first;
+	rc = take_rest(conn, auth, size, t, n, err);
+	for (i = 0; !rc && i < n; i++) {
+		t[i].fn = fn;
+		t[i].ctx = ctx;
+		t[i].self = self;
+		for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
+			t[i].res[r].status = RT_MESH_FAILED;
+		t[i].threaded = n > 1 && !pthread_create(&t[i].th, NULL, run_test, &t[i]);
+	}
+	for (i = 0; !rc && i < n; i++)
+		if (!t[i].threaded)
+			run_test(&t[i]);
+	for (i = 0; !rc && i < n; i++)
+		if (t[i].threaded)
+			pthread_join(t[i].th, NULL);
+	for (i = 0; !rc && i < n; i++)
+		rc = tell(conn, auth, &t[i], err);
+	free(t);
+	return rc;
 }
 
 int rt_mesh_follow(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t self,
@@ -75,7 +144,8 @@ int rt_mesh_follow(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t self
 				       "not an assignment", m.type);
 		if (a->role == RT_MESH_REST)
 			continue;
-		if (tell(conn, auth, a, self, fn, ctx, err))
-			return -1;
+		rc = round_tests(conn, auth, size, a, self, fn, ctx, err);
+		if (rc)
+			return rc == RT_INTERRUPTED ? rc : -1;
 	}
 }

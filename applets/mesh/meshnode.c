@@ -331,7 +331,10 @@ static void tally_start(const struct rt_mesh_plan *p, const struct rt_sched *s,
 {
 	if (!p->pattern)
 		return;
-	g->tally = rt_mesh_tally_new(p->pattern, p->size, s->rounds, p->fan_in);
+	/* incast's receivers each receive once: a table of them; an alltoall
+	 * receiver's rounds are many, its figures the rounds' */
+	g->tally = rt_mesh_tally_new(p->pattern, p->size, s->rounds,
+				     s->kind == RT_SCHED_INCAST ? p->fan_in : 0);
 }
 
 /* A host's line: its ACTIVE rails' payload rates summed (what it can
@@ -382,6 +385,8 @@ int rt_mesh_lead(const struct rt_mesh_plan *p, struct rt_mesh_agg *g,
 	rc = rt_mesh_fd_limit(p->size, err) ||
 	     (p->kind == RT_SCHED_INCAST ?
 	      rt_sched_incast(&s, p->size, p->fan_in, p->seed, err) :
+	      p->kind == RT_SCHED_ALLTOALL ?
+	      rt_sched_alltoall(&s, p->size, p->fan_in, p->seed, err) :
 	      rt_sched_init(&s, p->kind, p->size, p->max_pairs, p->seed, err)) ||
 	     rt_mesh_agg_init(g, p->size, 0, err) ? -1 : 0;
 	if (!rc) {

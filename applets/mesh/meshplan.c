@@ -21,7 +21,7 @@ static uint64_t results_of(const struct rt_sched *s)
 		return (n == 2 ? 1 : n) + blame;
 	if (s->kind == RT_SCHED_BUDGET || s->kind == RT_SCHED_BISECTION)
 		return (uint64_t)s->base_rounds * (n / 2) + blame;
-	if (s->kind == RT_SCHED_INCAST)
+	if (s->kind == RT_SCHED_INCAST || s->kind == RT_SCHED_ALLTOALL)
 		return (uint64_t)s->rounds * s->max_pairs + blame;
 	return n / 2 + blame;
 }

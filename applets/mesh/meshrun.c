@@ -28,11 +28,13 @@ struct round {
 	uint32_t r, rounds, k;
 	uint32_t wave;               /* of the round's waves (crossed rails) */
 	const struct rt_pair *pairs; /* a listens, b connects */
-	uint32_t *pair_of;           /* per rank: its pair's index, NONE; a
-				      * receiver of --pattern incast is in
-				      * several: one of them */
-	uint16_t *conns;             /* per rank: connections its test takes
-				      * this wave, 0: it rests */
+	/* per rank: a pair it listens in (an incast or alltoall receiver is
+	 * in several: one of them), and its first pair as the connecting
+	 * side (an alltoall sender's are in a row), NONE: none */
+	uint32_t *in_of, *out_of;
+	uint8_t *nout, *cur;         /* per rank: its pairs as sender, the one heard now */
+	uint16_t *conns;             /* per rank: connections its listen takes
+				      * this wave (every pending pair it is a in) */
 	uint8_t *done;               /* per pair */
 	uint8_t *want, *got;         /* per pair: RESULTs to come (one a rail), come */
 	struct inbox *in;            /* per pair */
@@ -171,9 +173,8 @@ static int cmp_arail(const void *x, const void *y)
 /* The rails of rank's assignment in this wave: its own rail and the
  * partner's, and the partner's address on it, in (own, partner) order. */
 static void assign_rails(const struct rt_mesh_coord *c, const struct round *rd,
-			 struct rt_mesh_assign *a, uint32_t rank)
+			 struct rt_mesh_assign *a, uint32_t rank, uint32_t i)
 {
-	uint32_t i = rd->pair_of[rank];
 	struct duo d[RT_MESH_CLASSES];
 	int first, k = wave_duos(c, rd, i, d, &first);
 	bool listens = rd->pairs[i].a == rank;
@@ -195,33 +196,91 @@ static void assign_rails(const struct rt_mesh_coord *c, const struct round *rd,
 		qsort(a->rails, a->nrails, sizeof(a->rails[0]), cmp_arail);
 }
 
-static uint8_t role_of(const struct round *rd, uint32_t rank, uint32_t *peer)
+/* The connections of pair i's test in this wave: a rail's qps each, or
+ * qps for the hosts; 0 when it is done. */
+static unsigned pair_conns(const struct rt_mesh_coord *c, const struct round *rd, uint32_t i)
 {
-	uint32_t i = rd->pair_of[rank];
+	struct duo d[RT_MESH_CLASSES];
+	int first, k = rd->done[i] ? 0 : wave_duos(c, rd, i, d, &first);
 
-	if (i == NONE || !rd->conns[rank]) {
-		*peer = RT_MESH_NO_PEER;
-		return RT_MESH_REST;
-	}
-	*peer = rd->pairs[i].a == rank ? rd->pairs[i].b : rd->pairs[i].a;
-	return rd->pairs[i].a == rank ? RT_MESH_LISTEN : RT_MESH_CONNECT;
+	return (unsigned)(k < 0 ? 1 : k) * RT_MAX(c->qps, 1u);
 }
 
-/* The connections each end of the pairs still to test takes: a
- * connecting side those of its pair, a listener (an incast receiver)
- * those of every pair it is in. */
+/* The connections each listener takes: those of every pending pair it
+ * is a in (an incast or alltoall receiver's from every sender). */
 static void count_conns(const struct rt_mesh_coord *c, struct round *rd)
 {
 	for (uint32_t i = 0; i < rd->k; i++)
-		rd->conns[rd->pairs[i].a] = rd->conns[rd->pairs[i].b] = 0;
-	for (uint32_t i = 0; i < rd->k; i++) {
-		struct duo d[RT_MESH_CLASSES];
-		int first, k = rd->done[i] ? 0 : wave_duos(c, rd, i, d, &first);
-		unsigned n = (unsigned)(k < 0 ? 1 : k) * RT_MAX(c->qps, 1u);
+		rd->conns[rd->pairs[i].a] = 0;
+	for (uint32_t i = 0; i < rd->k; i++)
+		rd->conns[rd->pairs[i].a] = (uint16_t)(rd->conns[rd->pairs[i].a] +
+						       pair_conns(c, rd, i));
+}
 
-		rd->conns[rd->pairs[i].a] = (uint16_t)(rd->conns[rd->pairs[i].a] + n);
-		rd->conns[rd->pairs[i].b] = (uint16_t)n;
-	}
+/* Rank's tests this wave: a listen when it is a in a pending pair, and a
+ * connect for each pending pair it is b in. */
+static unsigned tests_of(const struct round *rd, uint32_t rank)
+{
+	unsigned n = rd->in_of[rank] != NONE && rd->conns[rank] ? 1 : 0;
+
+	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+		n += !rd->done[rd->out_of[rank] + j];
+	return n;
+}
+
+/* Every pending pair that rank connects in fails (it is gone). */
+static int settle_out(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
+		      uint8_t status, struct rt_error *err)
+{
+	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+		if (!rd->done[rd->out_of[rank] + j] &&
+		    settle(c, rd, rd->out_of[rank] + j, status, err))
+			return -1;
+	return 0;
+}
+
+/* One of rank's ASSIGNs of this wave: for pair i, listening (the
+ * connections of all its pairs as a) or connecting; `tests` of them. */
+static int send_test(struct rt_mesh_coord *c, const struct round *rd, uint32_t rank,
+		     uint32_t i, unsigned tests, struct rt_error *err)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
+	struct rt_mesh_assign *a = &m.u.assign;
+	bool listens = rd->pairs[i].a == rank;
+
+	a->round = rd->r;
+	a->rounds = rd->rounds;
+	a->role = listens ? RT_MESH_LISTEN : RT_MESH_CONNECT;
+	a->peer = listens ? rd->pairs[i].b : rd->pairs[i].a;
+	a->flags = c->both_ways ? RT_MESH_ASSIGN_BOTH_WAYS : 0;
+	a->qps = (uint8_t)RT_MAX(c->qps, 1u);
+	a->conns = listens ? rd->conns[rank] : (uint16_t)pair_conns(c, rd, i);
+	a->tests = (uint8_t)tests;
+	a->port = c->g->nodes[a->peer].port;
+	rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
+	assign_rails(c, rd, a, rank, i);
+	return rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, err);
+}
+
+/* Rank's ASSIGNs of this wave, its listen first, or a rest. */
+static int send_tests(struct rt_mesh_coord *c, const struct round *rd, uint32_t rank,
+		      struct rt_error *err)
+{
+	struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN,
+			       .u.assign = {.round = rd->r, .rounds = rd->rounds,
+					    .role = RT_MESH_REST, .peer = RT_MESH_NO_PEER}};
+	unsigned tests = tests_of(rd, rank);
+
+	if (!tests)
+		return rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, err);
+	if (rd->in_of[rank] != NONE && rd->conns[rank] &&
+	    send_test(c, rd, rank, rd->in_of[rank], tests, err))
+		return -1;
+	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+		if (!rd->done[rd->out_of[rank] + j] &&
+		    send_test(c, rd, rank, rd->out_of[rank] + j, tests, err))
+			return -1;
+	return 0;
 }
 
 /* Pairs with an end that is absent or lost fail without a try; the rest
@@ -249,28 +308,12 @@ static int assign(struct rt_mesh_coord *c, struct round *rd, struct rt_error *er
 	}
 	count_conns(c, rd);
 	for (uint32_t rank = 0; rank < c->s->n; rank++) {
-		struct rt_meshmsg m = {.type = RT_MESHMSG_ASSIGN};
-		struct rt_mesh_assign *a = &m.u.assign;
 		struct rt_error e = {0};
-		uint32_t i = rd->pair_of[rank];
 
-		if (!alive(c, rank))
-			continue;
-		a->round = rd->r;
-		a->rounds = rd->rounds;
-		a->role = role_of(rd, rank, &a->peer);
-		if (a->role != RT_MESH_REST) {
-			a->flags = c->both_ways ? RT_MESH_ASSIGN_BOTH_WAYS : 0;
-			a->qps = (uint8_t)RT_MAX(c->qps, 1u);
-			a->conns = rd->conns[rank];
-			a->port = c->g->nodes[a->peer].port;
-			rt_strlcpy(a->host, c->g->nodes[a->peer].host, sizeof(a->host));
-			assign_rails(c, rd, a, rank);
-		}
-		if (!rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, &e))
+		if (!alive(c, rank) || !send_tests(c, rd, rank, &e))
 			continue;
 		lose(c, rank);
-		if (a->role == RT_MESH_CONNECT && settle(c, rd, i, RT_MESH_FAILED, err))
+		if (settle_out(c, rd, rank, RT_MESH_FAILED, err))
 			return -1;
 	}
 	return 0;
@@ -310,28 +353,43 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
 	}
 }
 
+/* The pair whose RESULTs rank sends now: its first pending pair as the
+ * connecting side (they come in the order of its ASSIGNs, and rank 0
+ * settles a rank's pending ones all at once), NONE when it has none. */
+static uint32_t heard_pair(struct round *rd, uint32_t rank)
+{
+	if (rd->out_of[rank] == NONE)
+		return NONE;
+	while (rd->cur[rank] < rd->nout[rank] && rd->done[rd->out_of[rank] + rd->cur[rank]])
+		rd->cur[rank]++;
+	return rd->cur[rank] < rd->nout[rank] ? rd->out_of[rank] + rd->cur[rank] : NONE;
+}
+
 /* Something came from rank (or it closed): only the connecting side of a
  * pending pair may speak, with its pair's RESULTs of this round's wave,
- * one a connection in the assignment's order. */
+ * one a connection in the assignment's order, pair after pair. */
 static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		struct rt_error *err)
 {
-	uint32_t i = rd->pair_of[rank];
+	uint32_t i = heard_pair(rd, rank);
 	struct rt_meshmsg m;
-	int got = rd->pairs[i].b == rank ? take(c, rank, &rd->in[i], &m) : -1;
-	struct duo d[RT_MESH_CLASSES];
-	int first, k = wave_duos(c, rd, i, d, &first);
-	struct duo want = k < 0 ? (struct duo){0, 0} : d[first + rd->got[i]];
-	bool ok = got == 1 && m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
-		  m.u.result.a == rd->pairs[i].a && m.u.result.b == rank &&
-		  m.u.result.rail == want.ra && m.u.result.rail_b == want.rb;
+	int got = i != NONE ? take(c, rank, &rd->in[i], &m) : -1;
+	struct duo d[RT_MESH_CLASSES], want = {0, 0};
+	int first, k = i != NONE ? wave_duos(c, rd, i, d, &first) : -1;
+	bool ok;
 
 	if (got == 0)
 		return 0;
+	if (k > 0)
+		want = d[first + rd->got[i]];
+	ok = got == 1 && m.type == RT_MESHMSG_RESULT && m.u.result.round == rd->r &&
+	     m.u.result.a == rd->pairs[i].a && m.u.result.b == rank &&
+	     m.u.result.rail == want.ra && m.u.result.rail_b == want.rb;
 	if (!ok) {
 		lose(c, rank);
-		/* a listener gone: its partner's test fails and says so */
-		return rd->pairs[i].b == rank ? settle(c, rd, i, RT_MESH_FAILED, err) : 0;
+		/* its tests as the connecting side fail; a listener gone: its
+		 * partners' tests fail and they say so */
+		return settle_out(c, rd, rank, RT_MESH_FAILED, err);
 	}
 	rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
 	if (++rd->got[i] == rd->want[i]) {
@@ -341,14 +399,12 @@ static int hear(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 	return rt_mesh_agg_add(c->g, &m.u.result, err);
 }
 
-/* Whether what came from rank is heard now: a connecting side's until its
- * pair is done; a listener's always (it must say nothing: it is lost),
- * an incast receiver's whichever of its pairs is done. */
-static bool speaks(const struct round *rd, uint32_t rank)
+/* Whether what came from rank is heard now: a connecting side's while it
+ * has a pending pair; one that only listens always (it must say nothing:
+ * it is lost). */
+static bool speaks(struct round *rd, uint32_t rank)
 {
-	uint32_t i = rd->pair_of[rank];
-
-	return rd->pairs[i].b != rank || !rd->done[i];
+	return rd->out_of[rank] == NONE || heard_pair(rd, rank) != NONE;
 }
 
 /* One poll over both ends of every pending pair, until the deadline. */
@@ -403,10 +459,18 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 	uint32_t waves = 1;
 	int rc = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		rd->pair_of[i] = NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		rd->in_of[i] = rd->out_of[i] = NONE;
+		rd->nout[i] = 0;
+	}
+	/* a rank's pairs as the connecting side are in a row (sched.h) */
 	for (uint32_t i = 0; i < rd->k; i++) {
-		rd->pair_of[rd->pairs[i].a] = rd->pair_of[rd->pairs[i].b] = i;
+		const struct rt_pair *p = &rd->pairs[i];
+
+		rd->in_of[p->a] = i;
+		if (rd->out_of[p->b] == NONE)
+			rd->out_of[p->b] = i;
+		rd->nout[p->b]++;
 		waves = RT_MAX(waves, waves_of(c, rd, i));
 	}
 	/* crossed rails: RT_MESH_RAILS_MAX connections a pair a wave, each
@@ -418,6 +482,7 @@ static int run_round(struct rt_mesh_coord *c, struct round *rd,
 			rd->in[i] = (struct inbox){.need = RT_MESHMSG_HDR};
 		}
 		rd->left = rd->k;
+		memset(rd->cur, 0, n);
 		rc = assign(c, rd, err) ? -1 : collect(c, rd, fds, who, err);
 	}
 	free(fds);
@@ -608,7 +673,9 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	uint32_t n = c->s->n, cap = RT_MAX(c->s->max_pairs, n / 2 + 1);
 	struct rt_pair *pairs = rt_xmalloc(cap * sizeof(*pairs));
 	struct round rd = {.pairs = pairs,
-			   .pair_of = rt_xmalloc(n * sizeof(*rd.pair_of)),
+			   .in_of = rt_xmalloc(n * sizeof(*rd.in_of)),
+			   .out_of = rt_xmalloc(n * sizeof(*rd.out_of)),
+			   .nout = rt_xmalloc(n), .cur = rt_xmalloc(n),
 			   .conns = rt_xcalloc(n, sizeof(*rd.conns)),
 			   .done = rt_xmalloc(cap), .want = rt_xmalloc(cap),
 			   .got = rt_xmalloc(cap),
@@ -644,7 +711,10 @@ int rt_mesh_coordinate(struct rt_mesh_coord *c, struct rt_error *err)
 	if (!rc || rc == RT_INTERRUPTED)
 		send_verdict(c);
 	free(pairs);
-	free(rd.pair_of);
+	free(rd.in_of);
+	free(rd.out_of);
+	free(rd.nout);
+	free(rd.cur);
 	free(rd.conns);
 	free(rd.done);
 	free(rd.want);

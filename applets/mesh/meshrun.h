@@ -40,7 +40,7 @@
  * a listener whose partner never came may still wait out the last round.
  * A RESULT is read as its bytes come, never waiting inside a read: a
  * rank that sends it piecemeal cannot stretch the round past round_ms.
- * Memory at rank 0: 6 B per rank and 240 B per pair of one round (its
+ * Memory at rank 0: 12 B per rank and 240 B per pair of one round (its
  * RESULT's bytes so far among them, room for a sealed one), besides
  * the schedule (sched.h) and the results (meshagg.h). */
 #ifndef RDMATEST_MESHRUN_H

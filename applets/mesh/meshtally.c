@@ -150,6 +150,9 @@ static const char *at_once(const char *pattern)
 		return "every pair of a round at once in both directions";
 	if (!strcmp(pattern, "incast"))
 		return "every group of a round at once, its writes then its reads";
+	if (!strcmp(pattern, "alltoall"))
+		return "every host sending to its partners and receiving from others at once, "
+		       "writes then reads";
 	return "every pair of a round at once";
 }
 

@@ -780,8 +780,8 @@ static void *rail_thread(void *arg)
  * thread that cannot start runs its rail here, after the others started.
  * The threads share only t (read) and their own job; the first failed
  * rail's reason (in rail order) becomes t's. */
-static void rails_in_threads(struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
-			     struct rt_mesh_result *r)
+static void rails_in_threads(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
+			     struct rt_mesh_result *r, char *last_error)
 {
 	struct rail_job *jobs = rt_xcalloc(a->nrails, sizeof(*jobs)); /* 1 KiB a rail */
 	unsigned i;
@@ -808,7 +808,7 @@ static void rails_in_threads(struct rt_mesh_cm_test *t, const struct rt_mesh_ass
 	for (i = 0; i < a->nrails && !jobs[i].why[0]; i++)
 		;
 	if (i < a->nrails)
-		rt_strlcpy(t->last_error, jobs[i].why, sizeof(t->last_error));
+		rt_strlcpy(last_error, jobs[i].why, RT_MESH_WHY_LEN);
 	free(jobs);
 }
 
@@ -816,6 +816,10 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 			 struct rt_mesh_result *r)
 {
 	struct rt_mesh_cm_test *t = ctx;
+	char own[RT_MESH_WHY_LEN] = "";
+	/* a round's several tests run at once (meshfollow.c): each keeps its
+	 * reason to itself (its --debug lines say it) */
+	char *why = a->tests > 1 ? own : t->last_error;
 
 	(void)self;
 	if (a->role == RT_MESH_REST)
@@ -824,7 +828,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	 * READ are the NICs' work): one reactor; --gpu's driver context is
 	 * current on the thread that opened it: one thread */
 	if (a->role == RT_MESH_CONNECT && a->nrails > 1 && !t->gpu)
-		rails_in_threads(t, a, r);
+		rails_in_threads(t, a, r, why);
 	else
-		test_one(t, a, r, t->last_error);
+		test_one(t, a, r, why);
 }

@@ -143,7 +143,7 @@ size_t rt_meshmsg_encode(const struct rt_meshmsg *m, uint8_t *buf)
 		put8(&c, m->u.assign.nrails);
 		put8(&c, m->u.assign.flags);
 		put8(&c, m->u.assign.qps);
-		put_zero(&c, 1);
+		put8(&c, m->u.assign.tests);
 		put16(&c, m->u.assign.conns);
 		put_zero(&c, 2);
 		for (unsigned i = 0; i < m->u.assign.nrails && i < RT_MESH_RAILS_MAX; i++)
@@ -472,8 +472,11 @@ static int assign_conns_ok(const struct rt_mesh_assign *a, struct rt_error *err)
 	unsigned own = (a->nrails ? a->nrails : 1u) * a->qps;
 
 	if (a->role == RT_MESH_REST)
-		return a->qps || a->conns ? rt_fail(err, RT_EXIT_FAIL, "mesh assign: a rest "
-						    "round with connections") : 0;
+		return a->qps || a->conns || a->tests ? rt_fail(err, RT_EXIT_FAIL, "mesh assign: "
+							       "a rest round with connections") : 0;
+	if (!a->tests || a->tests > RT_MESH_TESTS_MAX)
+		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u tests in a round (1 to %u)",
+			       a->tests, RT_MESH_TESTS_MAX);
 	if (!a->qps || a->qps > RT_MESH_QPS_MAX)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh assign: %u connections a rail (1 to %u)",
 			       a->qps, RT_MESH_QPS_MAX);
@@ -491,8 +494,7 @@ static int assign_rails(struct cur *c, unsigned nrails, struct rt_mesh_assign *a
 	a->nrails = get8(c);
 	a->flags = get8(c);
 	a->qps = get8(c);
-	if (zeros(c, 1, "assign", err))
-		return -1;
+	a->tests = get8(c);
 	a->conns = get16(c);
 	if (zeros(c, 2, "assign", err))
 		return -1;

@@ -30,8 +30,10 @@
  *            rank's rail, the partner's, the partner's address on it
  *            (family 0, zero bytes: an end has none, test over verbs);
  *            version 10: in what were two zero bytes after the flags,
- *            the connections a rail (--qps, 1 to RT_MESH_QPS_MAX) and a
- *            zero byte, then the connections of the whole test (u16: the
+ *            the connections a rail (--qps, 1 to RT_MESH_QPS_MAX) and the
+ *            ASSIGNs of this round for this rank (1; --pattern alltoall: a
+ *            listen and one connect a partner, at most RT_MESH_TESTS_MAX,
+ *            all run at once), then the connections of the test (u16: the
  *            connecting side's rails times qps; the listener's, summed
  *            over every partner that connects to it, --pattern incast's
  *            senders) and two zero bytes; a rest has 0 for both:
@@ -246,9 +248,13 @@ struct rt_mesh_assign {
 	uint8_t flags; /* RT_MESH_ASSIGN_* */
 	uint8_t qps;   /* connections a rail and partner, 1..RT_MESH_QPS_MAX; 0: rest */
 	uint16_t conns; /* the test's connections, 1..RT_MESH_TEST_CONNS; 0: rest */
+	uint8_t tests;  /* this round's ASSIGNs to this rank, 1..RT_MESH_TESTS_MAX; 0: rest */
 	struct rt_mesh_arail rails[RT_MESH_RAILS_MAX];
 };
 
+/* A round's tests on one rank at most (--pattern alltoall: its listen
+ * and one connect for each of up to 64 partners) */
+#define RT_MESH_TESTS_MAX 65u
 /* --qps: connections (RC QPs) a rail opens to its partner's, at most */
 #define RT_MESH_QPS_MAX 16u
 /* Connections one test takes at most, on either side: a listener's are

@@ -202,6 +202,44 @@ int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
 	return 0;
 }
 
+/* Alltoall round r: every rank i sends to rank i + d for each offset d
+ * of the round (the shuffled offsets rK to rK + K - 1, so that a capped
+ * run meets random partners), each rank's pairs in a row. */
+static uint32_t alltoall_round(const struct rt_sched *s, uint32_t r, struct rt_pair *out)
+{
+	uint32_t from = r * s->fan_in, to = RT_MIN(from + s->fan_in, s->n - 1), k = 0;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		for (uint32_t j = from; j < to; j++)
+			out[k++] = (struct rt_pair){ .a = (i + s->perm[j]) % s->n, .b = i };
+	return k;
+}
+
+int rt_sched_alltoall(struct rt_sched *s, uint32_t n, uint32_t fan, uint64_t seed,
+		      struct rt_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (n < 2 || n > SCHED_MAX)
+		return rt_fail(err, RT_EXIT_USAGE, "an alltoall schedule for %u ranks: want 2 to %u",
+			       n, SCHED_MAX);
+	if (fan < 1 || fan > n - 1)
+		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u for %u ranks: want 1 to %u",
+			       fan, n, n - 1);
+	if ((uint64_t)n * fan > RT_SCHED_ALLTOALL_PAIRS)
+		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u with %u ranks is %llu tests a "
+			       "round, above %u: a smaller --fan-in", fan, n,
+			       (unsigned long long)n * fan, RT_SCHED_ALLTOALL_PAIRS);
+	*s = (struct rt_sched){.kind = RT_SCHED_ALLTOALL, .n = n, .seed = seed, .fan_in = fan,
+			       .split = 1, .base_rounds = div_up(n - 1, fan), .cover_rounds = 1};
+	s->rounds = s->base_rounds;
+	s->bound = s->max_pairs = n * fan;
+	s->perm = rt_xmalloc((size_t)(n - 1) * sizeof(*s->perm));
+	for (uint32_t i = 0; i + 1 < n; i++)
+		s->perm[i] = i + 1;
+	shuffle(s->perm, n - 1, seed);
+	return 0;
+}
+
 void rt_sched_cap(struct rt_sched *s, uint32_t matchings)
 {
 	uint32_t m = RT_MAX(matchings, 1u);
@@ -222,6 +260,8 @@ uint32_t rt_sched_round(struct rt_sched *s, uint32_t r, struct rt_pair *out)
 		return 0;
 	if (s->kind == RT_SCHED_INCAST) /* never split: straight into out */
 		return incast_round(s, r, out);
+	if (s->kind == RT_SCHED_ALLTOALL)
+		return alltoall_round(s, r, out);
 	b = r / s->split;
 	part = r % s->split;
 	if (s->kind == RT_SCHED_RING) /* rounds of unequal size */
@@ -252,7 +292,7 @@ void rt_sched_free(struct rt_sched *s)
 }
 
 static const char *const kind_names[] = {"ring", "tournament", "random", "budget",
-					 "bisection", "incast"};
+					 "bisection", "incast", "alltoall"};
 
 int rt_sched_kind_parse(const char *name)
 {

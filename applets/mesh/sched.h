@@ -28,6 +28,14 @@
  *               from a shuffle of that round's other ranks, no rank in two
  *               groups of a round. Made by rt_sched_incast; no bound
  *               splits it and rt_sched_cap leaves it whole
+ *   alltoall    (--pattern alltoall --fan-in K) not disjoint pairs either:
+ *               in each round every rank sends to K ranks and receives
+ *               from K at once, rank i to i + d (mod n) for the round's K
+ *               offsets d, taken in turn from a seeded shuffle of 1 to
+ *               n-1: ceil((n-1) / K) rounds have every rank send to every
+ *               other once (rt_sched_cap: fewer, random partners), n K
+ *               pairs a round, at most RT_SCHED_ALLTOALL_PAIRS. Made by
+ *               rt_sched_alltoall; no bound splits it
  * The blame pass (meshrun.h) is made of rounds of disjoint pairs from
  * rt_sched_disjoint, its partners chosen by rt_sched_blame.
  * With a bound B on concurrent pairs below a round's size, the round is
@@ -36,7 +44,8 @@
  * (a tournament of 65536 ranks has over 2 * 10^9 pairs), at most
  * 12 bytes per rank (the shuffle and one round's pairs); incast 8 (the
  * shuffle and one round's senders) plus the caller's out (max_pairs <=
- * n K / (K+1) pairs: under 8 bytes per rank).
+ * n K / (K+1) pairs: under 8 bytes per rank); alltoall 4 (the offsets)
+ * plus the caller's out (n K pairs, 8 bytes each: at most 512 KiB).
  * Distinct pairs (rt_pairset, budget runs): one bit per pair, n(n-1)/2
  * bits, for n up to RT_PAIRSET_MAX_N (8,192 hosts: 4 MiB; 4,096 hosts:
  * 1 MiB); not counted above. */
@@ -49,7 +58,7 @@
 #include "rdmatest/error.h"
 
 enum rt_sched_kind { RT_SCHED_RING, RT_SCHED_TOURNAMENT, RT_SCHED_RANDOM,
-		     RT_SCHED_BUDGET, RT_SCHED_BISECTION, RT_SCHED_INCAST };
+		     RT_SCHED_BUDGET, RT_SCHED_BISECTION, RT_SCHED_INCAST, RT_SCHED_ALLTOALL };
 
 /* Matchings a budget schedule of n ranks holds at most: their results
  * stay within 8 Mi (half of meshagg.h's bound, the rest is the blame
@@ -77,7 +86,8 @@ struct rt_sched {
 	uint32_t cached_k;    /* its pairs */
 	uint64_t seed;
 	uint32_t cover_rounds; /* budget: the rounds that test every rank */
-	uint32_t fan_in;      /* incast: senders per receiver (K); 0 else */
+	uint32_t fan_in;      /* incast: senders per receiver (K); alltoall:
+			       * partners each way (K); 0 else */
 };
 
 /* n ranks (1 to 65536); bound 0 means n/2 (no limit). Bad kind or n:
@@ -92,6 +102,16 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
  * has receivers no other round has). Bad n or fan_in: exit 2. */
 int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
 		    uint64_t seed, struct rt_error *err);
+/* Tests an alltoall round holds at most (rank 0 keeps a round's RESULTs
+ * in 240 bytes a test: 15 MiB). */
+#define RT_SCHED_ALLTOALL_PAIRS 65536u
+/* An alltoall schedule (RT_SCHED_ALLTOALL, see above) of n ranks, each
+ * sending to fan ranks and receiving from fan at once (1 to n-1, n fan
+ * at most RT_SCHED_ALLTOALL_PAIRS); pairs (receiver, sender), each
+ * sender's in a row; cover_rounds 1 (round 0 has every rank send and
+ * receive). Bad n or fan: exit 2. */
+int rt_sched_alltoall(struct rt_sched *s, uint32_t n, uint32_t fan, uint64_t seed,
+		      struct rt_error *err);
 /* At most `matchings` base rounds (>= 1; the cover rounds stay within
  * them): a bisection's --rounds. An incast keeps all its rounds: each
  * is the one where its receivers receive. */

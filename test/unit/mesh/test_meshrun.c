@@ -187,8 +187,10 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	/* ranks that come before the gathering starts wait in the backlog */
 	lis.backlog = RT_MESH_PENDING_MAX;
 	assert_int_equal(rt_oob_listen(&lis, "127.0.0.1", 0, &err), 0);
-	assert_int_equal(cl->kind == RT_SCHED_INCAST ? rt_sched_incast(&s, cl->n, cl->fan_in, 7, &err)
-			 : rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
+	assert_int_equal(cl->kind == RT_SCHED_INCAST ? rt_sched_incast(&s, cl->n, cl->fan_in, 7, &err) :
+			 cl->kind == RT_SCHED_ALLTOALL ?
+			 rt_sched_alltoall(&s, cl->n, cl->fan_in, 7, &err) :
+			 rt_sched_init(&s, cl->kind, cl->n, 0, 7, &err), 0);
 	assert_int_equal(rt_mesh_agg_init(&out->g, cl->n, 0, &err), 0);
 	out->g.cross = cl->cross;
 	fflush(NULL);
@@ -657,6 +659,40 @@ static void incast_receiver_takes_every_sender(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
+/* --pattern alltoall: each round every rank listens for its two senders
+ * and connects to its two receivers, all at once (the rank runs its
+ * three tests on threads), and sends its RESULTs pair after pair: 2
+ * rounds of 8 tests, every ordered pair once, READY. */
+static void alltoall_ranks_in_several_tests(void **state)
+{
+	struct cluster cl = {.n = 5, .kind = RT_SCHED_ALLTOALL, .fan_in = 2, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .blip = 99};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.rounds, 2);
+	assert_int_equal(o.c.lost, 0);
+	assert_true(o.g.ready);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), o.g.nlinks);
+	assert_int_equal(o.g.nlinks, 10); /* every pair of 5, each tested both ways */
+	for (uint32_t i = 0; i < 5; i++)
+		assert_int_equal(o.status[i], 10);
+	rt_mesh_agg_free(&o.g);
+	/* a rank that answers its first test with another pair's RESULT is
+	 * lost, its pending tests failed; the rest still end with a verdict */
+	cl.liar = 3;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_false(o.g.ready);
+	assert_int_equal(o.c.lost, 1);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_true(i == 3 || o.status[i] == 11);
+	rt_mesh_agg_free(&o.g);
+}
+
 /* Each test's connections within 64 at either end, and no rail without
  * an address meeting --qps or --fan-in: exit 2 before round 0. */
 static void connections_fit_or_are_refused(void **state)
@@ -719,6 +755,7 @@ int main(void)
 		cmocka_unit_test(round_needs_a_bound),
 		cmocka_unit_test(incast_receiver_takes_every_sender),
 		cmocka_unit_test(connections_fit_or_are_refused),
+		cmocka_unit_test(alltoall_ranks_in_several_tests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,7 +48,7 @@ static struct rt_meshmsg assign(void)
 
 	m.u.assign = (struct rt_mesh_assign){.round = 4, .rounds = 7, .peer = 5,
 					     .role = RT_MESH_CONNECT, .port = 7471,
-					     .qps = 1, .conns = 1};
+					     .qps = 1, .conns = 1, .tests = 1};
 	strcpy(m.u.assign.host, "10.0.0.5");
 	return m;
 }
@@ -220,7 +220,9 @@ static void strict_fields(void **state)
 	expect_refused(m, 30, 'x', 8, "assign rest padding");
 	m.u.assign.qps = 0;
 	m.u.assign.conns = 0;
+	m.u.assign.tests = 0;
 	expect_refused(m, 90, 2, 8, "a rest round with connections");
+	expect_refused(m, 91, 1, 8, "a rest round with connections");
 	expect_refused(result(), 15, 8, 8, "rank 8");
 	expect_refused(result(), 19, 1, 8, "paired with itself");
 	expect_refused(result(), 20, 4, 8, "unknown status 4");
@@ -560,7 +562,8 @@ static void assign_carries_rails(void **state)
 	assert_string_equal(back.u.assign.rails[1].addr, "fd00::2:5");
 	expect_refused(assign_rails(), 88, 1, 8, "1 rails in a message of 2");
 	expect_refused(assign_rails(), 89, 2, 8, "unknown flags 0x2");
-	expect_refused(assign_rails(), 91, 1, 8, "padding");
+	expect_refused(assign_rails(), 91, 0, 8, "0 tests in a round (1 to 65)");
+	expect_refused(assign_rails(), 91, 66, 8, "66 tests in a round (1 to 65)");
 	expect_refused(assign_rails(), 94, 1, 8, "padding");
 	/* connections: 1 to 16 a rail; the connecting side's exactly its rails'
 	 * times that, a listener's at least, any test's at most 64 */
@@ -576,12 +579,15 @@ static void assign_carries_rails(void **state)
 		m.u.assign.role = RT_MESH_LISTEN;
 		m.u.assign.qps = 4;
 		m.u.assign.conns = 24; /* three senders of two rails, four each */
+		m.u.assign.tests = 9;  /* alltoall: a listen, eight connects */
 		len = rt_meshmsg_encode(&m, buf);
 		assert_int_equal(buf[90], 4);
+		assert_int_equal(buf[91], 9);
 		assert_int_equal(buf[92] << 8 | buf[93], 24);
 		assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
 		assert_int_equal(back.u.assign.qps, 4);
 		assert_int_equal(back.u.assign.conns, 24);
+		assert_int_equal(back.u.assign.tests, 9);
 		m.u.assign.conns = 7; /* fewer than its own rails' */
 		expect_refused(m, 93, 7, 8, "7 connections for 2 rails of 4 each");
 		expect_refused(m, 93, 65, 8, "65 connections for 2 rails of 4 each");

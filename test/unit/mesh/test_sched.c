@@ -286,7 +286,8 @@ static struct rt_pair *incast_walk(struct rt_sched *s, uint32_t n, uint32_t k)
 	uint32_t groups = n / (k + 1), rounds = (n + groups - 1) / groups;
 	uint32_t *rx = rt_xcalloc(n, sizeof(*rx)), *tx = rt_xcalloc(n, sizeof(*tx));
 	uint32_t *received = rt_xcalloc(n, sizeof(*received)), total = 0;
-	struct rt_pair *all = rt_xmalloc((size_t)rounds * groups * k * sizeof(*all));
+	/* zeroed: a short last round leaves the tail unwritten */
+	struct rt_pair *all = rt_xcalloc((size_t)rounds * groups * k, sizeof(*all));
 
 	assert_int_equal(s->kind, RT_SCHED_INCAST);
 	assert_int_equal(s->fan_in, k);
@@ -578,6 +579,83 @@ static void bad_input(void **state)
 	rt_sched_free(&s);
 }
 
+/* Alltoall: in each round every rank sends to K ranks and receives from
+ * K, its sends in a row; over all rounds every ordered pair (sender,
+ * receiver) exactly once; ceil((n-1)/K) rounds. */
+static void alltoall_every_ordered_pair_once(void **state)
+{
+	static const uint32_t cases[][2] = { {2, 1}, {3, 2}, {4, 3}, {4, 2}, {5, 2}, {8, 3},
+					     {64, 7}, {100, 9} };
+
+	(void)state;
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		uint32_t n = cases[c][0], k = cases[c][1];
+		struct rt_sched s;
+		struct rt_error err = {0};
+		uint8_t *seen = calloc((size_t)n * n, 1);
+		uint32_t *sends = calloc(n, sizeof(*sends)), *gets = calloc(n, sizeof(*gets));
+		struct rt_pair *out;
+
+		assert_int_equal(rt_sched_alltoall(&s, n, k, 5, &err), 0);
+		assert_int_equal(s.rounds, (n - 1 + k - 1) / k);
+		assert_int_equal(s.cover_rounds, 1);
+		out = calloc(s.max_pairs, sizeof(*out));
+		for (uint32_t r = 0; r < s.rounds; r++) {
+			uint32_t np = rt_sched_round(&s, r, out);
+
+			memset(sends, 0, n * sizeof(*sends));
+			memset(gets, 0, n * sizeof(*gets));
+			assert_true(np <= s.max_pairs && np % n == 0);
+			for (uint32_t i = 0; i < np; i++) {
+				assert_true(out[i].a < n && out[i].b < n && out[i].a != out[i].b);
+				/* a sender's pairs in a row */
+				assert_true(i == 0 || out[i].b == out[i - 1].b ||
+					    sends[out[i].b] == 0);
+				assert_int_equal(seen[out[i].b * n + out[i].a]++, 0);
+				sends[out[i].b]++;
+				gets[out[i].a]++;
+			}
+			for (uint32_t x = 0; x < n; x++)
+				assert_true(sends[x] == np / n && gets[x] == np / n);
+		}
+		for (uint32_t x = 0; x < n; x++)
+			for (uint32_t y = 0; y < n; y++)
+				assert_int_equal(seen[x * n + y], x != y);
+		assert_int_equal(rt_sched_round(&s, s.rounds, out), 0);
+		rt_sched_free(&s);
+		free(out);
+		free(seen);
+		free(sends);
+		free(gets);
+	}
+}
+
+/* --rounds caps an alltoall (random partners); bad fan or too many
+ * tests a round: exit 2 naming it. */
+static void alltoall_capped_and_bad_input(void **state)
+{
+	struct rt_sched s;
+	struct rt_error err = {0};
+
+	(void)state;
+	assert_int_equal(rt_sched_alltoall(&s, 64, 4, 1, &err), 0);
+	assert_int_equal(s.rounds, 16);
+	rt_sched_cap(&s, 3);
+	assert_int_equal(s.rounds, 3);
+	assert_string_equal(rt_sched_kind_name(s.kind), "alltoall");
+	rt_sched_free(&s);
+	assert_int_equal(rt_sched_alltoall(&s, 4, 4, 1, &err), -1);
+	assert_int_equal(err.exit_code, RT_EXIT_USAGE);
+	assert_non_null(strstr(err.reason, "--fan-in 4 for 4 ranks: want 1 to 3"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_sched_alltoall(&s, 8192, 9, 1, &err), -1);
+	assert_non_null(strstr(err.reason, "--fan-in 9 with 8192 ranks is 73728 tests a round, "
+				       "above 65536"));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(rt_sched_alltoall(&s, 1, 1, 1, &err), -1);
+	assert_int_equal(rt_sched_kind_parse("alltoall"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +673,8 @@ int main(void)
 		cmocka_unit_test(incast_rounds),
 		cmocka_unit_test(incast_senders_vary),
 		cmocka_unit_test(incast_bad_input),
+		cmocka_unit_test(alltoall_every_ordered_pair_once),
+		cmocka_unit_test(alltoall_capped_and_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
