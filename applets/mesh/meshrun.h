@@ -18,6 +18,12 @@
  *           assigned test through a callback, answer with its RESULT,
  *           return at the VERDICT). A RESULT's a is the listener, b the
  *           connecting side (the figures' directions follow them).
+ * Several tests a rank (--pattern incast and alltoall): a rank that is a
+ * in several pairs of a round gets one listen for all of their
+ * connections; one that is b in several (alltoall) gets a connect for
+ * each, after its listen, each ASSIGN saying how many the round has; the
+ * rank runs them at once (on threads) and sends the RESULTs pair after
+ * pair, which rank 0 hears in that order.
  * Rails: the ASSIGN names every rail both ranks' hellos list ACTIVE
  * (rail i against rail i; pair_rails), and the connecting side answers
  * with one RESULT a rail, in that order; where either hello lists no

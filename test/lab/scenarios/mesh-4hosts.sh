@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # hosts: 4
-# timeout: 780
+# timeout: 900
 # mesh on four hosts of one switch, one boot for every case.
 # Launched the way pdsh would (the same command on every host, each finding
 # its rank in --hosts; a is rank 0) and as srun would (SLURM_* variables of
@@ -12,7 +12,7 @@
 # still ends with a verdict naming it), --budget (random matchings until
 # it is spent, every host tested, the pairs covered counted), --pattern
 # bisection and incast healthy and with one host's link rate-limited (each
-# receiver's total, that host named bad), --qps 2. Every run is
+# receiver's total, that host named bad), --qps 2, alltoall. Every run is
 # bounded by --timeout T: hellos T, each pair T, a round 2T + 2 s.
 M=$RT/mesh
 HOSTS="$A,$B,$C,$D"
@@ -304,4 +304,22 @@ failed || summary_has "^bad host 3 \($D\)" || fail "the summary does not name $D
 record "mesh 4 hosts incast, $D at 256 kbit/s: $(grep -o 'worst receiver.*' /tmp/lab/summary | head -1)"
 mesh_verdicts incd 1 'NOT READY'
 netem_clear d
+pass
+
+# --pattern alltoall --fan-in 2: each host writes to two others while two
+# write to it, then all read back; two rounds (offsets 2 and 1 of 3) have
+# every host send to every other once. Drops under fan-in as in the
+# incast case: retransmits are not judged here.
+case_begin "--pattern alltoall --fan-in 2 --bw 256k: 2 rounds of 8 tests, every host to every other, READY" 120
+AARGS="--hosts $HOSTS --timeout 10 --pings 20 $REL_OFF --max-retrans 1000000 --pattern alltoall --fan-in 2 --bw 256k"
+mesh_on all "b c d" $AARGS
+failed || rank0 90 $AARGS || fail "rank 0 exited $?"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+failed || output_has '"pattern":\{"name":"alltoall","rounds_run":2,"rounds":\[\{"round":0,"pairs":8,"failed":0,"gbps":[0-9.e-]+\},\{"round":1,"pairs":4,' ||
+	fail "no alltoall pattern object of a round of 8 tests and one of 4: $(grep -o '"pattern":{[^]]*' "$OUT")"
+failed || summary_has '^alltoall: 2 rounds, every host sending to its partners and receiving from others at once' ||
+	fail "no alltoall line in the summary"
+record "mesh 4 hosts --pattern alltoall --fan-in 2 --bw 256k: $(grep -o '[0-9.]* Gb/s in the worst[^;]*' /tmp/lab/summary)"
+mesh_verdicts all 0 '^READY'
 pass
