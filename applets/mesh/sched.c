@@ -177,18 +177,27 @@ int rt_sched_init(struct rt_sched *s, enum rt_sched_kind kind, uint32_t n,
 	return 0;
 }
 
+/* A fan-in pattern's ranks (2 to SCHED_MAX) and fan-in (1 to n - 1),
+ * each named when out of range: exit 2. */
+static int fan_ok(const char *what, uint32_t n, uint32_t fan, struct rt_error *err)
+{
+	if (n < 2 || n > SCHED_MAX)
+		return rt_fail(err, RT_EXIT_USAGE, "an %s schedule for %u ranks: want 2 to %u",
+			       what, n, SCHED_MAX);
+	if (fan < 1 || fan > n - 1)
+		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u for %u ranks: want 1 to %u",
+			       fan, n, n - 1);
+	return 0;
+}
+
 int rt_sched_incast(struct rt_sched *s, uint32_t n, uint32_t fan_in,
 		    uint64_t seed, struct rt_error *err)
 {
 	uint32_t groups;
 
 	memset(s, 0, sizeof(*s));
-	if (n < 2 || n > SCHED_MAX)
-		return rt_fail(err, RT_EXIT_USAGE, "an incast schedule for %u ranks: want 2 to %u",
-			       n, SCHED_MAX);
-	if (fan_in < 1 || fan_in > n - 1)
-		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u for %u ranks: want 1 to %u",
-			       fan_in, n, n - 1);
+	if (fan_ok("incast", n, fan_in, err))
+		return -1;
 	groups = n / (fan_in + 1); /* >= 1: fan_in + 1 <= n */
 	*s = (struct rt_sched){.kind = RT_SCHED_INCAST, .n = n, .seed = seed,
 			       .fan_in = fan_in, .split = 1,
@@ -219,12 +228,8 @@ int rt_sched_alltoall(struct rt_sched *s, uint32_t n, uint32_t fan, uint64_t see
 		      struct rt_error *err)
 {
 	memset(s, 0, sizeof(*s));
-	if (n < 2 || n > SCHED_MAX)
-		return rt_fail(err, RT_EXIT_USAGE, "an alltoall schedule for %u ranks: want 2 to %u",
-			       n, SCHED_MAX);
-	if (fan < 1 || fan > n - 1)
-		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u for %u ranks: want 1 to %u",
-			       fan, n, n - 1);
+	if (fan_ok("alltoall", n, fan, err))
+		return -1;
 	if ((uint64_t)n * fan > RT_SCHED_ALLTOALL_PAIRS)
 		return rt_fail(err, RT_EXIT_USAGE, "--fan-in %u with %u ranks is %llu tests a "
 			       "round, above %u: a smaller --fan-in", fan, n,
