@@ -59,12 +59,14 @@ static void test_and_tell(void *ctx, const struct rt_mesh_assign *a, uint32_t se
 	p->fn(p->ctx, a, self, r);
 	if (!p->lines || a->role != RT_MESH_CONNECT)
 		return;
+	flockfile(p->lines); /* a round's tests may end at once (alltoall) */
 	for (unsigned i = 0; i < (a->nrails ? a->nrails : 1u); i++) {
 		struct rt_meshmsg m;
 
 		rt_mesh_result_msg(a, self, i, &r[i], &m);
 		put_line(p->lines, &m);
 	}
+	funlockfile(p->lines);
 }
 
 static int hello_host(const struct rt_mesh_plan *p, const struct rt_oob *o, char *host,
