@@ -10,6 +10,7 @@
 #include "mesh/meshctr.h"
 #include "mesh/meshgpu.h"
 #include "mesh/meshtest.h"
+#include "mesh/meshtest_priv.h"
 #include "rdmatest/stats.h"
 #include "rdmatest/util.h"
 #include "rdmatest/xfer.h"
@@ -23,69 +24,6 @@
 /* The listener waits this much longer than the connecting side, whose
  * test starts a little later (the ASSIGNs go out one after the other). */
 #define LISTEN_GRACE_MS 500
-
-/* One connection's test on the connecting side (a rail has --qps of
- * them): its figures. */
-struct rail_run {
-	uint64_t seq;       /* the ping in flight */
-	uint64_t sent_at;
-	unsigned got;       /* echoes timed */
-	struct rt_hist h;
-	/* bandwidth: the partner's window, what is posted and done; writes
-	 * first (to the partner), then reads (from it) */
-	uint64_t raddr;
-	uint32_t rkey;
-	uint64_t posted, written, bw_t0, bw_t1;
-	uint64_t rposted, read, rd_t0, rd_t1;
-	unsigned inflight, rinflight; /* writes, reads */
-	bool verifying;     /* both ways on a GPU: the read that checks */
-	bool ctr_got;       /* the listener's answer to the final ping came */
-};
-
-/* One connection's port: the reading before its traffic, its rises. */
-struct port_snap {
-	struct rt_portctrs before, after;
-	bool read;          /* before was read: the rises can be */
-	bool taken;         /* after was read: own holds this end's rises */
-	struct rt_mesh_ctrs own, peer; /* this end's; the listener's (connecting side) */
-};
-
-struct pair_test {
-	const struct rt_mesh_cm_test *t;
-	bool active;
-	uint64_t deadline;  /* ns */
-	/* the test's connections: qps a rail (or the host) on the connecting
-	 * side; on the listener its assignment's, every partner's */
-	unsigned nconn;
-	unsigned qps;
-	unsigned nrails;    /* results: the assignment's rails, or 1 (the host) */
-	struct rail_run *runs; /* active side: one a connection */
-	unsigned created;   /* connections started (active side) */
-	char *last_error;   /* t's, or its rail thread's */
-	uint8_t conn_rail[RT_MESH_TEST_CONNS]; /* a connection's rail, by creation order */
-	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
-	unsigned nsnaps;
-	uint32_t round;     /* the assignment's: the GPU chunk's pattern */
-	bool both;          /* RT_MESH_ASSIGN_BOTH_WAYS: writes and reads at once */
-};
-
-struct pair_conn {
-	struct rt_buf *buf; /* slot 0 receives, 1..SLOTS send */
-	struct rt_buf *bw;  /* the chunk to write from and read into, or the
-			     * window written into and read from */
-	struct rail_run *run; /* active side: its own */
-	struct port_snap *snap; /* its port's counters, or NULL */
-	/* --gpu: bw is gpu.bw, and the reads land in gpu.land */
-	struct rt_mesh_gpu_conn gpu;
-	bool on_gpu;
-};
-
-/* A connection's place in this side's creation order (its rail's in
- * conn_rail); 0 for one this side did not create (the listener's). */
-static unsigned created_as(const struct pair_test *p, const struct rt_conn *c)
-{
-	return rt_conn_index(c) < p->created ? rt_conn_index(c) : 0;
-}
 
 static int post_msg(struct rt_conn *c, uint64_t v)
 {
@@ -103,8 +41,6 @@ static int post_msg(struct rt_conn *c, uint64_t v)
 	return 0;
 }
 
-static bool port_of(const struct rt_conn *c, const char **dev, unsigned *port);
-
 /* --gpu: the bandwidth buffers of the connection's rail (its device and
  * port) in its GPU; the connecting side's reads land in the slot of its
  * connection, apart from the pair's other rails'. */
@@ -115,7 +51,7 @@ static int setup_gpu(struct rt_conn *c, struct pair_conn *u)
 	const char *dev = "?";
 	unsigned port = 0, slot = created_as(p, c);
 
-	if (port_of(c, &dev, &port))
+	if (rt_mesh_conn_port(c, &dev, &port))
 		r = rt_mesh_gpu_rail_of(p->t->gpu, p->t->rails, p->t->nrails, dev, port);
 	if (!r)
 		return rt_conn_fail(c, RT_EXIT_FAIL, "%s: --gpu: %s port %u is no rail of this "
@@ -147,61 +83,6 @@ static int setup_bw(struct rt_conn *c, struct pair_conn *u)
 	return u->bw ? 0 : -1;
 }
 
-/* The device and port under a connection's id: its counters' place. */
-static bool port_of(const struct rt_conn *c, const char **dev, unsigned *port)
-{
-	const struct rdma_cm_id *id = rt_conn_id(c);
-
-	if (!id || !id->verbs || !id->port_num)
-		return false;
-	*dev = ibv_get_device_name(id->verbs->device);
-	*port = id->port_num;
-	return *dev != NULL;
-}
-
-/* The first reading of the connection's port, before its traffic; a port
- * whose counters cannot be read (none in sysfs) reports no rises. */
-static void snap_before(struct rt_conn *c, struct pair_conn *u)
-{
-	struct pair_test *p = (struct pair_test *)rt_conn_applet(c);
-	const char *dev;
-	unsigned port;
-
-	if (p->nsnaps >= p->nconn)
-		return;
-	u->snap = &p->snaps[p->nsnaps++];
-	u->snap->read = port_of(c, &dev, &port) &&
-			rt_portctr_read(p->t->sysfs, dev, port, &u->snap->before) > 0;
-}
-
-/* The second reading, once the traffic is done: this end's rises. */
-static void snap_after(struct rt_conn *c, struct pair_conn *u, enum rt_mesh_end end)
-{
-	const struct pair_test *p = rt_conn_applet(c);
-	const char *dev;
-	unsigned port;
-
-	if (!u->snap || !u->snap->read || u->snap->taken || !port_of(c, &dev, &port) ||
-	    !rt_portctr_read(p->t->sysfs, dev, port, &u->snap->after))
-		return;
-	u->snap->taken = true;
-	rt_mesh_ctr_rises(&u->snap->before, &u->snap->after, end, &u->snap->own);
-}
-
-/* A rail's result gets both ends' rises, whatever its status: a test
- * that failed may have failed for what they count. */
-static void attach_counters(struct rt_conn *c, struct rt_mesh_result *r)
-{
-	struct pair_conn *u = rt_conn_data(c);
-
-	if (!u || !u->snap)
-		return;
-	snap_after(c, u, RT_MESH_END_B); /* a rail that ended early: now */
-	rt_mesh_ctr_join(&u->snap->peer, &u->snap->own, &r->ctr);
-	if (r->ctr.n)
-		r->flags |= RT_MESH_HAS_CTR;
-}
-
 static int setup(struct rt_conn *c)
 {
 	struct rt_res_spec spec = { .qp_type = IBV_QPT_RC,
@@ -221,7 +102,7 @@ static int setup(struct rt_conn *c)
 	if (p->active)
 		u->run = &p->runs[created_as(p, c)];
 	else
-		snap_before(c, u); /* the connecting side's: when established */
+		rt_mesh_snap_before(c, u); /* the connecting side's: when established */
 	if (rt_conn_setup_res(c, &spec))
 		return -1;
 	u->buf = rt_res_buf(rt_conn_res(c), (size_t)SLOT * (SLOTS + 1), IBV_ACCESS_LOCAL_WRITE,
@@ -265,7 +146,7 @@ static int ask_counters(struct rt_conn *c, struct rail_run *p)
 {
 	struct pair_conn *u = rt_conn_data(c);
 
-	snap_after(c, u, RT_MESH_END_B);
+	rt_mesh_snap_after(c, u, RT_MESH_END_B);
 	p->seq = RT_MESH_SEQ_FINAL;
 	return post_msg(c, RT_MESH_SEQ_FINAL);
 }
@@ -349,7 +230,7 @@ static void established(struct rt_conn *c)
 
 	if (!t->active)
 		return;
-	snap_before(c, u);
+	rt_mesh_snap_before(c, u);
 	u->run->sent_at = rt_now_ns();
 	post_msg(c, u->run->seq);
 }
@@ -363,7 +244,7 @@ static int send_counters(struct rt_conn *c, struct pair_conn *u)
 	uint64_t seq = RT_MESH_SEQ_FINAL;
 	struct rt_mesh_ctrs none = {0};
 
-	snap_after(c, u, RT_MESH_END_A);
+	rt_mesh_snap_after(c, u, RT_MESH_END_A);
 	memcpy(u->buf->addr + off, &seq, sizeof(seq));
 	rt_mesh_ctrs_encode(u->snap ? &u->snap->own : &none, u->buf->addr + off + sizeof(seq));
 	if (rt_post_send(rt_conn_res(c), u->buf, off, RT_MESH_CTR_MSG_LEN, seq, true,
@@ -439,11 +320,6 @@ static const struct rt_cm_hooks hooks = {
 	.failed = extra_only,
 };
 
-static bool past(const struct pair_test *p)
-{
-	return rt_now_ns() >= p->deadline;
-}
-
 static bool ended(const struct rt_conn *c)
 {
 	return rt_conn_state(c) == RT_CONN_FAILED || rt_conn_state(c) == RT_CONN_DISCONNECTED;
@@ -477,17 +353,6 @@ static bool partner_gone(const struct rt_cm *cm, const void *arg)
 	rt_cm_each(cm, c)
 		gone += !rt_conn_beyond(c, p->nconn) && ended(c);
 	return gone >= p->nconn || past(p);
-}
-
-static uint64_t connect_ns(const struct rt_conn *c)
-{
-	static const enum rt_step steps[] = { RT_STEP_RESOLVE_ADDR, RT_STEP_RESOLVE_ROUTE,
-					      RT_STEP_CREATE_QP, RT_STEP_CONNECT };
-	uint64_t ns = 0;
-
-	for (size_t i = 0; c && i < ARRAY_SIZE(steps); i++)
-		ns += rt_conn_step_ns(c)[steps[i]];
-	return ns;
 }
 
 static long long left_ms(const struct pair_test *p)
@@ -528,116 +393,6 @@ static void start_rails(struct rt_cm *cm, struct pair_test *p, const struct rt_m
 	}
 }
 
-/* Why rail i's figures are not all in (NULL when they are); *timeout
- * when its bound passed. */
-static const char *short_of(const struct pair_test *p, const struct rail_run *r,
-			    const char *peer, bool *timeout, char *buf, size_t len)
-{
-	const struct rt_mesh_cm_test *t = p->t;
-	const char *end = past(p) ? "within the test's bound" : "before the disconnect";
-
-	*timeout = past(p);
-	if (r->got < t->pings)
-		snprintf(buf, len, "%s: %u of %u echoes %s", peer, r->got, t->pings, end);
-	else if (r->written < t->bw_bytes)
-		snprintf(buf, len, "%s: %llu of %llu bytes written %s", peer,
-			 (unsigned long long)r->written, (unsigned long long)t->bw_bytes, end);
-	else if (r->read < t->bw_bytes)
-		snprintf(buf, len, "%s: %llu of %llu bytes read %s", peer,
-			 (unsigned long long)r->read, (unsigned long long)t->bw_bytes, end);
-	else
-		return NULL;
-	return buf;
-}
-
-/* A rail's connections as one: their round trips together, their bytes
- * each way over the span from the first one's start to the last one's
- * end (all of them loading the link at once), the slowest set-up. */
-struct rail_sum {
-	struct rail_run all;
-	uint64_t conn_ns;
-	unsigned ok;       /* connections with all their figures */
-	bool ctr;          /* its first connection's counters are attached */
-};
-
-static void span(uint64_t *t0, uint64_t *t1, uint64_t s0, uint64_t s1)
-{
-	*t0 = *t0 && *t0 < s0 ? *t0 : s0;
-	*t1 = RT_MAX(*t1, s1);
-}
-
-static void sum_add(struct rail_sum *m, const struct rail_run *run, uint64_t conn_ns)
-{
-	rt_hist_merge(&m->all.h, &run->h);
-	m->all.got += run->got;
-	m->all.read += run->read;
-	m->all.written += run->written;
-	span(&m->all.bw_t0, &m->all.bw_t1, run->bw_t0, run->bw_t1);
-	span(&m->all.rd_t0, &m->all.rd_t1, run->rd_t0, run->rd_t1);
-	m->conn_ns = RT_MAX(m->conn_ns, conn_ns);
-	m->ok++;
-}
-
-static void fill(struct rt_mesh_result *r, const struct pair_test *p,
-		 const struct rail_run *run, uint64_t conn_ns);
-
-/* One connection's outcome into its rail's: its figures summed, or the
- * rail failed (timed out) with the first failure's reason. The port's
- * counters are read once a rail: its first connection's. */
-static void conclude_conn(struct rt_conn *c, struct pair_test *p, struct rt_mesh_result *r,
-			  struct rail_sum *m, char *why)
-{
-	unsigned k = created_as(p, c);
-	const char *reason;
-	char buf[160];
-	bool timeout;
-
-	if (!m->ctr) {
-		attach_counters(c, r);
-		m->ctr = true;
-	}
-	reason = short_of(p, &p->runs[k], rt_conn_peer(c), &timeout, buf, sizeof(buf));
-	if (!reason) {
-		sum_add(m, &p->runs[k], connect_ns(c));
-		return;
-	}
-	if (rt_conn_err(c)->set)
-		reason = rt_conn_err(c)->reason;
-	if (why[0])
-		return;
-	r->status = timeout || rt_conn_err(c)->exit_code == RT_EXIT_TIMEOUT ? RT_MESH_TIMEOUT
-									     : RT_MESH_FAILED;
-	rt_strlcpy(why, reason, 160);
-}
-
-/* Each rail's result into r[]: its connections' figures as one when
- * every one of them has its figures, else failed or timed out with the
- * reason kept in p->last_error. */
-static void conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
-		     char (*why)[160])
-{
-	struct rail_sum *m = rt_xcalloc(p->nrails, sizeof(*m)); /* 58 KiB a rail */
-	struct rt_conn *c;
-
-	rt_cm_each(cm, c) {
-		unsigned i = p->conn_rail[created_as(p, c)];
-
-		conclude_conn(c, p, &r[i], &m[i], why[i]);
-	}
-	for (unsigned i = 0; i < p->nrails; i++) {
-		if (!why[i][0] && m[i].ok == p->qps)
-			fill(&r[i], p, &m[i].all, m[i].conn_ns);
-		else if (!why[i][0])
-			snprintf(why[i], sizeof(why[i]), "%u of %u connections of the rail had "
-				 "their figures", m[i].ok, p->qps);
-		if (why[i][0]) {
-			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nrails, why[i]);
-			rt_strlcpy(p->last_error, why[i], RT_MESH_WHY_LEN);
-		}
-	}
-	free(m);
-}
-
 /* The connecting side: connect every rail, ping, disconnect (best
  * effort: the figures are in by then). */
 static void run_connect(struct rt_cm *cm, struct pair_test *p, const struct rt_mesh_assign *a,
@@ -652,7 +407,7 @@ static void run_connect(struct rt_cm *cm, struct pair_test *p, const struct rt_m
 	start_rails(cm, p, a, why);
 	if (p->created)
 		rt_cm_run(cm, &w); /* each rail's outcome is its connection's */
-	conclude(cm, p, r, why);
+	rt_mesh_test_conclude(cm, p, r, why);
 	rt_cm_each(cm, c)
 		if (rt_conn_state(c) != RT_CONN_FAILED)
 			rt_conn_disconnect(c);
@@ -671,22 +426,6 @@ static int run_listen(struct rt_cm *cm, struct pair_test *p, struct rt_error *er
 	if (rt_cm_start(cm, &q, 0, err))
 		return -1;
 	return rt_cm_run(cm, &w);
-}
-
-static void fill(struct rt_mesh_result *r, const struct pair_test *p,
-		 const struct rail_run *run, uint64_t conn_ns)
-{
-	uint8_t ctr = r->flags & RT_MESH_HAS_CTR; /* attached before */
-
-	rt_mesh_result_rtt(r, &run->h, conn_ns);
-	r->flags |= ctr;
-	if (p->t->bw_bytes && run->bw_t1 > run->bw_t0 && run->rd_t1 > run->rd_t0) {
-		/* bits per ns are Gbit/s; a thousand times that Mbit/s. This
-		 * side is b (meshrun.h): its reads carry a to b, its writes b to a. */
-		r->mbps = run->read * 8000u / (run->rd_t1 - run->rd_t0);
-		r->mbps_rev = run->written * 8000u / (run->bw_t1 - run->bw_t0);
-		r->flags |= RT_MESH_HAS_BW;
-	}
 }
 
 /* --gpu's MRs are the test's, not the connections' (core frees only its
