@@ -40,6 +40,10 @@ struct cluster {
 	unsigned rails;   /* each rank's hello lists this many, all ACTIVE */
 	bool cross;       /* rank 0 crosses them (--cross-rails) */
 	uint32_t fan_in;  /* kind RT_SCHED_INCAST: senders a receiver */
+	/* a round's and a stub test's bounds, when not ROUND_MS and TEST_MS:
+	 * a rank's several tests at once (alltoall) are threads that
+	 * valgrind runs one at a time */
+	long long round_ms, test_ms;
 };
 
 struct stub {
@@ -57,7 +61,9 @@ static bool ping(struct stub *st, const struct rt_mesh_assign *a)
 	char c = 'x';
 	bool ok;
 
-	rt_oob_init(&o, TEST_MS);
+	long long test_ms = st->cl->test_ms ? st->cl->test_ms : TEST_MS;
+
+	rt_oob_init(&o, test_ms);
 	if (a->role == RT_MESH_CONNECT) {
 		ok = !rt_oob_connect(&o, "127.0.0.1", a->port, 0, &err) &&
 		     !rt_oob_write(&o, &c, 1, &err) && !rt_oob_read(&o, &c, 1, &err);
@@ -72,7 +78,7 @@ static bool ping(struct stub *st, const struct rt_mesh_assign *a)
 					      1u); i++) {
 		struct pollfd p = {.fd = st->lfd, .events = POLLIN};
 
-		o.fd = poll(&p, 1, TEST_MS) == 1 ? accept(st->lfd, NULL, NULL) : -1;
+		o.fd = poll(&p, 1, (int)test_ms) == 1 ? accept(st->lfd, NULL, NULL) : -1;
 		ok = o.fd >= 0 && !rt_oob_read(&o, &c, 1, &err) && !rt_oob_write(&o, &c, 1, &err);
 		rt_oob_close(&o);
 	}
@@ -205,7 +211,8 @@ static void run_cluster(const struct cluster *cl, struct outcome *out)
 	 * missed a rank there); only the cases with an absent rank wait it out */
 	assert_int_equal(rt_mesh_gather(&gt, lis.lfd, cl->n, 4000, 2000, &out->g, &err), 0);
 	out->c = (struct rt_mesh_coord){.gt = &gt, .g = &out->g, .s = &s, .lim = &lim,
-					.round_ms = ROUND_MS, .seed = 3, .budget_ms = cl->budget_ms,
+					.round_ms = cl->round_ms ? cl->round_ms : ROUND_MS,
+					.seed = 3, .budget_ms = cl->budget_ms,
 					.fan_in = cl->fan_in};
 	if (cl->interrupt) {
 		assert_int_equal(rt_interrupt_install(), 0);
@@ -667,7 +674,7 @@ static void alltoall_ranks_in_several_tests(void **state)
 {
 	struct cluster cl = {.n = 5, .kind = RT_SCHED_ALLTOALL, .fan_in = 2, .absent = 99,
 			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
-			     .dribbles = 99, .blip = 99};
+			     .dribbles = 99, .blip = 99, .round_ms = 8000, .test_ms = 3000};
 	struct outcome o;
 
 	(void)state;
