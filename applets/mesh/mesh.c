@@ -52,6 +52,7 @@ struct mesh_cfg {
 	long long seed;
 	long long pings;
 	long long tos;
+	long long tclass;
 	long long bw;
 	long long min_gbps;    /* thousandths, as all decimals */
 	long long max_rtt_us;
@@ -213,6 +214,9 @@ static const struct rt_opt mesh_opts[] = {
 	RT_OPT_ROW_TOS(0, RT_L(tos), RT_TOS_HELP("the pair tests' connections'") "; over verbs "
 		       "(a rail without an address) the GRH's traffic class; every rank must give "
 		       "the same, for the lossless class the fabric maps it to"),
+	{ 0, "tclass", RT_OPT_INT, RT_L(tclass), 0, 255, NULL, "TC",
+	  "perftest's name for --tos: the GRH's traffic class, which RoCE v2 carries as the "
+	  "IP TOS byte; given with --tos, the same value", NULL },
 	{ 0, "min-gbps", RT_OPT_DECIMAL, RT_L(min_gbps), 0, 0, "0", "GBPS",
 	  "a link below GBPS Gbit/s is bad (0: no floor)", NULL },
 	{ 0, "max-rtt-us", RT_OPT_DECIMAL, RT_L(max_rtt_us), 0, 0, "0", "US",
@@ -524,6 +528,13 @@ static enum rt_sched_kind kind_of(const struct mesh_cfg *cfg)
 	return cfg->budget ? RT_SCHED_BUDGET : (enum rt_sched_kind)cfg->schedule;
 }
 
+/* --tos or its perftest name --tclass (plan has checked that both agree),
+ * else -1: the CM's and the device's default. */
+static int tos_of(const struct rt_opt_table *t, const struct mesh_cfg *cfg)
+{
+	return rt_opt_was_given(t, "tclass") ? (int)cfg->tclass : rt_cm_tos_opt(t, cfg->tos);
+}
+
 static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run *m)
 {
 	struct rt_launch_req req = { .hosts = cfg->hosts, .size = (uint32_t)cfg->size,
@@ -531,6 +542,10 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	const struct rt_launch *l = &m->l;
 
 	m->port = cfg->port;
+	if (rt_opt_was_given(&run->tabs[0], "tclass") && rt_opt_was_given(&run->tabs[0], "tos") &&
+	    cfg->tclass != cfg->tos)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--tclass %lld and --tos %lld: one byte on "
+			       "the wire; give one", cfg->tclass, cfg->tos);
 	if ((rt_opt_was_given(&run->tabs[0], "budget") && budget_ok(run, cfg)) ||
 	    pattern_ok(run, cfg))
 		return -1;
@@ -560,7 +575,7 @@ static int plan(struct rt_run *run, const struct mesh_cfg *cfg, struct mesh_run 
 	m->test = (struct rt_mesh_cm_test){ .port = (unsigned)m->port + 1,
 		.pings = (unsigned)cfg->pings, .bw_bytes = (uint64_t)cfg->bw, .timeout_ms = run->common.timeout_ms,
 		.log = &run->log, .rails = m->rails, .sysfs = "/sys",
-		.tos = rt_cm_tos_opt(&run->tabs[0], cfg->tos) };
+		.tos = tos_of(&run->tabs[0], cfg) };
 	m->plan = (struct rt_mesh_plan){ .rank = l->rank, .size = l->size,
 		.coord_host = m->coord, .coord_port = (unsigned)m->port,
 		.self_host = l->hosts.n ? l->hosts.names[l->rank] : l->rank ? NULL : m->coord,
