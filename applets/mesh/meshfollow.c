@@ -2,10 +2,10 @@
 /* A rank's side of the rounds (meshrun.h): its HELLO to rank 0, then each
  * ASSIGN's test and, from the connecting end, its RESULTs, until the
  * VERDICT. Rank 0's side is meshrun.c. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh/meshpar.h"
 #include "mesh/meshrun.h"
 #include "mesh/meshseal.h"
 #include "rdmatest/interrupt.h"
@@ -35,13 +35,12 @@ void rt_mesh_result_msg(const struct rt_mesh_assign *a, uint32_t self, unsigned 
 
 /* One test of a round: its assignment, its results (each starts failed). */
 struct test_run {
+	struct rt_mesh_par par; /* first: rt_mesh_par_run's */
 	struct rt_mesh_assign a;
 	struct rt_mesh_result res[RT_MESH_RAILS_MAX];
 	rt_mesh_test_fn *fn;
 	void *ctx;
 	uint32_t self;
-	pthread_t th;
-	bool threaded;
 };
 
 static void *run_test(void *arg)
@@ -91,8 +90,8 @@ static int take_rest(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t si
 }
 
 /* One round's tests, all at once (a thread each when there are several:
- * one that cannot start runs here), then their RESULTs in the
- * assignments' order. At most RT_MESH_TESTS_MAX tests: 290 KiB. */
+ * meshpar.h), then their RESULTs in the assignments' order. At most
+ * RT_MESH_TESTS_MAX tests: 290 KiB. */
 static int round_tests(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t size,
 		       const struct rt_mesh_assign *first, uint32_t self, rt_mesh_test_fn *fn,
 		       void *ctx, struct rt_error *err)
@@ -109,14 +108,11 @@ static int round_tests(struct rt_oob *conn, struct rt_mesh_auth *auth, uint32_t 
 		t[i].self = self;
 		for (unsigned r = 0; r < RT_MESH_RAILS_MAX; r++)
 			t[i].res[r].status = RT_MESH_FAILED;
-		t[i].threaded = n > 1 && !pthread_create(&t[i].th, NULL, run_test, &t[i]);
 	}
-	for (i = 0; !rc && i < n; i++)
-		if (!t[i].threaded)
-			run_test(&t[i]);
-	for (i = 0; !rc && i < n; i++)
-		if (t[i].threaded)
-			pthread_join(t[i].th, NULL);
+	if (!rc && n > 1)
+		rt_mesh_par_run(t, n, sizeof(*t), run_test);
+	else if (!rc)
+		run_test(t);
 	for (i = 0; !rc && i < n; i++)
 		rc = tell(conn, auth, &t[i], err);
 	free(t);

@@ -217,13 +217,19 @@ static void count_conns(const struct rt_mesh_coord *c, struct round *rd)
 						       pair_conns(c, rd, i));
 }
 
-/* Rank's tests this wave: a listen when it is a in a pending pair, and a
- * connect for each pending pair it is b in. */
+/* Whether rank listens this wave: it is a in a pending pair. */
+static bool listens_now(const struct round *rd, uint32_t rank)
+{
+	return rd->in_of[rank] != NONE && rd->conns[rank];
+}
+
+/* Rank's tests this wave: a listen, and a connect for each pending pair
+ * it is b in (nout is 0 for a rank that is b in none). */
 static unsigned tests_of(const struct round *rd, uint32_t rank)
 {
-	unsigned n = rd->in_of[rank] != NONE && rd->conns[rank] ? 1 : 0;
+	unsigned n = listens_now(rd, rank);
 
-	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+	for (uint32_t j = 0; j < rd->nout[rank]; j++)
 		n += !rd->done[rd->out_of[rank] + j];
 	return n;
 }
@@ -232,7 +238,7 @@ static unsigned tests_of(const struct round *rd, uint32_t rank)
 static int settle_out(struct rt_mesh_coord *c, struct round *rd, uint32_t rank,
 		      uint8_t status, struct rt_error *err)
 {
-	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+	for (uint32_t j = 0; j < rd->nout[rank]; j++)
 		if (!rd->done[rd->out_of[rank] + j] &&
 		    settle(c, rd, rd->out_of[rank] + j, status, err))
 			return -1;
@@ -273,10 +279,9 @@ static int send_tests(struct rt_mesh_coord *c, const struct round *rd, uint32_t 
 
 	if (!tests)
 		return rt_mesh_send(&c->gt->conn[rank], auth_of(c, rank), &m, err);
-	if (rd->in_of[rank] != NONE && rd->conns[rank] &&
-	    send_test(c, rd, rank, rd->in_of[rank], tests, err))
+	if (listens_now(rd, rank) && send_test(c, rd, rank, rd->in_of[rank], tests, err))
 		return -1;
-	for (uint32_t j = 0; rd->out_of[rank] != NONE && j < rd->nout[rank]; j++)
+	for (uint32_t j = 0; j < rd->nout[rank]; j++)
 		if (!rd->done[rd->out_of[rank] + j] &&
 		    send_test(c, rd, rank, rd->out_of[rank] + j, tests, err))
 			return -1;
@@ -358,8 +363,6 @@ static int take(struct rt_mesh_coord *c, uint32_t rank, struct inbox *in,
  * settles a rank's pending ones all at once), NONE when it has none. */
 static uint32_t heard_pair(struct round *rd, uint32_t rank)
 {
-	if (rd->out_of[rank] == NONE)
-		return NONE;
 	while (rd->cur[rank] < rd->nout[rank] && rd->done[rd->out_of[rank] + rd->cur[rank]])
 		rd->cur[rank]++;
 	return rd->cur[rank] < rd->nout[rank] ? rd->out_of[rank] + rd->cur[rank] : NONE;

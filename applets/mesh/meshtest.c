@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* One pair's RDMA CM test of a mesh run (meshtest.h). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "rdmatest/cm.h"
 #include "mesh/meshctr.h"
 #include "mesh/meshgpu.h"
+#include "mesh/meshpar.h"
 #include "mesh/meshtest.h"
 #include "mesh/meshtest_priv.h"
 #include "rdmatest/stats.h"
@@ -497,12 +497,11 @@ static void test_one(const struct rt_mesh_cm_test *t, const struct rt_mesh_assig
 
 /* One rail of the connecting side's test, on a thread of its own. */
 struct rail_job {
+	struct rt_mesh_par par;     /* first: rt_mesh_par_run's */
 	const struct rt_mesh_cm_test *t;
 	struct rt_mesh_assign a;    /* the assignment cut to this rail */
 	struct rt_mesh_result *r;   /* its result */
 	char why[RT_MESH_WHY_LEN];  /* its failure's reason */
-	pthread_t th;
-	bool threaded;              /* th runs it (else it ran inline) */
 };
 
 static void *rail_thread(void *arg)
@@ -514,15 +513,15 @@ static void *rail_thread(void *arg)
 }
 
 /* The connecting side of several rails: each rail's connections, pings
- * and bandwidth in a reactor on a thread of its own, so that posting
- * and completions of 8 rails at line rate are not one core's work; a
- * thread that cannot start runs its rail here, after the others started.
- * The threads share only t (read) and their own job; the first failed
- * rail's reason (in rail order) becomes t's. */
+ * and bandwidth in a reactor on a thread of its own (meshpar.h), so that
+ * posting and completions of 8 rails at line rate are not one core's
+ * work. The threads share only t (read) and their own job; the first
+ * failed rail's reason (in rail order) becomes last_error. */
 static void rails_in_threads(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
 			     struct rt_mesh_result *r, char *last_error)
 {
 	struct rail_job *jobs = rt_xcalloc(a->nrails, sizeof(*jobs)); /* 1 KiB a rail */
+	size_t threaded;
 	unsigned i;
 
 	for (i = 0; i < a->nrails; i++) {
@@ -532,18 +531,10 @@ static void rails_in_threads(const struct rt_mesh_cm_test *t, const struct rt_me
 		j->a.nrails = 1;
 		j->a.rails[0] = a->rails[i];
 		j->a.conns = (uint16_t)(a->qps ? a->qps : 1);
-		j->threaded = !pthread_create(&j->th, NULL, rail_thread, j);
 	}
-	for (i = 0; i < a->nrails; i++)
-		if (!jobs[i].threaded)
-			rail_thread(&jobs[i]);
-	for (i = 0; i < a->nrails && jobs[i].threaded; i++)
-		;
-	rt_dbg(t->log, "%u rails: %s", a->nrails, i == a->nrails ? "a thread each" :
+	threaded = rt_mesh_par_run(jobs, a->nrails, sizeof(*jobs), rail_thread);
+	rt_dbg(t->log, "%u rails: %s", a->nrails, threaded == a->nrails ? "a thread each" :
 	       "a thread could not start, its rail ran on the test's own");
-	for (i = 0; i < a->nrails; i++)
-		if (jobs[i].threaded)
-			pthread_join(jobs[i].th, NULL);
 	for (i = 0; i < a->nrails && !jobs[i].why[0]; i++)
 		;
 	if (i < a->nrails)
