@@ -221,8 +221,13 @@ pass
 case_begin "--pattern bisection --bw 1m, all healthy: 3 matchings, READY, each round's total" 90
 # (--timeout 10: both ways at once on four guests sharing two CPUs, a
 # pair now and then waits on Soft-RoCE's retransmit timer; the blame
-# pass re-tests it, which is why a round may count a failed pair)
-PARGS="--hosts $HOSTS --timeout 10 --pings 200 $REL_OFF --pattern bisection --bw 1m"
+# pass re-tests it, which is why a round may count a failed pair. The
+# bridge has no PFC: two pairs both ways at once lose packets, and
+# Soft-RoCE's duplicate_request rises by 2 to 5 % of the packets sent,
+# more under a loaded CI host, often again on the blame pass's re-test,
+# which made a healthy run NOT READY: like incast below, this case is
+# about the pattern's mechanics and does not judge retransmits)
+PARGS="--hosts $HOSTS --timeout 10 --pings 200 $REL_OFF --max-retrans 1000000 --pattern bisection --bw 1m"
 mesh_on bis "b c d" $PARGS
 failed || rank0 60 $PARGS || fail "rank 0 exited $?"
 failed || json_valid || fail "rank 0: no single valid JSON document"
