@@ -444,10 +444,10 @@ static void gpu_release(struct rt_cm *cm)
 	}
 }
 
-/* One test in one reactor: its results into r[], a failure's reason into
- * last_error (160 bytes). */
+/* One test in one reactor: its results into r[]; a failure's reason is
+ * a --debug line (the result's status is what travels to rank 0). */
 static void test_one(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
-		     struct rt_mesh_result *r, char *last_error)
+		     struct rt_mesh_result *r)
 {
 	bool active = a->role == RT_MESH_CONNECT;
 	long long bound = t->timeout_ms + (active ? 0 : LISTEN_GRACE_MS);
@@ -465,7 +465,6 @@ static void test_one(const struct rt_mesh_cm_test *t, const struct rt_mesh_assig
 	unsigned n = a->nrails ? a->nrails : 1, qps = a->qps ? a->qps : 1;
 
 	p->t = t;
-	p->last_error = last_error;
 	p->active = active;
 	p->nrails = n;
 	p->qps = qps;
@@ -481,13 +480,13 @@ static void test_one(const struct rt_mesh_cm_test *t, const struct rt_mesh_assig
 	cm = rt_cm_create(&params, &hooks, p, t->log, &err);
 	if (cm && active)
 		run_connect(cm, p, a, r);
-	else if (cm && run_listen(cm, p, &err) && err.set)
-		rt_strlcpy(last_error, err.reason, RT_MESH_WHY_LEN);
+	else if (cm)
+		run_listen(cm, p, &err);
 	if (cm && !active)
 		rt_dbg(t->log, "listened for %u connections: %s", p->nconn,
 		       err.set ? err.reason : "the partner came and went");
-	if (!cm && err.set)
-		rt_strlcpy(last_error, err.reason, RT_MESH_WHY_LEN);
+	if (!cm)
+		rt_dbg(t->log, "the test's CM: %s", err.set ? err.reason : "not created");
 	gpu_release(cm);
 	rt_cm_destroy(cm);
 	free(p->runs);
@@ -501,24 +500,22 @@ struct rail_job {
 	const struct rt_mesh_cm_test *t;
 	struct rt_mesh_assign a;    /* the assignment cut to this rail */
 	struct rt_mesh_result *r;   /* its result */
-	char why[RT_MESH_WHY_LEN];  /* its failure's reason */
 };
 
 static void *rail_thread(void *arg)
 {
 	struct rail_job *j = arg;
 
-	test_one(j->t, &j->a, j->r, j->why);
+	test_one(j->t, &j->a, j->r);
 	return NULL;
 }
 
 /* The connecting side of several rails: each rail's connections, pings
  * and bandwidth in a reactor on a thread of its own (meshpar.h), so that
  * posting and completions of 8 rails at line rate are not one core's
- * work. The threads share only t (read) and their own job; the first
- * failed rail's reason (in rail order) becomes last_error. */
+ * work. The threads share only t (read) and their own job. */
 static void rails_in_threads(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
-			     struct rt_mesh_result *r, char *last_error)
+			     struct rt_mesh_result *r)
 {
 	struct rail_job *jobs = rt_xcalloc(a->nrails, sizeof(*jobs)); /* 1 KiB a rail */
 	size_t threaded;
@@ -535,21 +532,13 @@ static void rails_in_threads(const struct rt_mesh_cm_test *t, const struct rt_me
 	threaded = rt_mesh_par_run(jobs, a->nrails, sizeof(*jobs), rail_thread);
 	rt_dbg(t->log, "%u rails: %s", a->nrails, threaded == a->nrails ? "a thread each" :
 	       "a thread could not start, its rail ran on the test's own");
-	for (i = 0; i < a->nrails && !jobs[i].why[0]; i++)
-		;
-	if (i < a->nrails)
-		rt_strlcpy(last_error, jobs[i].why, RT_MESH_WHY_LEN);
 	free(jobs);
 }
 
 void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t self,
 			 struct rt_mesh_result *r)
 {
-	struct rt_mesh_cm_test *t = ctx;
-	char own[RT_MESH_WHY_LEN] = "";
-	/* a round's several tests run at once (meshfollow.c): each keeps its
-	 * reason to itself (its --debug lines say it) */
-	char *why = a->tests > 1 ? own : t->last_error;
+	const struct rt_mesh_cm_test *t = ctx;
 
 	(void)self;
 	if (a->role == RT_MESH_REST)
@@ -561,7 +550,7 @@ void rt_mesh_cm_test_run(void *ctx, const struct rt_mesh_assign *a, uint32_t sel
 	 * rails share it, so that a rank runs at most RT_MESH_TESTS_MAX or
 	 * RT_MESH_RAILS_MAX threads, never their product */
 	if (a->role == RT_MESH_CONNECT && a->nrails > 1 && !t->gpu && a->tests <= 1)
-		rails_in_threads(t, a, r, why);
+		rails_in_threads(t, a, r);
 	else
-		test_one(t, a, r, why);
+		test_one(t, a, r);
 }

@@ -68,7 +68,6 @@
 #include "mesh/meshrun.h"
 
 #define RT_MESH_PINGS_MAX 1000000u
-#define RT_MESH_WHY_LEN 160u
 #define RT_MESH_BW_CHUNK (64u << 10)
 #define RT_MESH_BW_WINDOW 16u
 
@@ -91,8 +90,6 @@ struct rt_mesh_cm_test {
 	/* mesh --gpu: the rails' GPU buffers (meshgpu.h) that bandwidth
 	 * uses; NULL: host memory */
 	struct rt_mesh_gpu *gpu;
-	/* the last failed test's reason, for the rank's own diagnostics */
-	char last_error[RT_MESH_WHY_LEN];
 };
 
 /* The pair test's message: the ping's sequence number, and in the

@@ -53,7 +53,6 @@ struct pair_test {
 	unsigned nrails;    /* results: the assignment's rails, or 1 (the host) */
 	struct rail_run *runs; /* active side: one a connection */
 	unsigned created;   /* connections started (active side) */
-	char *last_error;   /* t's, or its rail thread's */
 	uint8_t conn_rail[RT_MESH_TEST_CONNS]; /* a connection's rail, by creation order */
 	struct port_snap *snaps; /* one a connection, nconn (16 KiB each) */
 	unsigned nsnaps;
@@ -94,7 +93,7 @@ void rt_mesh_snap_before(struct rt_conn *c, struct pair_conn *u);
 void rt_mesh_snap_after(struct rt_conn *c, struct pair_conn *u, enum rt_mesh_end end);
 /* Each rail's result into r[] (one a rail, nrails): its connections'
  * figures as one when every one has them, else failed or timed out with
- * the first failure's reason in why[rail] and p->last_error. */
+ * the first failure's reason in why[rail] (and a --debug line). */
 void rt_mesh_test_conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
 			   char (*why)[160]);
 

@@ -156,7 +156,7 @@ static void conclude_conn(struct rt_conn *c, struct pair_test *p, struct rt_mesh
 
 /* Each rail's result into r[]: its connections' figures as one when
  * every one of them has its figures, else failed or timed out with the
- * reason kept in p->last_error. */
+ * reason in why[rail], which --debug prints. */
 void rt_mesh_test_conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh_result *r,
 			   char (*why)[160])
 {
@@ -174,10 +174,8 @@ void rt_mesh_test_conclude(struct rt_cm *cm, struct pair_test *p, struct rt_mesh
 		else if (!why[i][0])
 			snprintf(why[i], sizeof(why[i]), "%u of %u connections of the rail had "
 				 "their figures", m[i].ok, p->qps);
-		if (why[i][0]) {
+		if (why[i][0])
 			rt_dbg(p->t->log, "rail %u of %u: %s", i, p->nrails, why[i]);
-			rt_strlcpy(p->last_error, why[i], RT_MESH_WHY_LEN);
-		}
 	}
 	free(m);
 }

@@ -37,7 +37,7 @@ struct vrail {
 };
 
 struct vtest {
-	struct rt_mesh_cm_test *t;
+	const struct rt_mesh_cm_test *t;
 	bool active;
 	unsigned n;
 	struct vrail *v;
@@ -363,7 +363,7 @@ static void attach_counters(struct vtest *vt, struct rt_mesh_result *r)
 	}
 }
 
-void rt_mesh_verbs_test_run(struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
+void rt_mesh_verbs_test_run(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
 			    struct rt_mesh_result *r)
 {
 	struct vtest vt = { .t = t, .active = a->role == RT_MESH_CONNECT, .n = a->nrails };
@@ -386,7 +386,6 @@ void rt_mesh_verbs_test_run(struct rt_mesh_cm_test *t, const struct rt_mesh_assi
 			if (r[i].status != RT_MESH_OK)
 				r[i].status = err.exit_code == RT_EXIT_TIMEOUT ? RT_MESH_TIMEOUT
 									: RT_MESH_FAILED;
-		rt_strlcpy(t->last_error, err.reason, sizeof(t->last_error));
 		rt_dbg(t->log, "verbs test of %u rails: %s", vt.n, err.reason);
 	}
 	if (vt.active)

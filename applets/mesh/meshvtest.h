@@ -54,7 +54,7 @@ int rt_mesh_vrec_take(const uint8_t *buf, struct rt_mesh_vrec *v, char *why, siz
 
 /* The test of an assignment whose rails all carry no address (a->rails'
  * addr ""), one result a rail into r[0 .. a->nrails). */
-void rt_mesh_verbs_test_run(struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
+void rt_mesh_verbs_test_run(const struct rt_mesh_cm_test *t, const struct rt_mesh_assign *a,
 			    struct rt_mesh_result *r);
 
 /* rt_mesh_test_fn for mesh: an assignment's rails with an address go
