@@ -116,8 +116,9 @@ static const struct rt_enum patterns[] = {
 	  "sender" },
 	{ "alltoall", PATTERN_ALLTOALL, "every host writing to --fan-in partners and written "
 	  "to by --fan-in others at once, then reading the same way, until every host has "
-	  "sent to every other (or --rounds of them: random partners); needs --bw. Judged "
-	  "as incast; the summary and the document give each round's total" },
+	  "sent to every other (or --rounds of them, or as many as --budget fits: random "
+	  "partners); needs --bw. Judged as incast; the summary and the document give each "
+	  "round's total" },
 	{ NULL, 0, NULL },
 };
 
@@ -171,7 +172,8 @@ static const struct rt_opt mesh_opts[] = {
 	{ 0, "rounds", RT_OPT_INT, RT_L(rounds), 1, 65536, "3", "N",
 	  "--pattern bisection: its random perfect matchings (with --budget: as many as "
 	  "the budget fits instead); alltoall: at most N rounds, random partners (not "
-	  "given: until every host sent to every other)", NULL },
+	  "given: until every host sent to every other, or with --budget: as many as it "
+	  "fits)", NULL },
 	{ 0, "fan-in", RT_OPT_INT, RT_L(fan_in), 1, 64, "4", "N",
 	  "--pattern incast: senders into each receiver at once; alltoall: partners each "
 	  "host sends to, and is sent to by, at once (at most the hosts less one: the "
@@ -195,7 +197,8 @@ static const struct rt_opt mesh_opts[] = {
 	  "are spent: a round is started only when it and a reserve of 4 rounds for the "
 	  "blame pass would end within them, as long as the longest round so far; every "
 	  "host is tested at least once whatever the budget; the summary says how many "
-	  "distinct pairs were covered (--schedule random only)", NULL },
+	  "distinct pairs were covered (--schedule random only; --pattern bisection and "
+	  "alltoall: their rounds while the budget lasts)", NULL },
 	{ 0, "no-blame", RT_OPT_FLAG, RT_I(no_blame), 0, 0, NULL, NULL,
 	  "no blame pass: bad links are not re-tested and their ends not paired with good "
 	  "hosts to tell a bad host from a bad link", NULL },
@@ -463,9 +466,10 @@ static int pattern_only(struct rt_run *run, const struct mesh_cfg *cfg)
 	return 0;
 }
 
-/* --pattern bisection and incast load the fabric with every test of a
- * round at once: so no bound on pairs, no other schedule, and bandwidth
- * to load it with; incast's rounds are its receivers, no budget's. */
+/* --pattern bisection, incast and alltoall load the fabric with every
+ * test of a round at once: so no bound on pairs, no other schedule, and
+ * bandwidth to load it with; incast's rounds are its receivers, no
+ * budget's (a round cut would leave hosts that never received). */
 static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 {
 	const struct rt_opt_table *t = &run->tabs[0];
@@ -485,17 +489,20 @@ static int pattern_ok(struct rt_run *run, const struct mesh_cfg *cfg)
 	if (cfg->max_pairs)
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s runs every test of a "
 			       "round at once: not with --max-pairs", name);
-	if (cfg->pattern >= PATTERN_INCAST && (cfg->budget || cfg->cross_rails))
-		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s: its own rounds, rail "
-			       "against rail: not with %s", name,
-			       cfg->budget ? "--budget" : "--cross-rails");
+	if (cfg->pattern == PATTERN_INCAST && cfg->budget)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern incast: every round is its "
+			       "receivers' only one: not with --budget (the run is about "
+			       "--fan-in + 1 rounds)");
+	if (cfg->pattern >= PATTERN_INCAST && cfg->cross_rails)
+		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern %s: rail against rail: not "
+			       "with --cross-rails", name);
 	if (cfg->pattern == PATTERN_ALLTOALL && rt_opt_was_given(t, "gpu"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--pattern alltoall runs a rank's tests "
 			       "on threads of their own: not with --gpu (the driver's context is "
 			       "the opening thread's)");
 	if (cfg->budget && rt_opt_was_given(t, "rounds"))
 		return rt_fail(&run->err, RT_EXIT_USAGE, "--rounds and --budget: the budget "
-			       "decides how many matchings; give one");
+			       "decides how many rounds; give one");
 	return 0;
 }
 

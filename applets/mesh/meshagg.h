@@ -200,7 +200,10 @@ struct rt_mesh_cover {
 	double minutes;      /* 0: no budget */
 	double elapsed_s;    /* the matchings and the blame pass */
 	uint32_t rounds;     /* rounds of matchings run */
-	uint32_t matchings;  /* whole matchings among them */
+	uint32_t matchings;  /* whole matchings among them (alltoall: 0) */
+	/* --pattern alltoall: the rounds that have every host send to every
+	 * other, of which the budget ran `rounds`; 0 for matchings */
+	uint32_t all_rounds;
 	uint64_t distinct;   /* distinct pairs tested by them */
 	bool counted;        /* distinct is known (sched.h's rt_pairset) */
 };

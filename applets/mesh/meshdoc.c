@@ -429,6 +429,11 @@ static void doc_budget(struct rt_json *j, const struct rt_mesh_agg *g)
 	rt_json_kv_double(j, "elapsed_s", cv->elapsed_s);
 	rt_json_kv_uint(j, "rounds", cv->rounds);
 	rt_json_kv_uint(j, "matchings", cv->matchings);
+	rt_json_key(j, "all_rounds");
+	if (cv->all_rounds)
+		rt_json_uint(j, cv->all_rounds);
+	else
+		rt_json_null(j);
 	rt_json_key(j, "distinct_pairs");
 	if (cv->counted)
 		rt_json_uint(j, cv->distinct);

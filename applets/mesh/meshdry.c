@@ -38,7 +38,8 @@ static void dry_run_text(struct rt_run *run, const struct rt_mesh_plan *p,
 		       "at once", p->pattern, p->fan_in);
 	else if (p->pattern && p->kind == RT_SCHED_ALLTOALL)
 		rt_say(&run->log, "pattern: %s: every host sending to %u partners and sent to by "
-		       "%u at once", p->pattern, p->fan_in, p->fan_in);
+		       "%u at once%s", p->pattern, p->fan_in, p->fan_in,
+		       p->budget_ms ? ", rounds while the budget lasts" : "");
 	else if (p->pattern)
 		rt_say(&run->log, "pattern: %s: %s, every pair of a round at once, bandwidth both "
 		       "ways at once", p->pattern, p->matchings ? "random matchings" :

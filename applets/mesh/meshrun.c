@@ -335,7 +335,10 @@ static int first_pass(struct rt_mesh_coord *c, struct round *rd, struct rt_pair 
 		cv->rounds = r + 1;
 	}
 	if (c->budget_ms > 0) {
-		cv->matchings = cv->rounds / c->s->split;
+		bool alltoall = c->s->kind == RT_SCHED_ALLTOALL;
+
+		cv->matchings = alltoall ? 0 : cv->rounds / c->s->split;
+		cv->all_rounds = alltoall ? c->s->rounds : 0;
 		cv->distinct = cv->counted ? ps.count : 0;
 		rt_pairset_free(&ps);
 	}

@@ -434,9 +434,14 @@ static void budget(FILE *out, const struct rt_mesh_agg *g)
 
 	if (cv->minutes <= 0)
 		return;
-	fprintf(out, "budget: %u rounds (%u random matchings) and the blame pass in %.1f s of "
-		"%.4g minutes, %.2f s a round", cv->rounds, cv->matchings, cv->elapsed_s,
-		cv->minutes, cv->elapsed_s / RT_MAX(cv->rounds + g->blame.rounds, 1u));
+	if (cv->all_rounds)
+		fprintf(out, "budget: %u of the %u alltoall rounds", cv->rounds, cv->all_rounds);
+	else
+		fprintf(out, "budget: %u rounds (%u random matchings)", cv->rounds,
+			cv->matchings);
+	fprintf(out, " and the blame pass in %.1f s of %.4g minutes, %.2f s a round",
+		cv->elapsed_s, cv->minutes,
+		cv->elapsed_s / RT_MAX(cv->rounds + g->blame.rounds, 1u));
 	if (cv->counted)
 		fprintf(out, ", %llu of %llu distinct pairs (%.2f %%)\n",
 			(unsigned long long)cv->distinct, (unsigned long long)all,

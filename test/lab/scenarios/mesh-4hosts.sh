@@ -12,8 +12,9 @@
 # still ends with a verdict naming it), --budget (random matchings until
 # it is spent, every host tested, the pairs covered counted), --pattern
 # bisection and incast healthy and with one host's link rate-limited (each
-# receiver's total, that host named bad), --qps 2, alltoall. Every run is
-# bounded by --timeout T: hellos T, each pair T, a round 2T + 2 s.
+# receiver's total, that host named bad), --qps 2, alltoall (and under a
+# --budget). Every run is bounded by --timeout T: hellos T, each pair T, a
+# round 2T + 2 s.
 M=$RT/mesh
 HOSTS="$A,$B,$C,$D"
 T=5
@@ -327,4 +328,22 @@ failed || summary_has '^alltoall: 2 rounds, every host sending to its partners a
 	fail "no alltoall line in the summary"
 record "mesh 4 hosts --pattern alltoall --fan-in 2 --bw 256k: $(grep -o '[0-9.]* Gb/s in the worst[^;]*' /tmp/lab/summary)"
 mesh_verdicts all 0 '^READY'
+pass
+
+# --budget with alltoall: 0.001 minutes (60 ms) fits no second round, and
+# the first runs whatever the budget (every host sends and receives in
+# it): 1 of the 3 rounds of one partner, its 4 tests, READY.
+case_begin "--pattern alltoall --fan-in 1 --budget 0.001: the first of 3 rounds, READY" 90
+AARGS="--hosts $HOSTS --timeout 10 --pings 20 $REL_OFF --max-retrans 1000000 --pattern alltoall --fan-in 1 --bw 256k --budget 0.001"
+mesh_on allb "b c d" $AARGS
+failed || rank0 60 $AARGS || fail "rank 0 exited $?"
+failed || json_valid || fail "rank 0: no single valid JSON document"
+failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+failed || output_has '"budget":\{"minutes":0\.001,"elapsed_s":[0-9.]+,"rounds":1,"matchings":0,"all_rounds":3,' ||
+	fail "no budget of 1 of 3 rounds: $(grep -o '"budget":{[^}]*' "$OUT")"
+failed || output_has '"pattern":\{"name":"alltoall","rounds_run":1,"rounds":\[\{"round":0,"pairs":4,"failed":0,' ||
+	fail "no alltoall pattern object of one round of 4 tests: $(grep -o '"pattern":{[^]]*' "$OUT")"
+failed || summary_has '^budget: 1 of the 3 alltoall rounds and the blame pass in [0-9.]+ s of 0.001 minutes' ||
+	fail "no budget line of 1 of 3 alltoall rounds"
+mesh_verdicts allb 0 '^READY'
 pass

@@ -700,6 +700,36 @@ static void alltoall_ranks_in_several_tests(void **state)
 	rt_mesh_agg_free(&o.g);
 }
 
+/* --pattern alltoall under a budget too short for a second round: the
+ * first runs whatever the budget (every rank sends and receives in it),
+ * the rest are not started; the cover says 1 of the 4 rounds, no
+ * matchings, and the 5 pairs of the round's one offset are all tested. */
+static void alltoall_budget_runs_what_fits(void **state)
+{
+	struct cluster cl = {.n = 5, .kind = RT_SCHED_ALLTOALL, .fan_in = 1, .absent = 99,
+			     .dies = 99, .silent = 99, .slow = 99, .liar = 99, .dies_late = 99,
+			     .dribbles = 99, .blip = 99, .budget_ms = 1,
+			     .round_ms = 8000, .test_ms = 3000};
+	struct outcome o;
+
+	(void)state;
+	run_cluster(&cl, &o);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.rounds, 4);
+	assert_int_equal(o.g.cover.rounds, 1);
+	assert_int_equal(o.g.cover.all_rounds, 4);
+	assert_int_equal(o.g.cover.matchings, 0);
+	assert_true(o.g.cover.counted);
+	assert_int_equal(o.g.cover.distinct, 5);
+	assert_int_equal(o.g.nlinks, 5);
+	assert_int_equal(count_status(&o.g, RT_MESH_OK), 5);
+	assert_int_equal(o.g.untested_nodes, 0);
+	assert_true(o.g.ready);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_int_equal(o.status[i], 10);
+	rt_mesh_agg_free(&o.g);
+}
+
 /* Each test's connections within 64 at either end, and no rail without
  * an address meeting --qps or --fan-in: exit 2 before round 0. */
 static void connections_fit_or_are_refused(void **state)
@@ -763,6 +793,7 @@ int main(void)
 		cmocka_unit_test(incast_receiver_takes_every_sender),
 		cmocka_unit_test(connections_fit_or_are_refused),
 		cmocka_unit_test(alltoall_ranks_in_several_tests),
+		cmocka_unit_test(alltoall_budget_runs_what_fits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
