@@ -17,7 +17,7 @@ SHORT_REPS=${BENCH_SHORT_REPS:-$REPS}
 Q=${BENCH_QUICK:-0}
 BOUND=${BENCH_BOUND:-300}   # a single run's bound, seconds
 TOPOS=${BENCH_TOPOS:-2hosts 1host}
-ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime}
+ONLY=${BENCH_ONLY:-rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime mesh}
 # where servers run in the current topology: set by topology()
 SRV=b SA=$B HOSTS=2
 topology() {
@@ -380,6 +380,36 @@ bench_cmtime() {
 	done
 }
 
+# ---- mesh: two ranks, --bw 16m both ways, rdmatest's own (no upstream) ----
+# Rank 0 on a, rank 1 on b (2 hosts only: mesh's ranks are hosts). The
+# pair's bandwidth each way from rank 0's document, the run's wall time,
+# both ranks' CPU, and that CPU per Gbit the bandwidth test moved (16 MiB
+# each way: 0.268 Gbit; the pings' bytes are not counted): the figure a
+# thread per rail is for, on a real NIC where the packets are the NIC's
+# work; on Soft-RoCE the kernel's packet work is counted to no process.
+MESH_GBIT=0.268435456
+bench_mesh() {
+	local rep=$1 tool m args c gb gr rc
+	[ "$HOSTS" = 2 ] || return 0
+	args="--hosts $A,$B --timeout 30 --pings 20 --bw 16m --min-links 1 --rtt-factor 0 --bw-fraction 0"
+	for tool in $(tools "$rep"); do
+		[ "$tool" != upstream ] || continue
+		m=$(bin "$tool" mesh)
+		# shellcheck disable=SC2086 # the words are the options
+		bg_start srv b sh -c "$CPUW" sh $m $args
+		# shellcheck disable=SC2086
+		timed /tmp/b.out $m $args --json
+		rc=$?
+		stop_server srv
+		[ $rc -le 1 ] || { meas mesh "--bw 16m" 16777216 "$tool" "$rep" "" "rank 0 exit $rc: $(why /tmp/b.out)"; continue; }
+		gb=$(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.e+-]*\),"gbps_rev":\([0-9.e+-]*\).*/\1/p' /tmp/b.out | head -n 1)
+		gr=$(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.e+-]*\),"gbps_rev":\([0-9.e+-]*\).*/\2/p' /tmp/b.out | head -n 1)
+		[ -n "$gb" ] && [ -n "$gr" ] || { meas mesh "--bw 16m" 16777216 "$tool" "$rep" "" "no bandwidth in rank 0's document (exit $rc)"; continue; }
+		c=$(cpu_metric /tmp/b.out srv)
+		meas mesh "--bw 16m" 16777216 "$tool" "$rep" "\"wall_s\": $T, \"gbps\": $gb, \"gbps_rev\": $gr$c${c:+, \"cpu_s_per_gbit\": $(div "${c#*: }" "$MESH_GBIT")}"
+	done
+}
+
 # bench_all REP [short]: every selected bench once in the current
 # topology; with "short", the short rows alone, for the repetitions past
 # REPS: every row but rping's, mckey's and the ib_*_bw ones takes a few
@@ -399,6 +429,7 @@ bench_all() {
 	! selected pingpong || bench_pingpong "$1"
 	! selected udaddy || conn_bench udaddy 7174 "$(q 50)" "$1" 0
 	! selected cmtime || bench_cmtime "$1" "$(q 100)"
+	[ $SHORT = 1 ] || ! selected mesh || bench_mesh "$1"
 	SHORT=0
 }
 

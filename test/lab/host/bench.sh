@@ -22,7 +22,8 @@ usage: lab bench --binary PATH [--baseline PATH] [--reps N] [--short-reps N] [--
                runs the two topologies one after the other
   --only B,..  only these benches: rping, ucmatose, mckey, rstream, perftest,
                ibperf (the ib_* applets against perftest 4.5), pingpong
-               (ibv_rc/ud_pingpong), udaddy, cmtime
+               (ibv_rc/ud_pingpong), udaddy, cmtime, mesh (2 hosts; rdmatest
+               alone: its bandwidth and CPU per Gbit)
   --out DIR    where data.jsonl, report.txt, report.json and report.png go
                (default: bench-results in the current directory)
 USAGE
@@ -30,7 +31,7 @@ USAGE
 
 cmd_bench() {
 	local reps=3 short="" quick=0 out=bench-results bin="" base="" verbose=() extra=() scen per per_short rc
-	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime" b
+	local topos="2hosts 1host" only="rping ucmatose mckey rstream perftest ibperf ibmodes pingpong udaddy cmtime mesh" b
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--binary) bin=${2:?--binary needs a path}; shift ;;
@@ -47,8 +48,8 @@ cmd_bench() {
 		--only)
 			only=$(printf '%s' "${2:?--only needs bench names}" | tr , ' ')
 			for b in $only; do
-				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf | ibmodes | pingpong | udaddy | cmtime) ;;
-				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf, ibmodes, pingpong, udaddy, cmtime)" ;;
+				case $b in rping | ucmatose | mckey | rstream | perftest | ibperf | ibmodes | pingpong | udaddy | cmtime | mesh) ;;
+				*) die "bench: --only: unknown bench '$b' (rping, ucmatose, mckey, rstream, perftest, ibperf, ibmodes, pingpong, udaddy, cmtime, mesh)" ;;
 				esac
 			done
 			shift ;;
