@@ -12,70 +12,72 @@
 /* `bits`: the width of the InfiniBand PortCounters field, for the names
  * the counters/ directory holds; such a counter stops at its maximum
  * instead of wrapping. 0: 64 bits, or a provider's own counter.
- * `retransmit`: rt_portctr_retransmit's. A row's index is its number on
+ * `retransmit`: rt_portctr_retransmit's; `congestion`:
+ * rt_portctr_congestion's. A row's index is its number on
  * mesh's wire (rt_portctr_id): rows are added at the end, never moved. */
 struct counter_kind {
 	const char *name;
 	enum rt_portctr_class cls;
 	unsigned bits;
 	bool retransmit;
+	bool congestion;
 };
 
 static const struct counter_kind kinds[] = {
 	/* the link and the port: bit errors, retraining, drops by the port */
-	{ "symbol_error", RT_PORTCTR_LINK, 16, false },
-	{ "link_error_recovery", RT_PORTCTR_LINK, 8, false },
-	{ "link_downed", RT_PORTCTR_LINK, 8, false },
-	{ "port_rcv_errors", RT_PORTCTR_LINK, 16, false },
-	{ "port_rcv_remote_physical_errors", RT_PORTCTR_LINK, 16, false },
-	{ "port_rcv_switch_relay_errors", RT_PORTCTR_LINK, 16, false },
-	{ "port_xmit_discards", RT_PORTCTR_LINK, 16, false },
-	{ "port_xmit_constraint_errors", RT_PORTCTR_LINK, 8, false },
-	{ "port_rcv_constraint_errors", RT_PORTCTR_LINK, 8, false },
-	{ "local_link_integrity_errors", RT_PORTCTR_LINK, 4, false },
-	{ "excessive_buffer_overrun_errors", RT_PORTCTR_LINK, 4, false },
-	{ "VL15_dropped", RT_PORTCTR_LINK, 16, false },
+	{ "symbol_error", RT_PORTCTR_LINK, 16, false, false },
+	{ "link_error_recovery", RT_PORTCTR_LINK, 8, false, false },
+	{ "link_downed", RT_PORTCTR_LINK, 8, false, false },
+	{ "port_rcv_errors", RT_PORTCTR_LINK, 16, false, false },
+	{ "port_rcv_remote_physical_errors", RT_PORTCTR_LINK, 16, false, false },
+	{ "port_rcv_switch_relay_errors", RT_PORTCTR_LINK, 16, false, false },
+	{ "port_xmit_discards", RT_PORTCTR_LINK, 16, false, false },
+	{ "port_xmit_constraint_errors", RT_PORTCTR_LINK, 8, false, false },
+	{ "port_rcv_constraint_errors", RT_PORTCTR_LINK, 8, false, false },
+	{ "local_link_integrity_errors", RT_PORTCTR_LINK, 4, false, false },
+	{ "excessive_buffer_overrun_errors", RT_PORTCTR_LINK, 4, false, false },
+	{ "VL15_dropped", RT_PORTCTR_LINK, 16, false, false },
 	/* what traffic causes: a count only means something per packet moved */
-	{ "port_xmit_wait", RT_PORTCTR_TRANSPORT, 32, false },
-	{ "out_of_buffer", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "out_of_sequence", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "duplicate_request", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "rnr_nak_retry_err", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "packet_seq_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "implied_nak_seq_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "local_ack_timeout_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "req_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "resp_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "req_cqe_error", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "resp_cqe_error", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "roce_adp_retrans", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "roce_slow_restart", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "rp_cnp_handled", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "rp_cnp_ignored", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "np_cnp_sent", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "np_ecn_marked_roce_packets", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "out_of_seq_request", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "rcvd_rnr_err", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "send_rnr_err", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "rcvd_seq_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "retry_exceeded_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "retry_rnr_exceeded_err", RT_PORTCTR_TRANSPORT, 0, false },
-	{ "completer_retry_err", RT_PORTCTR_TRANSPORT, 0, true },
-	{ "send_err", RT_PORTCTR_TRANSPORT, 0, false },
+	{ "port_xmit_wait", RT_PORTCTR_TRANSPORT, 32, false, true },
+	{ "out_of_buffer", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "out_of_sequence", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "duplicate_request", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "rnr_nak_retry_err", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "packet_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "implied_nak_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "local_ack_timeout_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "req_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "resp_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "req_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "resp_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "roce_adp_retrans", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "roce_slow_restart", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "rp_cnp_handled", RT_PORTCTR_TRANSPORT, 0, false, true },
+	{ "rp_cnp_ignored", RT_PORTCTR_TRANSPORT, 0, false, true },
+	{ "np_cnp_sent", RT_PORTCTR_TRANSPORT, 0, false, true },
+	{ "np_ecn_marked_roce_packets", RT_PORTCTR_TRANSPORT, 0, false, true },
+	{ "out_of_seq_request", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "rcvd_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "send_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "rcvd_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "retry_exceeded_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "retry_rnr_exceeded_err", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "completer_retry_err", RT_PORTCTR_TRANSPORT, 0, true, false },
+	{ "send_err", RT_PORTCTR_TRANSPORT, 0, false, false },
 	/* traffic */
-	{ "port_xmit_data", RT_PORTCTR_INFO, 0, false },
-	{ "port_rcv_data", RT_PORTCTR_INFO, 0, false },
-	{ "port_xmit_packets", RT_PORTCTR_INFO, 0, false },
-	{ "port_rcv_packets", RT_PORTCTR_INFO, 0, false },
-	{ "unicast_xmit_packets", RT_PORTCTR_INFO, 0, false },
-	{ "unicast_rcv_packets", RT_PORTCTR_INFO, 0, false },
-	{ "multicast_xmit_packets", RT_PORTCTR_INFO, 0, false },
-	{ "multicast_rcv_packets", RT_PORTCTR_INFO, 0, false },
-	{ "sent_pkts", RT_PORTCTR_INFO, 0, false },
-	{ "rcvd_pkts", RT_PORTCTR_INFO, 0, false },
-	{ "rdma_sends", RT_PORTCTR_INFO, 0, false },
-	{ "rdma_recvs", RT_PORTCTR_INFO, 0, false },
-	{ "ack_deferred", RT_PORTCTR_INFO, 0, false },
+	{ "port_xmit_data", RT_PORTCTR_INFO, 0, false, false },
+	{ "port_rcv_data", RT_PORTCTR_INFO, 0, false, false },
+	{ "port_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "port_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "unicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "unicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "multicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "multicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
+	{ "sent_pkts", RT_PORTCTR_INFO, 0, false, false },
+	{ "rcvd_pkts", RT_PORTCTR_INFO, 0, false, false },
+	{ "rdma_sends", RT_PORTCTR_INFO, 0, false, false },
+	{ "rdma_recvs", RT_PORTCTR_INFO, 0, false, false },
+	{ "ack_deferred", RT_PORTCTR_INFO, 0, false, false },
 };
 
 static const struct counter_kind *kind_of(const char *name)
@@ -105,6 +107,13 @@ bool rt_portctr_retransmit(const char *name)
 	const struct counter_kind *k = kind_of(name);
 
 	return k && k->retransmit;
+}
+
+bool rt_portctr_congestion(const char *name)
+{
+	const struct counter_kind *k = kind_of(name);
+
+	return k && k->congestion;
 }
 
 int rt_portctr_id(const char *name)

@@ -55,6 +55,7 @@
 #include <stdint.h>
 
 #include "rdmatest/error.h"
+#include "mesh/meshcong.h"
 #include "mesh/meshwire.h"
 
 #define RT_MESH_RESULTS_MAX (1u << 24)
@@ -256,6 +257,9 @@ struct rt_mesh_agg {
 	 * is not READY */
 	struct rt_mesh_ctrlog *ctrlog;
 	uint32_t nctrlog, ctrcap, ctr_dropped;
+	/* the congestion counters' rises of every result (meshcong.h):
+	 * reported, never judged, kept apart from the links' */
+	struct rt_mesh_cong cong;
 	/* after rt_mesh_judge */
 	uint32_t nlinks;         /* pairs stored, absent_links among them */
 	uint32_t absent_links;   /* stored but not tested: an end was absent */

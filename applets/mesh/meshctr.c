@@ -7,18 +7,25 @@
 #include "mesh/meshctr.h"
 #include "rdmatest/util.h"
 
-static bool is_link(const struct rt_mesh_ctr *e)
+/* What a rise is to rank 0: 0 a link counter's, 1 a retransmit
+ * counter's (both judged), 2 a congestion counter's (only reported). */
+static int tier(const struct rt_mesh_ctr *e)
 {
-	return rt_portctr_class(rt_portctr_id_name(e->id)) == RT_PORTCTR_LINK;
+	const char *name = rt_portctr_id_name(e->id);
+
+	if (rt_portctr_class(name) == RT_PORTCTR_LINK)
+		return 0;
+	return rt_portctr_congestion(name) ? 2 : 1;
 }
 
-/* Link counters first, then the larger rise, then (end, id). */
+/* Link counters first, then retransmit ones, then congestion ones; in
+ * each the larger rise, then (end, id). */
 static int cmp_keep(const void *x, const void *y)
 {
 	const struct rt_mesh_ctr *p = x, *q = y;
 
-	if (is_link(p) != is_link(q))
-		return is_link(p) ? -1 : 1;
+	if (tier(p) != tier(q))
+		return tier(p) - tier(q);
 	if (p->delta != q->delta)
 		return p->delta > q->delta ? -1 : 1;
 	return (p->end * 256 + p->id) - (q->end * 256 + q->id);
@@ -32,13 +39,16 @@ static int cmp_wire(const void *x, const void *y)
 }
 
 /* The first RT_MESH_CTRS_MAX of all[0..n) by cmp_keep into out, the
- * rest counted, out's entries then in wire order. */
+ * judged ones of the rest counted (a congestion rise left out costs no
+ * judgement), out's entries then in wire order. */
 static void keep_best(struct rt_mesh_ctr *all, unsigned n, unsigned more,
 		      struct rt_mesh_ctrs *out)
 {
 	qsort(all, n, sizeof(all[0]), cmp_keep);
 	out->n = (uint8_t)RT_MIN(n, RT_MESH_CTRS_MAX);
-	out->more = (uint8_t)RT_MIN(more + (n - out->n), UINT8_MAX);
+	for (unsigned i = out->n; i < n; i++)
+		more += tier(&all[i]) < 2;
+	out->more = (uint8_t)RT_MIN(more, UINT8_MAX);
 	memcpy(out->e, all, out->n * sizeof(all[0]));
 	qsort(out->e, out->n, sizeof(out->e[0]), cmp_wire);
 }
@@ -61,7 +71,8 @@ void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctr
 		uint64_t d;
 
 		if (id < 0 || id > UINT8_MAX ||
-		    (c->cls != RT_PORTCTR_LINK && !rt_portctr_retransmit(c->name)))
+		    (c->cls != RT_PORTCTR_LINK && !rt_portctr_retransmit(c->name) &&
+		     !rt_portctr_congestion(c->name)))
 			continue;
 		d = rt_portctr_delta(before, after, c->name, c->hw);
 		if (d)
@@ -85,6 +96,20 @@ void rt_mesh_ctr_join(const struct rt_mesh_ctrs *a, const struct rt_mesh_ctrs *b
 	out->sent[0] = out->sent_known & 1u ? a->sent[0] : 0;
 	out->sent[1] = out->sent_known & 2u ? b->sent[1] : 0;
 	keep_best(all, n, more, out);
+}
+
+void rt_mesh_ctr_judged(const struct rt_mesh_ctrs *in, struct rt_mesh_ctrs *out)
+{
+	const struct rt_mesh_ctrs c = *in; /* in may be out */
+	unsigned k = 0;
+
+	*out = c;
+	for (unsigned i = 0; i < c.n && i < RT_MESH_CTRS_MAX; i++)
+		if (tier(&c.e[i]) < 2)
+			out->e[k++] = c.e[i];
+	for (unsigned i = k; i < RT_MESH_CTRS_MAX; i++)
+		out->e[i] = (struct rt_mesh_ctr){ 0 };
+	out->n = (uint8_t)k;
 }
 
 uint64_t rt_mesh_ctr_sent(const struct rt_mesh_ctrs *c)

@@ -3,11 +3,14 @@
  * takes of its own port around the test to the rises its RESULT carries
  * (meshwire.h's struct rt_mesh_ctrs), and rank 0's arithmetic on them.
  *
- * Only what mesh judges travels: link counters (any rise is an error of
- * the link or the port) and retransmit counters (rt_portctr_retransmit:
- * judged per million packets the two ports sent during the test). A
- * RESULT carries at most RT_MESH_CTRS_MAX rises of both ends together:
- * link ones first, then the largest; what is left out is counted.
+ * What travels: link counters (any rise is an error of the link or the
+ * port) and retransmit counters (rt_portctr_retransmit: judged per
+ * million packets the two ports sent during the test), and congestion
+ * counters (rt_portctr_congestion: CNPs, ECN marks, port_xmit_wait),
+ * which rank 0 reports (meshcong.h) and never judges. A RESULT carries
+ * at most RT_MESH_CTRS_MAX rises of both ends together: link ones first,
+ * then retransmit ones, then congestion ones, the largest first in each;
+ * the judged ones left out are counted.
  *
  * A port's counters count everything the port did, not one connection:
  * mesh tests a host in one pair at a time (sched.h), one connection a
@@ -27,11 +30,16 @@
  * end `end`, and its packets sent, into out (which holds one end). */
 void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctrs *after,
 		       enum rt_mesh_end end, struct rt_mesh_ctrs *out);
-/* Both ends' rises into one block: link counters first, then the
- * largest, at most RT_MESH_CTRS_MAX, the rest counted in more; then in
+/* Both ends' rises into one block: link counters first, then
+ * retransmit, then congestion ones, the largest first in each, at most
+ * RT_MESH_CTRS_MAX, the judged ones of the rest counted in more; then in
  * (end, id) order, as the wire wants them. */
 void rt_mesh_ctr_join(const struct rt_mesh_ctrs *a, const struct rt_mesh_ctrs *b,
 		      struct rt_mesh_ctrs *out);
+
+/* in's judged rises alone (link and retransmit counters, in their
+ * order), its packets sent and more as they are: what a link keeps. */
+void rt_mesh_ctr_judged(const struct rt_mesh_ctrs *in, struct rt_mesh_ctrs *out);
 
 /* Packets the link's two ports sent (the known ends'); 0 when neither
  * end's is known. Saturates. */

@@ -415,6 +415,35 @@ static void doc_blame(struct rt_json *j, const struct rt_mesh_agg *g, FILE *out)
 }
 
 /* A --budget run's coverage, or null. */
+/* "congestion": each congestion counter that rose (meshcong.h), by the
+ * port that counted the most in one test; [] when none did. */
+static void doc_congestion(struct rt_json *j, const struct rt_mesh_agg *g)
+{
+	rt_json_key(j, "congestion");
+	rt_json_array_begin(j);
+	for (unsigned i = 0; i < g->cong.n; i++) {
+		const struct rt_mesh_cong_ctr *c = &g->cong.c[i];
+		double ppm = rt_mesh_cong_ppm(c);
+
+		rt_json_object_begin(j);
+		rt_json_kv_string(j, "counter", rt_portctr_id_name(c->id));
+		rt_json_kv_uint(j, "rank", c->rank);
+		rt_json_kv_string(j, "host", c->rank < g->n ? g->nodes[c->rank].host : "");
+		rt_json_kv_uint(j, "rail", c->rail);
+		rt_json_kv_uint(j, "round", c->round);
+		rt_json_kv_uint(j, "rise", c->delta);
+		rt_json_key(j, "per_million_sent");
+		if (ppm >= 0)
+			rt_json_double(j, ppm);
+		else
+			rt_json_null(j);
+		rt_json_kv_uint(j, "ends", c->ends);
+		rt_json_kv_uint(j, "total", c->total);
+		rt_json_object_end(j);
+	}
+	rt_json_array_end(j);
+}
+
 static void doc_budget(struct rt_json *j, const struct rt_mesh_agg *g)
 {
 	const struct rt_mesh_cover *cv = &g->cover;
@@ -563,6 +592,7 @@ void rt_mesh_document(struct rt_json *j, const struct rt_mesh_agg *g,
 	doc_budget(j, g);
 	if (g->tally)
 		rt_mesh_tally_json(g->tally, j);
+	doc_congestion(j, g);
 	rt_json_kv_bool(j, "interrupted", g->interrupted);
 	rt_json_kv_uint(j, "untested_hosts", g->untested_nodes);
 	rt_json_kv_uint(j, "counters_dropped", g->ctr_dropped);

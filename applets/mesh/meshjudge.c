@@ -74,7 +74,9 @@ bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_m
 		return false;
 	if (rt_portctr_class(name) == RT_PORTCTR_LINK)
 		return e->delta > lim->max_errors;
-	return rt_mesh_ctr_above_ppm(e->delta, rt_mesh_ctr_sent(c), lim->max_retrans_ppm);
+	/* congestion counters travel to be reported (meshcong.h), never judged */
+	return rt_portctr_retransmit(name) &&
+	       rt_mesh_ctr_above_ppm(e->delta, rt_mesh_ctr_sent(c), lim->max_retrans_ppm);
 }
 
 /* RT_LINK_COUNTERS when any rise of the link's ports is too much. */

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "mesh/meshcell.h"
+#include "mesh/meshctr.h"
 #include "mesh/meshtally.h"
 #include "rdmatest/util.h"
 static void set_size(struct rt_mesh_agg *g, uint32_t n)
@@ -229,6 +230,7 @@ static void ctrlog_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		       const struct rt_mesh_result *r)
 {
 	bool swap = a != r->a;
+	struct rt_mesh_ctrs judged;
 
 	if (!(r->flags & RT_MESH_HAS_CTR))
 		return;
@@ -240,9 +242,11 @@ static void ctrlog_add(struct rt_mesh_agg *g, uint32_t a, uint32_t b,
 		g->ctrcap = RT_MIN(g->ctrcap ? 2 * g->ctrcap : 64u, RT_MESH_CTRLOG_MAX);
 		g->ctrlog = rt_xrealloc(g->ctrlog, (size_t)g->ctrcap * sizeof(*g->ctrlog));
 	}
+	/* the congestion rises are the run's (g->cong), not the link's */
+	rt_mesh_ctr_judged(&r->ctr, &judged);
 	g->ctrlog[g->nctrlog++] = (struct rt_mesh_ctrlog){.pair = a << 16 | b, .seq = r->round,
 		.rail = swap ? r->rail_b : r->rail, .rail_b = swap ? r->rail : r->rail_b,
-		.c = turn_ctrs(&r->ctr, swap)};
+		.c = turn_ctrs(&judged, swap)};
 }
 
 static int ctrlog_key(uint32_t pair, unsigned rail, unsigned rail_b, const struct rt_mesh_ctrlog *e)
@@ -329,6 +333,7 @@ int rt_mesh_agg_add(struct rt_mesh_agg *g, const struct rt_mesh_result *r,
 	g->nres++;
 	if (g->tally)
 		rt_mesh_tally_add(g->tally, r);
+	rt_mesh_cong_add(&g->cong, r);
 	ctrlog_add(g, a, b, r);
 	if (g->dense)
 		g->dense[pair_index(g->n, a, b)] = encode(r, a != r->a);

@@ -450,6 +450,25 @@ static void budget(FILE *out, const struct rt_mesh_agg *g)
 		fprintf(out, ", distinct pairs not counted above %u hosts\n", RT_PAIRSET_MAX_N);
 }
 
+/* The congestion counters that rose (meshcong.h), each by the port that
+ * counted the most in one test: reported, never judged. */
+static void congestion(FILE *out, const struct rt_mesh_agg *g)
+{
+	for (unsigned i = 0; i < g->cong.n; i++) {
+		const struct rt_mesh_cong_ctr *c = &g->cong.c[i];
+		double ppm = rt_mesh_cong_ppm(c);
+
+		fprintf(out, "congestion (not judged): %s +%" PRIu64 " at %u (%s) rail %u in round "
+			"%u", rt_portctr_id_name(c->id), c->delta, c->rank,
+			c->rank < g->n ? host_of(g, c->rank) : "?",
+			c->rail, c->round);
+		if (ppm >= 0)
+			fprintf(out, " (%.0f per million packets its port sent)", ppm);
+		fprintf(out, ", the most of any port; %u test ends counted %" PRIu64 " in all\n",
+			c->ends, c->total);
+	}
+}
+
 /* Peers turned away at the gathering: someone else spoke for a rank. */
 static void refusals(FILE *out, const struct rt_mesh_agg *g)
 {
@@ -531,6 +550,7 @@ void rt_mesh_summary(FILE *out, const struct rt_mesh_agg *g,
 	budget(out, g);
 	if (g->tally)
 		rt_mesh_tally_text_named(g->tally, out, tally_host, g);
+	congestion(out, g);
 	nodes(out, g, RT_NODE_BAD);
 	nodes(out, g, RT_NODE_SUSPECT);
 	nodes(out, g, RT_NODE_ABSENT);

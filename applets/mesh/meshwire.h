@@ -3,7 +3,7 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 10, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 11, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
@@ -43,7 +43,9 @@
  *            Mbit/s a to b and b to a (version 2; version 1 had one
  *            direction), then (version 7) the ends' port counters that
  *            rose during the test: RT_MESH_CTR_WIRE bytes (struct
- *            rt_mesh_ctrs), whose unused entries are zero
+ *            rt_mesh_ctrs), whose unused entries are zero; version 11
+ *            adds congestion counters after the judged ones, which a
+ *            rank 0 of version 10 would judge as retransmits
  *   VERDICT  ready, interrupted, whether the receiving rank's host is
  *            blamed (in what was a zero pad byte), bad hosts, bad
  *            links, absent hosts, untested hosts (version 3)  0 -> rank
@@ -138,14 +140,15 @@ enum rt_mesh_end { RT_MESH_END_A = 0, RT_MESH_END_B = 1 };
 
 /* One port counter that rose during a pair's test, at one end. */
 struct rt_mesh_ctr {
-	uint8_t id;     /* portctr.h's number: a link or retransmit counter */
+	uint8_t id;     /* portctr.h's number: a link, retransmit or congestion counter */
 	uint8_t end;    /* enum rt_mesh_end */
 	uint64_t delta; /* > 0 */
 };
 
 /* The counters a pair's test raised on its ends' ports (meshctr.h):
- * at most RT_MESH_CTRS_MAX, link counters before retransmit ones, the
- * largest first, then in (end, id) order; the rest counted in more. */
+ * at most RT_MESH_CTRS_MAX, link counters before retransmit ones before
+ * congestion ones, the largest first in each, then in (end, id) order;
+ * the judged ones of the rest counted in more. */
 struct rt_mesh_ctrs {
 	uint8_t sent_known; /* bit e: end e's packets sent are known */
 	uint8_t n;

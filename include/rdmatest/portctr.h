@@ -61,6 +61,14 @@ const char *rt_portctr_class_name(enum rt_portctr_class cls);
  * packet_seq_err, implied_nak_seq_err, local_ack_timeout_err,
  * roce_adp_retrans, roce_slow_restart. */
 bool rt_portctr_retransmit(const char *name);
+/* Whether a transport counter counts congestion signals rather than
+ * errors: port_xmit_wait (ticks the port had data and could not send:
+ * the link's pause or credit back-pressure), mlx5's np_cnp_sent and
+ * np_ecn_marked_roce_packets (this port as a receiver saw ECN marks and
+ * sent CNPs), rp_cnp_handled and rp_cnp_ignored (as a sender it was told
+ * to slow down). They say the load met congestion, not that a link is
+ * bad. */
+bool rt_portctr_congestion(const char *name);
 /* How much `name` rose from `before` to `after` (0 when either lacks it,
  * or it went down: a reset); at least that much when `after` is
  * saturated. */

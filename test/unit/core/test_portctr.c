@@ -197,6 +197,29 @@ static void test_retransmit_names(void **state)
 		assert_false(rt_portctr_retransmit(no[i]));
 }
 
+/* The congestion counters are transport ones that are neither errors nor
+ * retransmits: no name is both. */
+static void test_congestion_names(void **state)
+{
+	static const char *const yes[] = {
+		"port_xmit_wait", "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled",
+		"rp_cnp_ignored", NULL,
+	};
+	static const char *const no[] = {
+		"duplicate_request", "out_of_buffer", "symbol_error", "port_xmit_discards",
+		"sent_pkts", "vendor_magic", NULL,
+	};
+
+	(void)state;
+	for (int i = 0; yes[i]; i++) {
+		assert_true(rt_portctr_congestion(yes[i]));
+		assert_false(rt_portctr_retransmit(yes[i]));
+		assert_int_equal(rt_portctr_class(yes[i]), RT_PORTCTR_TRANSPORT);
+	}
+	for (int i = 0; no[i]; i++)
+		assert_false(rt_portctr_congestion(no[i]));
+}
+
 /* A known name's number names it back; an unknown one has none, and past
  * the table there is no name. */
 static void test_ids(void **state)
@@ -270,7 +293,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_ib_counters), T(test_mlx5_hw_counters), T(test_rxe_hw_counters),
 		T(test_bad_values_and_none), T(test_bound), T(test_delta),
-		T(test_retransmit_names), T(test_ids), T(test_sent), T(test_read_path),
+		T(test_retransmit_names), T(test_congestion_names), T(test_ids), T(test_sent), T(test_read_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

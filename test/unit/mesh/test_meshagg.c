@@ -971,6 +971,53 @@ static void counters_judged(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* Congestion counters ride with the judged ones but are never judged,
+ * however high their rate; the links keep the judged rises alone; the
+ * run's congestion names the end (rank, rail, round) that counted the
+ * most of each counter and counts the ends that counted any. */
+static void congestion_reported_not_judged(void **state)
+{
+	const struct rt_mesh_limits lim = {.max_retrans_ppm = 1000};
+	struct rt_mesh_result r;
+	struct rt_mesh_agg g;
+	struct rt_mesh_link l;
+
+	init(&g, 4, state);
+	say_hello(&g, 4, UINT32_MAX);
+	/* 0-1: CNPs at a half of the packets: not bad */
+	add(&g, counted(ok(0, 1, 10, 100), "np_cnp_sent", 500000, RT_MESH_END_B, 1000000));
+	/* 2-3: a retransmit below the bound and more CNPs at b (rank 3) */
+	r = counted(ok(2, 3, 10, 100), "out_of_sequence", 10, RT_MESH_END_A, 1000000);
+	r.round = 2;
+	r.ctr.n = 3;
+	r.ctr.e[1] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("np_cnp_sent"),
+					  RT_MESH_END_B, 900000};
+	r.ctr.e[2] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("port_xmit_wait"),
+					  RT_MESH_END_B, 7};
+	add(&g, r);
+	judge(&g, &lim);
+	assert_true(g.ready);
+	assert_true(rt_mesh_link_of(&g, 0, 1, &l));
+	assert_int_equal(l.why, 0);
+	assert_int_equal(l.r.ctr.n, 0);
+	assert_true(rt_mesh_link_of(&g, 2, 3, &l));
+	assert_int_equal(l.why, 0);
+	assert_int_equal(l.r.ctr.n, 1);
+	assert_int_equal(l.r.ctr.e[0].id, rt_portctr_id("out_of_sequence"));
+	assert_int_equal(g.cong.n, 2);
+	assert_int_equal(g.cong.c[0].id, rt_portctr_id("np_cnp_sent"));
+	assert_int_equal(g.cong.c[0].rank, 3);
+	assert_int_equal(g.cong.c[0].round, 2);
+	assert_int_equal(g.cong.c[0].delta, 900000);
+	assert_int_equal(g.cong.c[0].sent, 500000); /* b's half of the packets */
+	assert_int_equal(g.cong.c[0].ends, 2);
+	assert_int_equal(g.cong.c[0].total, 1400000);
+	assert_true(rt_mesh_cong_ppm(&g.cong.c[0]) > 1799999.0);
+	assert_int_equal(g.cong.c[1].id, rt_portctr_id("port_xmit_wait"));
+	assert_int_equal(g.cong.c[1].ends, 1);
+	rt_mesh_agg_free(&g);
+}
+
 /* A re-test replaces the first result's counters: one without rises
  * clears them, one with rises brings its own. */
 static void retest_replaces_counters(void **state)
@@ -1040,6 +1087,8 @@ int main(void)
 		cmocka_unit_test_prestate(counters_judged, (void *)&dense),
 		cmocka_unit_test_prestate(retest_replaces_counters, (void *)&sparse),
 		cmocka_unit_test_prestate(retest_replaces_counters, (void *)&dense),
+		cmocka_unit_test_prestate(congestion_reported_not_judged, (void *)&sparse),
+		cmocka_unit_test_prestate(congestion_reported_not_judged, (void *)&dense),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

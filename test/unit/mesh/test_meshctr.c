@@ -82,7 +82,9 @@ static void test_rxe_rises(void **state)
 }
 
 /* mlx5: the InfiniBand counters/ give the packets, hw_counters the
- * retransmits; nothing rose: no rises, the packets still known. */
+ * retransmits and the CNPs; only np_cnp_sent rose: it travels (a
+ * congestion counter), the packets known; then the judged ones come
+ * first in the bound but the wire order is (end, number). */
 static void test_mlx5_rises(void **state)
 {
 	struct rt_portctrs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -99,7 +101,9 @@ static void test_mlx5_rises(void **state)
 	counter("mlx5_0", true, "np_cnp_sent", "80");
 	rt_portctr_read(sys_, "mlx5_0", 1, b);
 	rt_mesh_ctr_rises(a, b, RT_MESH_END_A, &c);
-	assert_int_equal(c.n, 0);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(name_of(&c.e[0]), "np_cnp_sent");
+	assert_int_equal(c.e[0].delta, 80);
 	assert_int_equal(c.sent_known, 1);
 	assert_int_equal(c.sent[0], 1000000);
 	counter("mlx5_0", false, "symbol_error", "2");
@@ -107,8 +111,9 @@ static void test_mlx5_rises(void **state)
 	counter("mlx5_0", true, "local_ack_timeout_err", "3");
 	rt_portctr_read(sys_, "mlx5_0", 1, b);
 	rt_mesh_ctr_rises(a, b, RT_MESH_END_A, &c);
-	assert_int_equal(c.n, 3);
+	assert_int_equal(c.n, 4);
 	assert_string_equal(name_of(&c.e[0]), "symbol_error");
+	assert_string_equal(name_of(&c.e[3]), "np_cnp_sent");
 	free(a);
 	free(b);
 }
@@ -161,6 +166,54 @@ static void test_join_bound(void **state)
 	}
 }
 
+/* Congestion rises take the slots the judged ones leave, the largest
+ * first, and one left out is not counted in more (it costs no
+ * judgement); a link keeps the judged ones alone. */
+static void test_congestion_last(void **state)
+{
+	static const char *const judged[] = {
+		"symbol_error", "out_of_sequence", "duplicate_request", "packet_seq_err",
+		"implied_nak_seq_err", "local_ack_timeout_err",
+	};
+	struct rt_mesh_ctrs a = {.sent_known = 1, .sent = {1000, 0}}, b = {0}, out, kept;
+
+	(void)state;
+	for (unsigned i = 0; i < 6; i++)
+		a.e[a.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id(judged[i]),
+						  RT_MESH_END_A, 1 + i};
+	b.e[b.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("np_cnp_sent"), RT_MESH_END_B,
+					  500000};
+	b.e[b.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("rp_cnp_handled"),
+					  RT_MESH_END_B, 7};
+	b.e[b.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("port_xmit_wait"),
+					  RT_MESH_END_B, 900000};
+	rt_mesh_ctr_join(&a, &b, &out);
+	assert_int_equal(out.n, RT_MESH_CTRS_MAX);
+	assert_int_equal(out.more, 0); /* rp_cnp_handled, the smallest, left out */
+	for (unsigned i = 0; i < out.n; i++)
+		assert_string_not_equal(name_of(&out.e[i]), "rp_cnp_handled");
+	/* with every judged slot taken, the congestion ones all go, uncounted */
+	a.e[a.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("roce_adp_retrans"),
+					  RT_MESH_END_A, 9};
+	a.e[a.n++] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("roce_slow_restart"),
+					  RT_MESH_END_A, 9};
+	rt_mesh_ctr_join(&a, &b, &out);
+	assert_int_equal(out.more, 0);
+	for (unsigned i = 0; i < out.n; i++)
+		assert_int_equal(out.e[i].end, RT_MESH_END_A);
+	/* kept by a link: the judged ones, in place (in may be out) */
+	a.n = 6;
+	rt_mesh_ctr_join(&a, &b, &out);
+	rt_mesh_ctr_judged(&out, &kept);
+	assert_int_equal(kept.n, 6);
+	assert_int_equal(kept.sent[0], 1000);
+	for (unsigned i = 0; i < kept.n; i++)
+		assert_int_equal(kept.e[i].end, RT_MESH_END_A);
+	rt_mesh_ctr_judged(&out, &out);
+	assert_int_equal(out.n, 6);
+	assert_int_equal(out.e[6].delta, 0);
+}
+
 /* rise / sent > ppm / 10^6, exactly: 1000 per million is not above
  * 1000, 1001 is; no packets: no rate; 64-bit figures do not overflow. */
 static void test_per_million(void **state)
@@ -195,7 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_rxe_rises), T(test_mlx5_rises), cmocka_unit_test(test_join_bound),
-		cmocka_unit_test(test_per_million),
+		cmocka_unit_test(test_congestion_last), cmocka_unit_test(test_per_million),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include "../fuzz/fuzz.h" /* a JSON validator independent of json.c */
 #include "mesh/meshdoc.h"
+#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 static void assert_valid_json(const char *text)
@@ -56,6 +57,13 @@ static void document_always_valid(void **state)
 				r.mbps = x >> 44;
 				r.mbps_rev = x >> 45;
 			}
+			if (i == 1) { /* a congestion counter at b, its packets unknown */
+				r.flags |= RT_MESH_HAS_CTR;
+				r.ctr.n = 1;
+				r.ctr.e[0] = (struct rt_mesh_ctr){
+					(uint8_t)rt_portctr_id("np_ecn_marked_roce_packets"),
+					RT_MESH_END_B, 42};
+			}
 			assert_int_equal(rt_mesh_agg_add(&g, &r, &err), 0);
 		}
 		assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
@@ -63,6 +71,10 @@ static void document_always_valid(void **state)
 		rt_mesh_document(&j, &g, &lim, NULL);
 		assert_valid_json(rt_json_text(&j));
 		assert_non_null(strstr(rt_json_text(&j), "\"host\":null"));
+		assert_non_null(strstr(rt_json_text(&j), "\"congestion\":[{\"counter\":"
+				       "\"np_ecn_marked_roce_packets\",\"rank\":"));
+		assert_non_null(strstr(rt_json_text(&j), "\"rise\":42,\"per_million_sent\":null,"
+				       "\"ends\":1,\"total\":42}]"));
 		assert_int_equal(strstr(rt_json_text(&j), "\"matrix\":null") != NULL,
 				 n > RT_MESH_MATRIX_MAX);
 		rt_json_free(&j);

@@ -184,7 +184,7 @@ static void names_the_line_rate(void **state)
 
 /* A link bad by its counters: each counter past its limit, its rise, the
  * end whose port counted it and the rate against --max-retrans; a rise
- * within its limit is not named. */
+ * within its limit is not named; a congestion counter has its own line. */
 static void names_the_counters(void **state)
 {
 	struct rt_mesh_limits lim = {.max_errors = 0, .max_retrans_ppm = 1000};
@@ -197,12 +197,15 @@ static void names_the_counters(void **state)
 
 	(void)state;
 	r.flags |= RT_MESH_HAS_CTR;
-	r.ctr = (struct rt_mesh_ctrs){.sent_known = 3, .sent = {4000, 6000}, .n = 3};
+	r.ctr = (struct rt_mesh_ctrs){.sent_known = 3, .sent = {4000, 6000}, .n = 4};
 	/* a is rank 1 here: its rises are rank 1's port's */
 	r.ctr.e[0] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("symbol_error"), RT_MESH_END_A, 3};
 	r.ctr.e[1] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("rcvd_seq_err"), RT_MESH_END_A, 52};
 	r.ctr.e[2] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("out_of_seq_request"),
 					  RT_MESH_END_B, 5};
+	/* a congestion counter: its own line, never a reason */
+	r.ctr.e[3] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("np_cnp_sent"), RT_MESH_END_B,
+					  3000};
 	assert_int_equal(rt_mesh_agg_init(&g, 2, 0, &err), 0);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct rt_mesh_hello h = {.rank = i, .size = 2};
@@ -218,6 +221,10 @@ static void names_the_counters(void **state)
 			       "(node1) > 0; rcvd_seq_err +52 at 1 (node1): 5200 per million "
 			       "packets sent > 1000\n"));
 	assert_null(strstr(text, "out_of_seq_request"));
+	assert_non_null(strstr(text, "congestion (not judged): np_cnp_sent +3000 at 0 (node0) rail "
+			       "0 in round 0 (500000 per million packets its port sent), the most "
+			       "of any port; 1 test ends counted 3000 in all\n"));
+	assert_null(strstr(text, "np_cnp_sent +3000 at 0 (node0): "));
 	assert_non_null(strstr(text, "NOT READY"));
 	rt_mesh_agg_free(&g);
 	free(text);
