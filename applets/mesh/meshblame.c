@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "mesh/meshblame.h"
+#include "mesh/meshctr.h"
 #include "mesh/meshinv.h"
-#include "rdmatest/portctr.h"
 #include "rdmatest/util.h"
 
 uint64_t rt_mesh_blame_max_pairs(uint32_t n)
@@ -256,12 +256,9 @@ static int counting_end(const struct rt_mesh_link *l)
 
 	if (!(l->why & RT_LINK_COUNTERS) || !(l->r.flags & RT_MESH_HAS_CTR))
 		return -1;
-	for (unsigned i = 0; i < l->r.ctr.n && i < RT_MESH_CTRS_MAX; i++) {
-		const char *name = rt_portctr_id_name(l->r.ctr.e[i].id);
-
-		if (name && rt_portctr_class(name) == RT_PORTCTR_LINK)
+	for (unsigned i = 0; i < l->r.ctr.n && i < RT_MESH_CTRS_MAX; i++)
+		if (rt_mesh_ctr_id_kind(l->r.ctr.e[i].id) == RT_MESH_CTR_LINK)
 			ends |= 1u << (l->r.ctr.e[i].end & 1u);
-	}
 	return ends == 1u ? 0 : ends == 2u ? 1 : -1;
 }
 

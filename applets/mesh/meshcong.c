@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A run's congestion evidence (meshcong.h). */
 #include "mesh/meshcong.h"
-#include "rdmatest/portctr.h"
+#include "mesh/meshctr.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -31,7 +31,7 @@ void rt_mesh_cong_add(struct rt_mesh_cong *k, const struct rt_mesh_result *r)
 		struct rt_mesh_cong_ctr *x;
 		bool a = e->end == RT_MESH_END_A;
 
-		if (!rt_portctr_congestion(rt_portctr_id_name(e->id)) || !(x = entry(k, e->id)))
+		if (rt_mesh_ctr_id_kind(e->id) != RT_MESH_CTR_CONGESTION || !(x = entry(k, e->id)))
 			continue;
 		x->ends += x->ends < UINT32_MAX;
 		x->total = sat_add(x->total, e->delta);
@@ -48,7 +48,5 @@ void rt_mesh_cong_add(struct rt_mesh_cong *k, const struct rt_mesh_result *r)
 
 double rt_mesh_cong_ppm(const struct rt_mesh_cong_ctr *c)
 {
-	if (!c->sent_known || !c->sent)
-		return -1.0;
-	return (double)c->delta * 1e6 / (double)c->sent;
+	return c->sent_known && c->sent ? rt_mesh_ctr_ppm(c->delta, c->sent) : -1.0;
 }

@@ -7,15 +7,26 @@
 #include "mesh/meshctr.h"
 #include "rdmatest/util.h"
 
-/* What a rise is to rank 0: 0 a link counter's, 1 a retransmit
- * counter's (both judged), 2 a congestion counter's (only reported). */
-static int tier(const struct rt_mesh_ctr *e)
+enum rt_mesh_ctr_kind rt_mesh_ctr_kind(const char *name)
 {
-	const char *name = rt_portctr_id_name(e->id);
-
+	if (!name)
+		return RT_MESH_CTR_NONE;
 	if (rt_portctr_class(name) == RT_PORTCTR_LINK)
-		return 0;
-	return rt_portctr_congestion(name) ? 2 : 1;
+		return RT_MESH_CTR_LINK;
+	if (rt_portctr_retransmit(name))
+		return RT_MESH_CTR_RETRANSMIT;
+	return rt_portctr_congestion(name) ? RT_MESH_CTR_CONGESTION : RT_MESH_CTR_NONE;
+}
+
+enum rt_mesh_ctr_kind rt_mesh_ctr_id_kind(unsigned id)
+{
+	return rt_mesh_ctr_kind(rt_portctr_id_name(id));
+}
+
+/* Whether a rise is judged: a link counter's or a retransmit counter's. */
+static bool judged(const struct rt_mesh_ctr *e)
+{
+	return rt_mesh_ctr_id_kind(e->id) <= RT_MESH_CTR_RETRANSMIT;
 }
 
 /* Link counters first, then retransmit ones, then congestion ones; in
@@ -23,9 +34,10 @@ static int tier(const struct rt_mesh_ctr *e)
 static int cmp_keep(const void *x, const void *y)
 {
 	const struct rt_mesh_ctr *p = x, *q = y;
+	enum rt_mesh_ctr_kind kp = rt_mesh_ctr_id_kind(p->id), kq = rt_mesh_ctr_id_kind(q->id);
 
-	if (tier(p) != tier(q))
-		return tier(p) - tier(q);
+	if (kp != kq)
+		return (int)kp - (int)kq;
 	if (p->delta != q->delta)
 		return p->delta > q->delta ? -1 : 1;
 	return (p->end * 256 + p->id) - (q->end * 256 + q->id);
@@ -47,7 +59,7 @@ static void keep_best(struct rt_mesh_ctr *all, unsigned n, unsigned more,
 	qsort(all, n, sizeof(all[0]), cmp_keep);
 	out->n = (uint8_t)RT_MIN(n, RT_MESH_CTRS_MAX);
 	for (unsigned i = out->n; i < n; i++)
-		more += tier(&all[i]) < 2;
+		more += judged(&all[i]);
 	out->more = (uint8_t)RT_MIN(more, UINT8_MAX);
 	memcpy(out->e, all, out->n * sizeof(all[0]));
 	qsort(out->e, out->n, sizeof(out->e[0]), cmp_wire);
@@ -70,9 +82,7 @@ void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctr
 		int id = rt_portctr_id(c->name);
 		uint64_t d;
 
-		if (id < 0 || id > UINT8_MAX ||
-		    (c->cls != RT_PORTCTR_LINK && !rt_portctr_retransmit(c->name) &&
-		     !rt_portctr_congestion(c->name)))
+		if (id < 0 || id > UINT8_MAX || rt_mesh_ctr_kind(c->name) == RT_MESH_CTR_NONE)
 			continue;
 		d = rt_portctr_delta(before, after, c->name, c->hw);
 		if (d)
@@ -105,7 +115,7 @@ void rt_mesh_ctr_judged(const struct rt_mesh_ctrs *in, struct rt_mesh_ctrs *out)
 
 	*out = c;
 	for (unsigned i = 0; i < c.n && i < RT_MESH_CTRS_MAX; i++)
-		if (tier(&c.e[i]) < 2)
+		if (judged(&c.e[i]))
 			out->e[k++] = c.e[i];
 	for (unsigned i = k; i < RT_MESH_CTRS_MAX; i++)
 		out->e[i] = (struct rt_mesh_ctr){ 0 };

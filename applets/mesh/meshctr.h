@@ -26,6 +26,18 @@
 #include "mesh/meshwire.h"
 #include "rdmatest/portctr.h"
 
+/* What a counter is to mesh (portctr.h's table), in the order a RESULT
+ * keeps its rises: a link's error (any rise judged, --max-errors), a
+ * retransmit (judged per packet, --max-retrans), congestion (reported,
+ * never judged: meshcong.h), or none of these: it does not travel. */
+enum rt_mesh_ctr_kind {
+	RT_MESH_CTR_LINK, RT_MESH_CTR_RETRANSMIT, RT_MESH_CTR_CONGESTION, RT_MESH_CTR_NONE,
+};
+/* The kind of the counter named `name` (NULL: none). */
+enum rt_mesh_ctr_kind rt_mesh_ctr_kind(const char *name);
+/* The kind of counter number `id` (rt_portctr_id's; past the table: none). */
+enum rt_mesh_ctr_kind rt_mesh_ctr_id_kind(unsigned id);
+
 /* The judged counters of one port that rose from `before` to `after`, at
  * end `end`, and its packets sent, into out (which holds one end). */
 void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctrs *after,

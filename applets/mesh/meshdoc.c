@@ -46,11 +46,7 @@ static void doc_nodes(struct rt_json *j, const struct rt_mesh_agg *g)
 
 		rt_json_object_begin(j);
 		rt_json_kv_uint(j, "rank", i);
-		rt_json_key(j, "host");
-		if (nd->host[0])
-			rt_json_string(j, nd->host);
-		else
-			rt_json_null(j);
+		doc_known(j, "host", nd->host);
 		rt_json_kv_string(j, "verdict", rt_node_verdict_name(nd->verdict));
 		rt_json_kv_bool(j, "lost", nd->lost);
 		rt_json_kv_uint(j, "tested", nd->tested);
@@ -428,7 +424,7 @@ static void doc_congestion(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_object_begin(j);
 		rt_json_kv_string(j, "counter", rt_portctr_id_name(c->id));
 		rt_json_kv_uint(j, "rank", c->rank);
-		rt_json_kv_string(j, "host", c->rank < g->n ? g->nodes[c->rank].host : "");
+		doc_known(j, "host", c->rank < g->n ? g->nodes[c->rank].host : "");
 		rt_json_kv_uint(j, "rail", c->rail);
 		rt_json_kv_uint(j, "round", c->round);
 		rt_json_kv_uint(j, "rise", c->delta);

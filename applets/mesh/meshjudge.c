@@ -68,15 +68,17 @@ const struct rt_mesh_rail_stat *rt_mesh_class_stat(const struct rt_mesh_agg *g, 
 bool rt_mesh_ctr_bad(const struct rt_mesh_ctrs *c, unsigned i, const struct rt_mesh_limits *lim)
 {
 	const struct rt_mesh_ctr *e = &c->e[i];
-	const char *name = rt_portctr_id_name(e->id);
 
-	if (i >= c->n || !name)
+	if (i >= c->n)
 		return false;
-	if (rt_portctr_class(name) == RT_PORTCTR_LINK)
+	switch (rt_mesh_ctr_id_kind(e->id)) {
+	case RT_MESH_CTR_LINK:
 		return e->delta > lim->max_errors;
-	/* congestion counters travel to be reported (meshcong.h), never judged */
-	return rt_portctr_retransmit(name) &&
-	       rt_mesh_ctr_above_ppm(e->delta, rt_mesh_ctr_sent(c), lim->max_retrans_ppm);
+	case RT_MESH_CTR_RETRANSMIT:
+		return rt_mesh_ctr_above_ppm(e->delta, rt_mesh_ctr_sent(c), lim->max_retrans_ppm);
+	default: /* congestion: reported (meshcong.h), never judged */
+		return false;
+	}
 }
 
 /* RT_LINK_COUNTERS when any rise of the link's ports is too much. */

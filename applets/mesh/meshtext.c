@@ -123,7 +123,7 @@ static void counters(FILE *out, const char *sep, const struct rt_mesh_agg *g,
 			continue;
 		fprintf(out, "%s%s +%" PRIu64 " at %u (%s)", sep, name, e->delta, end,
 			host_of(g, end));
-		if (rt_portctr_class(name) == RT_PORTCTR_LINK)
+		if (rt_mesh_ctr_id_kind(e->id) == RT_MESH_CTR_LINK)
 			fprintf(out, " > %" PRIu64, lim->max_errors);
 		else
 			fprintf(out, ": %.0f per million packets sent > %" PRIu64,

@@ -60,7 +60,8 @@
  * fastest port's or a payload rate above its speed; so is a counter
  * block whose count is above RT_MESH_CTRS_MAX or disagrees with the
  * RT_MESH_HAS_CTR flag, whose entries are not in (end, number) order,
- * name no link or retransmit counter (portctr.h's numbers), rose by 0
+ * name no counter a RESULT carries (meshctr.h's kinds: link, retransmit
+ * or congestion, by portctr.h's numbers), rose by 0
  * or belong to no end, or whose packets sent are given without their
  * bit; so is an inventory field (NUL-padded text, "" unknown) that is
  * not terminated within its field, has a byte after its end that is not

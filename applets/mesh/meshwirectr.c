@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A RESULT's counter block (meshwire.h), which a pair's listener also
  * hands its partner alone (meshtest.c). */
+#include "mesh/meshctr.h"
 #include "mesh/meshcur.h"
 #include "mesh/meshwire.h"
-#include "rdmatest/portctr.h"
 
 void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf)
 {
@@ -26,14 +26,6 @@ void rt_mesh_ctrs_encode(const struct rt_mesh_ctrs *ctr, uint8_t *buf)
 	put_zero(&c, (size_t)(RT_MESH_CTRS_MAX - n) * RT_MESH_CTR_ENTRY_WIRE);
 }
 
-/* A counter a RESULT may carry: one mesh judges (portctr.h). */
-static bool ctr_judged(unsigned id)
-{
-	const char *name = rt_portctr_id_name(id);
-
-	return name && (rt_portctr_class(name) == RT_PORTCTR_LINK || rt_portctr_retransmit(name));
-}
-
 static int ctr_entry(struct cur *c, unsigned i, unsigned n, struct rt_mesh_ctr *e,
 		     struct rt_error *err)
 {
@@ -49,10 +41,12 @@ static int ctr_entry(struct cur *c, unsigned i, unsigned n, struct rt_mesh_ctr *
 			       "where it must be", i);
 	if (i >= n)
 		return 0;
-	if (e->end > RT_MESH_END_B || !ctr_judged(e->id) || !e->delta)
+	/* a counter a RESULT may carry (meshctr.h): judged, or congestion */
+	if (e->end > RT_MESH_END_B || rt_mesh_ctr_id_kind(e->id) == RT_MESH_CTR_NONE || !e->delta)
 		return rt_fail(err, RT_EXIT_FAIL, "mesh result: counter entry %u: end %u, "
 			       "counter %u, rise %llu (want a or b, a link or retransmit "
-			       "counter, a rise)", i, e->end, e->id, (unsigned long long)e->delta);
+			       "counter or a congestion one, a rise)", i, e->end, e->id,
+			       (unsigned long long)e->delta);
 	return 0;
 }
 

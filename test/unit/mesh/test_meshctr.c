@@ -214,6 +214,25 @@ static void test_congestion_last(void **state)
 	assert_int_equal(out.e[6].delta, 0);
 }
 
+/* One classification for the whole family: what travels, what is
+ * judged and how, what is only reported. */
+static void test_kinds(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_mesh_ctr_kind("symbol_error"), RT_MESH_CTR_LINK);
+	assert_int_equal(rt_mesh_ctr_kind("port_xmit_discards"), RT_MESH_CTR_LINK);
+	assert_int_equal(rt_mesh_ctr_kind("rcvd_seq_err"), RT_MESH_CTR_RETRANSMIT);
+	assert_int_equal(rt_mesh_ctr_kind("np_cnp_sent"), RT_MESH_CTR_CONGESTION);
+	assert_int_equal(rt_mesh_ctr_kind("port_xmit_wait"), RT_MESH_CTR_CONGESTION);
+	assert_int_equal(rt_mesh_ctr_kind("rcvd_rnr_err"), RT_MESH_CTR_NONE);
+	assert_int_equal(rt_mesh_ctr_kind("sent_pkts"), RT_MESH_CTR_NONE);
+	assert_int_equal(rt_mesh_ctr_kind("vendor_magic"), RT_MESH_CTR_NONE);
+	assert_int_equal(rt_mesh_ctr_kind(NULL), RT_MESH_CTR_NONE);
+	assert_int_equal(rt_mesh_ctr_id_kind((unsigned)rt_portctr_id("np_cnp_sent")),
+			 RT_MESH_CTR_CONGESTION);
+	assert_int_equal(rt_mesh_ctr_id_kind(250), RT_MESH_CTR_NONE);
+}
+
 /* rise / sent > ppm / 10^6, exactly: 1000 per million is not above
  * 1000, 1001 is; no packets: no rate; 64-bit figures do not overflow. */
 static void test_per_million(void **state)
@@ -248,7 +267,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_rxe_rises), T(test_mlx5_rises), cmocka_unit_test(test_join_bound),
-		cmocka_unit_test(test_congestion_last), cmocka_unit_test(test_per_million),
+		cmocka_unit_test(test_congestion_last), cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_per_million),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -297,6 +297,18 @@ static void result_carries_counters(void **state)
 	assert_string_equal(rt_portctr_id_name(back.u.result.ctr.e[1].id), "rcvd_seq_err");
 	assert_int_equal(back.u.result.ctr.e[1].delta, 52);
 	assert_int_equal(back.u.result.ctr.e[2].end, RT_MESH_END_B);
+	/* a congestion counter travels too, after the judged ones (meshctr.h):
+	 * a mlx5 port's CNPs must not make the RESULT a stranger's */
+	m = result_ctrs();
+	m.u.result.ctr.n = 4;
+	m.u.result.ctr.e[3] = m.u.result.ctr.e[2]; /* (end, number) order */
+	m.u.result.ctr.e[2] = (struct rt_mesh_ctr){(uint8_t)rt_portctr_id("np_cnp_sent"),
+						   RT_MESH_END_B, 7};
+	len = rt_meshmsg_encode(&m, buf);
+	assert_int_equal(rt_meshmsg_decode(buf, len, 8, &back, &err), 0);
+	assert_int_equal(back.u.result.ctr.n, 4);
+	assert_string_equal(rt_portctr_id_name(back.u.result.ctr.e[2].id), "np_cnp_sent");
+	assert_int_equal(back.u.result.ctr.e[2].delta, 7);
 	/* a failed test keeps its counters: often what made it fail */
 	m = result_ctrs();
 	m.u.result.status = RT_MESH_TIMEOUT;
