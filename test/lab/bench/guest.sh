@@ -402,8 +402,10 @@ bench_mesh() {
 		rc=$?
 		stop_server srv
 		[ $rc -le 1 ] || { meas mesh "--bw 16m" 16777216 "$tool" "$rep" "" "rank 0 exit $rc: $(why /tmp/b.out)"; continue; }
-		gb=$(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.e+-]*\),"gbps_rev":\([0-9.e+-]*\).*/\1/p' /tmp/b.out | head -n 1)
-		gr=$(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.e+-]*\),"gbps_rev":\([0-9.e+-]*\).*/\2/p' /tmp/b.out | head -n 1)
+		# the first pair's figures, a to b and back
+		read -r gb gr <<EOF
+$(sed -n 's/.*"pairs":\[{[^}]*"gbps":\([0-9.e+-]*\),"gbps_rev":\([0-9.e+-]*\).*/\1 \2/p' /tmp/b.out | head -n 1)
+EOF
 		[ -n "$gb" ] && [ -n "$gr" ] || { meas mesh "--bw 16m" 16777216 "$tool" "$rep" "" "no bandwidth in rank 0's document (exit $rc)"; continue; }
 		c=$(cpu_metric /tmp/b.out srv)
 		meas mesh "--bw 16m" 16777216 "$tool" "$rep" "\"wall_s\": $T, \"gbps\": $gb, \"gbps_rev\": $gr$c${c:+, \"cpu_s_per_gbit\": $(div "${c#*: }" "$MESH_GBIT")}"

@@ -67,13 +67,20 @@ rank0() {
 }
 # summary_has REGEX: rank 0's human summary matches.
 summary_has() { grep -Eq "$1" /tmp/lab/summary; }
+# ready_run JOB SEC ARGS...: mesh ARGS on b, c and d as JOB and on a as
+# rank 0 (bound SEC), which exits 0 with one valid document, READY.
+ready_run() {
+	local job=$1 sec=$2
+	shift 2
+	mesh_on "$job" "b c d" "$@"
+	failed || rank0 "$sec" "$@" || fail "rank 0 exited $?"
+	failed || json_valid || fail "rank 0: no single valid JSON document"
+	failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+}
 
 case_begin "pdsh-style, all healthy: READY, one valid document, 6 pairs ok" 90
 need_applet mesh
-mesh_on ok "b c d" $ARGS
-failed || rank0 60 $ARGS || fail "rank 0 exited $?"
-failed || json_valid || fail "rank 0: no single valid JSON document"
-failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+ready_run ok 60 $ARGS
 failed || [ "$(grep -o '"status":"ok"' "$OUT" | wc -l)" = 6 ] ||
 	fail "not 6 pairs ok: $(grep -o '"status":"[a-z]*"' "$OUT" | sort | uniq -c | tr '\n' ' ')"
 failed || summary_has '^READY( \(not authenticated: auth none\))?$' || fail "rank 0's summary does not end in READY"
@@ -229,10 +236,7 @@ case_begin "--pattern bisection --bw 1m, all healthy: 3 matchings, READY, each r
 # which made a healthy run NOT READY: like incast below, this case is
 # about the pattern's mechanics and does not judge retransmits)
 PARGS="--hosts $HOSTS --timeout 10 --pings 200 $REL_OFF --max-retrans 1000000 --pattern bisection --bw 1m"
-mesh_on bis "b c d" $PARGS
-failed || rank0 60 $PARGS || fail "rank 0 exited $?"
-failed || json_valid || fail "rank 0: no single valid JSON document"
-failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+ready_run bis 60 $PARGS
 failed || output_has '"pattern":\{"name":"bisection","rounds_run":3,"rounds":\[\{"round":0,"pairs":2,"failed":[01],"gbps":[0-9.e-]+\},\{"round":1,"pairs":2,"failed":[01],"gbps":[0-9.e-]+\},\{"round":2,"pairs":2,"failed":[01],"gbps":[0-9.e-]+\}\],"worst_round":[0-2],"worst_gbps":[0-9.e-]+' ||
 	fail "no pattern object of 3 rounds of 2 pairs: $(grep -o '"pattern":{[^}]*' "$OUT")"
 failed || summary_has '^bisection: 3 rounds, every pair of a round at once in both directions: [0-9.]+ Gb/s in the worst \(round [0-2], 2 pairs, [01] failed' ||
@@ -273,10 +277,7 @@ pass
 # mechanics, does not judge retransmits (--max-retrans 1000000).
 case_begin "--pattern incast --fan-in 3 --qps 2 --bw 512k, all healthy: 4 receivers, READY" 120
 IARGS="--hosts $HOSTS --timeout 10 --pings 50 $REL_OFF --max-retrans 1000000 --pattern incast --fan-in 3 --qps 2 --bw 512k"
-mesh_on inc "b c d" $IARGS
-failed || rank0 90 $IARGS || fail "rank 0 exited $?"
-failed || json_valid || fail "rank 0: no single valid JSON document"
-failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+ready_run inc 90 $IARGS
 failed || output_has '"qps":2' || fail "the document does not say 2 connections a rail"
 failed || output_has '"pattern":\{"name":"incast","rounds_run":4,' || fail "no incast pattern object of 4 rounds"
 for r in 0 1 2 3; do
@@ -318,10 +319,7 @@ pass
 # incast case: retransmits are not judged here.
 case_begin "--pattern alltoall --fan-in 2 --bw 256k: 2 rounds of 8 tests, every host to every other, READY" 120
 AARGS="--hosts $HOSTS --timeout 10 --pings 20 $REL_OFF --max-retrans 1000000 --pattern alltoall --fan-in 2 --bw 256k"
-mesh_on all "b c d" $AARGS
-failed || rank0 90 $AARGS || fail "rank 0 exited $?"
-failed || json_valid || fail "rank 0: no single valid JSON document"
-failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+ready_run all 90 $AARGS
 failed || output_has '"pattern":\{"name":"alltoall","rounds_run":2,"rounds":\[\{"round":0,"pairs":8,"failed":0,"gbps":[0-9.e-]+\},\{"round":1,"pairs":4,' ||
 	fail "no alltoall pattern object of a round of 8 tests and one of 4: $(grep -o '"pattern":{[^]]*' "$OUT")"
 failed || summary_has '^alltoall: 2 rounds, every host sending to its partners and receiving from others at once' ||
@@ -335,10 +333,7 @@ pass
 # it): 1 of the 3 rounds of one partner, its 4 tests, READY.
 case_begin "--pattern alltoall --fan-in 1 --budget 0.001: the first of 3 rounds, READY" 90
 AARGS="--hosts $HOSTS --timeout 10 --pings 20 $REL_OFF --max-retrans 1000000 --pattern alltoall --fan-in 1 --bw 256k --budget 0.001"
-mesh_on allb "b c d" $AARGS
-failed || rank0 60 $AARGS || fail "rank 0 exited $?"
-failed || json_valid || fail "rank 0: no single valid JSON document"
-failed || output_has '"verdict":"READY"' || fail "rank 0: no READY verdict"
+ready_run allb 60 $AARGS
 failed || output_has '"budget":\{"minutes":0\.001,"elapsed_s":[0-9.]+,"rounds":1,"matchings":0,"all_rounds":3,' ||
 	fail "no budget of 1 of 3 rounds: $(grep -o '"budget":{[^}]*' "$OUT")"
 failed || output_has '"pattern":\{"name":"alltoall","rounds_run":1,"rounds":\[\{"round":0,"pairs":4,"failed":0,' ||
