@@ -101,12 +101,21 @@ static uint64_t slower(const struct rt_mesh_tally_recv *x)
 	return RT_MIN(x->in_mbps, x->out_mbps);
 }
 
+/* Whether receiver x is worse than y: its slower direction less, or on a
+ * tie (at Mbit/s, two crawling links both count 0) its faster one. */
+static bool worse(const struct rt_mesh_tally_recv *x, const struct rt_mesh_tally_recv *y)
+{
+	if (slower(x) != slower(y))
+		return slower(x) < slower(y);
+	return RT_MAX(x->in_mbps, x->out_mbps) < RT_MAX(y->in_mbps, y->out_mbps);
+}
+
 int rt_mesh_tally_worst_receiver(const struct rt_mesh_tally *t)
 {
 	int w = -1;
 
 	for (uint32_t i = 0; t->recv && i < t->hosts; i++)
-		if (t->recv[i].results && (w < 0 || slower(&t->recv[i]) < slower(&t->recv[w])))
+		if (t->recv[i].results && (w < 0 || worse(&t->recv[i], &t->recv[w])))
 			w = (int)i;
 	return w;
 }

@@ -83,8 +83,8 @@ void rt_mesh_tally_add(struct rt_mesh_tally *t, const struct rt_mesh_result *r);
 int rt_mesh_tally_worst(const struct rt_mesh_tally *t);
 /* Incast: the receiver whose slower direction (in_mbps: its senders'
  * writes; out_mbps: their reads from it) is the least among those with a
- * result (one whose results all failed has 0), the lowest rank of a tie;
- * -1: none, or no table. */
+ * result (one whose results all failed has 0); on a tie its faster
+ * direction, then the lowest rank; -1: none, or no table. */
 int rt_mesh_tally_worst_receiver(const struct rt_mesh_tally *t);
 /* Incast: over the receivers with two OK results or more, the sender
  * with the least share; false when there is none. */

@@ -316,6 +316,23 @@ static void incast_all_failed(void **state)
 	rt_mesh_tally_free(t);
 }
 
+/* Two receivers whose slower directions both count 0 Mbit/s (a link
+ * held under 1 Mbit/s one way, and one whose senders all crawled in):
+ * the one whose other direction is slower too is the worst, whatever
+ * its rank. */
+static void incast_worst_tie(void **state)
+{
+	struct rt_mesh_tally *t = rt_mesh_tally_new("incast", 3, 2, 2);
+
+	(void)state;
+	add(t, in(0, 0, 1, 0, 360)); /* rank 0: nothing in, 360 out */
+	add(t, in(0, 0, 2, 0, 300));
+	add(t, in(1, 2, 0, 5, 0));   /* rank 2: 5 in, nothing out */
+	add(t, in(1, 2, 1, 4, 0));
+	assert_int_equal(rt_mesh_tally_worst_receiver(t), 2);
+	rt_mesh_tally_free(t);
+}
+
 /* Bisection's tally from the constructor: no table, nothing new said. */
 static void bisection_new(void **state)
 {
@@ -348,6 +365,7 @@ int main(void)
 		cmocka_unit_test(nothing_measured),
 		cmocka_unit_test(incast_receivers),
 		cmocka_unit_test(incast_worst_by_slower_direction),
+		cmocka_unit_test(incast_worst_tie),
 		cmocka_unit_test(incast_text),
 		cmocka_unit_test(incast_document),
 		cmocka_unit_test(incast_all_failed),
