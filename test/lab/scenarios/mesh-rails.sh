@@ -219,7 +219,11 @@ need_applet mesh && {
 	failed || output_has '"rails":\[\{"rail":0,"links":1,"bad_links":0[^]]*\{"rail":1,"links":1,"bad_links":0' ||
 		fail "not one good link on each rail (rail 1 over verbs)"
 	failed || ! output_has '"rail_count_mismatch":\[\{' || fail "b's rails are miscounted"
-	failed || ! output_has '"verdict":"bad"' || fail "a host is called bad"
+	# not '"verdict":"bad"' anywhere: under load a link's first figures
+	# can fail and its re-test pass, and the blame object lists those
+	# first figures (verdict bad) among the flaky links
+	failed || output_has '"bad_nodes":\[\]' ||
+		fail "a host is called bad: $(grep -o '"bad_nodes":\[[^]]*\]' "$OUT")"
 	failed || output_has '"verdict":"NOT READY"' || fail "no NOT READY verdict"
 	bg_wait r1 60
 	run_on a /sbin/ip addr del "$RAIL1_A/24" dev rail1 || fail "ip addr del on a: status $?"
