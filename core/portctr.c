@@ -13,7 +13,8 @@
  * the counters/ directory holds; such a counter stops at its maximum
  * instead of wrapping. 0: 64 bits, or a provider's own counter.
  * `retransmit`: rt_portctr_retransmit's; `congestion`:
- * rt_portctr_congestion's. A row's index is its number on
+ * rt_portctr_congestion's; `ethtool`: not in sysfs, but among the
+ * netdev's driver statistics (ethctr.h). A row's index is its number on
  * mesh's wire (rt_portctr_id): rows are added at the end, never moved. */
 struct counter_kind {
 	const char *name;
@@ -21,63 +22,87 @@ struct counter_kind {
 	unsigned bits;
 	bool retransmit;
 	bool congestion;
+	bool ethtool;
 };
 
 static const struct counter_kind kinds[] = {
 	/* the link and the port: bit errors, retraining, drops by the port */
-	{ "symbol_error", RT_PORTCTR_LINK, 16, false, false },
-	{ "link_error_recovery", RT_PORTCTR_LINK, 8, false, false },
-	{ "link_downed", RT_PORTCTR_LINK, 8, false, false },
-	{ "port_rcv_errors", RT_PORTCTR_LINK, 16, false, false },
-	{ "port_rcv_remote_physical_errors", RT_PORTCTR_LINK, 16, false, false },
-	{ "port_rcv_switch_relay_errors", RT_PORTCTR_LINK, 16, false, false },
-	{ "port_xmit_discards", RT_PORTCTR_LINK, 16, false, false },
-	{ "port_xmit_constraint_errors", RT_PORTCTR_LINK, 8, false, false },
-	{ "port_rcv_constraint_errors", RT_PORTCTR_LINK, 8, false, false },
-	{ "local_link_integrity_errors", RT_PORTCTR_LINK, 4, false, false },
-	{ "excessive_buffer_overrun_errors", RT_PORTCTR_LINK, 4, false, false },
-	{ "VL15_dropped", RT_PORTCTR_LINK, 16, false, false },
+	{ "symbol_error", RT_PORTCTR_LINK, 16, false, false, false },
+	{ "link_error_recovery", RT_PORTCTR_LINK, 8, false, false, false },
+	{ "link_downed", RT_PORTCTR_LINK, 8, false, false, false },
+	{ "port_rcv_errors", RT_PORTCTR_LINK, 16, false, false, false },
+	{ "port_rcv_remote_physical_errors", RT_PORTCTR_LINK, 16, false, false, false },
+	{ "port_rcv_switch_relay_errors", RT_PORTCTR_LINK, 16, false, false, false },
+	{ "port_xmit_discards", RT_PORTCTR_LINK, 16, false, false, false },
+	{ "port_xmit_constraint_errors", RT_PORTCTR_LINK, 8, false, false, false },
+	{ "port_rcv_constraint_errors", RT_PORTCTR_LINK, 8, false, false, false },
+	{ "local_link_integrity_errors", RT_PORTCTR_LINK, 4, false, false, false },
+	{ "excessive_buffer_overrun_errors", RT_PORTCTR_LINK, 4, false, false, false },
+	{ "VL15_dropped", RT_PORTCTR_LINK, 16, false, false, false },
 	/* what traffic causes: a count only means something per packet moved */
-	{ "port_xmit_wait", RT_PORTCTR_TRANSPORT, 32, false, true },
-	{ "out_of_buffer", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "out_of_sequence", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "duplicate_request", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "rnr_nak_retry_err", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "packet_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "implied_nak_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "local_ack_timeout_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "req_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "resp_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "req_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "resp_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "roce_adp_retrans", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "roce_slow_restart", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "rp_cnp_handled", RT_PORTCTR_TRANSPORT, 0, false, true },
-	{ "rp_cnp_ignored", RT_PORTCTR_TRANSPORT, 0, false, true },
-	{ "np_cnp_sent", RT_PORTCTR_TRANSPORT, 0, false, true },
-	{ "np_ecn_marked_roce_packets", RT_PORTCTR_TRANSPORT, 0, false, true },
-	{ "out_of_seq_request", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "rcvd_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "send_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "rcvd_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "retry_exceeded_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "retry_rnr_exceeded_err", RT_PORTCTR_TRANSPORT, 0, false, false },
-	{ "completer_retry_err", RT_PORTCTR_TRANSPORT, 0, true, false },
-	{ "send_err", RT_PORTCTR_TRANSPORT, 0, false, false },
+	{ "port_xmit_wait", RT_PORTCTR_TRANSPORT, 32, false, true, false },
+	{ "out_of_buffer", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "out_of_sequence", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "duplicate_request", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "rnr_nak_retry_err", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "packet_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "implied_nak_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "local_ack_timeout_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "req_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "resp_remote_access_errors", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "req_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "resp_cqe_error", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "roce_adp_retrans", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "roce_slow_restart", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "rp_cnp_handled", RT_PORTCTR_TRANSPORT, 0, false, true, false },
+	{ "rp_cnp_ignored", RT_PORTCTR_TRANSPORT, 0, false, true, false },
+	{ "np_cnp_sent", RT_PORTCTR_TRANSPORT, 0, false, true, false },
+	{ "np_ecn_marked_roce_packets", RT_PORTCTR_TRANSPORT, 0, false, true, false },
+	{ "out_of_seq_request", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "rcvd_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "send_rnr_err", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "rcvd_seq_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "retry_exceeded_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "retry_rnr_exceeded_err", RT_PORTCTR_TRANSPORT, 0, false, false, false },
+	{ "completer_retry_err", RT_PORTCTR_TRANSPORT, 0, true, false, false },
+	{ "send_err", RT_PORTCTR_TRANSPORT, 0, false, false, false },
 	/* traffic */
-	{ "port_xmit_data", RT_PORTCTR_INFO, 0, false, false },
-	{ "port_rcv_data", RT_PORTCTR_INFO, 0, false, false },
-	{ "port_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "port_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "unicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "unicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "multicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "multicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false },
-	{ "sent_pkts", RT_PORTCTR_INFO, 0, false, false },
-	{ "rcvd_pkts", RT_PORTCTR_INFO, 0, false, false },
-	{ "rdma_sends", RT_PORTCTR_INFO, 0, false, false },
-	{ "rdma_recvs", RT_PORTCTR_INFO, 0, false, false },
-	{ "ack_deferred", RT_PORTCTR_INFO, 0, false, false },
+	{ "port_xmit_data", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "port_rcv_data", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "port_xmit_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "port_rcv_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "unicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "unicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "multicast_xmit_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "multicast_rcv_packets", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "sent_pkts", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "rcvd_pkts", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "rdma_sends", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "rdma_recvs", RT_PORTCTR_INFO, 0, false, false, false },
+	{ "ack_deferred", RT_PORTCTR_INFO, 0, false, false, false },
+	/* the netdev's (ethctr.h, mlx5's names): pause frames received and
+	 * sent, per PFC priority and link-wide, and the physical port's
+	 * discards; counted for all the port's traffic, RoCE or not */
+	{ "rx_prio0_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio1_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio2_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio3_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio4_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio5_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio6_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_prio7_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio0_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio1_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio2_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio3_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio4_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio5_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio6_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_prio7_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pause_ctrl_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pause_ctrl_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_discards_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_discards_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
 };
 
 static const struct counter_kind *kind_of(const char *name)
@@ -114,6 +139,13 @@ bool rt_portctr_congestion(const char *name)
 	const struct counter_kind *k = kind_of(name);
 
 	return k && k->congestion;
+}
+
+bool rt_portctr_ethtool(const char *name)
+{
+	const struct counter_kind *k = kind_of(name);
+
+	return k && k->ethtool;
 }
 
 int rt_portctr_id(const char *name)
@@ -155,14 +187,16 @@ bool rt_portctr_path(char *buf, size_t len, const char *sysfs, const char *dev,
 	return n >= 0 && (size_t)n < len;
 }
 
-static void keep(struct rt_portctrs *out, const char *name, bool hw, uint64_t v)
+bool rt_portctr_add(struct rt_portctrs *out, const char *name, bool hw, uint64_t v)
 {
 	const struct counter_kind *k = kind_of(name);
 	struct rt_portctr *c;
 
+	if (strlen(name) >= RT_PORTCTR_NAME)
+		return false;
 	if (out->n >= RT_PORTCTR_MAX) {
 		out->dropped++;
-		return;
+		return false;
 	}
 	c = &out->c[out->n++];
 	rt_strlcpy(c->name, name, sizeof(c->name));
@@ -170,6 +204,7 @@ static void keep(struct rt_portctrs *out, const char *name, bool hw, uint64_t v)
 	c->cls = (uint8_t)(k ? k->cls : RT_PORTCTR_UNKNOWN);
 	c->value = v;
 	c->saturated = !hw && k && k->bits && v >= (1ull << k->bits) - 1;
+	return true;
 }
 
 static int natcmp_paths(const void *a, const void *b)
@@ -203,7 +238,7 @@ static void read_dir(const char *sysfs, const char *dev, unsigned port, bool hw,
 		if (!strcmp(name, "lifespan") || strlen(name) >= RT_PORTCTR_NAME)
 			continue;
 		if (rt_portctr_read_path(g.gl_pathv[i], &v))
-			keep(out, name, hw, v);
+			rt_portctr_add(out, name, hw, v);
 	}
 	globfree(&g);
 }

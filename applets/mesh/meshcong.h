@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A run's congestion evidence: what the ports' congestion counters
  * (portctr.h's rt_portctr_congestion: port_xmit_wait, mlx5's CNP and
- * ECN-mark counters) counted during the tests, as the RESULTs carried
+ * ECN-mark counters, a RoCE netdev's pause frames and discards) counted during the tests, as the RESULTs carried
  * them (meshctr.h: after the judged rises, in the slots they leave).
  * Never judged: a fabric that marks ECN and sends CNPs under incast is
  * doing its job; the operator reads which port saw the most, and how
@@ -11,7 +11,7 @@
  * For each counter, in the order first seen (at most RT_MESH_CONG_MAX):
  * the one end of one test with the largest rise (its rank, rail, round
  * and the packets its port sent then), the ends that counted any, and
- * the sum. Memory: fixed, inside the aggregate (under 400 bytes). */
+ * the sum. Memory: fixed, inside the aggregate (about 1.5 KiB). */
 #ifndef RDMATEST_MESHCONG_H
 #define RDMATEST_MESHCONG_H
 
@@ -20,8 +20,9 @@
 
 #include "mesh/meshwire.h"
 
-/* congestion counters kept apart: portctr.c's table has five */
-#define RT_MESH_CONG_MAX 8u
+/* congestion counters kept apart: portctr.c's table has 25 (five in
+ * sysfs, 20 a RoCE netdev's driver lists: ethctr.h) */
+#define RT_MESH_CONG_MAX 32u
 
 struct rt_mesh_cong_ctr {
 	uint8_t id;          /* portctr.h's number */

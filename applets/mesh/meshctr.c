@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mesh/meshctr.h"
+#include "rdmatest/ethctr.h"
 #include "rdmatest/util.h"
 
 enum rt_mesh_ctr_kind rt_mesh_ctr_kind(const char *name)
@@ -21,6 +22,14 @@ enum rt_mesh_ctr_kind rt_mesh_ctr_kind(const char *name)
 enum rt_mesh_ctr_kind rt_mesh_ctr_id_kind(unsigned id)
 {
 	return rt_mesh_ctr_kind(rt_portctr_id_name(id));
+}
+
+bool rt_mesh_ctr_read(const char *sysfs, const char *dev, unsigned port,
+		      struct rt_portctrs *out)
+{
+	rt_portctr_read(sysfs, dev, port, out);
+	rt_ethctr_add(sysfs, dev, port, out);
+	return out->n > 0;
 }
 
 /* Whether a rise is judged: a link counter's or a retransmit counter's. */

@@ -6,8 +6,8 @@
  * What travels: link counters (any rise is an error of the link or the
  * port) and retransmit counters (rt_portctr_retransmit: judged per
  * million packets the two ports sent during the test), and congestion
- * counters (rt_portctr_congestion: CNPs, ECN marks, port_xmit_wait),
- * which rank 0 reports (meshcong.h) and never judges. A RESULT carries
+ * counters (rt_portctr_congestion: CNPs, ECN marks, port_xmit_wait,
+ * and a RoCE netdev's pause frames and discards), which rank 0 reports (meshcong.h) and never judges. A RESULT carries
  * at most RT_MESH_CTRS_MAX rises of both ends together: link ones first,
  * then retransmit ones, then congestion ones, the largest first in each;
  * the judged ones left out are counted.
@@ -38,6 +38,11 @@ enum rt_mesh_ctr_kind rt_mesh_ctr_kind(const char *name);
 /* The kind of counter number `id` (rt_portctr_id's; past the table: none). */
 enum rt_mesh_ctr_kind rt_mesh_ctr_id_kind(unsigned id);
 
+/* One reading of a test's port: its sysfs counters and, on RoCE, its
+ * netdev's pause and discard counters (ethctr.h); false when it has
+ * none. */
+bool rt_mesh_ctr_read(const char *sysfs, const char *dev, unsigned port,
+		      struct rt_portctrs *out);
 /* The judged counters of one port that rose from `before` to `after`, at
  * end `end`, and its packets sent, into out (which holds one end). */
 void rt_mesh_ctr_rises(const struct rt_portctrs *before, const struct rt_portctrs *after,

@@ -30,7 +30,7 @@ void rt_mesh_snap_before(struct rt_conn *c, struct pair_conn *u)
 		return;
 	u->snap = &p->snaps[p->nsnaps++];
 	u->snap->read = rt_mesh_conn_port(c, &dev, &port) &&
-			rt_portctr_read(p->t->sysfs, dev, port, &u->snap->before) > 0;
+			rt_mesh_ctr_read(p->t->sysfs, dev, port, &u->snap->before);
 }
 
 /* The second reading, once the traffic is done: this end's rises. */
@@ -41,7 +41,7 @@ void rt_mesh_snap_after(struct rt_conn *c, struct pair_conn *u, enum rt_mesh_end
 	unsigned port;
 
 	if (!u->snap || !u->snap->read || u->snap->taken || !rt_mesh_conn_port(c, &dev, &port) ||
-	    !rt_portctr_read(p->t->sysfs, dev, port, &u->snap->after))
+	    !rt_mesh_ctr_read(p->t->sysfs, dev, port, &u->snap->after))
 		return;
 	u->snap->taken = true;
 	rt_mesh_ctr_rises(&u->snap->before, &u->snap->after, end, &u->snap->own);

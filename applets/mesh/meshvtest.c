@@ -268,14 +268,14 @@ static int echo(struct vtest *vt, struct vrail *vr, uint64_t i, struct rt_error 
  * connecting, so it is not the link's fault. */
 static void snap_before(struct vtest *vt, struct vrail *vr)
 {
-	vr->read = rt_portctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->before) > 0;
+	vr->read = rt_mesh_ctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->before);
 }
 
 /* This end's rises on a rail since its first reading. */
 static void rises(struct vtest *vt, struct vrail *vr, enum rt_mesh_end end)
 {
 	if (!vr->read || vr->taken ||
-	    !rt_portctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->after))
+	    !rt_mesh_ctr_read(vt->t->sysfs, vr->dev.name, vr->dev.port, &vr->after))
 		return;
 	vr->taken = true;
 	rt_mesh_ctr_rises(&vr->before, &vr->after, end, &vr->own);

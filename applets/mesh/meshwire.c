@@ -11,7 +11,7 @@
 
 #define MAGIC0 'R'
 #define MAGIC1 'M'
-#define VERSION 11
+#define VERSION 12
 #define SIZE_MAX_RANKS 65536u
 #define PAYLOAD_MAX_MBPS ((uint32_t)(RT_LINERATE_MAX_GBPS * 1000))
 

@@ -3,7 +3,7 @@
  * (the coordinator) over one TCP connection each (oob.h). Binary, big
  * endian, one fixed size per type so that a reader knows how much to
  * take before it trusts anything:
- *   header   magic "RM" (2 bytes), version 11, type, payload length (u32)
+ *   header   magic "RM" (2 bytes), version 12, type, payload length (u32)
  *   HELLO    rank, size, test port, job token hash (u64, 0: none; version
  *            4), host name, the most RDMA payload its port carries in
  *            Mbit/s (u32, 0: unknown; version 5), the rail count (0 to
@@ -45,7 +45,10 @@
  *            rose during the test: RT_MESH_CTR_WIRE bytes (struct
  *            rt_mesh_ctrs), whose unused entries are zero; version 11
  *            adds congestion counters after the judged ones, which a
- *            rank 0 of version 10 would judge as retransmits
+ *            rank 0 of version 10 would judge as retransmits; version
+ *            12 the netdev's pause and discard counters (portctr.c's
+ *            numbers past ack_deferred), which a rank 0 of version 11
+ *            refuses as unknown
  *   VERDICT  ready, interrupted, whether the receiving rank's host is
  *            blamed (in what was a zero pad byte), bad hosts, bad
  *            links, absent hosts, untested hosts (version 3)  0 -> rank

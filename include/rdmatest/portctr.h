@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Counters kept per port, both directories together (mlx5 has about 70);
+/* Counters kept per port, both directories and the netdev's (mlx5 has
+ * about 70 in sysfs, and 20 ethtool ones rt_portctr_ethtool knows);
  * more are counted in `dropped`. */
 #define RT_PORTCTR_MAX 128
 /* Bytes read from one counter file: a 64-bit decimal and its newline. */
@@ -69,6 +70,14 @@ bool rt_portctr_retransmit(const char *name);
  * to slow down). They say the load met congestion, not that a link is
  * bad. */
 bool rt_portctr_congestion(const char *name);
+/* Whether the counter is not in sysfs but among a RoCE netdev's driver
+ * statistics (ethctr.h): mlx5's rx_prioN_pause and tx_prioN_pause (PFC
+ * pause frames of priority N received and sent), rx_pause_ctrl_phy and
+ * tx_pause_ctrl_phy (link-wide pause), rx_discards_phy and
+ * tx_discards_phy (the physical port's drops). All congestion counters:
+ * a lossless class pauses by design, and the port counts other traffic
+ * than the test's too. */
+bool rt_portctr_ethtool(const char *name);
 /* How much `name` rose from `before` to `after` (0 when either lacks it,
  * or it went down: a reset); at least that much when `after` is
  * saturated. */
@@ -85,6 +94,11 @@ bool rt_portctr_sent(const struct rt_portctrs *before, const struct rt_portctrs 
  * its end. -1 for a name it does not know; NULL past the last number. */
 int rt_portctr_id(const char *name);
 const char *rt_portctr_id_name(unsigned id);
+
+/* Adds one counter to the table (the readers' step, and ethctr.h's):
+ * false when its name is RT_PORTCTR_NAME bytes or longer, or the table is
+ * full (counted in dropped). `hw`: the driver's own, not counters/. */
+bool rt_portctr_add(struct rt_portctrs *out, const char *name, bool hw, uint64_t v);
 
 /* path = SYSFS/class/infiniband/DEV/ports/PORT/REL into buf; false when
  * it does not fit. */

@@ -123,9 +123,9 @@ pass
 # A stranger who reaches rank 0's port cannot fail the run: each of four
 # HELLOs is turned away and named, and the ranks' run is READY as without
 # them. Headers as meshwire.h writes them ("RM", version, type 1, payload
-# length, big endian): a version no rdmatest speaks; version 11 with a
+# length, big endian): a version no rdmatest speaks; version 12 with a
 # length no HELLO has (91); an oversized length (4 GiB - 1, which must
-# not be waited for); a whole HELLO of version 11 (312 bytes: rank 1 of 2,
+# not be waited for); a whole HELLO of version 12 (312 bytes: rank 1 of 2,
 # port 7474, host "b", no rails, no inventory) with a token hash of
 # another job. Sent
 # from b before rank 1 starts, the first retried until rank 0 listens.
@@ -134,9 +134,9 @@ bg_start r0 a $M $ARGS
 failed || run_on -t 30 b sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
 	printf 'RM\\005\\001\\000\\000\\000\\000' | busybox nc -w 3 $A 7473 && break
 	sleep 0.5; done || exit 1
-	printf 'RM\\013\\001\\000\\000\\000\\133' | busybox nc -w 3 $A 7473 || exit 1
-	printf 'RM\\013\\001\\377\\377\\377\\377' | busybox nc -w 3 $A 7473 || exit 1
-	{ printf 'RM\\013\\001\\000\\000\\001\\070\\000\\000\\000\\001\\000\\000\\000\\002'
+	printf 'RM\\014\\001\\000\\000\\000\\133' | busybox nc -w 3 $A 7473 || exit 1
+	printf 'RM\\014\\001\\377\\377\\377\\377' | busybox nc -w 3 $A 7473 || exit 1
+	{ printf 'RM\\014\\001\\000\\000\\001\\070\\000\\000\\000\\001\\000\\000\\000\\002'
 	  printf '\\035\\062\\000\\000\\021\\042\\063\\104\\125\\146\\167\\210b'
 	  head -c 291 /dev/zero; } | busybox nc -w 3 $A 7473" || fail "a stranger never reached rank 0's port"
 failed || run_on -t 60 b $M $ARGS || fail "rank 1 exited $?"

@@ -203,7 +203,8 @@ static void test_congestion_names(void **state)
 {
 	static const char *const yes[] = {
 		"port_xmit_wait", "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled",
-		"rp_cnp_ignored", NULL,
+		"rp_cnp_ignored", "rx_prio0_pause", "tx_prio7_pause", "rx_pause_ctrl_phy",
+		"tx_pause_ctrl_phy", "rx_discards_phy", "tx_discards_phy", NULL,
 	};
 	static const char *const no[] = {
 		"duplicate_request", "out_of_buffer", "symbol_error", "port_xmit_discards",
@@ -218,6 +219,52 @@ static void test_congestion_names(void **state)
 	}
 	for (int i = 0; no[i]; i++)
 		assert_false(rt_portctr_congestion(no[i]));
+}
+
+/* The netdev's counters (ethctr.h) are the pause and discard ones alone:
+ * every priority's both ways, never a sysfs name, never their kin. */
+static void test_ethtool_names(void **state)
+{
+	static const char *const no[] = {
+		"rx_prio8_pause", "rx_prio3_pause_duration", "rx_prio3_pause_transition",
+		"port_xmit_wait", "np_cnp_sent", "symbol_error", "rx_packets", "", NULL,
+	};
+	char name[32];
+	int n = 0;
+
+	(void)state;
+	for (int p = 0; p < 8; p++)
+		for (int tx = 0; tx < 2; tx++) {
+			snprintf(name, sizeof(name), "%s_prio%d_pause", tx ? "tx" : "rx", p);
+			assert_true(rt_portctr_ethtool(name));
+			assert_true(rt_portctr_congestion(name));
+			assert_true(rt_portctr_id(name) > rt_portctr_id("ack_deferred"));
+			n++;
+		}
+	assert_int_equal(n, 16);
+	for (int i = 0; no[i]; i++)
+		assert_false(rt_portctr_ethtool(no[i]));
+}
+
+/* rt_portctr_add keeps what fits: not a name of RT_PORTCTR_NAME bytes,
+ * not past a full table (counted). */
+static void test_add(void **state)
+{
+	struct rt_portctrs *t = calloc(1, sizeof(*t));
+	char long_name[RT_PORTCTR_NAME + 1];
+
+	(void)state;
+	memset(long_name, 'x', RT_PORTCTR_NAME);
+	long_name[RT_PORTCTR_NAME] = '\0';
+	assert_true(rt_portctr_add(t, "rx_prio3_pause", true, 5));
+	assert_int_equal(t->c[0].cls, RT_PORTCTR_TRANSPORT);
+	assert_false(t->c[0].saturated);
+	assert_false(rt_portctr_add(t, long_name, true, 1));
+	assert_int_equal(t->n, 1);
+	t->n = RT_PORTCTR_MAX;
+	assert_false(rt_portctr_add(t, "tx_prio3_pause", true, 1));
+	assert_int_equal(t->dropped, 1);
+	free(t);
 }
 
 /* A known name's number names it back; an unknown one has none, and past
@@ -293,7 +340,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_ib_counters), T(test_mlx5_hw_counters), T(test_rxe_hw_counters),
 		T(test_bad_values_and_none), T(test_bound), T(test_delta),
-		T(test_retransmit_names), T(test_congestion_names), T(test_ids), T(test_sent), T(test_read_path),
+		T(test_retransmit_names), T(test_congestion_names), T(test_ethtool_names), T(test_add),
+		T(test_ids), T(test_sent), T(test_read_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

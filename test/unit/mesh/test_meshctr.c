@@ -224,6 +224,10 @@ static void test_kinds(void **state)
 	assert_int_equal(rt_mesh_ctr_kind("rcvd_seq_err"), RT_MESH_CTR_RETRANSMIT);
 	assert_int_equal(rt_mesh_ctr_kind("np_cnp_sent"), RT_MESH_CTR_CONGESTION);
 	assert_int_equal(rt_mesh_ctr_kind("port_xmit_wait"), RT_MESH_CTR_CONGESTION);
+	/* a RoCE netdev's (ethctr.h): pauses and the port's discards */
+	assert_int_equal(rt_mesh_ctr_kind("rx_prio3_pause"), RT_MESH_CTR_CONGESTION);
+	assert_int_equal(rt_mesh_ctr_kind("rx_discards_phy"), RT_MESH_CTR_CONGESTION);
+	assert_int_equal(rt_mesh_ctr_kind("rx_prio3_pause_duration"), RT_MESH_CTR_NONE);
 	assert_int_equal(rt_mesh_ctr_kind("rcvd_rnr_err"), RT_MESH_CTR_NONE);
 	assert_int_equal(rt_mesh_ctr_kind("sent_pkts"), RT_MESH_CTR_NONE);
 	assert_int_equal(rt_mesh_ctr_kind("vendor_magic"), RT_MESH_CTR_NONE);

@@ -178,23 +178,25 @@ static void strict_fields(void **state)
 	(void)state;
 	expect_refused(hello(), 0, 'X', 8, "magic");
 	/* version 1 results had one direction's bandwidth: refused by name */
-	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 11");
+	expect_refused(hello(), 2, 1, 8, "version 1, this build speaks 12");
 	/* version 3 hellos had no job token: refused, never taken as tokenless */
-	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 11");
+	expect_refused(hello(), 2, 3, 8, "version 3, this build speaks 12");
 	/* version 4 hellos had no payload rate */
-	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 11");
+	expect_refused(hello(), 2, 4, 8, "version 4, this build speaks 12");
 	/* version 5 hellos had no rails */
-	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 11");
+	expect_refused(hello(), 2, 5, 8, "version 5, this build speaks 12");
 	/* version 6 results had no port counters */
-	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 11");
+	expect_refused(result(), 2, 6, 8, "version 6, this build speaks 12");
 	/* version 7 hellos had no inventory */
-	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 11");
+	expect_refused(hello(), 2, 7, 8, "version 7, this build speaks 12");
 	/* version 8 hellos had no rail GPU */
-	expect_refused(hello(), 2, 8, 8, "version 8, this build speaks 11");
+	expect_refused(hello(), 2, 8, 8, "version 8, this build speaks 12");
 	/* version 9 assignments had no connection counts */
-	expect_refused(assign(), 2, 9, 8, "version 9, this build speaks 11");
+	expect_refused(assign(), 2, 9, 8, "version 9, this build speaks 12");
 	/* version 10 rank 0s would judge a congestion counter as a retransmit */
-	expect_refused(result(), 2, 10, 8, "version 10, this build speaks 11");
+	expect_refused(result(), 2, 10, 8, "version 10, this build speaks 12");
+	/* version 11 rank 0s would refuse a netdev's pause counter as unknown */
+	expect_refused(result(), 2, 11, 8, "version 11, this build speaks 12");
 	expect_refused(hello(), 3, 9, 8, "unknown type 9");
 	expect_refused(hello(), 7, 84, 8, "length");
 	expect_refused(hello(), 11, 9, 8, "rank 9 is not below the size 8");
