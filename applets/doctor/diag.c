@@ -3,7 +3,7 @@
  * reads what the kernel says (sysfs, procfs, /dev) and adds one or a few
  * lines through the finding recorder (diag_finding.c); none of them waits
  * on anything but a file read. The checks live by topic: diag_kernel.c,
- * diag_ports.c, diag_counters.c, diag_dcb.c, diag_addrs.c, diag_gids.c,
+ * diag_ports.c, diag_counters.c, diag_dcb.c, diag_pause.c, diag_addrs.c, diag_gids.c,
  * diag_limits.c, diag_gpu.c. */
 #include <sys/resource.h>
 
@@ -25,6 +25,7 @@ void rt_diag_local(const struct rt_diag_env *e, struct rt_diag *d, bool verbs)
 	rt_diag_ports(d);
 	rt_diag_port_counters(e, d);
 	rt_diag_dcb(e, d);
+	rt_diag_pause(e, d);
 	rt_diag_gids(e, d);
 	rt_diag_ipmap(e, d);
 	getrlimit(RLIMIT_MEMLOCK, &rl);

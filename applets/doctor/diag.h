@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "rdmatest/ethctr.h"
 #include "rdmatest/portctr.h"
 #include "doctor/expect.h"
 #include "rdmatest/error.h"
@@ -117,6 +118,18 @@ void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d);
  * PFC priority (a WARN when PFC protects others only); a driver that
  * shows nothing is a PASS saying so (diag_dcb.c). */
 void rt_diag_dcb(const struct rt_diag_env *e, struct rt_diag *d);
+/* Whether a used port before ports[i] has ports[i]'s netdev: a netdev's
+ * checks run once (diag_ports.c). */
+bool rt_diag_ndev_seen(const struct rt_diag *d, int i);
+/* Each used RoCE port's netdev, on the running kernel only (e->sysfs
+ * "/sys"): its driver's pause and discard counters (core's ethctr.h),
+ * a PASS line listing those above zero, or saying plainly that the
+ * driver keeps none or its statistics cannot be read (diag_pause.c). */
+void rt_diag_pause(const struct rt_diag_env *e, struct rt_diag *d);
+/* That line for one netdev, `where` "eth2 (mlx5_0 port 1)", from a
+ * reading's outcome (rc: rt_ethctr_read's) and the table it filled. */
+void rt_diag_pause_report(struct rt_diag *d, const char *where, int rc,
+			  const struct rt_ethctr_reading *r, const struct rt_portctrs *t);
 /* Local addresses: from getifaddrs, loopback and IPv6 link-local left out. */
 void rt_diag_local_addrs(struct rt_diag *d);
 void rt_diag_gids(const struct rt_diag_env *e, struct rt_diag *d);

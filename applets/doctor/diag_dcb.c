@@ -217,15 +217,6 @@ static void judge(struct rt_diag *d, const char *where, const struct rt_dcb *dcb
 		judge_map(d, where, dcb, pfc);
 }
 
-/* Whether an earlier port of the list has the same netdev. */
-static bool seen(const struct rt_diag *d, int i)
-{
-	for (int j = 0; j < i; j++)
-		if (!d->ports[j].unused && !strcmp(d->ports[j].ndev, d->ports[i].ndev))
-			return true;
-	return false;
-}
-
 static void check_netdev(const struct rt_diag_env *e, struct rt_diag *d,
 			 const struct rt_diag_port *p)
 {
@@ -257,7 +248,7 @@ void rt_diag_dcb(const struct rt_diag_env *e, struct rt_diag *d)
 	for (int i = 0; i < d->nports; i++) {
 		const struct rt_diag_port *p = &d->ports[i];
 
-		if (p->unused || strcmp(p->link, "Ethernet") || !p->ndev[0] || seen(d, i))
+		if (p->unused || strcmp(p->link, "Ethernet") || !p->ndev[0] || rt_diag_ndev_seen(d, i))
 			continue;
 		check_netdev(e, d, p);
 	}

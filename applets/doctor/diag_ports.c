@@ -305,6 +305,14 @@ static void port_figures(struct rt_diag_port *p)
 	p->payload_gbps = r.payload_gbps;
 }
 
+bool rt_diag_ndev_seen(const struct rt_diag *d, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (!d->ports[j].unused && !strcmp(d->ports[j].ndev, d->ports[i].ndev))
+			return true;
+	return false;
+}
+
 void rt_diag_ports(struct rt_diag *d)
 {
 	for (int i = 0; i < d->nports; i++) {

@@ -10,7 +10,8 @@
 # server's from the client's connect request; without it, 0 (so the
 # capture is not reading a constant). mesh --tos 106's pair test carries
 # it the same way. And doctor on Soft-RoCE says its
-# netdev exposes no PFC, trust mode or DSCP map, as a PASS.
+# netdev exposes no PFC, trust mode or DSCP map, and that virtio_net's
+# statistics hold no pause counter, as PASSes.
 D=$RT/doctor
 
 # seen LOG FROM: the connection's packets (not QP 1's MADs) LOG received from FROM
@@ -75,11 +76,15 @@ need_applet mesh && {
 }
 pass
 
-case_begin "doctor on Soft-RoCE: PFC, trust mode and DSCP map not exposed, a PASS" 60
+case_begin "doctor on Soft-RoCE: PFC, trust mode and DSCP map not exposed, no pause counters: PASSes" 60
 need_applet doctor && {
 	run_on a $D --tclass 106; rc=$?
 	[ $rc = 0 ] || fail "exit $rc, want 0"
 	failed || output_has '^PASS dcb +eth0 \(rxe0 port 1\): PFC, trust mode and DSCP map not exposed by the driver' ||
 		fail "no PASS dcb line saying the driver exposes nothing"
+	# the real SIOCETHTOOL calls: virtio_net lists its statistics (queue
+	# packets and bytes), and no pause or discard counter among them
+	failed || output_has '^PASS pause +eth0 \(rxe0 port 1\): none of the [1-9][0-9]* statistics virtio_net lists counts pause frames' ||
+		fail "no PASS pause line saying virtio_net keeps no pause counter"
 }
 pass
