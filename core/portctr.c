@@ -80,7 +80,7 @@ static const struct counter_kind kinds[] = {
 	{ "rdma_sends", RT_PORTCTR_INFO, 0, false, false, false },
 	{ "rdma_recvs", RT_PORTCTR_INFO, 0, false, false, false },
 	{ "ack_deferred", RT_PORTCTR_INFO, 0, false, false, false },
-	/* the netdev's (ethctr.h, mlx5's names): pause frames received and
+	/* the netdev's (ethctr.h), mlx5's names: pause frames received and
 	 * sent, per PFC priority and link-wide, and the physical port's
 	 * discards; counted for all the port's traffic, RoCE or not */
 	{ "rx_prio0_pause", RT_PORTCTR_TRANSPORT, 0, false, true, true },
@@ -103,6 +103,41 @@ static const struct counter_kind kinds[] = {
 	{ "tx_pause_ctrl_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
 	{ "rx_discards_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
 	{ "tx_discards_phy", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	/* bnxt_en's PFC frames of priority N received and sent (its DCB
+	 * code reports them as the peer's indications and its requests) */
+	{ "rx_pfc_ena_frames_pri0", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri1", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri2", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri3", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri4", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri5", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri6", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_pfc_ena_frames_pri7", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri0", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri1", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri2", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri3", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri4", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri5", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri6", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_pfc_ena_frames_pri7", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	/* ice's PFC XOFF (pause) frames of priority N received and sent */
+	{ "rx_priority_0_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_1_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_2_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_3_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_4_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_5_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_6_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "rx_priority_7_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_0_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_1_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_2_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_3_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_4_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_5_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_6_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
+	{ "tx_priority_7_xoff.nic", RT_PORTCTR_TRANSPORT, 0, false, true, true },
 };
 
 static const struct counter_kind *kind_of(const char *name)

@@ -11,7 +11,7 @@
  * For each counter, in the order first seen (at most RT_MESH_CONG_MAX):
  * the one end of one test with the largest rise (its rank, rail, round
  * and the packets its port sent then), the ends that counted any, and
- * the sum. Memory: fixed, inside the aggregate (about 1.5 KiB). */
+ * the sum. Memory: fixed, inside the aggregate (3 KiB). */
 #ifndef RDMATEST_MESHCONG_H
 #define RDMATEST_MESHCONG_H
 
@@ -20,9 +20,9 @@
 
 #include "mesh/meshwire.h"
 
-/* congestion counters kept apart: portctr.c's table has 25 (five in
- * sysfs, 20 a RoCE netdev's driver lists: ethctr.h) */
-#define RT_MESH_CONG_MAX 32u
+/* congestion counters kept apart: portctr.c's table has 57 (five in
+ * sysfs, 52 that RoCE netdevs' drivers list: ethctr.h) */
+#define RT_MESH_CONG_MAX 64u
 
 struct rt_mesh_cong_ctr {
 	uint8_t id;          /* portctr.h's number */

@@ -8,12 +8,14 @@
  * ETHTOOL_GSTRINGS for their names, ETHTOOL_GSTATS for their values),
  * and those whose names portctr.h's table knows (rt_portctr_ethtool:
  * mlx5's rx_prioN_pause, tx_prioN_pause, rx_pause_ctrl_phy,
- * tx_pause_ctrl_phy, rx_discards_phy, tx_discards_phy) are added to a
+ * tx_pause_ctrl_phy, rx_discards_phy, tx_discards_phy; bnxt_en's
+ * rx_pfc_ena_frames_priN, tx_pfc_ena_frames_priN; ice's
+ * rx_priority_N_xoff.nic, tx_priority_N_xoff.nic) are added to a
  * port's table as the driver's own counters (hw), classified as
  * congestion: reported, never judged.
  *
- * A driver that names its statistics otherwise (virtio_net, Soft-RoCE's
- * lab links) or lists none (lo) gives nothing: the reading says how many
+ * A driver that names its statistics otherwise (virtio_net and veth, the
+ * lab's Soft-RoCE links) or lists none (lo) gives nothing: the reading says how many
  * it listed, so a caller can say so plainly.
  *
  * Memory: one reading allocates the driver's list, at most

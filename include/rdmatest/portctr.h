@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 /* Counters kept per port, both directories and the netdev's (mlx5 has
- * about 70 in sysfs, and 20 ethtool ones rt_portctr_ethtool knows);
+ * about 70 in sysfs, and 20 of the ethtool ones rt_portctr_ethtool knows;
+ * one driver's names match, never another's);
  * more are counted in `dropped`. */
 #define RT_PORTCTR_MAX 128
 /* Bytes read from one counter file: a 64-bit decimal and its newline. */
@@ -74,7 +75,9 @@ bool rt_portctr_congestion(const char *name);
  * statistics (ethctr.h): mlx5's rx_prioN_pause and tx_prioN_pause (PFC
  * pause frames of priority N received and sent), rx_pause_ctrl_phy and
  * tx_pause_ctrl_phy (link-wide pause), rx_discards_phy and
- * tx_discards_phy (the physical port's drops). All congestion counters:
+ * tx_discards_phy (the physical port's drops); bnxt_en's
+ * rx_pfc_ena_frames_priN and tx_pfc_ena_frames_priN; ice's
+ * rx_priority_N_xoff.nic and tx_priority_N_xoff.nic. All congestion counters:
  * a lossless class pauses by design, and the port counts other traffic
  * than the test's too. */
 bool rt_portctr_ethtool(const char *name);

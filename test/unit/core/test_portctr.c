@@ -225,9 +225,16 @@ static void test_congestion_names(void **state)
  * every priority's both ways, never a sysfs name, never their kin. */
 static void test_ethtool_names(void **state)
 {
+	static const char *const others[] = {
+		"rx_pfc_ena_frames_pri3", "tx_pfc_ena_frames_pri0", /* bnxt_en */
+		"rx_priority_3_xoff.nic", "tx_priority_7_xoff.nic", /* ice */
+		NULL,
+	};
 	static const char *const no[] = {
 		"rx_prio8_pause", "rx_prio3_pause_duration", "rx_prio3_pause_transition",
-		"port_xmit_wait", "np_cnp_sent", "symbol_error", "rx_packets", "", NULL,
+		"port_xmit_wait", "np_cnp_sent", "symbol_error", "rx_packets", "",
+		"rx_pfc_ena_frames_pri8", "rx_priority_3_xon.nic", "rx_pfc_xon2xoff_frames_pri3",
+		NULL,
 	};
 	char name[32];
 	int n = 0;
@@ -242,6 +249,10 @@ static void test_ethtool_names(void **state)
 			n++;
 		}
 	assert_int_equal(n, 16);
+	for (int i = 0; others[i]; i++) {
+		assert_true(rt_portctr_ethtool(others[i]));
+		assert_true(rt_portctr_congestion(others[i]));
+	}
 	for (int i = 0; no[i]; i++)
 		assert_false(rt_portctr_ethtool(no[i]));
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../fake_tree.h"
+#include "mesh/meshcong.h"
 #include "mesh/meshctr.h"
 
 static char root[64], sys_[96];
@@ -237,6 +238,19 @@ static void test_kinds(void **state)
 	assert_int_equal(rt_mesh_ctr_id_kind(250), RT_MESH_CTR_NONE);
 }
 
+/* meshcong keeps every congestion counter the table knows apart: its
+ * fixed array holds them all. */
+static void test_congestion_fits(void **state)
+{
+	unsigned n = 0;
+
+	(void)state;
+	for (unsigned id = 0; rt_portctr_id_name(id); id++)
+		n += rt_mesh_ctr_id_kind(id) == RT_MESH_CTR_CONGESTION;
+	assert_true(n >= 25);
+	assert_true(n <= RT_MESH_CONG_MAX);
+}
+
 /* rise / sent > ppm / 10^6, exactly: 1000 per million is not above
  * 1000, 1001 is; no packets: no rate; 64-bit figures do not overflow. */
 static void test_per_million(void **state)
@@ -272,6 +286,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_rxe_rises), T(test_mlx5_rises), cmocka_unit_test(test_join_bound),
 		cmocka_unit_test(test_congestion_last), cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_congestion_fits),
 		cmocka_unit_test(test_per_million),
 	};
 
