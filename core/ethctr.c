@@ -126,13 +126,18 @@ int rt_ethctr_read(const char *netdev, struct rt_portctrs *t, struct rt_ethctr_r
 	return rc;
 }
 
+bool rt_ethctr_live(const char *sysfs)
+{
+	return !strcmp(sysfs, "/sys");
+}
+
 unsigned rt_ethctr_add(const char *sysfs, const char *dev, unsigned port,
 		       struct rt_portctrs *t)
 {
 	struct rt_ethctr_reading r;
 	char netdev[IFNAMSIZ];
 
-	if (strcmp(sysfs, "/sys") || !rt_ethctr_netdev(sysfs, dev, port, netdev, sizeof(netdev)))
+	if (!rt_ethctr_live(sysfs) || !rt_ethctr_netdev(sysfs, dev, port, netdev, sizeof(netdev)))
 		return 0;
 	return rt_ethctr_read(netdev, t, &r) ? 0 : r.kept;
 }

@@ -270,7 +270,7 @@ static void read_dir(const char *sysfs, const char *dev, unsigned port, bool hw,
 			continue;
 		}
 		/* lifespan: how long the kernel caches hw_counters, a setting */
-		if (!strcmp(name, "lifespan") || strlen(name) >= RT_PORTCTR_NAME)
+		if (!strcmp(name, "lifespan"))
 			continue;
 		if (rt_portctr_read_path(g.gl_pathv[i], &v))
 			rt_portctr_add(out, name, hw, v);

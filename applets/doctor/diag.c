@@ -3,8 +3,8 @@
  * reads what the kernel says (sysfs, procfs, /dev) and adds one or a few
  * lines through the finding recorder (diag_finding.c); none of them waits
  * on anything but a file read. The checks live by topic: diag_kernel.c,
- * diag_ports.c, diag_counters.c, diag_dcb.c, diag_pause.c, diag_addrs.c, diag_gids.c,
- * diag_limits.c, diag_gpu.c. */
+ * diag_ports.c, diag_counters.c, diag_dcb.c, diag_pause.c, diag_addrs.c,
+ * diag_gids.c, diag_limits.c, diag_gpu.c. */
 #include <sys/resource.h>
 
 #include "doctor/diag.h"

@@ -118,9 +118,10 @@ void rt_diag_port_counters(const struct rt_diag_env *e, struct rt_diag *d);
  * PFC priority (a WARN when PFC protects others only); a driver that
  * shows nothing is a PASS saying so (diag_dcb.c). */
 void rt_diag_dcb(const struct rt_diag_env *e, struct rt_diag *d);
-/* Whether a used port before ports[i] has ports[i]'s netdev: a netdev's
- * checks run once (diag_ports.c). */
-bool rt_diag_ndev_seen(const struct rt_diag *d, int i);
+/* Whether ports[i] is the port a RoCE netdev's checks (dcb, pause) run
+ * through: used, Ethernet, with a netdev, and the first such port of
+ * that netdev, so that each netdev is checked once (diag_ports.c). */
+bool rt_diag_roce_netdev(const struct rt_diag *d, int i);
 /* Each used RoCE port's netdev, on the running kernel only (e->sysfs
  * "/sys"): its driver's pause and discard counters (core's ethctr.h),
  * a PASS line listing those above zero, or saying plainly that the

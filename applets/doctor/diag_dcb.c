@@ -245,11 +245,7 @@ static void check_netdev(const struct rt_diag_env *e, struct rt_diag *d,
 
 void rt_diag_dcb(const struct rt_diag_env *e, struct rt_diag *d)
 {
-	for (int i = 0; i < d->nports; i++) {
-		const struct rt_diag_port *p = &d->ports[i];
-
-		if (p->unused || strcmp(p->link, "Ethernet") || !p->ndev[0] || rt_diag_ndev_seen(d, i))
-			continue;
-		check_netdev(e, d, p);
-	}
+	for (int i = 0; i < d->nports; i++)
+		if (rt_diag_roce_netdev(d, i))
+			check_netdev(e, d, &d->ports[i]);
 }

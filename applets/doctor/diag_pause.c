@@ -53,8 +53,8 @@ void rt_diag_pause(const struct rt_diag_env *e, struct rt_diag *d)
 {
 	struct rt_portctrs *t;
 
-	if (strcmp(e->sysfs, "/sys"))
-		return; /* a fake tree has no driver behind its netdevs */
+	if (!rt_ethctr_live(e->sysfs))
+		return;
 	t = rt_xmalloc(sizeof(*t));
 	for (int i = 0; i < d->nports; i++) {
 		const struct rt_diag_port *p = &d->ports[i];
@@ -62,8 +62,7 @@ void rt_diag_pause(const struct rt_diag_env *e, struct rt_diag *d)
 		char where[128];
 		int rc;
 
-		if (p->unused || strcmp(p->link, "Ethernet") || !p->ndev[0] ||
-		    rt_diag_ndev_seen(d, i))
+		if (!rt_diag_roce_netdev(d, i))
 			continue;
 		t->n = t->dropped = 0;
 		rc = rt_ethctr_read(p->ndev, t, &r);

@@ -305,12 +305,16 @@ static void port_figures(struct rt_diag_port *p)
 	p->payload_gbps = r.payload_gbps;
 }
 
-bool rt_diag_ndev_seen(const struct rt_diag *d, int i)
+bool rt_diag_roce_netdev(const struct rt_diag *d, int i)
 {
+	const struct rt_diag_port *p = &d->ports[i];
+
+	if (p->unused || strcmp(p->link, "Ethernet") || !p->ndev[0])
+		return false;
 	for (int j = 0; j < i; j++)
-		if (!d->ports[j].unused && !strcmp(d->ports[j].ndev, d->ports[i].ndev))
-			return true;
-	return false;
+		if (!d->ports[j].unused && !strcmp(d->ports[j].ndev, p->ndev))
+			return false;
+	return true;
 }
 
 void rt_diag_ports(struct rt_diag *d)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A run's congestion evidence: what the ports' congestion counters
  * (portctr.h's rt_portctr_congestion: port_xmit_wait, mlx5's CNP and
- * ECN-mark counters, a RoCE netdev's pause frames and discards) counted during the tests, as the RESULTs carried
- * them (meshctr.h: after the judged rises, in the slots they leave).
+ * ECN-mark counters, a RoCE netdev's pause frames and discards) counted
+ * during the tests, as the RESULTs carried them (meshctr.h: after the
+ * judged rises, in the slots they leave).
  * Never judged: a fabric that marks ECN and sends CNPs under incast is
  * doing its job; the operator reads which port saw the most, and how
  * many tests' ports counted any, to find the hot spot (a receiver that

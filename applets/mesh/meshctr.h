@@ -7,8 +7,8 @@
  * port) and retransmit counters (rt_portctr_retransmit: judged per
  * million packets the two ports sent during the test), and congestion
  * counters (rt_portctr_congestion: CNPs, ECN marks, port_xmit_wait,
- * and a RoCE netdev's pause frames and discards), which rank 0 reports (meshcong.h) and never judges. A RESULT carries
- * at most RT_MESH_CTRS_MAX rises of both ends together: link ones first,
+ * and a RoCE netdev's pause frames and discards), which rank 0 reports
+ * (meshcong.h) and never judges. A RESULT carries at most RT_MESH_CTRS_MAX rises of both ends together: link ones first,
  * then retransmit ones, then congestion ones, the largest first in each;
  * the judged ones left out are counted.
  *

@@ -63,9 +63,11 @@ unsigned rt_ethctr_pick(const char *names, const unsigned long long *values, uns
  * a driver without statistics: EOPNOTSUPP; more than the bound; a count
  * that changed between the calls). */
 int rt_ethctr_read(const char *netdev, struct rt_portctrs *t, struct rt_ethctr_reading *r);
-/* What mesh reads around a test: when `sysfs` is the running kernel's
- * ("/sys"; a tree elsewhere, as the tests' fakes, has no driver behind
- * it) and the port is RoCE, its netdev's known counters are added to t.
+/* Whether a sysfs root is the running kernel's ("/sys"), whose netdevs
+ * have drivers to ask; a tree elsewhere (the tests' fakes) has none. */
+bool rt_ethctr_live(const char *sysfs);
+/* What mesh reads around a test: when `sysfs` is live and the port is
+ * RoCE, its netdev's known counters are added to t.
  * Returns how many were added; any failure adds none, silently: a port's
  * Ethernet counters are evidence, never a condition of its test. */
 unsigned rt_ethctr_add(const char *sysfs, const char *dev, unsigned port,

@@ -168,6 +168,8 @@ static void test_netdev(void **state)
 	assert_false(rt_ethctr_netdev(sys_, "mlx5_0", 1, ndev, sizeof(ndev)));
 	assert_false(rt_ethctr_netdev(sys_, "mlx5_3", 1, ndev, sizeof(ndev)));
 	/* a tree that is not the running kernel's has no driver to ask */
+	assert_true(rt_ethctr_live("/sys"));
+	assert_false(rt_ethctr_live(sys_));
 	drv.listed = drv.answered = MLX5_N;
 	drv.calls = 0;
 	fake_put(root, "sys/class/infiniband/mlx5_4/ports/1/gid_attrs/ndevs/0", "fake0");
