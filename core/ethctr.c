@@ -67,13 +67,19 @@ static int failed(struct rt_ethctr_reading *r, const char *why, int err)
 
 /* The names, then the values, of the driver's r->listed statistics;
  * either call answering another count is a list that changed between
- * them (a channel added), refused rather than misread. */
+ * them (a channel added), refused rather than misread. The buffers have
+ * room for the bound, not for r->listed: the kernel writes as many as
+ * the driver counts at each call, whatever count it is given (Linux's
+ * net/ethtool/ioctl.c, ethtool_get_strings and ethtool_get_stats), so a
+ * list that grew between the calls must not run past them. calloc maps
+ * zero pages for so large a block: only what the kernel writes becomes
+ * resident. */
 static int read_list(int fd, const char *netdev, struct rt_portctrs *t,
 		     struct rt_ethctr_reading *r)
 {
-	size_t n = r->listed;
-	struct ethtool_gstrings *names = calloc(1, sizeof(*names) + n * ETH_GSTRING_LEN);
-	struct ethtool_stats *stats = calloc(1, sizeof(*stats) + n * sizeof(uint64_t));
+	size_t n = r->listed, room = RT_ETHCTR_STATS_MAX;
+	struct ethtool_gstrings *names = calloc(1, sizeof(*names) + room * ETH_GSTRING_LEN);
+	struct ethtool_stats *stats = calloc(1, sizeof(*stats) + room * sizeof(uint64_t));
 	int rc = 0;
 
 	if (!names || !stats) {

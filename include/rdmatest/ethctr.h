@@ -18,9 +18,9 @@
  * lab's Soft-RoCE links) or lists none (lo) gives nothing: the reading says how many
  * it listed, so a caller can say so plainly.
  *
- * Memory: one reading allocates the driver's list, at most
- * RT_ETHCTR_STATS_MAX statistics of 40 bytes (name and value: 1.25 MiB
- * at the bound), freed before it returns; one socket, closed likewise. */
+ * Memory: one reading allocates room for RT_ETHCTR_STATS_MAX statistics
+ * of 40 bytes (name and value: 1.25 MiB, of which only the driver's list
+ * is touched), freed before it returns; one socket, closed likewise. */
 #ifndef RDMATEST_ETHCTR_H
 #define RDMATEST_ETHCTR_H
 
