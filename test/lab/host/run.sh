@@ -74,6 +74,30 @@ case_tap() {
 	esac
 }
 
+# failure_digest LINE: the failed case's result and the last lines of its
+# transcript, kept for the end of the run (and appended to
+# $RDMATEST_LAB_FAILURES when set, for ./check's last lines): a CI log cut
+# to its tail then still says why a case failed. At most DIGEST_CASES
+# cases of DIGEST_LINES lines each.
+DIGEST_CASES=4 DIGEST_LINES=30
+failure_digest() {
+	local d=$RUN_DIR/failures k=0 r=${1#*@lab FAIL }
+	[ ! -e "$d" ] || k=$(grep -c '^=== not ok' "$d")
+	[ "$k" -lt "$DIGEST_CASES" ] || return 0
+	{
+		echo "=== not ok: ${r/$'\t'/: }"
+		tail -n "$DIGEST_LINES" "$RUN_DIR/case.tx" 2> /dev/null | sed 's/^/| /'
+	} >> "$d"
+}
+
+# The digest again, last (and to $RDMATEST_LAB_FAILURES).
+failures_print() {
+	[ -s "$RUN_DIR/failures" ] || return 0
+	echo "# --- failed cases (at most $DIGEST_CASES), each one's last $DIGEST_LINES transcript lines ---"
+	sed 's/^/# /' "$RUN_DIR/failures"
+	[ -z "${RDMATEST_LAB_FAILURES:-}" ] || cat "$RUN_DIR/failures" >> "$RDMATEST_LAB_FAILURES"
+}
+
 # Read host a's console on stdin; print TAP (or demo text); write counts to $1.
 console_to_tap() {
 	local state=$1 n=0 npass=0 nfail=0 nskip=0 end=0 line rest name why t0 tready="" tall="" tcase
@@ -85,6 +109,8 @@ console_to_tap() {
 			# a TAP comment after each result: the case's seconds since the
 			# last result (the first one's include the boot), for ./check's minutes
 			case_tap "$line"
+			case $line in *"@lab FAIL "*) failure_digest "$line" ;; esac
+			: > "$RUN_DIR/case.tx"
 			[ "$RUN_MODE" = demo ] || echo "# $(secs $(($(now) - tcase))) s"
 			tcase=$(now)
 			;;
@@ -97,6 +123,7 @@ console_to_tap() {
 			"lab: ready after"*) tall=$(now) ;;
 			esac
 			if [ "$RUN_MODE" = demo ]; then echo "$rest"; else echo "# $rest"; fi
+			echo "$rest" >> "$RUN_DIR/case.tx"
 			;;
 		*"@lab END"*)
 			end=1
@@ -291,7 +318,7 @@ run_guests() {
 	local boot_sec=${RDMATEST_LAB_BOOT_TIMEOUT:-90}
 	[ "$RUN_MODE" = demo ] || echo "TAP version 13"
 	for try in 1 2; do
-		rm -f "$RUN_DIR"/*.console "$RUN_DIR/boothang" "$RUN_DIR/timeout" "$RUN_DIR/rows"
+		rm -f "$RUN_DIR"/*.console "$RUN_DIR/boothang" "$RUN_DIR/timeout" "$RUN_DIR/rows" "$RUN_DIR/case.tx" "$RUN_DIR/failures"
 		boot_guests "$RUN_HOSTS"
 		watchdog "$RUN_TIMEOUT" timeout > /dev/null 2>&1 &
 		WATCHDOG_PID=$!
@@ -327,6 +354,7 @@ run_guests() {
 			[ "$r" = a ] || console_tail "$RUN_DIR/$r.console" "$r" 20
 		done
 	fi
+	failures_print
 	# with a switch, host a is up before the others: when did they all answer?
 	[ "$RUN_HOSTS" -le 2 ] || all=" all $RUN_HOSTS answering after $(secs $((tall > 0 ? tall - t0 : 0)))s,"
 	[ "${RUN_RAILS:-1}" = 1 ] || rails=" rails $RUN_RAILS,"
