@@ -5,6 +5,7 @@
 
 #include "mesh/meshinv.h"
 #include "mesh/meshprom.h"
+#include "rdmatest/portctr.h"
 
 /* Every host but the ok ones, rank and host (host "" until it said
  * hello) as labels; the verdict is a label because a host's series
@@ -77,6 +78,43 @@ static void rails(struct rt_prom *p, const struct rt_mesh_agg *g)
 			    "hosts whose rail count is not the one most hosts have", g->rail_mismatch);
 }
 
+/* The congestion counters that rose (meshcong.h), by counter name: the
+ * largest rise one test end's port counted, labelled with that end; the
+ * rises of every end summed; and the ends that counted any. At most
+ * RT_MESH_CONG_MAX counters, three series each; none while nothing rose.
+ * Never judged: a lossless class pauses and ECN marks by design, so
+ * where to alert is the operator's call. */
+static void congestion(struct rt_prom *p, const struct rt_mesh_agg *g)
+{
+	static const char *const names[] = { "rdmatest_mesh_congestion_max",
+		"rdmatest_mesh_congestion_overall", "rdmatest_mesh_congestion_ends" };
+	static const char *const help[] = {
+		"the largest rise of a congestion counter (pause frames, CNPs, ECN marks, "
+		"discards) one test end's port counted, and that end (not judged)",
+		"a congestion counter's rises over every test end, summed (not judged)",
+		"test ends whose port's congestion counter rose (not judged)" };
+
+	for (int k = 0; g->cong.n && k < 3; k++) {
+		rt_prom_gauge(p, names[k], help[k]);
+		for (unsigned i = 0; i < g->cong.n; i++) {
+			const struct rt_mesh_cong_ctr *c = &g->cong.c[i];
+			const char *name = rt_portctr_id_name(c->id);
+			char rank[16], rail[8];
+
+			if (k) {
+				rt_prom_sample(p, (const char *const[]){ "counter", name, NULL },
+					       k == 1 ? (double)c->total : c->ends);
+				continue;
+			}
+			snprintf(rank, sizeof(rank), "%u", c->rank);
+			snprintf(rail, sizeof(rail), "%u", c->rail);
+			rt_prom_sample(p, (const char *const[]){ "counter", name, "rank", rank,
+				       "host", c->rank < g->n ? g->nodes[c->rank].host : "",
+				       "rail", rail, NULL }, (double)c->delta);
+		}
+	}
+}
+
 void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 {
 	rt_prom_gauge_value(p, "rdmatest_mesh_ready", "1 when the mesh run was READY", g->ready);
@@ -102,6 +140,7 @@ void rt_mesh_prom(struct rt_prom *p, const struct rt_mesh_agg *g, time_t now)
 			    "the slower direction (0: not measured)", g->median_gbps * 1e9 / 8);
 	hosts(p, g);
 	rails(p, g);
+	congestion(p, g);
 	rt_mesh_inv_prom(p, g, RT_MESH_PROM_HOSTS);
 	rt_prom_gauge_value(p, "rdmatest_mesh_last_run_timestamp_seconds",
 			    "when the mesh verdict was written (Unix time)", (double)now);

@@ -7,9 +7,12 @@
  * rail (at most RT_MESH_RAILS_MAX series each): links, bad links, RTT
  * median (rail i against itself); and the counts of bad rails and of hosts
  * of another rail count; with crossed links (--cross-rails) two gauges
- * more, their count and their bad ones, not per class.
- * Bounded: about 3 KiB plus at most 256 B per listed host and 200 B per
- * rail, under 310 KiB. */
+ * more, their count and their bad ones, not per class. Per congestion
+ * counter that rose (meshcong.h, at most RT_MESH_CONG_MAX): its top rise
+ * and that end, its sum, its ends; never judged.
+ * Bounded: about 3 KiB plus at most 256 B per listed host, 256 B per
+ * host's info (meshinv.h, as many), 200 B per rail and 600 B per
+ * congestion counter: under 650 KiB. */
 #ifndef RDMATEST_MESHPROM_H
 #define RDMATEST_MESHPROM_H
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* meshprom: the gauges of a judged aggregate, hosts' labels escaped, the
  * hosts not ok listed up to RT_MESH_PROM_HOSTS and the rest counted, the
- * file's size within its documented bound. */
+ * congestion counters' series, the file's size within its documented
+ * bound. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mesh/meshprom.h"
+#include "rdmatest/portctr.h"
 
 static const struct rt_mesh_limits lim = { .min_links = 1 };
 
@@ -79,6 +81,69 @@ static void escaped_host(void **state)
 	rt_mesh_agg_free(&g);
 }
 
+/* A result of pair a-b whose ports counted: end A a judged rise (not a
+ * congestion series) and CNPs, end B pause frames. */
+static void add_counted(struct rt_mesh_agg *g, uint32_t a, uint32_t b, uint64_t cnp,
+			uint64_t pause)
+{
+	struct rt_error err = { 0 };
+	struct rt_mesh_result r = { .a = a, .b = b, .status = RT_MESH_OK,
+		.flags = RT_MESH_HAS_RTT | RT_MESH_HAS_CTR, .connect_ns = 1000,
+		.rtt_p50_ns = 9000, .rtt_p99_ns = 9000 };
+	struct rt_mesh_ctrs *c = &r.ctr;
+
+	c->e[c->n++] = (struct rt_mesh_ctr){ (uint8_t)rt_portctr_id("symbol_error"),
+					     RT_MESH_END_A, 3 };
+	c->e[c->n++] = (struct rt_mesh_ctr){ (uint8_t)rt_portctr_id("np_cnp_sent"),
+					     RT_MESH_END_A, cnp };
+	c->e[c->n++] = (struct rt_mesh_ctr){ (uint8_t)rt_portctr_id("rx_prio3_pause"),
+					     RT_MESH_END_B, pause };
+	assert_int_equal(rt_mesh_agg_add(g, &r, &err), 0);
+}
+
+/* Congestion counters: the top rise with its end's rank, host and rail,
+ * the sum over every end and the ends that counted, one series each by
+ * counter; a judged counter is no congestion series; nothing counted,
+ * no congestion gauge at all. */
+static void congestion_series(void **state)
+{
+	struct rt_error err = { 0 };
+	struct rt_mesh_agg g;
+	struct rt_prom p;
+
+	(void)state;
+	assert_int_equal(rt_mesh_agg_init(&g, 3, 0, &err), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct rt_mesh_hello h = { .rank = i, .size = 3 };
+
+		snprintf(h.host, sizeof(h.host), "node%u", i);
+		assert_int_equal(rt_mesh_agg_hello(&g, &h, &err), 0);
+	}
+	add_counted(&g, 0, 1, 12, 4000);
+	add_counted(&g, 0, 2, 5, 700);
+	assert_int_equal(rt_mesh_judge(&g, &lim, &err), 0);
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1);
+	assert_string_equal(p.problem, "");
+	assert_non_null(strstr(p.buf, "\n# TYPE rdmatest_mesh_congestion_max gauge\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_congestion_max{counter=\"rx_prio3_pause\","
+			       "rank=\"1\",host=\"node1\",rail=\"0\"} 4000\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_congestion_max{counter=\"np_cnp_sent\","
+			       "rank=\"0\",host=\"node0\",rail=\"0\"} 12\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_congestion_overall{counter=\"rx_prio3_pause\"} 4700\n"));
+	assert_non_null(strstr(p.buf, "\nrdmatest_mesh_congestion_ends{counter=\"np_cnp_sent\"} 2\n"));
+	assert_null(strstr(p.buf, "symbol_error"));
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+
+	judged(&g, 3, 2);
+	rt_prom_init(&p);
+	rt_mesh_prom(&p, &g, 1);
+	assert_null(strstr(p.buf, "congestion"));
+	rt_prom_free(&p);
+	rt_mesh_agg_free(&g);
+}
+
 /* Many hosts absent: RT_MESH_PROM_HOSTS listed, the rest counted, and
  * the text within the bound meshprom.h writes down. */
 static void hosts_bounded(void **state)
@@ -104,6 +169,7 @@ int main(void)
 		cmocka_unit_test(gauges_of_a_run),
 		cmocka_unit_test(escaped_host),
 		cmocka_unit_test(hosts_bounded),
+		cmocka_unit_test(congestion_series),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
