@@ -89,8 +89,8 @@ static void congestion(struct rt_prom *p, const struct rt_mesh_agg *g)
 	static const char *const names[] = { "rdmatest_mesh_congestion_max",
 		"rdmatest_mesh_congestion_overall", "rdmatest_mesh_congestion_ends" };
 	static const char *const help[] = {
-		"the largest rise of a congestion counter (pause frames, CNPs, ECN marks, "
-		"discards) one test end's port counted, and that end (not judged)",
+		("the largest rise of a congestion counter (pause frames, CNPs, ECN marks, "
+		 "discards) one test end's port counted, and that end (not judged)"),
 		"a congestion counter's rises over every test end, summed (not judged)",
 		"test ends whose port's congestion counter rose (not judged)" };
 
