@@ -360,6 +360,9 @@ int rt_mesh_judge(struct rt_mesh_agg *g, const struct rt_mesh_limits *lim,
 /* The line rate --min-line-rate judges the link of ranks a and b by: the
  * smaller of their payload rates, Gbit/s; 0 when either is unknown. */
 double rt_mesh_line_gbps(const struct rt_mesh_agg *g, uint32_t a, uint32_t b);
+/* The rank's host name: "" until it said hello, or for a rank outside
+ * the run. */
+const char *rt_mesh_host(const struct rt_mesh_agg *g, uint32_t rank);
 /* The rail `rail` of rank's hello, or NULL. */
 const struct rt_mesh_rail *rt_mesh_rail_of(const struct rt_mesh_agg *g, uint32_t rank,
 					   unsigned rail);

@@ -424,7 +424,7 @@ static void doc_congestion(struct rt_json *j, const struct rt_mesh_agg *g)
 		rt_json_object_begin(j);
 		rt_json_kv_string(j, "counter", rt_portctr_id_name(c->id));
 		rt_json_kv_uint(j, "rank", c->rank);
-		doc_known(j, "host", c->rank < g->n ? g->nodes[c->rank].host : "");
+		doc_known(j, "host", rt_mesh_host(g, c->rank));
 		rt_json_kv_uint(j, "rail", c->rail);
 		rt_json_kv_uint(j, "round", c->round);
 		rt_json_kv_uint(j, "rise", c->delta);

@@ -109,7 +109,7 @@ static void congestion(struct rt_prom *p, const struct rt_mesh_agg *g)
 			snprintf(rank, sizeof(rank), "%u", c->rank);
 			snprintf(rail, sizeof(rail), "%u", c->rail);
 			rt_prom_sample(p, (const char *const[]){ "counter", name, "rank", rank,
-				       "host", c->rank < g->n ? g->nodes[c->rank].host : "",
+				       "host", rt_mesh_host(g, c->rank),
 				       "rail", rail, NULL }, (double)c->delta);
 		}
 	}

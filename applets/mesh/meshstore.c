@@ -84,6 +84,11 @@ int rt_mesh_agg_hello(struct rt_mesh_agg *g, const struct rt_mesh_hello *h,
 	return 0;
 }
 
+const char *rt_mesh_host(const struct rt_mesh_agg *g, uint32_t rank)
+{
+	return rank < g->n ? g->nodes[rank].host : "";
+}
+
 int rt_mesh_agg_rail(struct rt_mesh_agg *g, uint32_t rank, const struct rt_mesh_rail *r,
 		     struct rt_error *err)
 {
