@@ -63,6 +63,7 @@ case_tap() {
 		name=${rest%%$'\t'*} why=${rest#*$'\t'}
 		[ "$name" != "$rest" ] || why="(no reason given)"
 		if [ "$RUN_MODE" = demo ]; then echo "FAIL $name: $why"; else echo "not ok $n - $name: $why"; fi
+		failure_digest "$name: $why"
 		;;
 	*"@lab SKIP "*)
 		n=$((n + 1)) nskip=$((nskip + 1))
@@ -74,20 +75,18 @@ case_tap() {
 	esac
 }
 
-# failure_digest LINE: the failed case's result and the last lines of its
-# transcript, kept for the end of the run (and appended to
+# failure_digest "NAME: WHY": the failed case's result and the last lines
+# of its transcript, kept for the end of the run (and appended to
 # $RDMATEST_LAB_FAILURES when set, for ./check's last lines): a CI log cut
 # to its tail then still says why a case failed. At most DIGEST_CASES
-# cases of DIGEST_LINES lines each.
+# cases (case_tap's nfail counts them) of DIGEST_LINES lines each.
 DIGEST_CASES=4 DIGEST_LINES=30
 failure_digest() {
-	local d=$RUN_DIR/failures k=0 r=${1#*@lab FAIL }
-	[ ! -e "$d" ] || k=$(grep -c '^=== not ok' "$d")
-	[ "$k" -lt "$DIGEST_CASES" ] || return 0
+	[ "$nfail" -le "$DIGEST_CASES" ] || return 0
 	{
-		echo "=== not ok: ${r/$'\t'/: }"
+		echo "=== not ok: $1"
 		tail -n "$DIGEST_LINES" "$RUN_DIR/case.tx" 2> /dev/null | sed 's/^/| /'
-	} >> "$d"
+	} >> "$RUN_DIR/failures"
 }
 
 # The digest again, last (and to $RDMATEST_LAB_FAILURES).
@@ -109,7 +108,6 @@ console_to_tap() {
 			# a TAP comment after each result: the case's seconds since the
 			# last result (the first one's include the boot), for ./check's minutes
 			case_tap "$line"
-			case $line in *"@lab FAIL "*) failure_digest "$line" ;; esac
 			: > "$RUN_DIR/case.tx"
 			[ "$RUN_MODE" = demo ] || echo "# $(secs $(($(now) - tcase))) s"
 			tcase=$(now)
